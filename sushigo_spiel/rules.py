@@ -1,0 +1,509 @@
+"""Sushi Go rules as pure functions over small immutable values (no pyspiel here).
+
+`Rules` is one game's fixed configuration (players, rounds, hand size, deck, deal granularity,
+utility) with its action table. `Table` is everything that changes during a game. Each function
+takes a `Table` and returns a new one, so a state is cloned by sharing it: this is what makes tree
+search over the OpenSpiel adapter (`sushi_go.py`) cheap.
+
+Cards are numbered by their position in `Rules.cards`, the card types present in the deck in the
+canonical order of `cards.CARDS`. A hand is a tuple of counts per card type; a tableau is a tuple of
+card numbers in placement order (order matters only for Wasabi).
+
+Actions: number `c` < T picks card type `c`. Numbers from T up are Chopsticks pairs, two cards in
+placement order. A pair is listed once in canonical order (lower card number first) and, where the
+order can change the score, also reversed; the reversed pair is legal only when its order does make a
+difference now: Nigiri and Wasabi when the player has no free Wasabi; two different Nigiri when the
+player has exactly one free Wasabi.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import math
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+from sushigo_spiel import scoring
+from sushigo_spiel.cards import BY_CODE, CARDS, HAND_SIZE_BY_PLAYERS, Card, Kind
+
+DEAL_MODES = ("card", "hand")
+UTILITIES = ("score", "margin", "win")
+MIN_PLAYERS, MAX_PLAYERS = 2, 5
+
+# When a reversed Chopsticks pair is legal (see the module docstring).
+_ALWAYS, _NO_FREE_WASABI, _ONE_FREE_WASABI = 0, 1, 2
+
+
+class Turn(NamedTuple):
+  """One turn as it happened: the hands held at its start (by holder) and each player's cards."""
+  round: int
+  hands: tuple[tuple[int, ...], ...]
+  picks: tuple[tuple[int, ...], ...]
+
+
+class RoundResult(NamedTuple):
+  tableaus: tuple[tuple[int, ...], ...]
+  points: tuple[int, ...]
+  breakdown: tuple[tuple[int, ...], ...]  # per player, points per `scoring.CATEGORIES`
+  puddings: tuple[int, ...]  # Puddings played this round
+
+
+class Table(NamedTuple):
+  """Everything that changes in a game. Immutable: a deep copy is the table itself."""
+  round: int  # 0-based; equals `rules.rounds` once the game is over
+  dealt: int  # deal steps done this round (cards for deal=card, hands for deal=hand)
+  turn: int  # turns played this round
+  deck: tuple[int, ...]
+  hands: tuple[tuple[int, ...], ...]
+  tableaus: tuple[tuple[int, ...], ...]
+  puddings: tuple[int, ...]  # Puddings kept from finished rounds
+  results: tuple[RoundResult, ...]
+  log: tuple[Turn, ...]
+
+  def __deepcopy__(self, memo):
+    return self
+
+
+def parse_deck(spec: str) -> dict[str, int]:
+  """`"standard"` or `"code:count/code:count/..."` to counts by card code (all codes present)."""
+  if spec == "standard":
+    return {card.code: card.count for card in CARDS}
+  counts = {card.code: 0 for card in CARDS}
+  allowed = "/".join(card.code for card in CARDS)
+  for item in spec.split("/"):
+    code, sep, number = item.strip().partition(":")
+    if code not in BY_CODE:
+      raise ValueError(
+          f"parameter 'deck': unknown card code {code!r} in {spec!r}; allowed codes: {allowed}"
+          " (format code:count/code:count, or 'standard')")
+    if not sep or not number.strip().isdigit():
+      raise ValueError(
+          f"parameter 'deck': {item!r} in {spec!r} needs a count, as in 'tempura:4'")
+    counts[code] += int(number)
+  return counts
+
+
+@dataclasses.dataclass(frozen=True)
+class Rules:
+  """One game's fixed configuration and action table. Build it with `Rules.from_params`."""
+  num_players: int
+  rounds: int
+  hand_size: int
+  cards: tuple[Card, ...]
+  deck: tuple[int, ...]
+  deal: str
+  utility: str
+
+  def __post_init__(self):
+    derived = _derive(self.cards, self.deck, self.hand_size)
+    for name, value in derived.items():
+      object.__setattr__(self, name, value)
+
+  def __deepcopy__(self, memo):
+    return self
+
+  @classmethod
+  def from_params(cls, players: int = 2, rounds: int = 3, hand_size: int = 0,
+                  deck: str = "standard", deal: str = "card", utility: str = "score") -> Rules:
+    """Validates game parameters; errors name the parameter, the value and what is allowed."""
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+      raise ValueError(
+          f"parameter 'players' is {players}; allowed: {MIN_PLAYERS} to {MAX_PLAYERS}")
+    if rounds < 1:
+      raise ValueError(f"parameter 'rounds' is {rounds}; allowed: 1 or more")
+    if deal not in DEAL_MODES:
+      raise ValueError(f"parameter 'deal' is {deal!r}; allowed: {', '.join(DEAL_MODES)}")
+    if utility not in UTILITIES:
+      raise ValueError(f"parameter 'utility' is {utility!r}; allowed: {', '.join(UTILITIES)}")
+    counts = parse_deck(deck)
+    size = hand_size or HAND_SIZE_BY_PLAYERS[players]
+    if size < 2:
+      raise ValueError(
+          f"parameter 'hand_size' is {hand_size}; allowed: 2 or more (0 means the rulebook size"
+          f" for the player count, here {HAND_SIZE_BY_PLAYERS[players]})")
+    needed = players * size * rounds
+    total = sum(counts.values())
+    if total < needed:
+      raise ValueError(
+          f"parameter 'deck' ({deck!r}) has {total} cards, too few to deal {rounds} round(s) of"
+          f" {size} cards to {players} players; allowed: a deck of at least {needed} cards")
+    present = tuple(card for card in CARDS if counts[card.code])
+    return cls(players, rounds, size, present, tuple(counts[c.code] for c in present), deal,
+               utility)
+
+  @property
+  def num_types(self) -> int:
+    return len(self.cards)
+
+  @property
+  def num_distinct_actions(self) -> int:
+    return len(self.cards) + len(self.pairs)
+
+  @property
+  def deal_steps(self) -> int:
+    """Chance nodes per round."""
+    return self.num_players * (self.hand_size if self.deal == "card" else 1)
+
+  @property
+  def max_chance_outcomes(self) -> int:
+    return len(self.cards) if self.deal == "card" else self.hand_ranking.size
+
+  @property
+  def max_game_length(self) -> int:
+    """Simultaneous decisions in a game: every turn but the last (automatic) one of each round."""
+    return self.rounds * (self.hand_size - 1)
+
+  def action_cards(self, action: int) -> tuple[int, ...]:
+    """The card numbers an action places, in placement order."""
+    if action < len(self.cards):
+      return (action,)
+    return self.pairs[action - len(self.cards)]
+
+  def action_name(self, action: int) -> str:
+    if not 0 <= action < self.num_distinct_actions:
+      raise ValueError(f"action {action} is out of range 0..{self.num_distinct_actions - 1}")
+    return " + ".join(self.cards[c].name for c in self.action_cards(action))
+
+  def hand_string(self, hand: Sequence[int]) -> str:
+    return ", ".join(f"{self.cards[c].name}" + (f" x{n}" if n > 1 else "")
+                     for c, n in enumerate(hand) if n) or "-"
+
+  def tableau_names(self, tableau: Sequence[int]) -> list[str]:
+    return [self.cards[c].name for c in tableau]
+
+  def score_bounds(self) -> tuple[int, int]:
+    """Bounds on a player's total: no card averages more than 5 points, Maki add 6 a round."""
+    low = -scoring.PUDDING_AWARD if self.num_players > 2 else 0
+    return low, self.rounds * (5 * self.hand_size + scoring.MAKI_AWARDS[0]) + \
+        scoring.PUDDING_AWARD
+
+
+def _derive(cards: tuple[Card, ...], deck: tuple[int, ...], hand_size: int) -> dict:
+  """The action table and card lookups that follow from the deck."""
+  kinds = tuple(card.kind for card in cards)
+  number = {kind: kinds.index(kind) if kind in kinds else -1 for kind in Kind}
+  chopsticks = number[Kind.CHOPSTICKS]
+  nigiri = {c for c, kind in enumerate(kinds) if kind is Kind.NIGIRI}
+  wasabi = number[Kind.WASABI]
+  pairs, pair_rules = [], []
+  if chopsticks >= 0 and hand_size >= 2:
+    for a in range(len(cards)):
+      for b in range(len(cards)):
+        if a <= b:
+          rule = _ALWAYS
+        elif {a, b} <= nigiri and wasabi >= 0:
+          rule = _ONE_FREE_WASABI
+        elif wasabi in (a, b) and (nigiri & {a, b}):
+          rule = _NO_FREE_WASABI
+        else:
+          continue
+        needed = [0] * len(cards)
+        for c in (a, b, chopsticks):
+          needed[c] += 1
+        if all(n <= have for n, have in zip(needed, deck)):
+          pairs.append((a, b))
+          pair_rules.append(rule)
+  return {
+      "kinds": kinds,
+      "chopsticks": chopsticks,
+      "wasabi": wasabi,
+      "nigiri": frozenset(nigiri),
+      "pairs": tuple(pairs),
+      "pair_rules": tuple(pair_rules),
+      "pair_actions": {pair: len(cards) + i for i, pair in enumerate(pairs)},
+      "hand_ranking": HandRanking(deck, hand_size),
+  }
+
+
+class HandRanking:
+  """Numbers every multiset of `size` cards that the deck can hold (the `deal=hand` outcomes).
+
+  Outcome numbers follow the lexicographic order of the count vectors, computed from a table of how
+  many ways the remaining types can fill the remaining cards (the combinatorial number system).
+  """
+
+  def __init__(self, caps: Sequence[int], size: int):
+    self.caps = tuple(caps)
+    self.hand_size = size
+    types = len(self.caps)
+    ways = [[0] * (size + 1) for _ in range(types + 1)]
+    ways[types][0] = 1
+    for t in range(types - 1, -1, -1):
+      for r in range(size + 1):
+        ways[t][r] = sum(ways[t + 1][r - v] for v in range(min(self.caps[t], r) + 1))
+    self._ways = ways
+    self.size = ways[0][size]
+
+  def rank(self, hand: Sequence[int]) -> int:
+    index, remaining = 0, self.hand_size
+    for t, count in enumerate(hand):
+      for v in range(count):
+        index += self._ways[t + 1][remaining - v]
+      remaining -= count
+    return index
+
+  def unrank(self, index: int) -> tuple[int, ...]:
+    hand, remaining = [], self.hand_size
+    for t in range(len(self.caps)):
+      v = 0
+      while index >= self._ways[t + 1][remaining - v]:
+        index -= self._ways[t + 1][remaining - v]
+        v += 1
+      hand.append(v)
+      remaining -= v
+    return tuple(hand)
+
+  def outcomes(self, deck: Sequence[int]) -> list[tuple[int, float]]:
+    """Every hand the deck can deal now, with its multivariate hypergeometric probability."""
+    total = math.comb(sum(deck), self.hand_size)
+    result = []
+    for hand in _bounded_compositions(tuple(deck), self.hand_size):
+      ways = math.prod(math.comb(n, k) for n, k in zip(deck, hand))
+      result.append((self.rank(hand), ways / total))
+    return result
+
+  def __deepcopy__(self, memo):
+    return self
+
+
+def _bounded_compositions(caps: tuple[int, ...], size: int):
+  """Count vectors with entries within `caps` summing to `size`, in lexicographic order."""
+  if len(caps) == 1:
+    if size <= caps[0]:
+      yield (size,)
+    return
+  rest = sum(caps[1:])
+  for v in range(max(0, size - rest), min(caps[0], size) + 1):
+    for tail in _bounded_compositions(caps[1:], size - v):
+      yield (v,) + tail
+
+
+# --------------------------------------------------------------------------------------------
+# Dynamics
+
+
+@functools.lru_cache(maxsize=None)
+def _empty(types: int, players: int) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
+  hand = (0,) * types
+  return hand, (hand,) * players
+
+
+def initial_table(rules: Rules) -> Table:
+  hand, hands = _empty(rules.num_types, rules.num_players)
+  empty_tableaus = ((),) * rules.num_players
+  return Table(0, 0, 0, rules.deck, hands, empty_tableaus, (0,) * rules.num_players, (), ())
+
+
+def is_terminal(rules: Rules, table: Table) -> bool:
+  return table.round >= rules.rounds
+
+
+def is_chance(rules: Rules, table: Table) -> bool:
+  return table.round < rules.rounds and table.dealt < rules.deal_steps
+
+
+def chance_outcomes(rules: Rules, table: Table) -> list[tuple[int, float]]:
+  deck = table.deck
+  if rules.deal == "hand":
+    return rules.hand_ranking.outcomes(deck)
+  total = sum(deck)
+  return [(c, n / total) for c, n in enumerate(deck) if n]
+
+
+def deal(rules: Rules, table: Table, outcome: int) -> Table:
+  """Applies one chance outcome: a card type (deal=card) or a hand number (deal=hand)."""
+  deck = list(table.deck)
+  hands = list(table.hands)
+  if rules.deal == "card":
+    if not 0 <= outcome < len(deck) or not deck[outcome]:
+      raise ValueError(f"chance outcome {outcome} is not a card left in the deck; allowed: "
+                       f"{[c for c, n in enumerate(deck) if n]}")
+    player = table.dealt // rules.hand_size
+    deck[outcome] -= 1
+    hand = list(hands[player])
+    hand[outcome] += 1
+    hands[player] = tuple(hand)
+  else:
+    if not 0 <= outcome < rules.hand_ranking.size:
+      raise ValueError(f"chance outcome {outcome} is out of range 0..{rules.hand_ranking.size - 1}")
+    hand = rules.hand_ranking.unrank(outcome)
+    if any(k > n for k, n in zip(hand, deck)):
+      raise ValueError(f"chance outcome {outcome} ({rules.hand_string(hand)}) is not in the deck")
+    player = table.dealt
+    deck = [n - k for n, k in zip(deck, hand)]
+    hands[player] = hand
+  return table._replace(dealt=table.dealt + 1, deck=tuple(deck), hands=tuple(hands))
+
+
+def wasabi_state(rules: Rules, tableau: Sequence[int]) -> tuple[int, list[int]]:
+  """Free Wasabi count and the Nigiri sitting on a Wasabi, from a tableau in placement order."""
+  free, on = 0, []
+  wasabi, nigiri = rules.wasabi, rules.nigiri
+  for c in tableau:
+    if c == wasabi:
+      free += 1
+    elif free and c in nigiri:
+      free -= 1
+      on.append(c)
+  return free, on
+
+
+def legal_actions(rules: Rules, table: Table, player: int) -> list[int]:
+  hand = table.hands[player]
+  singles = [c for c, n in enumerate(hand) if n]
+  tableau = table.tableaus[player]
+  if rules.chopsticks < 0 or rules.chopsticks not in tableau:
+    return singles
+  free = wasabi_state(rules, tableau)[0]
+  pair_actions, pair_rules, offset = rules.pair_actions, rules.pair_rules, rules.num_types
+  pairs = []
+  for a in singles:
+    for b in singles:
+      action = pair_actions.get((a, b))
+      if action is None or (a == b and hand[a] < 2):
+        continue
+      rule = pair_rules[action - offset]
+      if rule == _ALWAYS or (rule == _NO_FREE_WASABI and free == 0) or \
+          (rule == _ONE_FREE_WASABI and free == 1):
+        pairs.append(action)
+  return singles + pairs
+
+
+def play(rules: Rules, table: Table, actions: Sequence[int]) -> Table:
+  """Applies one simultaneous turn; raises ValueError (table unchanged) on any illegal pick."""
+  n = rules.num_players
+  if len(actions) != n:
+    raise ValueError(f"expected {n} actions, one per player; got {len(actions)}")
+  for player, action in enumerate(actions):
+    legal = legal_actions(rules, table, player)
+    if action not in legal:
+      shown = action if not 0 <= action < rules.num_distinct_actions else \
+          f"{action} ({rules.action_name(action)})"
+      raise ValueError(
+          f"player {player} cannot play action {shown} with hand "
+          f"[{rules.hand_string(table.hands[player])}]; legal: "
+          + "; ".join(f"{a} ({rules.action_name(a)})" for a in legal))
+  picks = tuple(rules.action_cards(a) for a in actions)
+  kept, tableaus = [], []
+  chopsticks = rules.chopsticks
+  for hand, tableau, cards in zip(table.hands, table.tableaus, picks):
+    hand = list(hand)
+    for c in cards:
+      hand[c] -= 1
+    if len(cards) == 2:
+      hand[chopsticks] += 1
+      used = tableau.index(chopsticks)
+      tableau = tableau[:used] + tableau[used + 1:]
+    kept.append(tuple(hand))
+    tableaus.append(tableau + cards)
+  log = table.log + (Turn(table.round, table.hands, picks),)
+  passed = tuple(kept[(p - 1) % n] for p in range(n))
+  table = table._replace(turn=table.turn + 1, hands=passed, tableaus=tuple(tableaus), log=log)
+  if rules.hand_size - table.turn == 1:
+    table = _play_last_cards(rules, table)
+  return table
+
+
+def _play_last_cards(rules: Rules, table: Table) -> Table:
+  """Places each player's single remaining card, then scores the round."""
+  picks = tuple(tuple(c for c, k in enumerate(hand) for _ in range(k)) for hand in table.hands)
+  tableaus = tuple(t + p for t, p in zip(table.tableaus, picks))
+  log = table.log + (Turn(table.round, table.hands, picks),)
+  return _end_round(rules, table._replace(tableaus=tableaus, log=log))
+
+
+def _end_round(rules: Rules, table: Table) -> Table:
+  tallies = [scoring.tally(rules.cards[c] for c in tableau) for tableau in table.tableaus]
+  breakdown = scoring.round_breakdown(tallies)
+  result = RoundResult(
+      tableaus=table.tableaus,
+      points=tuple(sum(b.values()) for b in breakdown),
+      breakdown=tuple(tuple(b[k] for k in scoring.CATEGORIES) for b in breakdown),
+      puddings=tuple(t.puddings for t in tallies))
+  _, hands = _empty(rules.num_types, rules.num_players)
+  return table._replace(
+      round=table.round + 1, dealt=0, turn=0, hands=hands,
+      tableaus=((),) * rules.num_players,
+      puddings=tuple(a + b for a, b in zip(table.puddings, result.puddings)),
+      results=table.results + (result,))
+
+
+def totals(table: Table) -> list[int]:
+  """Points so far per player: finished rounds, plus Pudding points once the game is over."""
+  points = [sum(r.points[p] for r in table.results) for p in range(len(table.puddings))]
+  return points
+
+
+def final_scores(rules: Rules, table: Table) -> list[int]:
+  pudding = scoring.score_puddings(table.puddings)
+  return [t + p for t, p in zip(totals(table), pudding)]
+
+
+def returns(rules: Rules, table: Table) -> list[float]:
+  """The utility of a finished game per player (zeros before the end)."""
+  n = rules.num_players
+  if not is_terminal(rules, table):
+    return [0.0] * n
+  scores = final_scores(rules, table)
+  if rules.utility == "score":
+    return [float(s) for s in scores]
+  if rules.utility == "margin":
+    total = sum(scores)
+    return [s - (total - s) / (n - 1) for s in scores]
+  won = scoring.winners(scores, table.puddings)
+  return [1.0 / len(won) if p in won else 0.0 for p in range(n)]
+
+
+# --------------------------------------------------------------------------------------------
+# What a player knows
+
+
+def origin(rules: Rules, holder: int, turn: int) -> int:
+  """The player who was dealt the hand that `holder` holds at `turn` (hands pass to the left)."""
+  return (holder - turn) % rules.num_players
+
+
+def hand_seen(rules: Rules, table: Table, player: int, holder: int) -> bool:
+  """Whether `player` has held the hand that `holder` holds now, so knows what is in it."""
+  if table.dealt < rules.deal_steps or is_terminal(rules, table):
+    return False
+  distance = (player - origin(rules, holder, table.turn)) % rules.num_players
+  return distance <= table.turn
+
+
+def resample_deals(rules: Rules, table: Table, player: int,
+                   uniform: Callable[[], float]) -> list[tuple[int, ...]]:
+  """New hands for this round's deal, drawn uniformly among those `player` cannot tell apart.
+
+  Returns the hands as dealt (by player who was dealt them). Hands `player` has held keep their
+  contents; the cards of the others and the undealt deck are shuffled together and the unseen
+  hands redrawn from them, keeping the cards already picked from each hand.
+  """
+  n = rules.num_players
+  initial = list(table.log[-table.turn].hands) if table.turn else list(table.hands)
+  current_by_origin = {origin(rules, h, table.turn): table.hands[h] for h in range(n)}
+  unseen = [k for k in range(n)
+            if not hand_seen(rules, table, player, (k + table.turn) % n)]
+  pool = list(table.deck)
+  for k in unseen:
+    pool = [a + b for a, b in zip(pool, current_by_origin[k])]
+  for k in unseen:
+    drawn = _draw(pool, sum(current_by_origin[k]), uniform)
+    initial[k] = tuple(i - c + d for i, c, d in zip(initial[k], current_by_origin[k], drawn))
+  return initial
+
+
+def _draw(pool: list[int], size: int, uniform: Callable[[], float]) -> list[int]:
+  """Draws `size` cards uniformly without replacement from `pool` (counts), removing them."""
+  drawn = [0] * len(pool)
+  for _ in range(size):
+    total = sum(pool)
+    target = min(int(uniform() * total), total - 1)
+    for c, n in enumerate(pool):
+      if target < n:
+        pool[c] -= 1
+        drawn[c] += 1
+        break
+      target -= n
+  return drawn

@@ -1,0 +1,123 @@
+"""Sushi Go scoring as pure functions: round scoring and end-of-game Pudding scoring.
+
+Tableaus are lists of canonical card names in placement order; placement order matters only for
+Wasabi (a Nigiri goes onto a free Wasabi placed before it). All points are exact integers; shared
+awards are split evenly with the remainder dropped, as the rulebooks say.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterable, Sequence
+
+from sushigo_spiel.cards import Card, Kind, card_named
+
+TEMPURA_SET_SIZE, TEMPURA_SET_POINTS = 2, 5
+SASHIMI_SET_SIZE, SASHIMI_SET_POINTS = 3, 10
+DUMPLING_POINTS = (0, 1, 3, 6, 10, 15)  # by count; 5 or more score the last entry
+WASABI_MULTIPLIER = 3
+MAKI_AWARDS = (6, 3)  # most icons, second most
+PUDDING_AWARD = 6  # most Puddings gain it, fewest lose it (fewest only with 3+ players)
+
+CATEGORIES = ("maki", "tempura", "sashimi", "dumpling", "nigiri")
+
+
+@dataclasses.dataclass(frozen=True)
+class TableauTally:
+  """What one round's tableau is worth before the Maki comparison."""
+  tempura: int = 0
+  sashimi: int = 0
+  dumpling: int = 0
+  maki_icons: int = 0
+  nigiri_points: int = 0  # Wasabi already applied
+  puddings: int = 0
+
+
+def tally(cards: Iterable[Card]) -> TableauTally:
+  """Counts a tableau given in placement order, putting each Nigiri on a free Wasabi if any."""
+  tempura = sashimi = dumpling = maki = nigiri = puddings = free_wasabi = 0
+  for card in cards:
+    kind = card.kind
+    if kind is Kind.NIGIRI:
+      if free_wasabi:
+        free_wasabi -= 1
+        nigiri += WASABI_MULTIPLIER * card.value
+      else:
+        nigiri += card.value
+    elif kind is Kind.WASABI:
+      free_wasabi += 1
+    elif kind is Kind.MAKI:
+      maki += card.value
+    elif kind is Kind.TEMPURA:
+      tempura += 1
+    elif kind is Kind.SASHIMI:
+      sashimi += 1
+    elif kind is Kind.DUMPLING:
+      dumpling += 1
+    elif kind is Kind.PUDDING:
+      puddings += 1
+  return TableauTally(tempura, sashimi, dumpling, maki, nigiri, puddings)
+
+
+def maki_points(icons: Sequence[int]) -> list[int]:
+  """6 shared by the most icons; 3 shared by the second most unless the most was tied.
+
+  A player with no icon scores nothing.
+  """
+  points = [0] * len(icons)
+  levels = sorted({n for n in icons if n > 0}, reverse=True)
+  if not levels:
+    return points
+  first = [p for p, n in enumerate(icons) if n == levels[0]]
+  for p in first:
+    points[p] = MAKI_AWARDS[0] // len(first)
+  if len(first) == 1 and len(levels) > 1:
+    second = [p for p, n in enumerate(icons) if n == levels[1]]
+    for p in second:
+      points[p] = MAKI_AWARDS[1] // len(second)
+  return points
+
+
+def round_breakdown(tallies: Sequence[TableauTally]) -> list[dict[str, int]]:
+  """Points per player and category (`CATEGORIES`) for one round."""
+  maki = maki_points([t.maki_icons for t in tallies])
+  return [{
+      "maki": maki[p],
+      "tempura": (t.tempura // TEMPURA_SET_SIZE) * TEMPURA_SET_POINTS,
+      "sashimi": (t.sashimi // SASHIMI_SET_SIZE) * SASHIMI_SET_POINTS,
+      "dumpling": DUMPLING_POINTS[min(t.dumpling, len(DUMPLING_POINTS) - 1)],
+      "nigiri": t.nigiri_points,
+  } for p, t in enumerate(tallies)]
+
+
+def score_round(tableaus: Sequence[Sequence[str]]) -> list[int]:
+  """Round points per player; each tableau is a list of card names in placement order."""
+  tallies = [tally(card_named(name) for name in tableau) for tableau in tableaus]
+  return [sum(b.values()) for b in round_breakdown(tallies)]
+
+
+def score_puddings(counts: Sequence[int]) -> list[int]:
+  """End-of-game Pudding points per player, from each player's Pudding count.
+
+  Most share +6, fewest (zero included) share -6, remainders dropped; nothing if all are equal;
+  with two players only the +6 is awarded.
+  """
+  points = [0] * len(counts)
+  if len(set(counts)) <= 1:
+    return points
+  most = [p for p, n in enumerate(counts) if n == max(counts)]
+  for p in most:
+    points[p] += PUDDING_AWARD // len(most)
+  if len(counts) > 2:
+    fewest = [p for p, n in enumerate(counts) if n == min(counts)]
+    for p in fewest:
+      points[p] -= PUDDING_AWARD // len(fewest)
+  return points
+
+
+def winners(totals: Sequence[int], puddings: Sequence[int]) -> list[int]:
+  """The players who win: highest total, ties broken by more Puddings, then shared."""
+  best = max(totals)
+  tied = [p for p, t in enumerate(totals) if t == best]
+  most = max(puddings[p] for p in tied)
+  return [p for p in tied if puddings[p] == most]

@@ -1,0 +1,455 @@
+"""Sushi Go as an OpenSpiel Python game: `python_sushi_go`.
+
+Three rounds of simultaneous drafting for 2-5 players. The deal is explicit chance over card types
+(`deal=card`, one card at a time) or whole hands (`deal=hand`, one multiset per player), never over
+individual physical cards: cards of a type are identical, so this is exact and keeps trees small.
+Every player picks at once; with Chopsticks in the tableau a player may pick an ordered pair.
+
+The rules live in `rules.py` (pure functions on immutable values); this module is the thin adapter
+to the pyspiel API plus the observer. A state holds two attributes, the shared immutable `Rules` and
+the current immutable `Table`, so OpenSpiel's clone (a deep copy of `__dict__`) costs almost nothing.
+
+Game string parameters (all optional):
+  players    2-5 (default 2)
+  rounds     number of rounds (default 3)
+  hand_size  cards per hand; 0 (default) means the rulebook size: 10/9/8/7 for 2/3/4/5 players
+  deck       "standard" (108 cards) or a composition such as "tempura:4/sashimi:3/squid:2"
+  deal       "card" (default) or "hand"
+  utility    "score" (points, general sum), "margin" (own points minus the mean of the others,
+             zero sum) or "win" (1 shared by the winners after the Pudding tie-break, constant sum)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+
+from sushigo_spiel import rules as R
+from sushigo_spiel import scoring
+
+_DEFAULT_PARAMS = {
+    "players": 2,
+    "rounds": 3,
+    "hand_size": 0,
+    "deck": "standard",
+    "deal": "card",
+    "utility": "score",
+}
+
+_UTILITY_TYPES = {
+    "score": pyspiel.GameType.Utility.GENERAL_SUM,
+    "margin": pyspiel.GameType.Utility.ZERO_SUM,
+    "win": pyspiel.GameType.Utility.CONSTANT_SUM,
+}
+
+
+def _game_type(utility: str) -> pyspiel.GameType:
+  return pyspiel.GameType(
+      short_name="python_sushi_go",
+      long_name="Python Sushi Go",
+      dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS,
+      chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+      information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+      utility=_UTILITY_TYPES[utility],
+      reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+      max_num_players=R.MAX_PLAYERS,
+      min_num_players=R.MIN_PLAYERS,
+      provides_information_state_string=True,
+      provides_information_state_tensor=True,
+      provides_observation_string=True,
+      provides_observation_tensor=True,
+      provides_factored_observation_string=True,
+      parameter_specification=_DEFAULT_PARAMS)
+
+
+_GAME_TYPE = _game_type("score")
+
+
+def _game_info(rules: R.Rules) -> pyspiel.GameInfo:
+  low, high = rules.score_bounds()
+  if rules.utility == "score":
+    low_u, high_u, total = low, high, None
+  elif rules.utility == "margin":
+    low_u, high_u, total = low - high, high - low, 0.0
+  else:
+    low_u, high_u, total = 0.0, 1.0, 1.0
+  return pyspiel.GameInfo(
+      num_distinct_actions=rules.num_distinct_actions,
+      max_chance_outcomes=rules.max_chance_outcomes,
+      num_players=rules.num_players,
+      min_utility=float(low_u),
+      max_utility=float(high_u),
+      utility_sum=total,
+      max_game_length=rules.max_game_length)
+
+
+class SushiGoGame(pyspiel.Game):
+  """A Sushi Go game for one choice of parameters."""
+
+  def __init__(self, params=None):
+    merged = {**_DEFAULT_PARAMS, **(params or {})}
+    self.rules = R.Rules.from_params(**merged)
+    super().__init__(_game_type(self.rules.utility), _game_info(self.rules), merged)
+    self._initial_table = R.initial_table(self.rules)
+
+  def new_initial_state(self) -> SushiGoState:
+    return SushiGoState(self)
+
+  def make_py_observer(self, iig_obs_type=None, params=None) -> SushiGoObserver:
+    return SushiGoObserver(
+        iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self.rules, params)
+
+
+class SushiGoState(pyspiel.State):
+  """A position in a game of Sushi Go."""
+
+  def __init__(self, game: SushiGoGame):
+    super().__init__(game)
+    self._rules = game.rules
+    self._table = game._initial_table  # pylint: disable=protected-access
+
+  # ----- pyspiel API
+
+  def current_player(self) -> int:
+    table, rules = self._table, self._rules
+    if table.round >= rules.rounds:
+      return pyspiel.PlayerId.TERMINAL
+    if table.dealt < rules.deal_steps:
+      return pyspiel.PlayerId.CHANCE
+    return pyspiel.PlayerId.SIMULTANEOUS
+
+  def is_terminal(self) -> bool:
+    return self._table.round >= self._rules.rounds
+
+  def _legal_actions(self, player: int) -> list[int]:
+    if self.current_player() != pyspiel.PlayerId.SIMULTANEOUS:
+      return []
+    return R.legal_actions(self._rules, self._table, player)
+
+  def chance_outcomes(self) -> list[tuple[int, float]]:
+    if not R.is_chance(self._rules, self._table):
+      raise ValueError("chance_outcomes() called at a node that is not a chance node")
+    return R.chance_outcomes(self._rules, self._table)
+
+  def _apply_action(self, action: int) -> None:
+    if R.is_chance(self._rules, self._table):
+      self._table = R.deal(self._rules, self._table, action)
+    elif self.is_terminal():
+      raise ValueError("the game is over: no action can be applied")
+    else:
+      self._table = R.play(self._rules, self._table, self._flat_to_joint(action))
+
+  def _apply_actions(self, actions: list[int]) -> None:
+    if self.current_player() != pyspiel.PlayerId.SIMULTANEOUS:
+      raise ValueError("apply_actions() called at a node that is not a simultaneous node")
+    self._table = R.play(self._rules, self._table, actions)
+
+  def _flat_to_joint(self, flat: int) -> list[int]:
+    """Decodes a flat joint action as OpenSpiel does (player 0 is the least significant digit)."""
+    actions = []
+    for player in range(self._rules.num_players):
+      legal = R.legal_actions(self._rules, self._table, player)
+      actions.append(legal[flat % len(legal)])
+      flat //= len(legal)
+    return actions
+
+  def _action_to_string(self, player: int, action: int) -> str:
+    rules = self._rules
+    if player == pyspiel.PlayerId.CHANCE:
+      if rules.deal == "card":
+        return rules.cards[action].name
+      return rules.hand_string(rules.hand_ranking.unrank(action))
+    return rules.action_name(action)
+
+  def returns(self) -> list[float]:
+    return R.returns(self._rules, self._table)
+
+  def rewards(self) -> list[float]:
+    return R.returns(self._rules, self._table)
+
+  def resample_from_infostate(self, player: int, sampler) -> SushiGoState:
+    """A state `player` cannot tell from this one, with the cards it has not seen redealt.
+
+    The deal of the current round is redrawn uniformly among the deals consistent with what
+    `player` has seen (earlier rounds are fully public by their end); the picks are replayed.
+    `sampler` is a callable returning uniform floats in [0, 1), such as
+    `pyspiel.UniformProbabilitySampler` or `random.Random(seed).random`.
+    """
+    rules, table = self._rules, self._table
+    if self.is_terminal():
+      return self.clone()
+    deals = R.resample_deals(rules, table, player, sampler)
+    steps = self._steps()
+    round_start = table.round * (rules.deal_steps + rules.hand_size - 1)
+    state = self.get_game().new_initial_state()
+    for step in steps[:round_start]:
+      state._apply_step(step)  # pylint: disable=protected-access
+    if rules.deal == "card":
+      for hand in deals:
+        for card, count in enumerate(hand):
+          for _ in range(count):
+            state.apply_action(card)
+    else:
+      for hand in deals[:table.dealt]:
+        state.apply_action(rules.hand_ranking.rank(hand))
+    for step in steps[round_start + table.dealt:]:
+      state._apply_step(step)  # pylint: disable=protected-access
+    return state
+
+  def _steps(self) -> list[int | list[int]]:
+    """The history as chance outcomes (ints) and joint actions (lists)."""
+    steps, joint = [], []
+    for entry in self.full_history():
+      if entry.player == pyspiel.PlayerId.CHANCE:
+        steps.append(entry.action)
+      else:
+        joint.append(entry.action)
+        if len(joint) == self._rules.num_players:
+          steps.append(joint)
+          joint = []
+    return steps
+
+  def _apply_step(self, step: int | list[int]) -> None:
+    if isinstance(step, list):
+      self.apply_actions(step)
+    else:
+      self.apply_action(step)
+
+  def __str__(self) -> str:
+    rules, table = self._rules, self._table
+    if self.is_terminal():
+      lines = [f"Game over. Scores: {R.final_scores(rules, table)}; Puddings: "
+               f"{list(table.puddings)}"]
+    else:
+      lines = [f"Round {table.round + 1}/{rules.rounds}, turn {table.turn + 1}/"
+               f"{rules.hand_size}" + (" (dealing)" if R.is_chance(rules, table) else "")]
+      for p in range(rules.num_players):
+        lines.append(f"P{p} hand [{rules.hand_string(table.hands[p])}] tableau "
+                     f"[{', '.join(rules.tableau_names(table.tableaus[p]))}] puddings "
+                     f"{table.puddings[p]} points {R.totals(table)[p]}")
+    return "\n".join(lines)
+
+  # ----- analysis API
+
+  def tableaus(self) -> list[list[str]]:
+    """The current round's cards per player, names in placement order."""
+    return [self._rules.tableau_names(t) for t in self._table.tableaus]
+
+  def hands(self) -> list[list[str]]:
+    """Each player's current hand as card names (hidden information: for analysis only)."""
+    return [[self._rules.cards[c].name for c, n in enumerate(hand) for _ in range(n)]
+            for hand in self._table.hands]
+
+  def round_records(self) -> list[RoundRecord]:
+    """One record per finished round: tableaus (names), points and breakdown per player."""
+    return [RoundRecord.from_result(self._rules, r) for r in self._table.results]
+
+  def puddings(self) -> list[int]:
+    """Pudding counts per player: those kept from finished rounds plus this round's."""
+    pudding = next((c for c, card in enumerate(self._rules.cards) if card.name == "Pudding"), -1)
+    return [kept + tableau.count(pudding)
+            for kept, tableau in zip(self._table.puddings, self._table.tableaus)]
+
+  def scores(self) -> list[int]:
+    """Points per player: finished rounds, plus Pudding points once the game is over."""
+    if self.is_terminal():
+      return R.final_scores(self._rules, self._table)
+    return R.totals(self._table)
+
+
+class RoundRecord:
+  """A finished round: `tableaus` (card names), `points` and `breakdown`, lists by player."""
+
+  def __init__(self, tableaus: list[list[str]], points: list[int],
+               breakdown: list[dict[str, int]]):
+    self.tableaus = tableaus
+    self.points = points
+    self.breakdown = breakdown
+
+  @classmethod
+  def from_result(cls, rules: R.Rules, result: R.RoundResult) -> RoundRecord:
+    return cls([rules.tableau_names(t) for t in result.tableaus], list(result.points),
+               [dict(zip(scoring.CATEGORIES, b)) for b in result.breakdown])
+
+  def __repr__(self) -> str:
+    return f"RoundRecord(tableaus={self.tableaus}, points={self.points})"
+
+
+class SushiGoObserver:
+  """Observations and information states, honouring `pyspiel.IIGObservationType`.
+
+  Seats are relative: index 0 is the observing player, 1 the player to its left (who receives
+  its hand), and so on. Pieces (all counts, as float32):
+    without perfect recall (the observation):
+      round, turn           one-hot position in the game                           public
+      tableaus              n x T cards placed this round                          public
+      free_wasabi           n Wasabi without a Nigiri yet                          public
+      on_wasabi             n x T Nigiri sitting on a Wasabi, by type              public
+      puddings              n Puddings kept from finished rounds                   public
+      points                n points from finished rounds                          public
+      hand                  T the observer's hand                                  private
+      seen_hands            (n-1) x (T+1) other hands the observer has held, with
+                            a last column set to 1 when that hand is known         private
+      hands                 n x T every hand (private_info=ALL_PLAYERS only)
+    with perfect recall (the information state), for every round and turn:
+      picks                 rounds x H x n x 2 x T the cards each player placed,
+                            first and second card (Chopsticks) one-hot              public
+      hand_history          rounds x H x T the observer's hand at each turn        private
+                            (rounds x H x n x T every hand with ALL_PLAYERS)
+  """
+
+  def __init__(self, iig_obs_type, rules: R.Rules, params):
+    if params:
+      raise ValueError(f"observation parameters are not supported; got {params}")
+    self.iig_obs_type = iig_obs_type
+    self.rules = rules
+    n, t, h, rounds = rules.num_players, rules.num_types, rules.hand_size, rules.rounds
+    private = iig_obs_type.private_info
+    single = private == pyspiel.PrivateInfoType.SINGLE_PLAYER
+    every = private == pyspiel.PrivateInfoType.ALL_PLAYERS
+    pieces = []
+    if iig_obs_type.perfect_recall:
+      if iig_obs_type.public_info:
+        pieces.append(("picks", (rounds, h, n, 2, t)))
+      if single:
+        pieces.append(("hand_history", (rounds, h, t)))
+      if every:
+        pieces.append(("hand_history", (rounds, h, n, t)))
+    else:
+      if iig_obs_type.public_info:
+        pieces += [("round", (rounds,)), ("turn", (h,)), ("tableaus", (n, t)),
+                   ("free_wasabi", (n,)), ("on_wasabi", (n, t)), ("puddings", (n,)),
+                   ("points", (n,))]
+      if single:
+        pieces += [("hand", (t,)), ("seen_hands", (n - 1, t + 1))]
+      if every:
+        pieces.append(("hands", (n, t)))
+    size = sum(int(np.prod(shape)) for _, shape in pieces)
+    self.tensor = np.zeros(size, np.float32)
+    self.dict = {}
+    index = 0
+    for name, shape in pieces:
+      count = int(np.prod(shape))
+      self.dict[name] = self.tensor[index:index + count].reshape(shape)
+      index += count
+
+  def set_from(self, state: SushiGoState, player: int) -> None:
+    rules, table = self.rules, state._table  # pylint: disable=protected-access
+    n = rules.num_players
+    seats = [(player + k) % n for k in range(n)]
+    self.tensor.fill(0)
+    d = self.dict
+    if "picks" in d or "hand_history" in d:
+      turns_before = {}
+      for entry in table.log:
+        turn = turns_before.get(entry.round, 0)
+        turns_before[entry.round] = turn + 1
+        if "picks" in d:
+          for k, p in enumerate(seats):
+            for slot, card in enumerate(entry.picks[p]):
+              d["picks"][entry.round, turn, k, slot, card] = 1
+        if "hand_history" in d:
+          if d["hand_history"].ndim == 3:
+            d["hand_history"][entry.round, turn] = entry.hands[player]
+          else:
+            d["hand_history"][entry.round, turn] = [entry.hands[p] for p in seats]
+      if not R.is_terminal(rules, table) and _dealt(rules, table):
+        if "hand_history" in d:
+          if d["hand_history"].ndim == 3:
+            d["hand_history"][table.round, table.turn] = table.hands[player]
+          else:
+            d["hand_history"][table.round, table.turn] = [table.hands[p] for p in seats]
+      return
+    playing = not R.is_terminal(rules, table)
+    if "round" in d and playing:
+      d["round"][table.round] = 1
+      d["turn"][table.turn] = 1
+    if "tableaus" in d:
+      totals = R.totals(table)
+      for k, p in enumerate(seats):
+        for card in table.tableaus[p]:
+          d["tableaus"][k, card] += 1
+        free, on = R.wasabi_state(rules, table.tableaus[p])
+        d["free_wasabi"][k] = free
+        for card in on:
+          d["on_wasabi"][k, card] += 1
+        d["puddings"][k] = table.puddings[p]
+        d["points"][k] = totals[p]
+    if "hand" in d and playing and _dealt(rules, table):
+      d["hand"][:] = table.hands[player]
+      for k, p in enumerate(seats[1:]):
+        if R.hand_seen(rules, table, player, p):
+          d["seen_hands"][k, :-1] = table.hands[p]
+          d["seen_hands"][k, -1] = 1
+    if "hands" in d and playing:
+      for k, p in enumerate(seats):
+        d["hands"][k] = table.hands[p]
+
+  def string_from(self, state: SushiGoState, player: int) -> str:
+    rules, table = self.rules, state._table  # pylint: disable=protected-access
+    obs = self.iig_obs_type
+    private = obs.private_info
+    if obs.perfect_recall:
+      return self._history_string(rules, table, player, private)
+    lines = []
+    playing = not R.is_terminal(rules, table)
+    if obs.public_info:
+      if playing:
+        lines.append(f"Round {table.round + 1}/{rules.rounds}, turn {table.turn + 1}/"
+                     f"{rules.hand_size}" + ("" if _dealt(rules, table) else ", dealing"))
+      else:
+        lines.append("Game over")
+      totals = R.totals(table)
+      for p in range(rules.num_players):
+        free, _ = R.wasabi_state(rules, table.tableaus[p])
+        lines.append(f"P{p} tableau [{', '.join(rules.tableau_names(table.tableaus[p]))}]"
+                     f" free Wasabi {free}, Puddings {table.puddings[p]}, points {totals[p]}")
+    if playing and _dealt(rules, table):
+      if private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
+        lines.append(f"P{player} hand [{rules.hand_string(table.hands[player])}]")
+        for p in range(rules.num_players):
+          if p != player and R.hand_seen(rules, table, player, p):
+            lines.append(f"P{p} hand (seen) [{rules.hand_string(table.hands[p])}]")
+      elif private == pyspiel.PrivateInfoType.ALL_PLAYERS:
+        for p in range(rules.num_players):
+          lines.append(f"P{p} hand [{rules.hand_string(table.hands[p])}]")
+    return "\n".join(lines)
+
+  def _history_string(self, rules, table, player, private) -> str:
+    single = private == pyspiel.PrivateInfoType.SINGLE_PLAYER
+    every = private == pyspiel.PrivateInfoType.ALL_PLAYERS
+    lines = [f"P{player}"] if single else []
+    n = rules.num_players
+
+    def hands_line(hands):
+      if single:
+        return f" hand [{rules.hand_string(hands[player])}]"
+      if every:
+        return "".join(f" P{p} hand [{rules.hand_string(hands[p])}]" for p in range(n))
+      return ""
+
+    turn_in_round = {}
+    for entry in table.log:
+      turn = turn_in_round.get(entry.round, 0)
+      turn_in_round[entry.round] = turn + 1
+      picks = " | ".join(
+          f"P{p} {' + '.join(rules.cards[c].name for c in entry.picks[p])}" for p in range(n))
+      line = f"R{entry.round + 1} T{turn + 1}:"
+      if self.iig_obs_type.public_info:
+        line += f"{hands_line(entry.hands)} picks {picks}"
+      else:
+        line += hands_line(entry.hands)
+      lines.append(line)
+    if not R.is_terminal(rules, table):
+      if _dealt(rules, table):
+        lines.append(f"R{table.round + 1} T{table.turn + 1}:{hands_line(table.hands)}")
+      else:
+        lines.append(f"R{table.round + 1} dealing")
+    return "\n".join(lines)
+
+
+def _dealt(rules: R.Rules, table: R.Table) -> bool:
+  return table.dealt >= rules.deal_steps
+
+
+pyspiel.register_game(_GAME_TYPE, SushiGoGame)
