@@ -19,7 +19,6 @@ player has exactly one free Wasabi.
 from __future__ import annotations
 
 import dataclasses
-import functools
 import math
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
@@ -51,6 +50,7 @@ class RoundResult(NamedTuple):
 
 class Table(NamedTuple):
   """Everything that changes in a game. Immutable: a deep copy is the table itself."""
+  actor: int  # CHANCE, SIMULTANEOUS or TERMINAL: follows from the rest, kept for speed
   round: int  # 0-based; equals `rules.rounds` once the game is over
   dealt: int  # deal steps done this round (cards for deal=card, hands for deal=hand)
   turn: int  # turns played this round
@@ -97,6 +97,10 @@ class Rules:
 
   def __post_init__(self):
     derived = _derive(self.cards, self.deck, self.hand_size)
+    # Plain attributes rather than properties: the dynamics read them at every step.
+    derived["num_types"] = len(self.cards)
+    derived["num_distinct_actions"] = len(self.cards) + len(derived["pairs"])
+    derived["deal_steps"] = self.num_players * (self.hand_size if self.deal == "card" else 1)
     for name, value in derived.items():
       object.__setattr__(self, name, value)
 
@@ -133,21 +137,8 @@ class Rules:
                utility)
 
   @property
-  def num_types(self) -> int:
-    return len(self.cards)
-
-  @property
-  def num_distinct_actions(self) -> int:
-    return len(self.cards) + len(self.pairs)
-
-  @property
-  def deal_steps(self) -> int:
-    """Chance nodes per round."""
-    return self.num_players * (self.hand_size if self.deal == "card" else 1)
-
-  @property
   def max_chance_outcomes(self) -> int:
-    return len(self.cards) if self.deal == "card" else self.hand_ranking.size
+    return self.num_types if self.deal == "card" else self.hand_ranking.size
 
   @property
   def max_game_length(self) -> int:
@@ -283,27 +274,27 @@ def _bounded_compositions(caps: tuple[int, ...], size: int):
 # Dynamics
 
 
-@functools.lru_cache(maxsize=None)
-def _empty(types: int, players: int) -> tuple[tuple[int, ...], tuple[tuple[int, ...], ...]]:
-  hand = (0,) * types
-  return hand, (hand,) * players
+# Who moves, with OpenSpiel's numbering of the pseudo-players (checked by a test).
+CHANCE, SIMULTANEOUS, TERMINAL = -1, -2, -4
 
 
 def initial_table(rules: Rules) -> Table:
-  hand, hands = _empty(rules.num_types, rules.num_players)
-  empty_tableaus = ((),) * rules.num_players
-  return Table(0, 0, 0, rules.deck, hands, empty_tableaus, (0,) * rules.num_players, (), ())
+  n = rules.num_players
+  return Table(CHANCE, 0, 0, 0, rules.deck, ((0,) * rules.num_types,) * n, ((),) * n, (0,) * n,
+               (), ())
 
 
 def is_terminal(rules: Rules, table: Table) -> bool:
-  return table.round >= rules.rounds
+  return table.actor == TERMINAL
 
 
 def is_chance(rules: Rules, table: Table) -> bool:
-  return table.round < rules.rounds and table.dealt < rules.deal_steps
+  return table.actor == CHANCE
 
 
 def chance_outcomes(rules: Rules, table: Table) -> list[tuple[int, float]]:
+  if table.actor != CHANCE:
+    raise ValueError("chance outcomes asked at a node that is not a chance node")
   deck = table.deck
   if rules.deal == "hand":
     return rules.hand_ranking.outcomes(deck)
@@ -313,17 +304,16 @@ def chance_outcomes(rules: Rules, table: Table) -> list[tuple[int, float]]:
 
 def deal(rules: Rules, table: Table, outcome: int) -> Table:
   """Applies one chance outcome: a card type (deal=card) or a hand number (deal=hand)."""
-  deck = list(table.deck)
-  hands = list(table.hands)
+  deck, hands = table.deck, table.hands
   if rules.deal == "card":
     if not 0 <= outcome < len(deck) or not deck[outcome]:
       raise ValueError(f"chance outcome {outcome} is not a card left in the deck; allowed: "
                        f"{[c for c, n in enumerate(deck) if n]}")
     player = table.dealt // rules.hand_size
-    deck[outcome] -= 1
     hand = list(hands[player])
     hand[outcome] += 1
-    hands[player] = tuple(hand)
+    deck = list(deck)
+    deck[outcome] -= 1
   else:
     if not 0 <= outcome < rules.hand_ranking.size:
       raise ValueError(f"chance outcome {outcome} is out of range 0..{rules.hand_ranking.size - 1}")
@@ -332,8 +322,12 @@ def deal(rules: Rules, table: Table, outcome: int) -> Table:
       raise ValueError(f"chance outcome {outcome} ({rules.hand_string(hand)}) is not in the deck")
     player = table.dealt
     deck = [n - k for n, k in zip(deck, hand)]
-    hands[player] = hand
-  return table._replace(dealt=table.dealt + 1, deck=tuple(deck), hands=tuple(hands))
+  hands = list(hands)
+  hands[player] = tuple(hand)
+  dealt = table.dealt + 1
+  return Table(CHANCE if dealt < rules.deal_steps else SIMULTANEOUS, table.round, dealt,
+               table.turn, tuple(deck), tuple(hands), table.tableaus, table.puddings,
+               table.results, table.log)
 
 
 def wasabi_state(rules: Rules, tableau: Sequence[int]) -> tuple[int, list[int]]:
@@ -350,10 +344,11 @@ def wasabi_state(rules: Rules, tableau: Sequence[int]) -> tuple[int, list[int]]:
 
 
 def legal_actions(rules: Rules, table: Table, player: int) -> list[int]:
+  """Legal picks of `player` at a simultaneous node, in increasing order."""
   hand = table.hands[player]
   singles = [c for c, n in enumerate(hand) if n]
   tableau = table.tableaus[player]
-  if rules.chopsticks < 0 or rules.chopsticks not in tableau:
+  if rules.chopsticks not in tableau:
     return singles
   free = wasabi_state(rules, tableau)[0]
   pair_actions, pair_rules, offset = rules.pair_actions, rules.pair_rules, rules.num_types
@@ -370,63 +365,70 @@ def legal_actions(rules: Rules, table: Table, player: int) -> list[int]:
   return singles + pairs
 
 
-def play(rules: Rules, table: Table, actions: Sequence[int]) -> Table:
-  """Applies one simultaneous turn; raises ValueError (table unchanged) on any illegal pick."""
+def _check_legal(rules: Rules, table: Table, actions: Sequence[int]) -> None:
+  if table.actor != SIMULTANEOUS:
+    raise ValueError("no player can pick now: this is a chance node or the game is over")
   n = rules.num_players
   if len(actions) != n:
     raise ValueError(f"expected {n} actions, one per player; got {len(actions)}")
   for player, action in enumerate(actions):
+    hand = table.hands[player]
+    if 0 <= action < rules.num_types and hand[action]:
+      continue
     legal = legal_actions(rules, table, player)
     if action not in legal:
       shown = action if not 0 <= action < rules.num_distinct_actions else \
           f"{action} ({rules.action_name(action)})"
       raise ValueError(
-          f"player {player} cannot play action {shown} with hand "
-          f"[{rules.hand_string(table.hands[player])}]; legal: "
-          + "; ".join(f"{a} ({rules.action_name(a)})" for a in legal))
-  picks = tuple(rules.action_cards(a) for a in actions)
-  kept, tableaus = [], []
-  chopsticks = rules.chopsticks
-  for hand, tableau, cards in zip(table.hands, table.tableaus, picks):
+          f"player {player} cannot play action {shown} with hand [{rules.hand_string(hand)}]"
+          "; legal: " + "; ".join(f"{a} ({rules.action_name(a)})" for a in legal))
+
+
+def play(rules: Rules, table: Table, actions: Sequence[int]) -> Table:
+  """Applies one simultaneous turn; raises ValueError (table unchanged) on any illegal pick."""
+  _check_legal(rules, table, actions)
+  n, num_types, chopsticks = rules.num_players, rules.num_types, rules.chopsticks
+  picks, kept, tableaus = [], [], []
+  for action, hand, tableau in zip(actions, table.hands, table.tableaus):
     hand = list(hand)
-    for c in cards:
-      hand[c] -= 1
-    if len(cards) == 2:
+    if action < num_types:
+      cards = (action,)
+      hand[action] -= 1
+    else:
+      cards = rules.pairs[action - num_types]
+      hand[cards[0]] -= 1
+      hand[cards[1]] -= 1
       hand[chopsticks] += 1
       used = tableau.index(chopsticks)
       tableau = tableau[:used] + tableau[used + 1:]
+    picks.append(cards)
     kept.append(tuple(hand))
     tableaus.append(tableau + cards)
-  log = table.log + (Turn(table.round, table.hands, picks),)
-  passed = tuple(kept[(p - 1) % n] for p in range(n))
-  table = table._replace(turn=table.turn + 1, hands=passed, tableaus=tuple(tableaus), log=log)
-  if rules.hand_size - table.turn == 1:
-    table = _play_last_cards(rules, table)
-  return table
+  log = table.log + (Turn(table.round, table.hands, tuple(picks)),)
+  passed = tuple(kept[-1:] + kept[:-1])  # player p receives the hand of player p - 1
+  turn = table.turn + 1
+  if rules.hand_size - turn > 1:
+    return Table(SIMULTANEOUS, table.round, table.dealt, turn, table.deck, passed,
+                 tuple(tableaus), table.puddings, table.results, log)
+  return _end_round(rules, table, passed, tableaus, log)
 
 
-def _play_last_cards(rules: Rules, table: Table) -> Table:
-  """Places each player's single remaining card, then scores the round."""
-  picks = tuple(tuple(c for c, k in enumerate(hand) for _ in range(k)) for hand in table.hands)
-  tableaus = tuple(t + p for t, p in zip(table.tableaus, picks))
-  log = table.log + (Turn(table.round, table.hands, picks),)
-  return _end_round(rules, table._replace(tableaus=tableaus, log=log))
-
-
-def _end_round(rules: Rules, table: Table) -> Table:
-  tallies = [scoring.tally(rules.cards[c] for c in tableau) for tableau in table.tableaus]
-  breakdown = scoring.round_breakdown(tallies)
-  result = RoundResult(
-      tableaus=table.tableaus,
-      points=tuple(sum(b.values()) for b in breakdown),
-      breakdown=tuple(tuple(b[k] for k in scoring.CATEGORIES) for b in breakdown),
-      puddings=tuple(t.puddings for t in tallies))
-  _, hands = _empty(rules.num_types, rules.num_players)
-  return table._replace(
-      round=table.round + 1, dealt=0, turn=0, hands=hands,
-      tableaus=((),) * rules.num_players,
-      puddings=tuple(a + b for a, b in zip(table.puddings, result.puddings)),
-      results=table.results + (result,))
+def _end_round(rules: Rules, table: Table, last_hands, tableaus, log) -> Table:
+  """Places each player's single remaining card, scores the round and starts the next one."""
+  picks = tuple((hand.index(1),) for hand in last_hands)
+  tableaus = tuple(t + p for t, p in zip(tableaus, picks))
+  log = log + (Turn(table.round, last_hands, picks),)
+  cards = rules.cards
+  tallies = [scoring.tally([cards[c] for c in tableau]) for tableau in tableaus]
+  breakdown = [tuple(b.values()) for b in scoring.round_breakdown(tallies)]
+  result = RoundResult(tableaus=tableaus, points=tuple(sum(b) for b in breakdown),
+                       breakdown=tuple(breakdown), puddings=tuple(t.puddings for t in tallies))
+  n = rules.num_players
+  next_round = table.round + 1
+  return Table(TERMINAL if next_round == rules.rounds else CHANCE, next_round, 0, 0, table.deck,
+               ((0,) * rules.num_types,) * n, ((),) * n,
+               tuple(a + b for a, b in zip(table.puddings, result.puddings)),
+               table.results + (result,), log)
 
 
 def totals(table: Table) -> list[int]:

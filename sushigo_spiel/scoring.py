@@ -7,8 +7,8 @@ awards are split evenly with the remainder dropped, as the rulebooks say.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Sequence
+from typing import NamedTuple
 
 from sushigo_spiel.cards import Card, Kind, card_named
 
@@ -22,8 +22,7 @@ PUDDING_AWARD = 6  # most Puddings gain it, fewest lose it (fewest only with 3+ 
 CATEGORIES = ("maki", "tempura", "sashimi", "dumpling", "nigiri")
 
 
-@dataclasses.dataclass(frozen=True)
-class TableauTally:
+class TableauTally(NamedTuple):
   """What one round's tableau is worth before the Maki comparison."""
   tempura: int = 0
   sashimi: int = 0
@@ -33,28 +32,32 @@ class TableauTally:
   puddings: int = 0
 
 
+_NIGIRI, _WASABI, _MAKI, _TEMPURA, _SASHIMI, _DUMPLING, _PUDDING = (
+    Kind.NIGIRI, Kind.WASABI, Kind.MAKI, Kind.TEMPURA, Kind.SASHIMI, Kind.DUMPLING, Kind.PUDDING)
+
+
 def tally(cards: Iterable[Card]) -> TableauTally:
   """Counts a tableau given in placement order, putting each Nigiri on a free Wasabi if any."""
   tempura = sashimi = dumpling = maki = nigiri = puddings = free_wasabi = 0
   for card in cards:
     kind = card.kind
-    if kind is Kind.NIGIRI:
+    if kind is _NIGIRI:
       if free_wasabi:
         free_wasabi -= 1
         nigiri += WASABI_MULTIPLIER * card.value
       else:
         nigiri += card.value
-    elif kind is Kind.WASABI:
+    elif kind is _WASABI:
       free_wasabi += 1
-    elif kind is Kind.MAKI:
+    elif kind is _MAKI:
       maki += card.value
-    elif kind is Kind.TEMPURA:
+    elif kind is _TEMPURA:
       tempura += 1
-    elif kind is Kind.SASHIMI:
+    elif kind is _SASHIMI:
       sashimi += 1
-    elif kind is Kind.DUMPLING:
+    elif kind is _DUMPLING:
       dumpling += 1
-    elif kind is Kind.PUDDING:
+    elif kind is _PUDDING:
       puddings += 1
   return TableauTally(tempura, sashimi, dumpling, maki, nigiri, puddings)
 

@@ -21,6 +21,8 @@ Game string parameters (all optional):
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyspiel
 
@@ -111,37 +113,52 @@ class SushiGoState(pyspiel.State):
   # ----- pyspiel API
 
   def current_player(self) -> int:
-    table, rules = self._table, self._rules
-    if table.round >= rules.rounds:
-      return pyspiel.PlayerId.TERMINAL
-    if table.dealt < rules.deal_steps:
-      return pyspiel.PlayerId.CHANCE
-    return pyspiel.PlayerId.SIMULTANEOUS
+    return self._table.actor
 
   def is_terminal(self) -> bool:
-    return self._table.round >= self._rules.rounds
+    return self._table.actor == R.TERMINAL
+
+  # The three read-only queries below give the answers of the C++ `pyspiel.State` methods of the
+  # same names (a test checks this) without a round trip through C++, which would call back into
+  # Python several times per query; C++ callers still reach the game through `_legal_actions`.
+
+  def legal_actions(self, player: int | None = None) -> list[int]:
+    actor = self._table.actor
+    if actor == R.TERMINAL:
+      return []
+    if actor == R.CHANCE:
+      return [action for action, _ in self.chance_outcomes()]
+    if player is None or player == actor:
+      return self._legal_actions(actor)
+    if player < 0:
+      raise ValueError(f"legal_actions called for pseudo-player {player}")
+    return R.legal_actions(self._rules, self._table, player)
+
+  def is_chance_node(self) -> bool:
+    return self._table.actor == R.CHANCE
+
+  def is_simultaneous_node(self) -> bool:
+    return self._table.actor == R.SIMULTANEOUS
 
   def _legal_actions(self, player: int) -> list[int]:
-    if self.current_player() != pyspiel.PlayerId.SIMULTANEOUS:
-      return []
+    if player == R.SIMULTANEOUS:
+      return list(range(math.prod(
+          len(R.legal_actions(self._rules, self._table, p))
+          for p in range(self._rules.num_players))))
     return R.legal_actions(self._rules, self._table, player)
 
   def chance_outcomes(self) -> list[tuple[int, float]]:
-    if not R.is_chance(self._rules, self._table):
-      raise ValueError("chance_outcomes() called at a node that is not a chance node")
     return R.chance_outcomes(self._rules, self._table)
 
   def _apply_action(self, action: int) -> None:
-    if R.is_chance(self._rules, self._table):
+    if self._table.actor == R.CHANCE:
       self._table = R.deal(self._rules, self._table, action)
-    elif self.is_terminal():
+    elif self._table.actor == R.TERMINAL:
       raise ValueError("the game is over: no action can be applied")
     else:
       self._table = R.play(self._rules, self._table, self._flat_to_joint(action))
 
   def _apply_actions(self, actions: list[int]) -> None:
-    if self.current_player() != pyspiel.PlayerId.SIMULTANEOUS:
-      raise ValueError("apply_actions() called at a node that is not a simultaneous node")
     self._table = R.play(self._rules, self._table, actions)
 
   def _flat_to_joint(self, flat: int) -> list[int]:
