@@ -479,21 +479,42 @@ def resample_deals(rules: Rules, table: Table, player: int,
   """New hands for this round's deal, drawn uniformly among those `player` cannot tell apart.
 
   Returns the hands as dealt (by player who was dealt them). Hands `player` has held keep their
-  contents; the cards of the others and the undealt deck are shuffled together and the unseen
-  hands redrawn from them, keeping the cards already picked from each hand.
+  contents. Each other hand keeps the cards known to be in it (Chopsticks returned to it and not
+  since taken out); its other cards and the undealt deck are shuffled together and redrawn, and
+  the cards already picked from each hand are put back in its deal.
   """
-  n = rules.num_players
-  initial = list(table.log[-table.turn].hands) if table.turn else list(table.hands)
-  current_by_origin = {origin(rules, h, table.turn): table.hands[h] for h in range(n)}
-  unseen = [k for k in range(n)
-            if not hand_seen(rules, table, player, (k + table.turn) % n)]
+  n, turn = rules.num_players, table.turn
+  initial = list(table.log[-turn].hands) if turn else list(table.hands)
+  current = {origin(rules, h, turn): table.hands[h] for h in range(n)}
+  unseen = [k for k in range(n) if not hand_seen(rules, table, player, (k + turn) % n)]
+  known = {k: _known_cards(rules, table, k) for k in unseen}
   pool = list(table.deck)
   for k in unseen:
-    pool = [a + b for a, b in zip(pool, current_by_origin[k])]
+    pool = [a + b - c for a, b, c in zip(pool, current[k], known[k])]
   for k in unseen:
-    drawn = _draw(pool, sum(current_by_origin[k]), uniform)
-    initial[k] = tuple(i - c + d for i, c, d in zip(initial[k], current_by_origin[k], drawn))
+    drawn = _draw(pool, sum(current[k]) - sum(known[k]), uniform)
+    initial[k] = tuple(i - c + d + f
+                       for i, c, d, f in zip(initial[k], current[k], drawn, known[k]))
   return initial
+
+
+def _known_cards(rules: Rules, table: Table, dealt_to: int) -> list[int]:
+  """Cards that must be in a hand now: Chopsticks returned to it that later picks cannot explain.
+
+  Follows the hand through this round's turns with its dealt contents unknown, tracking how many
+  of each card it needed at the deal for every pick to be possible.
+  """
+  n = rules.num_players
+  change = [0] * rules.num_types
+  needed = [0] * rules.num_types
+  for turn, entry in enumerate(table.log[len(table.log) - table.turn:]):
+    picks = entry.picks[(dealt_to + turn) % n]
+    for c in picks:
+      change[c] -= 1
+      needed[c] = max(needed[c], -change[c])
+    if len(picks) == 2:
+      change[rules.chopsticks] += 1
+  return [max(0, need + delta) for need, delta in zip(needed, change)]
 
 
 def _draw(pool: list[int], size: int, uniform: Callable[[], float]) -> list[int]:

@@ -163,12 +163,15 @@ class SushiGoState(pyspiel.State):
 
   def _flat_to_joint(self, flat: int) -> list[int]:
     """Decodes a flat joint action as OpenSpiel does (player 0 is the least significant digit)."""
-    actions = []
-    for player in range(self._rules.num_players):
-      legal = R.legal_actions(self._rules, self._table, player)
-      actions.append(legal[flat % len(legal)])
-      flat //= len(legal)
-    return actions
+    legal = [R.legal_actions(self._rules, self._table, p) for p in range(self._rules.num_players)]
+    joint_count = math.prod(len(actions) for actions in legal)
+    if not 0 <= flat < joint_count:
+      raise ValueError(f"flat joint action {flat} is out of range 0..{joint_count - 1}")
+    joint = []
+    for actions in legal:
+      joint.append(actions[flat % len(actions)])
+      flat //= len(actions)
+    return joint
 
   def _action_to_string(self, player: int, action: int) -> str:
     rules = self._rules
@@ -214,10 +217,10 @@ class SushiGoState(pyspiel.State):
     return state
 
   def _steps(self) -> list[int | list[int]]:
-    """The history as chance outcomes (ints) and joint actions (lists)."""
+    """The history as single actions (chance outcomes, flat joint actions) and joint actions."""
     steps, joint = [], []
     for entry in self.full_history():
-      if entry.player == pyspiel.PlayerId.CHANCE:
+      if entry.player < 0:
         steps.append(entry.action)
       else:
         joint.append(entry.action)

@@ -1,0 +1,201 @@
+"""Speed benchmark: random full games of `python_sushi_go` beside OpenSpiel's C++ goofspiel.
+
+Absolute speeds depend on the machine, so the benchmark also plays a yardstick in the same run:
+goofspiel with imperfect information, a C++ simultaneous-move card game with explicit chance.
+Both are driven through the same Python loop over the pyspiel API, so the ratio of their step rates
+measures the cost of the game itself rather than of the machine. Measurements are interleaved
+(goofspiel, then each Sushi Go size, repeated) so that changes in machine load touch every game
+alike, and the medians are reported. Single process, one core.
+
+A step is one `apply_action` (a chance outcome) or one `apply_actions` (a joint move).
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import platform
+import random
+import statistics
+import time
+from collections.abc import Sequence
+
+import pyspiel
+
+import sushigo_spiel
+
+REFERENCE = "goofspiel(imp_info=True,num_cards=8,players=2)"
+MIN_STEP_RATIO = 0.25  # Sushi Go steps/s over goofspiel steps/s
+MIN_GAMES_2P = 800  # full 2-player Sushi Go games/s
+CLONE_BATCH = 1000  # clones between two looks at the clock
+
+
+def sushi_go_string(players: int) -> str:
+  return f"python_sushi_go(players={players})"
+
+
+def _chance_outcome(state: pyspiel.State, rng: random.Random) -> int:
+  """Samples a chance outcome by its probability with one uniform draw."""
+  u, cumulative = rng.random(), 0.0
+  for outcome, probability in state.chance_outcomes():
+    cumulative += probability
+    if u < cumulative:
+      break
+  return outcome  # the last outcome if rounding left `u` above the total
+
+
+def play_random_game(game: pyspiel.Game, rng: random.Random) -> int:
+  """Plays one game with uniform random joint moves; returns the number of steps."""
+  n = game.num_players()
+  state = game.new_initial_state()
+  steps = 0
+  while not state.is_terminal():
+    if state.is_chance_node():
+      state.apply_action(_chance_outcome(state, rng))
+    else:
+      state.apply_actions([rng.choice(state.legal_actions(p)) for p in range(n)])
+    steps += 1
+  return steps
+
+
+def mid_game_state(game: pyspiel.Game, rng: random.Random) -> pyspiel.State:
+  """A random state after half of the game's joint moves (`max_game_length() // 2`)."""
+  n = game.num_players()
+  state = game.new_initial_state()
+  moves = 0
+  while moves < game.max_game_length() // 2:
+    if state.is_chance_node():
+      state.apply_action(_chance_outcome(state, rng))
+    else:
+      state.apply_actions([rng.choice(state.legal_actions(p)) for p in range(n)])
+      moves += 1
+  return state
+
+
+def measure_games(game: pyspiel.Game, seconds: float, rng: random.Random) -> dict[str, float]:
+  """Games/s and steps/s of random full games played for at least `seconds`."""
+  games = steps = 0
+  start = time.perf_counter()
+  while True:
+    steps += play_random_game(game, rng)
+    games += 1
+    elapsed = time.perf_counter() - start
+    if elapsed >= seconds:
+      return {"games_per_s": games / elapsed, "steps_per_s": steps / elapsed}
+
+
+def measure_clones(state: pyspiel.State, seconds: float) -> float:
+  """Clones/s of `state`, cloned for at least `seconds`."""
+  clones = 0
+  start = time.perf_counter()
+  while True:
+    for _ in range(CLONE_BATCH):
+      state.clone()
+    clones += CLONE_BATCH
+    elapsed = time.perf_counter() - start
+    if elapsed >= seconds:
+      return clones / elapsed
+
+
+def run(seconds: float = 2.0, players: Sequence[int] = (2, 5), repeats: int = 3,
+        seed: int = 0) -> dict:
+  """Measures goofspiel and Sushi Go for each player count; returns the figures and targets."""
+  labels = {REFERENCE: "goofspiel", **{sushi_go_string(n): f"Sushi Go {n}p" for n in players}}
+  runs = _interleaved_runs(list(labels), seconds, repeats, random.Random(seed))
+  results = {}
+  for name, label in labels.items():
+    results[name] = {key: statistics.median(r[key] for r in runs[name]) for key in runs[name][0]}
+    results[name]["steps_per_game"] = results[name]["steps_per_s"] / results[name]["games_per_s"]
+    results[name].update(label=label, runs=runs[name])
+  return {
+      "seconds": seconds,
+      "repeats": repeats,
+      "seed": seed,
+      "versions": {
+          "python": platform.python_version(),
+          "open_spiel": importlib.metadata.version("open_spiel"),
+          "sushigo_spiel": sushigo_spiel.__version__,
+      },
+      "games": results,
+      "targets": _targets(results, players),
+  }
+
+
+def _interleaved_runs(names: list[str], seconds: float, repeats: int,
+                      rng: random.Random) -> dict[str, list[dict[str, float]]]:
+  """Each game's figures per repeat, measuring every game once in turn in each repeat."""
+  games = {name: pyspiel.load_game(name) for name in names}
+  mid_states = {name: mid_game_state(game, rng) for name, game in games.items()}
+  runs = {name: [] for name in names}
+  for _ in range(repeats):
+    for name in names:
+      figures = measure_games(games[name], seconds, rng)
+      figures["clones_per_s"] = measure_clones(mid_states[name], seconds)
+      runs[name].append(figures)
+  return runs
+
+
+def _targets(results: dict, players: Sequence[int]) -> list[dict]:
+  reference = results[REFERENCE]["steps_per_s"]
+  targets = []
+  for n in players:
+    targets.append(_target(f"Sushi Go {n}p steps/s / goofspiel steps/s",
+                           results[sushi_go_string(n)]["steps_per_s"] / reference,
+                           MIN_STEP_RATIO))
+  if 2 in players:
+    targets.append(_target("Sushi Go 2p full games/s",
+                           results[sushi_go_string(2)]["games_per_s"], MIN_GAMES_2P))
+  return targets
+
+
+def _target(name: str, value: float, minimum: float) -> dict:
+  return {"name": name, "value": value, "minimum": minimum, "passed": value >= minimum}
+
+
+def report(figures: dict) -> str:
+  """The figures of `run` as plain-text tables."""
+  games = figures["games"]
+  lines = ["Uniform random full games through the pyspiel API, chance included; single process,"
+           f" one core.\nMedian of {figures['repeats']} interleaved run(s) of"
+           f" {figures['seconds']:g} s per game.", ""]
+  rows = [("game", "games/s", "steps/s", "steps/game")]
+  rows += [(name, f"{g['games_per_s']:,.0f}", f"{g['steps_per_s']:,.0f}",
+            f"{g['steps_per_game']:.1f}") for name, g in games.items()]
+  lines += format_table(rows)
+  lines.append("")
+  rows = [("target", "value", "minimum", "result")]
+  rows += [(t["name"], _number(t["value"]), f">= {t['minimum']:,g}",
+            "PASS" if t["passed"] else "BELOW") for t in figures["targets"]]
+  lines += format_table(rows)
+  lines.append("")
+  clones = "; ".join(f"{g['label']} {g['clones_per_s']:,.0f}" for g in games.values())
+  lines.append(f"clone() of a mid-game state, clones/s: {clones}")
+  return "\n".join(lines)
+
+
+def _number(value: float) -> str:
+  return f"{value:.3f}" if value < 10 else f"{value:,.0f}"
+
+
+def format_table(rows: Sequence[Sequence[object]]) -> list[str]:
+  """Lines of a plain-text table; the first row is the header, numeric columns align right."""
+  cells = [[str(cell) for cell in row] for row in rows]
+  widths = [max(len(row[c]) for row in cells) for c in range(len(cells[0]))]
+  numeric = [all(_is_number(row[c]) for row in cells[1:]) for c in range(len(widths))]
+  return ["  ".join(cell.rjust(w) if right else cell.ljust(w)
+                    for cell, w, right in zip(row, widths, numeric)).rstrip()
+          for row in cells]
+
+
+def _is_number(cell: str) -> bool:
+  try:
+    float(cell.replace(",", ""))
+  except ValueError:
+    return False
+  return True
+
+
+def write_json(figures: dict, path: str) -> None:
+  with open(path, "w", encoding="utf-8") as f:
+    json.dump(figures, f, indent=2)
+    f.write("\n")

@@ -1,0 +1,271 @@
+"""The `sushigo` command: play Sushi Go at the terminal, or measure how fast the game runs.
+
+`sushigo play` plays one game of `python_sushi_go` between uniform random bots, with any seats
+taken by people at the terminal, and prints every turn and the score breakdown of every round: a
+way to watch the rules at work and to play against the simplest baseline. A human seat is shown only
+what that player may know (its observation string); every hand is shown only when no human plays.
+`sushigo bench` runs the speed benchmark of `bench.py`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import random
+import sys
+
+import pyspiel
+
+from sushigo_spiel import bench
+from sushigo_spiel import scoring
+
+GAME_NAME = "python_sushi_go"
+DEFAULT_GAME = "python_sushi_go(players=3)"
+
+_EPILOG = """examples:
+  sushigo play                                 three random bots, a fresh seed
+  sushigo play --seed 7 --human 0              you are P0 against two bots
+  sushigo play --game "python_sushi_go(players=5,rounds=1)" --quiet
+  sushigo bench                                speed beside OpenSpiel's C++ goofspiel
+  sushigo bench --seconds 1 --players 2 --json bench.json
+
+Run `sushigo play --help` or `sushigo bench --help` for the options of each command."""
+
+
+_PLAY_EPILOG = """examples:
+  sushigo play --seed 7                        watch three bots; the same seed, the same game
+  sushigo play --human 0 --game "python_sushi_go(players=2)"
+  sushigo play --human 0 1                     two people share the terminal, P2 is a bot
+
+A human seat sees its own hand, the hands it has already held, and the tableaus; it
+chooses by number. End the input (Ctrl-D) to leave the game."""
+
+
+class _Abandoned(Exception):
+  """A human player's input ended before the game did."""
+
+
+def main(argv: list[str] | None = None) -> int:
+  """Runs the command in `argv` (default: the process arguments); returns the exit status."""
+  args = _parser().parse_args(argv)
+  try:
+    return args.run(args)
+  except KeyboardInterrupt:
+    print("\nInterrupted.", file=sys.stderr)
+    return 130
+
+
+def _parser() -> argparse.ArgumentParser:
+  parser = argparse.ArgumentParser(
+      prog="sushigo", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG,
+      description="Sushi Go as the OpenSpiel game python_sushi_go: play a game at the terminal\n"
+      "against random bots (or watch bots play), or measure how fast the game runs.")
+  commands = parser.add_subparsers(title="commands", dest="command", required=True)
+
+  play = commands.add_parser(
+      "play", help="play one game between random bots and human players",
+      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_PLAY_EPILOG,
+      description="Plays one game of python_sushi_go. Seats not given to --human are uniform\n"
+      "random bots. Prints every turn and the score breakdown of every round.")
+  play.add_argument("--game", default=DEFAULT_GAME, metavar="GAME_STRING",
+                    help=f"a {GAME_NAME} game string (default: %(default)s)")
+  play.add_argument("--seed", type=int, metavar="N",
+                    help="seed of the deal and the bots (default: a fresh one, printed)")
+  play.add_argument("--human", type=int, nargs="+", action="extend", default=[], metavar="P",
+                    help="seats (0-based) played from the terminal")
+  play.add_argument("--quiet", action="store_true",
+                    help="print only the round scores and the result (humans still see their"
+                    " view when they choose)")
+  play.set_defaults(run=_play, error=play.error)
+
+  speed = commands.add_parser(
+      "bench", help="measure random-game speed beside OpenSpiel's C++ goofspiel",
+      description="Plays uniform random full games of python_sushi_go and of the C++ game"
+      f" {bench.REFERENCE} through the same loop, interleaved, and reports the medians and the"
+      f" targets (Sushi Go steps/s at least {bench.MIN_STEP_RATIO} of goofspiel's; at least"
+      f" {bench.MIN_GAMES_2P} full 2-player games/s).")
+  speed.add_argument("--seconds", type=_positive(float), default=2.0, metavar="S",
+                     help="length of each measurement (default: %(default)s)")
+  speed.add_argument("--players", type=int, nargs="+", choices=range(2, 6), default=[2, 5],
+                     metavar="N", help="Sushi Go player counts, 2 to 5 (default: 2 5)")
+  speed.add_argument("--repeats", type=_positive(int), default=3, metavar="R",
+                     help="rounds of interleaved measurements (default: %(default)s)")
+  speed.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
+  speed.set_defaults(run=_bench)
+  return parser
+
+
+def _positive(kind):
+  def parse(text: str):
+    try:
+      value = kind(text)
+    except ValueError:
+      value = 0
+    if value <= 0:
+      raise argparse.ArgumentTypeError(f"expected a positive {kind.__name__}, got {text!r}")
+    return value
+  return parse
+
+
+def _bench(args: argparse.Namespace) -> int:
+  players = sorted(set(args.players))
+  count = 1 + len(players)
+  print(f"Measuring {count} games, {args.repeats} time(s) each: {args.seconds:g} s of games, then"
+        f" {args.seconds:g} s of clones (about {count * args.repeats * 2 * args.seconds:.0f} s)",
+        flush=True)
+  figures = bench.run(seconds=args.seconds, players=players, repeats=args.repeats)
+  print(bench.report(figures))
+  if args.json:
+    bench.write_json(figures, args.json)
+    print(f"Figures written to {args.json}")
+  return 0
+
+
+def _play(args: argparse.Namespace) -> int:
+  game = _load_game(args.game, args.error)
+  humans = set(args.human)
+  bad = sorted(p for p in humans if not 0 <= p < game.num_players())
+  if bad:
+    args.error(f"--human {' '.join(map(str, bad))}: seats are 0 to {game.num_players() - 1}")
+  seed = random.SystemRandom().randrange(1_000_000) if args.seed is None else args.seed
+  try:
+    _play_game(game, seed, humans, args.quiet)
+  except _Abandoned:
+    print("\nEnd of input: game abandoned.")
+    return 1
+  return 0
+
+
+def _load_game(game_string: str, error) -> pyspiel.Game:
+  """Loads a `python_sushi_go` game string; any problem ends in `error` with a clear message."""
+  try:
+    name = pyspiel.game_parameters_from_string(game_string)["name"]
+  except pyspiel.SpielError as e:
+    error(f"--game {game_string!r}: {e}")
+  if name != GAME_NAME:
+    error(f"--game {game_string!r}: this command plays {GAME_NAME} only,"
+          f" as in {DEFAULT_GAME!r}; got game {name!r}")
+  try:
+    return pyspiel.load_game(game_string)
+  except (pyspiel.SpielError, ValueError) as e:
+    error(f"--game {game_string!r}: {e}")
+
+
+def _play_game(game: pyspiel.Game, seed: int, humans: set[int], quiet: bool) -> None:
+  """Plays and prints one game; raises `_Abandoned` if a human's input ends."""
+  n = game.num_players()
+  # Bots draw from their own stream, so the deal does not depend on which seats are human.
+  chance_rng = random.Random(seed)
+  bot_rng = random.Random(chance_rng.getrandbits(64))
+  seats = ", ".join(f"P{p} {'human' if p in humans else 'bot'}" for p in range(n))
+  print(f"Game: {game}, seed {seed}\nPlayers: {seats}")
+  state = game.new_initial_state()
+  while not state.is_terminal():
+    if state.is_chance_node():
+      outcomes, probabilities = zip(*state.chance_outcomes())
+      state.apply_action(chance_rng.choices(outcomes, probabilities)[0])
+      continue
+    rounds_done = len(state.round_records())
+    if not quiet:
+      print(f"\n{_turn_header(game, state)}")
+    hands = state.hands()
+    actions = [_human_action(state, p) if p in humans else bot_rng.choice(state.legal_actions(p))
+               for p in range(n)]
+    if not quiet:
+      picks = [state.action_to_string(p, a) for p, a in enumerate(actions)]
+      if humans:
+        print()
+      _print_reveal(picks, None if humans else hands)
+    state.apply_actions(actions)
+    if len(state.round_records()) > rounds_done:
+      _print_round_end(game, state, quiet)
+  _print_result(state)
+
+
+def _turn_header(game: pyspiel.Game, state: pyspiel.State) -> str:
+  rules = game.rules
+  turn = rules.hand_size - len(state.hands()[0]) + 1
+  return f"Round {len(state.round_records()) + 1}/{rules.rounds}, turn {turn}/{rules.hand_size}"
+
+
+def _hand_string(cards: list[str]) -> str:
+  """`Tempura, Sashimi x2` from a hand listed card by card, copies side by side."""
+  return ", ".join(name + (f" x{count}" if count > 1 else "")
+                   for name, count in ((name, len(list(group)))
+                                       for name, group in itertools.groupby(cards)))
+
+
+def _print_reveal(picks: list[str], hands: list[list[str]] | None) -> None:
+  """Each player's pick, beside the hand it came from when every hand may be shown."""
+  if hands is None:
+    rows = [("player", "plays")] + [(f"P{p}", pick) for p, pick in enumerate(picks)]
+  else:
+    rows = [("player", "plays", "from hand")] + [
+        (f"P{p}", pick, _hand_string(hand)) for p, (pick, hand) in enumerate(zip(picks, hands))]
+  _print_table(rows)
+
+
+def _human_action(state: pyspiel.State, player: int) -> int:
+  """Shows `player` its view and its legal actions, and reads a choice from standard input."""
+  legal = state.legal_actions(player)
+  names = [state.action_to_string(player, action) for action in legal]
+  print(f"\nP{player}, your view:")
+  print("\n".join(f"  {line}" for line in state.observation_string(player).splitlines()))
+  if len(legal) == 1:
+    print(f"P{player} plays {names[0]}, the only choice.")
+    return legal[0]
+  _print_table([("choice", "action")] + [(i, name) for i, name in enumerate(names, 1)])
+  while True:
+    try:
+      answer = input(f"P{player}, your choice (1-{len(legal)}): ").strip()
+    except EOFError:
+      raise _Abandoned from None
+    if answer.isdecimal() and 1 <= int(answer) <= len(legal):
+      return legal[int(answer) - 1]
+    print(f"{answer!r} is not a choice: enter a number from 1 to {len(legal)}.")
+
+
+def _print_round_end(game: pyspiel.Game, state: pyspiel.State, quiet: bool) -> None:
+  """The cards played automatically, then the round's points by player and category."""
+  records = state.round_records()
+  record = records[-1]
+  if not quiet:
+    hand_size = game.rules.hand_size
+    print(f"\nRound {len(records)}/{game.rules.rounds}, turn {hand_size}/{hand_size}:"
+          " last cards, played automatically")
+    _print_reveal([tableau[-1] for tableau in record.tableaus], None)
+  print(f"\nRound {len(records)} scores")
+  rows = [("player",) + scoring.CATEGORIES + ("round", "total")]
+  for p, (breakdown, points) in enumerate(zip(record.breakdown, record.points)):
+    total = sum(r.points[p] for r in records)
+    rows.append((f"P{p}",) + tuple(breakdown[c] for c in scoring.CATEGORIES) + (points, total))
+  _print_table(rows)
+
+
+def _print_result(state: pyspiel.State) -> None:
+  """Pudding counts and points, totals and the winner(s)."""
+  puddings = state.puddings()
+  pudding_points = scoring.score_puddings(puddings)
+  totals = state.scores()
+  rows = [("player", "rounds", "puddings", "pudding points", "total")]
+  for p, (count, points, total) in enumerate(zip(puddings, pudding_points, totals)):
+    rounds = sum(r.points[p] for r in state.round_records())
+    rows.append((f"P{p}", rounds, count, points, total))
+  print("\nFinal scores")
+  _print_table(rows)
+  won = scoring.winners(totals, puddings)
+  best = totals[won[0]]
+  if len(won) > 1:
+    print(f"\nShared win: {', '.join(f'P{p}' for p in won)} with {best} points each")
+  else:
+    tied = totals.count(best) > 1
+    print(f"\nWinner: P{won[0]} with {best} points"
+          + (", most Puddings among the tied" if tied else ""))
+
+
+def _print_table(rows) -> None:
+  print("\n".join(f"  {line}" for line in bench.format_table(rows)))
+
+
+if __name__ == "__main__":
+  sys.exit(main())

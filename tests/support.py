@@ -1,0 +1,54 @@
+"""Helpers for scripted tests: deal chosen hands and play picks by card name."""
+
+from __future__ import annotations
+
+import random
+
+import pyspiel
+
+import sushigo_spiel  # noqa: F401  (registers the game)
+
+
+def load(**params) -> pyspiel.Game:
+  return pyspiel.load_game("python_sushi_go", params)
+
+
+def action_by_name(state, player: int, name: str) -> int:
+  """The action id whose string is `name` ("Tempura", "Wasabi + Squid Nigiri")."""
+  game = state.get_game()
+  for action in range(game.num_distinct_actions()):
+    if state.action_to_string(player, action) == name:
+      return action
+  raise KeyError(f"no action named {name!r}")
+
+
+def deal(state, hands: list[list[str]]) -> None:
+  """Deals the given hands (card names) at the chance nodes of a `deal=card` game."""
+  rules = state.get_game().rules
+  ids = {card.name: c for c, card in enumerate(rules.cards)}
+  for hand in hands:
+    for name in hand:
+      assert state.is_chance_node(), "deal() called with more cards than the deal needs"
+      state.apply_action(ids[name])
+  assert not state.is_chance_node(), "deal() got fewer cards than the deal needs"
+
+
+def play(state, picks: list[str]) -> None:
+  """Plays one turn: `picks[p]` is the action string of player p."""
+  state.apply_actions([action_by_name(state, p, name) for p, name in enumerate(picks)])
+
+
+def legal_names(state, player: int) -> list[str]:
+  return [state.action_to_string(player, a) for a in state.legal_actions(player)]
+
+
+def random_playout(state, rng: random.Random, stop=None):
+  """Plays uniformly at random (chance by its probabilities) until the end or `stop(state)`."""
+  while not state.is_terminal() and not (stop and stop(state)):
+    if state.is_chance_node():
+      actions, probs = zip(*state.chance_outcomes())
+      state.apply_action(rng.choices(actions, probs)[0])
+    else:
+      state.apply_actions([rng.choice(state.legal_actions(p))
+                           for p in range(state.get_game().num_players())])
+  return state

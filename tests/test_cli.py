@@ -1,0 +1,145 @@
+"""Tests of the `sushigo` command line: help, bot games, human input, errors and the benchmark.
+
+The benchmark test only checks that the report is complete: speed targets belong to the benchmark
+itself, not to a test that must pass on any machine.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import pytest
+
+from sushigo_spiel.cli import main
+
+TWO_PLAYERS_ONE_ROUND = "python_sushi_go(players=2,rounds=1)"
+
+
+def run(capsys, *argv: str) -> tuple[int, str]:
+  status = main(list(argv))
+  return status, capsys.readouterr().out
+
+
+def test_help_explains_both_commands(capsys):
+  with pytest.raises(SystemExit) as exit_info:
+    main(["--help"])
+  assert exit_info.value.code == 0
+  out = capsys.readouterr().out
+  assert out.startswith("usage: sushigo")
+  assert "play" in out and "bench" in out and "examples:" in out
+
+
+@pytest.mark.parametrize("command", ["play", "bench"])
+def test_help_of_each_command(capsys, command):
+  with pytest.raises(SystemExit) as exit_info:
+    main([command, "--help"])
+  assert exit_info.value.code == 0
+  assert f"usage: sushigo {command}" in capsys.readouterr().out
+
+
+def test_play_prints_turns_round_scores_and_winner(capsys):
+  status, out = run(capsys, "play", "--seed", "3")
+  assert status == 0
+  assert "players=3" in out and "seed 3" in out
+  assert "Round 1/3, turn 1/9" in out and "from hand" in out
+  assert "last cards, played automatically" in out
+  for r in (1, 2, 3):
+    assert f"Round {r} scores" in out
+  assert "maki  tempura  sashimi  dumpling  nigiri  round  total" in out
+  assert "Final scores" in out and "pudding points" in out
+  assert re.search(r"^(Winner: P\d|Shared win: P\d)", out, re.MULTILINE)
+
+
+def test_play_is_reproducible(capsys):
+  first = run(capsys, "play", "--seed", "3")
+  second = run(capsys, "play", "--seed", "3")
+  other = run(capsys, "play", "--seed", "4")
+  assert first == second
+  assert first[1] != other[1]
+
+
+def test_play_final_table_adds_up(capsys):
+  _, out = run(capsys, "play", "--seed", "5")
+  final = out[out.index("Final scores"):]
+  rows = re.findall(r"^  P\d +(-?\d+) +(\d+) +(-?\d+) +(-?\d+)$", final, re.MULTILINE)
+  assert len(rows) == 3
+  for rounds, _, pudding_points, total in rows:
+    assert int(rounds) + int(pudding_points) == int(total)
+
+
+def test_play_any_game_string(capsys):
+  status, out = run(capsys, "play", "--seed", "1", "--game", TWO_PLAYERS_ONE_ROUND)
+  assert status == 0
+  assert "Round 1/1, turn 1/10" in out and "Round 1 scores" in out
+  assert "Round 2" not in out
+  assert "P1" in out and "P2" not in out
+  assert "Final scores" in out
+
+
+def test_quiet_play_prints_only_scores(capsys):
+  status, out = run(capsys, "play", "--seed", "3", "--quiet")
+  assert status == 0
+  assert "turn" not in out
+  assert "Round 3 scores" in out and "Final scores" in out
+
+
+def test_human_is_prompted_and_reprompted(capsys, monkeypatch):
+  monkeypatch.setattr("sys.stdin", io.StringIO("abc\n" + "1\n" * 9))
+  status, out = run(capsys, "play", "--seed", "2", "--human", "0", "--game",
+                    TWO_PLAYERS_ONE_ROUND)
+  assert status == 0
+  assert "Players: P0 human, P1 bot" in out
+  assert "P0, your view:" in out
+  assert out.count("'abc' is not a choice: enter a number from 1 to") == 1
+  # Choice 1 is the first action listed, and the reveal shows it.
+  first_option = re.search(r"^ +1  (.+)$", out, re.MULTILINE).group(1)
+  assert re.search(rf"^  P0 +{re.escape(first_option)}$", out, re.MULTILINE)
+  # The human sees its own observation; the bot's hand is never shown whole.
+  assert "from hand" not in out and "P1 hand [" not in out
+  assert "Final scores" in out
+
+
+def test_end_of_input_abandons_the_game(capsys, monkeypatch):
+  monkeypatch.setattr("sys.stdin", io.StringIO("1\n"))
+  status, out = run(capsys, "play", "--seed", "2", "--human", "1")
+  assert status == 1
+  assert "End of input: game abandoned." in out
+  assert "Final scores" not in out
+
+
+@pytest.mark.parametrize("game, message", [
+    ("nosuch_game", "plays python_sushi_go only"),
+    ("python_sushi_go(players=9)", "parameter 'players' is 9"),
+    ("python_sushi_go(players=3", "Missing closing bracket"),
+])
+def test_bad_game_string_is_a_clear_error(capsys, game, message):
+  with pytest.raises(SystemExit) as exit_info:
+    main(["play", "--game", game])
+  assert exit_info.value.code == 2
+  err = capsys.readouterr().err
+  assert f"sushigo play: error: --game {game!r}" in err and message in err
+  assert "Traceback" not in err
+
+
+def test_bad_human_seat_is_a_clear_error(capsys):
+  with pytest.raises(SystemExit) as exit_info:
+    main(["play", "--human", "3"])
+  assert exit_info.value.code == 2
+  assert "--human 3: seats are 0 to 2" in capsys.readouterr().err
+
+
+def test_bench_reports_ratio_and_writes_json(capsys, tmp_path):
+  path = tmp_path / "bench.json"
+  status, out = run(capsys, "bench", "--seconds", "0.2", "--repeats", "1", "--json", str(path))
+  assert status == 0
+  for n in (2, 5):
+    assert re.search(rf"Sushi Go {n}p steps/s / goofspiel steps/s +\d\.\d+ +>= 0\.25 +"
+                     r"(PASS|BELOW)", out)
+  assert re.search(r"Sushi Go 2p full games/s +[\d,]+ +>= 800 +(PASS|BELOW)", out)
+  assert "clone() of a mid-game state" in out
+  figures = json.loads(path.read_text())
+  assert set(figures["games"]) == {"goofspiel(imp_info=True,num_cards=8,players=2)",
+                                   "python_sushi_go(players=2)", "python_sushi_go(players=5)"}
+  assert len(figures["targets"]) == 3
