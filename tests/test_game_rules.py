@@ -19,7 +19,7 @@ import pyspiel
 import pytest
 
 from sushigo_spiel import score_puddings
-from tests.support import action_by_name, deal, legal_names, load, play, random_playout
+from support import action_by_name, deal, legal_names, load, play, random_playout
 
 T = "Tempura"
 SA = "Sashimi"
