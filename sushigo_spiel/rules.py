@@ -387,7 +387,7 @@ def _check_legal(rules: Rules, table: Table, actions: Sequence[int]) -> None:
 def play(rules: Rules, table: Table, actions: Sequence[int]) -> Table:
   """Applies one simultaneous turn; raises ValueError (table unchanged) on any illegal pick."""
   _check_legal(rules, table, actions)
-  n, num_types, chopsticks = rules.num_players, rules.num_types, rules.chopsticks
+  num_types, chopsticks = rules.num_types, rules.chopsticks
   picks, kept, tableaus = [], [], []
   for action, hand, tableau in zip(actions, table.hands, table.tableaus):
     hand = list(hand)

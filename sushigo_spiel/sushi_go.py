@@ -190,8 +190,10 @@ class SushiGoState(pyspiel.State):
   def resample_from_infostate(self, player: int, sampler) -> SushiGoState:
     """A state `player` cannot tell from this one, with the cards it has not seen redealt.
 
-    The deal of the current round is redrawn uniformly among the deals consistent with what
-    `player` has seen (earlier rounds are fully public by their end); the picks are replayed.
+    Only the current round's deal is redrawn (every card of a finished round has been revealed):
+    hands `player` has held keep their contents, and the cards it has not seen are redealt
+    uniformly (see `rules.resample_deals`); then the picks are replayed, so the history of what
+    `player` observed is unchanged.
     `sampler` is a callable returning uniform floats in [0, 1), such as
     `pyspiel.UniformProbabilitySampler` or `random.Random(seed).random`.
     """

@@ -1,4 +1,4 @@
-"""Helpers for scripted tests: deal chosen hands and play picks by card name."""
+"""Helpers for the tests: card names, dealing chosen hands, playing by name, random walks."""
 
 from __future__ import annotations
 
@@ -7,6 +7,21 @@ import random
 import pyspiel
 
 import sushigo_spiel  # noqa: F401  (registers the game)
+
+# The canonical card names of the rule specification, written out here rather than read from the
+# package, so the tests do not take the names from the code they test.
+T = "Tempura"
+SA = "Sashimi"
+D = "Dumpling"
+M1 = "Maki Roll 1"
+M2 = "Maki Roll 2"
+M3 = "Maki Roll 3"
+EGG = "Egg Nigiri"
+SAL = "Salmon Nigiri"
+SQ = "Squid Nigiri"
+W = "Wasabi"
+CH = "Chopsticks"
+P = "Pudding"
 
 
 def load(**params) -> pyspiel.Game:
@@ -52,3 +67,31 @@ def random_playout(state, rng: random.Random, stop=None):
       state.apply_actions([rng.choice(state.legal_actions(p))
                            for p in range(state.get_game().num_players())])
   return state
+
+
+def walk(state, rng: random.Random, include_end: bool = False):
+  """Plays at random (chance by its probabilities), yielding the state before every step, and
+  the final state too with `include_end`."""
+  n = state.get_game().num_players()
+  while not state.is_terminal():
+    yield state
+    if state.is_chance_node():
+      actions, probs = zip(*state.chance_outcomes())
+      state.apply_action(rng.choices(actions, probs)[0])
+    else:
+      state.apply_actions([rng.choice(state.legal_actions(p)) for p in range(n)])
+  if include_end:
+    yield state
+
+
+def card_totals(state) -> list[int]:
+  """Cards per type in the deck, the hands, this round's tableaus and finished rounds' tableaus."""
+  table = state._table  # pylint: disable=protected-access
+  totals = list(table.deck)
+  for hand in table.hands:
+    totals = [a + b for a, b in zip(totals, hand)]
+  tableaus = list(table.tableaus) + [t for result in table.results for t in result.tableaus]
+  for tableau in tableaus:
+    for card in tableau:
+      totals[card] += 1
+  return totals

@@ -19,20 +19,9 @@ import pyspiel
 import pytest
 
 from sushigo_spiel import score_puddings
-from support import action_by_name, deal, legal_names, load, play, random_playout
+from support import (CH, D, EGG, M1, M2, M3, SA, SAL, SQ, P, T, W, action_by_name, deal,
+                     legal_names, load, play, random_playout)
 
-T = "Tempura"
-SA = "Sashimi"
-D = "Dumpling"
-M1 = "Maki Roll 1"
-M2 = "Maki Roll 2"
-M3 = "Maki Roll 3"
-EGG = "Egg Nigiri"
-SAL = "Salmon Nigiri"
-SQ = "Squid Nigiri"
-W = "Wasabi"
-CH = "Chopsticks"
-P = "Pudding"
 
 # The 12 canonical names of SPEC.md with their standard counts and the deck codes of the brief.
 SPEC_COUNTS = {T: 14, SA: 14, D: 14, M1: 6, M2: 12, M3: 8, EGG: 5, SAL: 10, SQ: 5, W: 6, CH: 4,

@@ -21,22 +21,13 @@ import pytest
 from open_spiel.python.observation import make_observation
 from scipy import stats
 
-from support import deal, load, play, random_playout
+from support import (CH, D, EGG, M2, SA, SAL, SQ, P, T, W, card_totals, deal, load, play,
+                     random_playout, walk)
 
 SINGLE = pyspiel.PrivateInfoType.SINGLE_PLAYER
 NONE = pyspiel.PrivateInfoType.NONE
 ALL = pyspiel.PrivateInfoType.ALL_PLAYERS
 
-T = "Tempura"
-SA = "Sashimi"
-D = "Dumpling"
-M2 = "Maki Roll 2"
-EGG = "Egg Nigiri"
-SAL = "Salmon Nigiri"
-SQ = "Squid Nigiri"
-W = "Wasabi"
-CH = "Chopsticks"
-P = "Pudding"
 
 
 # --------------------------------------------------------------------------------------------
@@ -56,21 +47,10 @@ def views(state, player: int):
           tuple(state.observation_tensor(player)))
 
 
-def card_total(state) -> list[int]:
-  """Cards per type in the deck, the hands, this round's tableaus and finished rounds' tableaus."""
-  table = state._table  # pylint: disable=protected-access
-  total = list(table.deck)
-  for hand in table.hands:
-    total = [a + b for a, b in zip(total, hand)]
-  tableaus = list(table.tableaus) + [t for result in table.results for t in result.tableaus]
-  for tableau in tableaus:
-    for card in tableau:
-      total[card] += 1
-  return total
 
 
 def assert_cards_conserved(state):
-  assert card_total(state) == list(state.get_game().rules.deck)
+  assert card_totals(state) == list(state.get_game().rules.deck)
 
 
 def seen(num_players: int, player: int, holder: int, turn: int) -> bool:
@@ -153,16 +133,6 @@ def perturb_hidden(state, origins, rng: random.Random):
   return replay(game, changed)
 
 
-def walk(state, rng: random.Random):
-  """Plays at random (chance by its probabilities), yielding the state before every step."""
-  n = state.get_game().num_players()
-  while not state.is_terminal():
-    yield state
-    if state.is_chance_node():
-      actions, probs = zip(*state.chance_outcomes())
-      state.apply_action(rng.choices(actions, probs)[0])
-    else:
-      state.apply_actions([rng.choice(state.legal_actions(p)) for p in range(n)])
 
 
 def at(game, seed: int, round_: int, turn: int | None = None, dealt: int | None = None):

@@ -13,22 +13,11 @@ import pytest
 import sushigo_spiel
 from sushigo_spiel import rules as R
 
-from support import load, random_playout
+from support import card_totals, load, random_playout
 
 REDUCED = "tempura:2/sashimi:2/squid:1/wasabi:1"
 
 
-def card_totals(state) -> list[int]:
-  """Cards per type over deck, hands, tableaus and finished rounds' tableaus."""
-  table = state._table  # pylint: disable=protected-access
-  totals = list(table.deck)
-  for hand in table.hands:
-    totals = [a + b for a, b in zip(totals, hand)]
-  tableaus = list(table.tableaus) + [t for r in table.results for t in r.tableaus]
-  for tableau in tableaus:
-    for card in tableau:
-      totals[card] += 1
-  return totals
 
 
 def check_invariants(state) -> None:

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from open_spiel.python.observation import make_observation
 
-from support import load, random_playout
+from support import card_totals, load, random_playout, walk
 from sushigo_spiel.scoring import score_puddings
 
 CHANCE = int(pyspiel.PlayerId.CHANCE)
@@ -45,30 +45,8 @@ GAMES = dict(players=st.sampled_from([2, 3, 4, 5]), utility=st.sampled_from(UTIL
              variant=st.sampled_from(range(len(VARIANTS))), seed=st.integers(0, 2**32 - 1))
 
 
-def walk(state, rng: random.Random):
-  """Plays at random (chance by its probabilities), yielding the state before each step and at
-  the end."""
-  n = state.get_game().num_players()
-  while not state.is_terminal():
-    yield state
-    if state.is_chance_node():
-      actions, probs = zip(*state.chance_outcomes())
-      state.apply_action(rng.choices(actions, probs)[0])
-    else:
-      state.apply_actions([rng.choice(state.legal_actions(p)) for p in range(n)])
-  yield state
 
 
-def card_total(state) -> list[int]:
-  """Cards per type in the deck, the hands, this round's tableaus and finished rounds' tableaus."""
-  table = state._table  # pylint: disable=protected-access
-  total = list(table.deck)
-  for hand in table.hands:
-    total = [a + b for a, b in zip(total, hand)]
-  for tableau in list(table.tableaus) + [t for r in table.results for t in r.tableaus]:
-    for card in tableau:
-      total[card] += 1
-  return total
 
 
 def round_starts(state) -> list[int]:
@@ -101,8 +79,8 @@ def round_starts(state) -> list[int]:
 def test_cards_are_conserved_at_every_step(players, utility, variant, seed):
   game = make_game(players, utility, variant)
   deck = list(game.rules.deck)
-  for state in walk(game.new_initial_state(), random.Random(seed)):
-    assert card_total(state) == deck
+  for state in walk(game.new_initial_state(), random.Random(seed), include_end=True):
+    assert card_totals(state) == deck
 
 
 @examples(200)
@@ -112,7 +90,7 @@ def test_hand_sizes_are_equal_and_shrink_by_one_per_turn(players, utility, varia
   size = game.rules.hand_size
   previous = None  # (round, hand size) at the previous decision node
   decisions = 0
-  for state in walk(game.new_initial_state(), random.Random(seed)):
+  for state in walk(game.new_initial_state(), random.Random(seed), include_end=True):
     if not state.is_simultaneous_node():
       continue
     decisions += 1
@@ -134,7 +112,7 @@ def test_hand_sizes_are_equal_and_shrink_by_one_per_turn(players, utility, varia
 def test_puddings_are_kept(players, utility, variant, seed):
   game = make_game(players, utility, variant)
   previous = [0] * players
-  for state in walk(game.new_initial_state(), random.Random(seed)):
+  for state in walk(game.new_initial_state(), random.Random(seed), include_end=True):
     puddings = state.puddings()
     assert all(now >= before for now, before in zip(puddings, previous)), (previous, puddings)
     previous = puddings
@@ -148,7 +126,7 @@ def test_puddings_are_kept(players, utility, variant, seed):
 def test_round_points_are_non_negative(players, utility, variant, seed):
   game = make_game(players, utility, variant)
   rounds = 0
-  for state in walk(game.new_initial_state(), random.Random(seed)):
+  for state in walk(game.new_initial_state(), random.Random(seed), include_end=True):
     records = state.round_records()
     assert len(records) in (rounds, rounds + 1)
     rounds = len(records)
@@ -195,7 +173,7 @@ def test_returns_are_round_points_plus_puddings(players, utility, variant, seed)
 def sample_nodes(game, rng: random.Random):
   """(state, player) pairs along a random game: every player at every decision node, and one
   player at about one chance node in ten."""
-  for state in walk(game.new_initial_state(), rng):
+  for state in walk(game.new_initial_state(), rng, include_end=True):
     if state.is_simultaneous_node():
       for player in range(game.num_players()):
         yield state, player
@@ -247,7 +225,7 @@ def test_resample_keeps_the_information_state(players, utility, variant, seed, s
     if state.is_simultaneous_node():
       assert other.legal_actions(player) == state.legal_actions(player)
       assert other.hands()[player] == state.hands()[player]
-    assert card_total(other) == deck
+    assert card_totals(other) == deck
     assert random_playout(other, random.Random(seed)).is_terminal()
 
 
@@ -256,7 +234,7 @@ def test_resample_keeps_the_information_state(players, utility, variant, seed, s
 def test_clone_is_equal_and_independent(players, utility, variant, seed):
   game = make_game(players, utility, variant)
   rng = random.Random(seed)
-  for state in walk(game.new_initial_state(), rng):
+  for state in walk(game.new_initial_state(), rng, include_end=True):
     if rng.random() > 0.15 and not state.is_terminal():
       continue
     before = (str(state), state.history(), [state.information_state_string(p)

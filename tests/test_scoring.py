@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from sushigo_spiel import cards
 from sushigo_spiel import scoring
+from support import CH, D, EGG, M1, M2, M3, SA, SAL, SQ, P, T, W
 from sushigo_spiel.scoring import (
     maki_points,
     round_breakdown,
@@ -26,18 +27,6 @@ from sushigo_spiel.scoring import (
 # No example database: the tests leave no .hypothesis folder behind; no deadline: no flaky timing.
 PROPERTY = settings(max_examples=200, deadline=None, database=None)
 
-T = "Tempura"
-SA = "Sashimi"
-D = "Dumpling"
-M1 = "Maki Roll 1"
-M2 = "Maki Roll 2"
-M3 = "Maki Roll 3"
-EGG = "Egg Nigiri"
-SAL = "Salmon Nigiri"
-SQ = "Squid Nigiri"
-W = "Wasabi"
-CH = "Chopsticks"
-P = "Pudding"
 
 # The 12 canonical names of SPEC.md, written out here rather than read from cards.py.
 SPEC_NAMES = (T, SA, D, M1, M2, M3, EGG, SAL, SQ, W, CH, P)
