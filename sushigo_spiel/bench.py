@@ -44,16 +44,22 @@ def _chance_outcome(state: pyspiel.State, rng: random.Random) -> int:
   return outcome  # the last outcome if rounding left `u` above the total
 
 
+def _random_step(state: pyspiel.State, n: int, rng: random.Random) -> bool:
+  """One chance outcome by its probability, or one uniform random joint move (returns True)."""
+  if state.is_chance_node():
+    state.apply_action(_chance_outcome(state, rng))
+    return False
+  state.apply_actions([rng.choice(state.legal_actions(p)) for p in range(n)])
+  return True
+
+
 def play_random_game(game: pyspiel.Game, rng: random.Random) -> int:
   """Plays one game with uniform random joint moves; returns the number of steps."""
   n = game.num_players()
   state = game.new_initial_state()
   steps = 0
   while not state.is_terminal():
-    if state.is_chance_node():
-      state.apply_action(_chance_outcome(state, rng))
-    else:
-      state.apply_actions([rng.choice(state.legal_actions(p)) for p in range(n)])
+    _random_step(state, n, rng)
     steps += 1
   return steps
 
@@ -64,11 +70,7 @@ def mid_game_state(game: pyspiel.Game, rng: random.Random) -> pyspiel.State:
   state = game.new_initial_state()
   moves = 0
   while moves < game.max_game_length() // 2:
-    if state.is_chance_node():
-      state.apply_action(_chance_outcome(state, rng))
-    else:
-      state.apply_actions([rng.choice(state.legal_actions(p)) for p in range(n)])
-      moves += 1
+    moves += _random_step(state, n, rng)
   return state
 
 
