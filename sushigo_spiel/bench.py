@@ -58,8 +58,11 @@ def play_random_game(game: pyspiel.Game, rng: random.Random) -> int:
   n = game.num_players()
   state = game.new_initial_state()
   steps = 0
-  while not state.is_terminal():
-    _random_step(state, n, rng)
+  while not state.is_terminal():  # the timed loop, written out: no call between steps
+    if state.is_chance_node():
+      state.apply_action(_chance_outcome(state, rng))
+    else:
+      state.apply_actions([rng.choice(state.legal_actions(p)) for p in range(n)])
     steps += 1
   return steps
 
