@@ -1,0 +1,309 @@
+"""Report of an experiment run: summary tables and plots, regenerated from the run folder alone.
+
+`write_report` reads `resolved_config.json` and `records.jsonl` from a run folder and writes:
+
+* `summary.csv`: one row per game string (and `stats.OVERALL`) and competitor with every figure of
+  `stats.Summary` and the competitor's rating;
+* `summary.md`: per game string, a table of the figures chosen by the config's `report.metrics`
+  with the rating, and the head-to-head matrix with its p-values;
+* `plots/score_distribution.png`, `plots/win_matrix.png` and `plots/ratings.png`.
+
+Nothing is taken from the process that played the games, so a report can be rebuilt at any time
+from a finished run. What each figure means is documented in `stats`. Plots are drawn on bare
+matplotlib figures (Agg renderer, no pyplot): reporting opens no window and keeps no global state.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import pathlib
+from collections.abc import Container, Sequence
+from typing import Any
+
+import matplotlib
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+
+from experiments import stats
+
+CONFIG_FILE = "resolved_config.json"
+RECORDS_FILE = "records.jsonl"
+SUMMARY_CSV = "summary.csv"
+SUMMARY_MD = "summary.md"
+PLOTS_DIR = "plots"
+
+CSV_COLUMNS = (
+    "game", "competitor", "games", "seats",
+    "mean_score", "score_ci_low", "score_ci_high",
+    "mean_margin", "margin_ci_low", "margin_ci_high",
+    "wins", "win_rate", "win_ci_low", "win_ci_high",
+    "rating_mu", "rating_sigma", "rating_ordinal")
+METRIC_HEADERS = {
+    "score": "mean score [95% CI]",
+    "margin": "mean margin [95% CI]",
+    "win": "win rate [Wilson 95%]",
+}
+RATING_ERROR_SIGMAS = 2  # error bars of the ratings plot
+DPI = 120
+
+
+def write_report(run_dir: pathlib.Path, quiet: bool = False) -> str:
+  """Writes the summaries and plots of the run in `run_dir`; prints and returns the Markdown."""
+  run_dir = pathlib.Path(run_dir)
+  config, records = load_run(run_dir)
+  groups = stats.groups(records)
+  results = {label: stats.group_stats(group) for label, group in groups.items()}
+  order = competitor_order(config, records)
+  write_csv(run_dir / SUMMARY_CSV, results, order)
+  markdown = markdown_report(config, results, order)
+  (run_dir / SUMMARY_MD).write_text(markdown, encoding="utf-8")
+  plots = run_dir / PLOTS_DIR
+  plots.mkdir(exist_ok=True)
+  plot_score_distribution(plots / "score_distribution.png", groups, order)
+  plot_win_matrix(plots / "win_matrix.png", results, order)
+  plot_ratings(plots / "ratings.png", results, order)
+  if not quiet:
+    print(markdown)
+  return markdown
+
+
+def load_run(run_dir: pathlib.Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+  """The resolved config and the game records of a run folder."""
+  for name in (CONFIG_FILE, RECORDS_FILE):
+    if not (run_dir / name).is_file():
+      raise FileNotFoundError(f"{run_dir} is not a run folder: {name} is missing")
+  config = json.loads((run_dir / CONFIG_FILE).read_text(encoding="utf-8"))
+  lines = (run_dir / RECORDS_FILE).read_text(encoding="utf-8").splitlines()
+  records = [json.loads(line) for line in lines if line.strip()]
+  if not records:
+    raise ValueError(f"{run_dir / RECORDS_FILE} holds no games")
+  return config, records
+
+
+def competitor_order(config: dict[str, Any], records: Sequence[stats.Record]) -> list[str]:
+  """Competitors in the order of the config's players, then any others by name."""
+  seated = {name for record in records for name in record["seats"]}
+  configured = [player["name"] for player in config["players"] if player["name"] in seated]
+  return configured + sorted(seated - set(configured))
+
+
+def _in_order(order: Sequence[str], present: Container[str]) -> list[str]:
+  return [name for name in order if name in present]
+
+
+# Tables.
+
+
+def write_csv(path: pathlib.Path, results: dict[str, stats.GroupStats],
+              order: Sequence[str]) -> None:
+  with path.open("w", newline="", encoding="utf-8") as file:
+    writer = csv.writer(file, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for label, result in results.items():
+      for name in _in_order(order, result.summaries):
+        writer.writerow(_csv_row(label, result.summaries[name], result.ratings[name]))
+
+
+def _csv_row(label: str, summary: stats.Summary, rating: stats.Rating) -> list:
+  figures = (
+      summary.score.value, summary.score.low, summary.score.high,
+      summary.margin.value, summary.margin.low, summary.margin.high,
+      summary.wins, summary.win_rate.value, summary.win_rate.low, summary.win_rate.high,
+      rating.mu, rating.sigma, rating.ordinal)
+  return [label, summary.competitor, summary.games, summary.seats] + [
+      round(figure, 6) for figure in figures]
+
+
+def markdown_report(config: dict[str, Any], results: dict[str, stats.GroupStats],
+                    order: Sequence[str]) -> str:
+  """The summary and head-to-head tables of every group, then how to read them."""
+  experiment = config["experiment"]
+  total = sum(result.games for label, result in results.items() if label != stats.OVERALL)
+  lines = [f"# {experiment['name']}", "",
+           f"{total} games, seed {experiment['seed']}.", ""]
+  for label, result in results.items():
+    lines += [f"## {label}", "", f"{result.games} games.", ""]
+    lines += _summary_table(result, order, config["report"]["metrics"]) + [""]
+    lines += _head_to_head_table(result, order) + [""]
+  lines += [_NOTES]
+  return "\n".join(lines) + "\n"
+
+
+_NOTES = """\
+A competitor's seats at one table count as one observation (their mean), so `games` is the sample
+size and `seats` the seats held. Margin: a seat's score minus the mean of the other seats. Win rate:
+mean share of the win per seat (a win shared by k seats counts 1/k); its Wilson interval uses the
+total rounded to whole games. Ratings: OpenSkill Plackett-Luce over the games in order, mu ± sigma.
+Head to head: the row's share of the games in which it outscored the column (ties count 1/2), with
+the two-sided sign-test p-value; * marks significance at 0.05 after Holm-Bonferroni over the pairs.
+"""
+
+
+def _summary_table(result: stats.GroupStats, order: Sequence[str],
+                   metrics: Sequence[str]) -> list[str]:
+  chosen = [metric for metric in METRIC_HEADERS if metric in metrics]
+  header = (["competitor", "games", "seats"] + [METRIC_HEADERS[m] for m in chosen] +
+            ["rating μ ± σ"])
+  rows = []
+  for name in _in_order(order, result.summaries):
+    summary, rating = result.summaries[name], result.ratings[name]
+    cells = {"score": _estimate(summary.score, 2), "margin": _estimate(summary.margin, 2),
+             "win": _estimate(summary.win_rate, 3)}
+    rows.append([name, str(summary.games), str(summary.seats)] + [cells[m] for m in chosen] +
+                [f"{rating.mu:.1f} ± {rating.sigma:.1f}"])
+  return _table(header, rows, right_aligned_from=1)
+
+
+def _head_to_head_table(result: stats.GroupStats, order: Sequence[str]) -> list[str]:
+  names = _in_order(order, result.summaries)
+  rows = [[name] + [_pairing(result.head_to_head.get((name, opponent)), name == opponent)
+                    for opponent in names]
+          for name in names]
+  return ["Head to head (row vs column):", ""] + _table(["row \\ column"] + names, rows, 1)
+
+
+def _pairing(pairing: stats.HeadToHead | None, diagonal: bool) -> str:
+  if diagonal:
+    return "—"
+  if pairing is None:
+    return "never met"
+  mark = "*" if pairing.significant else ""
+  return f"{pairing.win_rate:.2f} (p{_p_value(pairing.p_value)}){mark}"
+
+
+def _p_value(p: float) -> str:
+  return "<0.001" if p < 0.001 else f"={p:.3f}"
+
+
+def _estimate(estimate: stats.Estimate, digits: int) -> str:
+  if math.isnan(estimate.low):
+    return f"{estimate.value:.{digits}f} [n/a]"
+  return f"{estimate.value:.{digits}f} [{estimate.low:.{digits}f}, {estimate.high:.{digits}f}]"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]],
+           right_aligned_from: int) -> list[str]:
+  """A Markdown table; columns from `right_aligned_from` on are right-aligned."""
+  rule = ["---" if c < right_aligned_from else "---:" for c in range(len(header))]
+  return ["| " + " | ".join(cells) + " |" for cells in (header, rule, *rows)]
+
+
+# Plots.
+
+
+def plot_score_distribution(path: pathlib.Path, groups: dict[str, list[stats.Record]],
+                            order: Sequence[str]) -> None:
+  """Box plot of the final scores of every seat per competitor, the seats jittered on top."""
+  fig, axes = _subplots(len(groups), width=max(4.5, 1.1 * len(order) + 1.5), height=4.5)
+  for ax, (label, records) in zip(axes, groups.items()):
+    scores = _seat_scores(records)
+    names = _in_order(order, scores)
+    positions = np.arange(1, len(names) + 1)
+    ax.boxplot([scores[name] for name in names], positions=positions, widths=0.5, whis=(0, 100),
+               showfliers=False, showmeans=True, medianprops={"color": "tab:orange"},
+               meanprops={"marker": "D", "markerfacecolor": "tab:green",
+                          "markeredgecolor": "tab:green"})
+    jitter = np.random.default_rng(0)
+    for position, name in zip(positions, names):
+      xs = position + jitter.uniform(-0.18, 0.18, len(scores[name]))
+      ax.scatter(xs, scores[name], s=8, alpha=0.35, color="tab:blue", zorder=3)
+    _set_xticks(ax, positions, names)
+    ax.set(title=label, xlabel="competitor", ylabel="final score (points)")
+    ax.grid(axis="y", alpha=0.3)
+  fig.legend(handles=[
+      Line2D([], [], color="tab:blue", marker="o", linestyle="", alpha=0.5, label="one seat"),
+      Line2D([], [], color="tab:orange", label="median (box: quartiles, whiskers: range)"),
+      Line2D([], [], color="tab:green", marker="D", linestyle="", label="mean")],
+      loc="outside lower center", ncols=3, fontsize="small")
+  fig.suptitle("Final scores per competitor")
+  _save(fig, path)
+
+
+def _seat_scores(records: Sequence[stats.Record]) -> dict[str, list[int]]:
+  scores: dict[str, list[int]] = {}
+  for record in records:
+    for name, score in zip(record["seats"], record["scores"]):
+      scores.setdefault(name, []).append(score)
+  return scores
+
+
+def plot_win_matrix(path: pathlib.Path, results: dict[str, stats.GroupStats],
+                    order: Sequence[str]) -> None:
+  """Heatmap of the head-to-head win rates, annotated, significant pairs marked with *."""
+  size = max(3.5, 0.9 * len(order) + 1.5)
+  fig, axes = _subplots(len(results), width=size, height=size, extra_width=1.2)  # + colorbar
+  colormap = matplotlib.colormaps["RdBu"].with_extremes(bad="0.9")  # grey diagonal
+  for ax, (label, result) in zip(axes, results.items()):
+    names = _in_order(order, result.summaries)
+    rates = np.full((len(names), len(names)), np.nan)
+    for (row, column), pairing in result.head_to_head.items():
+      rates[names.index(row), names.index(column)] = pairing.win_rate
+    image = ax.imshow(rates, cmap=colormap, vmin=0, vmax=1)
+    for i, row in enumerate(names):
+      for j, column in enumerate(names):
+        ax.text(j, i, _cell_text(result.head_to_head.get((row, column)), i == j),
+                ha="center", va="center",
+                color="white" if abs(rates[i, j] - 0.5) > 0.3 else "black")
+    _set_xticks(ax, range(len(names)), names)
+    ax.set_yticks(range(len(names)), names)
+    ax.set(title=label, xlabel="opponent (column)", ylabel="competitor (row)")
+  fig.colorbar(image, ax=axes, shrink=0.9, label="share of games won by the row")
+  fig.suptitle("Head-to-head win rates (ties count 1/2)")
+  fig.supxlabel("* significant at 0.05 after Holm-Bonferroni (two-sided sign test)",
+                fontsize="small")
+  _save(fig, path)
+
+
+def _cell_text(pairing: stats.HeadToHead | None, diagonal: bool) -> str:
+  if diagonal:
+    return ""
+  if pairing is None:
+    return "never\nmet"
+  return f"{pairing.win_rate:.2f}" + ("*" if pairing.significant else "")
+
+
+def plot_ratings(path: pathlib.Path, results: dict[str, stats.GroupStats],
+                 order: Sequence[str]) -> None:
+  """Rating mu with ±2 sigma error bars per competitor, one series per game string."""
+  fig = Figure(figsize=(max(6, 1.2 * len(order) + 3), 5), layout="constrained")
+  ax = fig.subplots()
+  width = 0.6 / len(results)
+  for k, (label, result) in enumerate(results.items()):
+    names = _in_order(order, result.ratings)
+    xs = np.array([order.index(name) for name in names]) + (k - (len(results) - 1) / 2) * width
+    ax.errorbar(xs, [result.ratings[n].mu for n in names],
+                yerr=[RATING_ERROR_SIGMAS * result.ratings[n].sigma for n in names],
+                fmt="o", capsize=4, label=label)
+  _set_xticks(ax, range(len(order)), order)
+  ax.set(title=f"OpenSkill Plackett-Luce ratings (error bars ±{RATING_ERROR_SIGMAS}σ)",
+         xlabel="competitor", ylabel="rating μ")
+  ax.grid(axis="y", alpha=0.3)
+  fig.legend(title="game", fontsize="small", loc="outside lower center",
+             ncols=1 if len(results) > 3 else len(results))
+  _save(fig, path)
+
+
+def _subplots(count: int, width: float, height: float, extra_width: float = 0):
+  """`count` axes of `width` by `height` inches, three to a row, in one figure."""
+  columns = min(count, 3)
+  rows = math.ceil(count / columns)
+  fig = Figure(figsize=(width * columns + extra_width, height * rows), layout="constrained")
+  axes = fig.subplots(rows, columns, squeeze=False)
+  for ax in axes.flat[count:]:
+    ax.set_visible(False)
+  return fig, list(axes.flat[:count])
+
+
+def _set_xticks(ax, positions, names: Sequence[str]) -> None:
+  """Labels the x ticks with `names`, slanted when a name is long."""
+  if max(map(len, names)) > 8:
+    ax.set_xticks(positions, names, rotation=30, ha="right", rotation_mode="anchor")
+  else:
+    ax.set_xticks(positions, names)
+
+
+def _save(fig: Figure, path: pathlib.Path) -> None:
+  fig.savefig(path, dpi=DPI)
