@@ -1,4 +1,35 @@
 """Solvers for Sushi Go (Information-Set MCTS, CFR on abstractions, PIMC, baselines).
 
-Empty for now: the game in `sushigo_spiel` comes first; each solver lands here as a `pyspiel.Bot`.
+Each solver is a `pyspiel.Bot`, registered by name in `BOTS` and built with `make_bot`, so that
+experiment configurations can name bots and their parameters as plain strings and numbers.
 """
+
+from __future__ import annotations
+
+import pyspiel
+
+from solvers import baselines
+
+BOTS: dict[str, type[baselines.BaselineBot]] = {
+    "random": baselines.RandomBot,
+    "greedy": baselines.GreedyBot,
+    "heuristic": baselines.HeuristicBot,
+}
+
+
+def _bot_class(name: str) -> type[baselines.BaselineBot]:
+  try:
+    return BOTS[name]
+  except KeyError:
+    raise ValueError(f"unknown bot {name!r}; allowed: {', '.join(BOTS)}") from None
+
+
+def bot_parameters(name: str) -> dict[str, float]:
+  """The parameters bot `name` accepts, with their defaults."""
+  return dict(_bot_class(name).PARAMETERS)
+
+
+def make_bot(name: str, game: pyspiel.Game, player: int, seed: int | None = None,
+             **params) -> pyspiel.Bot:
+  """Bot `name` playing `player` in `game`; raises ValueError for an unknown name or parameter."""
+  return _bot_class(name)(game, player, seed, **params)

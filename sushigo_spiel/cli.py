@@ -1,15 +1,18 @@
-"""The `sushigo` command: play Sushi Go at the terminal, or measure how fast the game runs.
+"""The `sushigo` command: play Sushi Go at the terminal, measure its speed, or run experiments.
 
 `sushigo play` plays one game of `python_sushi_go` between uniform random bots, with any seats
 taken by people at the terminal, and prints every turn and the score breakdown of every round: a
 way to watch the rules at work and to play against the simplest baseline. A human seat is shown only
 what that player may know (its observation string); every hand is shown only when no human plays.
-`sushigo bench` runs the speed benchmark of `bench.py`.
+`sushigo bench` runs the speed benchmark of `bench.py`. `sushigo run`, `reproduce` and `report`
+play, check and summarise experiments between solvers (`experiments.runner`); they import the
+experiment stack only when used, so playing and benchmarking stay light.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import itertools
 import random
 import sys
@@ -28,8 +31,12 @@ _EPILOG = """examples:
   sushigo play --game "python_sushi_go(players=5,rounds=1)" --quiet
   sushigo bench                                speed beside OpenSpiel's C++ goofspiel
   sushigo bench --seconds 1 --players 2 --json bench.json
+  sushigo run experiments/configs/quickstart.toml
+  sushigo run CONFIG --out runs/q --workers 2  an experiment; the same command resumes it
+  sushigo reproduce runs/q                     replay a run and compare every record
+  sushigo report runs/q                        tables and plots of a run folder, again
 
-Run `sushigo play --help` or `sushigo bench --help` for the options of each command."""
+Run `sushigo COMMAND --help` for the options of each command."""
 
 
 _PLAY_EPILOG = """examples:
@@ -39,6 +46,19 @@ _PLAY_EPILOG = """examples:
 
 A human seat sees its own hand, the hands it has already held, and the tableaus; it
 chooses by number. End the input (Ctrl-D) to leave the game."""
+
+
+_RUN_EPILOG = """examples:
+  sushigo run experiments/configs/quickstart.toml
+  sushigo run CONFIG --out runs/big --workers 8
+  sushigo run CONFIG --out runs/big --backend ray                  a local Ray instance
+  sushigo run CONFIG --out runs/big --backend ray --address auto   an existing Ray cluster
+
+The config is checked in full before any game is played (its format: experiments/config.py).
+The run folder gets config.toml, resolved_config.json, records.jsonl (one line per game),
+timings.jsonl, provenance.json and, once complete, the report (summary.md, summary.csv, plots/).
+Records do not depend on --workers or --backend. Run the same command again to resume an
+interrupted run; a folder holding another config is refused unless --force."""
 
 
 class _Abandoned(Exception):
@@ -59,7 +79,8 @@ def _parser() -> argparse.ArgumentParser:
   parser = argparse.ArgumentParser(
       prog="sushigo", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG,
       description="Sushi Go as the OpenSpiel game python_sushi_go: play a game at the terminal\n"
-      "against random bots (or watch bots play), or measure how fast the game runs.")
+      "against random bots (or watch bots play), measure how fast the game runs, or run\n"
+      "reproducible experiments between solvers.")
   commands = parser.add_subparsers(title="commands", dest="command", required=True)
 
   play = commands.add_parser(
@@ -92,7 +113,45 @@ def _parser() -> argparse.ArgumentParser:
                      help="rounds of interleaved measurements (default: %(default)s)")
   speed.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
   speed.set_defaults(run=_bench)
+  _add_experiment_commands(commands)
   return parser
+
+
+def _add_experiment_commands(commands) -> None:
+  experiment = commands.add_parser(
+      "run", help="run (or resume) an experiment from a TOML config",
+      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_RUN_EPILOG,
+      description="Plays every game of an experiment config into a run folder, then writes and\n"
+      "prints its report.")
+  experiment.add_argument("config", metavar="CONFIG", help="the experiment's TOML file")
+  experiment.add_argument("--out", metavar="DIR",
+                          help="the run folder (default: a new runs/<name>-<timestamp>)")
+  experiment.add_argument("--workers", type=_positive(int), default=1, metavar="N",
+                          help="parallel processes, or Ray CPUs (default: %(default)s)")
+  experiment.add_argument("--backend", choices=("local", "ray"), default="local",
+                          help="local processes or Ray (default: %(default)s)")
+  experiment.add_argument("--address", metavar="ADDR",
+                          help="with --backend ray: an existing cluster (default: a local Ray)")
+  experiment.add_argument("--force", action="store_true",
+                          help="start over in a folder that holds another (or the same) run")
+  experiment.add_argument("--quiet", action="store_true", help="no progress bar or notes")
+  experiment.set_defaults(run=_run, error=experiment.error)
+
+  replay = commands.add_parser(
+      "reproduce", help="replay a run and compare every record",
+      description="Replays the config stored in a run folder in a temporary folder and compares\n"
+      "every record; exits with status 1 if any differs.")
+  replay.add_argument("run_dir", metavar="RUN_DIR", help="a run folder")
+  replay.add_argument("--workers", type=_positive(int), default=1, metavar="N",
+                      help="parallel processes (default: %(default)s)")
+  replay.set_defaults(run=_reproduce, error=replay.error)
+
+  summary = commands.add_parser(
+      "report", help="write and print the report of a run folder",
+      description="Writes summary.md, summary.csv and plots/ in a run folder, and prints the\n"
+      "tables.")
+  summary.add_argument("run_dir", metavar="RUN_DIR", help="a run folder")
+  summary.set_defaults(run=_report, error=summary.error)
 
 
 def _positive(kind):
@@ -119,6 +178,39 @@ def _bench(args: argparse.Namespace) -> int:
     bench.write_json(figures, args.json)
     print(f"Figures written to {args.json}")
   return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+  if args.address and args.backend != "ray":
+    args.error("--address needs --backend ray")
+  from experiments import runner  # pylint: disable=import-outside-toplevel
+  with _experiment_errors(args):
+    runner.run(args.config, out=args.out, workers=args.workers, backend=args.backend,
+               address=args.address, force=args.force, quiet=args.quiet)
+  return 0
+
+
+def _reproduce(args: argparse.Namespace) -> int:
+  from experiments import runner  # pylint: disable=import-outside-toplevel
+  with _experiment_errors(args):
+    return 0 if runner.reproduce(args.run_dir, workers=args.workers) else 1
+
+
+def _report(args: argparse.Namespace) -> int:
+  from experiments import runner  # pylint: disable=import-outside-toplevel
+  with _experiment_errors(args):
+    print(runner.report(args.run_dir))
+  return 0
+
+
+@contextlib.contextmanager
+def _experiment_errors(args: argparse.Namespace):
+  """Ends a bad config or run folder with its message (no traceback) and exit status 2."""
+  from experiments import config, runner  # pylint: disable=import-outside-toplevel
+  try:
+    yield
+  except (config.ConfigError, runner.RunError) as e:
+    args.error(str(e))
 
 
 def _play(args: argparse.Namespace) -> int:
