@@ -365,42 +365,38 @@ def legal_actions(rules: Rules, table: Table, player: int) -> list[int]:
   return singles + pairs
 
 
-def _check_legal(rules: Rules, table: Table, actions: Sequence[int]) -> None:
-  if table.actor != SIMULTANEOUS:
-    raise ValueError("no player can pick now: this is a chance node or the game is over")
-  n = rules.num_players
-  if len(actions) != n:
-    raise ValueError(f"expected {n} actions, one per player; got {len(actions)}")
-  for player, action in enumerate(actions):
-    hand = table.hands[player]
-    if 0 <= action < rules.num_types and hand[action]:
-      continue
-    legal = legal_actions(rules, table, player)
-    if action not in legal:
-      shown = action if not 0 <= action < rules.num_distinct_actions else \
-          f"{action} ({rules.action_name(action)})"
-      raise ValueError(
-          f"player {player} cannot play action {shown} with hand [{rules.hand_string(hand)}]"
-          "; legal: " + "; ".join(f"{a} ({rules.action_name(a)})" for a in legal))
+def _illegal(rules: Rules, table: Table, player: int, action: int) -> ValueError:
+  legal = legal_actions(rules, table, player)
+  shown = f"{action} ({rules.action_name(action)})" \
+      if 0 <= action < rules.num_distinct_actions else action
+  return ValueError(
+      f"player {player} cannot play action {shown} with hand "
+      f"[{rules.hand_string(table.hands[player])}]; legal: "
+      + "; ".join(f"{a} ({rules.action_name(a)})" for a in legal))
 
 
 def play(rules: Rules, table: Table, actions: Sequence[int]) -> Table:
   """Applies one simultaneous turn; raises ValueError (table unchanged) on any illegal pick."""
-  _check_legal(rules, table, actions)
+  if table.actor != SIMULTANEOUS:
+    raise ValueError("no player can pick now: this is a chance node or the game is over")
+  if len(actions) != rules.num_players:
+    raise ValueError(f"expected {rules.num_players} actions, one per player; got {len(actions)}")
   num_types, chopsticks = rules.num_types, rules.chopsticks
   picks, kept, tableaus = [], [], []
-  for action, hand, tableau in zip(actions, table.hands, table.tableaus):
-    hand = list(hand)
-    if action < num_types:
+  for player, action in enumerate(actions):
+    hand, tableau = list(table.hands[player]), table.tableaus[player]
+    if 0 <= action < num_types and hand[action]:
       cards = (action,)
       hand[action] -= 1
-    else:
+    elif action >= num_types and action in legal_actions(rules, table, player):
       cards = rules.pairs[action - num_types]
       hand[cards[0]] -= 1
       hand[cards[1]] -= 1
       hand[chopsticks] += 1
       used = tableau.index(chopsticks)
       tableau = tableau[:used] + tableau[used + 1:]
+    else:
+      raise _illegal(rules, table, player, action)
     picks.append(cards)
     kept.append(tuple(hand))
     tableaus.append(tableau + cards)
@@ -415,19 +411,19 @@ def play(rules: Rules, table: Table, actions: Sequence[int]) -> Table:
 
 def _end_round(rules: Rules, table: Table, last_hands, tableaus, log) -> Table:
   """Places each player's single remaining card, scores the round and starts the next one."""
-  picks = tuple((hand.index(1),) for hand in last_hands)
-  tableaus = tuple(t + p for t, p in zip(tableaus, picks))
+  picks = tuple([(hand.index(1),) for hand in last_hands])
+  tableaus = tuple([t + p for t, p in zip(tableaus, picks)])
   log = log + (Turn(table.round, last_hands, picks),)
   cards = rules.cards
   tallies = [scoring.tally([cards[c] for c in tableau]) for tableau in tableaus]
-  breakdown = [tuple(b.values()) for b in scoring.round_breakdown(tallies)]
-  result = RoundResult(tableaus=tableaus, points=tuple(sum(b) for b in breakdown),
-                       breakdown=tuple(breakdown), puddings=tuple(t.puddings for t in tallies))
+  breakdown = tuple([tuple(b.values()) for b in scoring.round_breakdown(tallies)])
+  puddings = tuple([t.puddings for t in tallies])
+  result = RoundResult(tableaus, tuple([sum(b) for b in breakdown]), breakdown, puddings)
   n = rules.num_players
   next_round = table.round + 1
   return Table(TERMINAL if next_round == rules.rounds else CHANCE, next_round, 0, 0, table.deck,
                ((0,) * rules.num_types,) * n, ((),) * n,
-               tuple(a + b for a, b in zip(table.puddings, result.puddings)),
+               tuple([a + b for a, b in zip(table.puddings, puddings)]),
                table.results + (result,), log)
 
 
