@@ -33,6 +33,7 @@ cluster every node needs this package installed.
 from __future__ import annotations
 
 import concurrent.futures
+import concurrent.futures.process
 import datetime
 import functools
 import hashlib
@@ -95,6 +96,9 @@ def run(config_path: str | pathlib.Path, out: str | pathlib.Path | None = None, 
   except KeyboardInterrupt:
     print(f"\nStopped. Run the same command with --out {run_dir} to resume.", file=sys.stderr)
     raise
+  except concurrent.futures.process.BrokenProcessPool:
+    raise RunError(f"a worker process died; the games it finished are kept in {run_dir}: run the"
+                   f" same command with --out {run_dir} to play the rest") from None
   try:
     print(report(run_dir))
   except RunError as e:

@@ -288,6 +288,48 @@ def test_resume_after_kill_gives_identical_records(tmp_path):
   assert sessions[-1]["games_already_recorded"] >= 5
 
 
+def worker_processes(pid: int) -> list[int]:
+  """The pool's worker processes below the run process `pid`: its grandchildren, since workers
+  are forked by a server process (the forkserver start method) or by the run process's child."""
+  children = collections.defaultdict(list)
+  for entry in pathlib.Path("/proc").iterdir():
+    if not entry.name.isdigit():
+      continue
+    try:
+      stat = (entry / "stat").read_text()
+    except (FileNotFoundError, ProcessLookupError):
+      continue
+    children[int(stat.rsplit(")", 1)[1].split()[1])].append(int(entry.name))
+  return [grandchild for child in children[pid] for grandchild in children[child]]
+
+
+def test_killed_worker_process_then_rerun_gives_identical_records(tmp_path):
+  """A worker process killed mid-run ends the run; the same command then finishes it."""
+  text = _edit(f'games = ["{TINY}", "{TINY_3P}"]', f'games = ["{TINY}"]').replace(
+      "num_games = 12", "num_games = 400")
+  config_path = write_config(tmp_path, text)
+  interrupted = tmp_path / "interrupted"
+  env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
+  process = subprocess.Popen(
+      [sys.executable, "-m", "sushigo_spiel.cli", "run", str(config_path), "--out",
+       str(interrupted), "--quiet", "--workers", "2"], env=env, stdout=subprocess.DEVNULL,
+      stderr=subprocess.PIPE)
+  deadline = time.monotonic() + 60
+  while record_count(interrupted) < 5 and process.poll() is None and time.monotonic() < deadline:
+    time.sleep(0.005)
+  workers = worker_processes(process.pid)
+  assert workers, "no worker process found"
+  os.kill(workers[0], signal.SIGKILL)
+  _, errors = process.communicate(timeout=60)
+  assert process.returncode != 0, "the run went on as if nothing had happened"
+  assert b"Traceback" not in errors
+  assert 5 <= record_count(interrupted) < 400, "the run was not interrupted mid-way"
+  assert main(["run", str(config_path), "--out", str(interrupted), "--quiet", "--workers",
+               "2"]) == 0
+  whole = run_quietly(config_path, tmp_path / "whole")
+  assert (interrupted / runner.RECORDS_FILE).read_bytes() == whole
+
+
 def test_torn_last_line_is_ignored(reference, tmp_path):
   reference_dir, records = reference
   run_dir = tmp_path / "run"
