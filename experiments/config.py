@@ -15,6 +15,7 @@ Format
                               # required; one or more distinct python_sushi_go game strings
   num_games = 120             # required; integer >= 1, games played per game string
   rotation = "all"            # optional (default "all"): how each lineup is seated, see below
+                              # ("all", "cyclic" or "fixed")
 
   [budget]                    # optional (default: no budget); at most one of:
   iterations = 200            #   integer >= 1, search iterations per move
@@ -47,7 +48,10 @@ seated by `rotation`:
   "all"     every distinct seating permutation of the lineup (neighbours vary too: Sushi Go passes
             hands to the left, so who sits next to whom matters);
   "cyclic"  the distinct rotations of the lineup, copies spread out (A B A B rather than A A B B),
-            so each competitor takes each seat equally often with n times fewer games.
+            so each competitor takes each seat equally often with n times fewer games;
+  "fixed"   no rotation: competitor p always sits in seat p (every game string must have exactly
+            one seat per competitor), for studies of a given seating; seat order is then part of
+            what is measured.
 
 Within a cycle every competitor of a lineup takes every seat equally often. Games are numbered from
 0: game i plays game string `games[i // num_games]` with seating `cycle[(i % num_games) %
@@ -100,7 +104,7 @@ import solvers
 import sushigo_spiel  # noqa: F401  (registers the game)
 
 GAME_NAME = "python_sushi_go"
-ROTATIONS = ("all", "cyclic")
+ROTATIONS = ("all", "cyclic", "fixed")
 METRICS = ("score", "margin", "win")
 BUDGET_KINDS = ("iterations", "seconds")
 
@@ -235,8 +239,21 @@ def parse(text: str) -> Config:
       players=_players(_required(data, "players")),
       text=text,
   )
+  _check_fixed_seats(config)
   _check_bots(config)
   return config
+
+
+def _check_fixed_seats(config: Config) -> None:
+  """With rotation "fixed" competitor p always sits in seat p, so each game needs one seat each."""
+  if config.rotation != "fixed":
+    return
+  for game in config.games:
+    seats = config.loaded_game(game).num_players()
+    if seats != len(config.players):
+      raise ConfigError(
+          f"experiment.rotation: \"fixed\" seats competitor p in seat p, so every game needs as"
+          f" many seats as there are [[players]] ({len(config.players)}); {game} has {seats}")
 
 
 @functools.cache
@@ -260,6 +277,8 @@ def lineups(seats: int, competitors: int) -> list[tuple[int, ...]]:
 def seatings(lineup: Sequence[int], rotation: str) -> list[tuple[int, ...]]:
   """The distinct seatings of a lineup: all its permutations, or its rotations."""
   lineup = tuple(lineup)
+  if rotation == "fixed":
+    return [lineup]
   if rotation == "cyclic":
     arrangements = (lineup[shift:] + lineup[:shift] for shift in range(len(lineup)))
   else:

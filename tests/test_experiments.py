@@ -136,8 +136,12 @@ BAD_CONFIGS = [
      _edit("num_games = 12", "num_games = 0")),
     ("boolean count", "experiment.num_games: expected an integer >= 1, got True",
      _edit("num_games = 12", "num_games = true")),
-    ("bad rotation", "experiment.rotation: expected one of 'all', 'cyclic', got 'random'",
+    ("bad rotation", "experiment.rotation: expected one of 'all', 'cyclic', 'fixed', got 'random'",
      _edit("num_games = 12", 'num_games = 12\nrotation = "random"')),
+    ("fixed seats, wrong seat count",
+     f'experiment.rotation: "fixed" seats competitor p in seat p, so every game needs as many seats'
+     f' as there are [[players]] (3); {TINY} has 2',
+     _edit("num_games = 12", 'num_games = 12\nrotation = "fixed"')),
     ("bad name", "experiment.name: expected a name of letters",
      _edit('name = "tiny"', 'name = "a/b"')),
     ("games not a list", "experiment.games: expected a non-empty array of strings",
@@ -218,6 +222,14 @@ def test_schedule_seats_every_competitor_evenly(seats, competitors, rotation, le
   for seating in cycle:
     copies = collections.Counter(seating).values()
     assert max(copies) - min(copies) <= 1 and len(seating) == seats
+
+
+def test_fixed_rotation_keeps_every_competitor_in_its_seat():
+  config = config_lib.parse(_edit(f'games = ["{TINY}", "{TINY_3P}"]', f'games = ["{TINY_3P}"]')
+                            .replace("num_games = 12", 'num_games = 4\nrotation = "fixed"'))
+  assert config.cycle(TINY_3P) == ((0, 1, 2),)
+  assert {tuple(c.name for c in config.matchup(i).seats) for i in range(4)} == {
+      ("random", "greedy", "soft")}
 
 
 def test_game_index_maps_to_game_string_and_seating():
