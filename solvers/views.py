@@ -19,7 +19,7 @@ from typing import NamedTuple
 import pyspiel
 
 from sushigo_spiel import rules as R
-from sushigo_spiel.sushi_go import SushiGoState
+from sushigo_spiel.sushi_go import SushiGoState, apply_step, history_steps
 
 
 @functools.cache
@@ -42,16 +42,8 @@ def simultaneous_view(state: pyspiel.State) -> SushiGoState:
     return state
   game = _underlying_game(str(state.get_game()))
   view = game.new_initial_state()
-  num_players = game.num_players()
-  joint = []
-  for entry in state.full_history():
-    if entry.player == pyspiel.PlayerId.CHANCE:
-      view.apply_action(entry.action)
-    else:
-      joint.append(entry.action)
-      if len(joint) == num_players:
-        view.apply_actions(joint)
-        joint = []
+  for step in history_steps(state.full_history(), game.num_players()):
+    apply_step(view, step)
   return view
 
 

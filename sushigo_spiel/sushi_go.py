@@ -201,11 +201,11 @@ class SushiGoState(pyspiel.State):
     if self.is_terminal():
       return self.clone()
     deals = R.resample_deals(rules, table, player, sampler)
-    steps = self._steps()
+    steps = history_steps(self.full_history(), rules.num_players)
     round_start = table.round * (rules.deal_steps + rules.hand_size - 1)
     state = self.get_game().new_initial_state()
     for step in steps[:round_start]:
-      state._apply_step(step)  # pylint: disable=protected-access
+      apply_step(state, step)
     if rules.deal == "card":
       for hand in deals:
         for card, count in enumerate(hand):
@@ -215,27 +215,8 @@ class SushiGoState(pyspiel.State):
       for hand in deals[:table.dealt]:
         state.apply_action(rules.hand_ranking.rank(hand))
     for step in steps[round_start + table.dealt:]:
-      state._apply_step(step)  # pylint: disable=protected-access
+      apply_step(state, step)
     return state
-
-  def _steps(self) -> list[int | list[int]]:
-    """The history as single actions (chance outcomes, flat joint actions) and joint actions."""
-    steps, joint = [], []
-    for entry in self.full_history():
-      if entry.player < 0:
-        steps.append(entry.action)
-      else:
-        joint.append(entry.action)
-        if len(joint) == self._rules.num_players:
-          steps.append(joint)
-          joint = []
-    return steps
-
-  def _apply_step(self, step: int | list[int]) -> None:
-    if isinstance(step, list):
-      self.apply_actions(step)
-    else:
-      self.apply_action(step)
 
   def __str__(self) -> str:
     rules, table = self._rules, self._table
@@ -277,6 +258,32 @@ class SushiGoState(pyspiel.State):
     if self.is_terminal():
       return R.final_scores(self._rules, self._table)
     return R.totals(self._table)
+
+
+def history_steps(history, num_players: int) -> list[int | list[int]]:
+  """A game's history (`state.full_history()`) as steps to replay: single actions (chance
+  outcomes, flat joint actions) as ints, joint actions as lists of one action per player.
+
+  Also reads the history of the `pyspiel.convert_to_turn_based` form, whose players' choices are
+  entries one after another; a joint action not finished at the end is left out.
+  """
+  steps, joint = [], []
+  for entry in history:
+    if entry.player < 0:
+      steps.append(entry.action)
+    else:
+      joint.append(entry.action)
+      if len(joint) == num_players:
+        steps.append(joint)
+        joint = []
+  return steps
+
+
+def apply_step(state: pyspiel.State, step: int | list[int]) -> None:
+  if isinstance(step, list):
+    state.apply_actions(step)
+  else:
+    state.apply_action(step)
 
 
 class RoundRecord:

@@ -21,6 +21,7 @@ import pytest
 from open_spiel.python.observation import make_observation
 from scipy import stats
 
+from sushigo_spiel.sushi_go import history_steps
 from support import (CH, D, EGG, M2, SA, SAL, SQ, P, T, W, card_totals, deal, load, play,
                      random_playout, walk)
 
@@ -61,17 +62,8 @@ def seen(num_players: int, player: int, holder: int, turn: int) -> bool:
 
 def steps_of(state) -> list:
   """The history as single actions (ints) and joint actions (lists)."""
-  n = state.get_game().num_players()
-  steps, joint = [], []
-  for entry in state.full_history():
-    if entry.player < 0:  # a chance outcome (or a flat joint action)
-      steps.append(entry.action)
-    else:
-      joint.append(entry.action)
-      if len(joint) == n:
-        steps.append(joint)
-        joint = []
-  assert not joint
+  steps = history_steps(state.full_history(), state.get_game().num_players())
+  assert sum(len(s) if isinstance(s, list) else 1 for s in steps) == len(state.history())
   return steps
 
 
