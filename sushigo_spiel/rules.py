@@ -27,6 +27,7 @@ from sushigo_spiel import scoring
 from sushigo_spiel.cards import BY_CODE, CARDS, HAND_SIZE_BY_PLAYERS, Card, Kind
 
 DEAL_MODES = ("card", "hand")
+PASS_DIRECTIONS = ("left", "right", "alternate")
 UTILITIES = ("score", "margin", "win")
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
 
@@ -94,6 +95,7 @@ class Rules:
   deck: tuple[int, ...]
   deal: str
   utility: str
+  pass_direction: str = "left"
 
   def __post_init__(self):
     derived = _derive(self.cards, self.deck, self.hand_size)
@@ -109,7 +111,8 @@ class Rules:
 
   @classmethod
   def from_params(cls, players: int = 2, rounds: int = 3, hand_size: int = 0,
-                  deck: str = "standard", deal: str = "card", utility: str = "score") -> Rules:
+                  deck: str = "standard", deal: str = "card", utility: str = "score",
+                  pass_direction: str = "left") -> Rules:
     """Validates game parameters; errors name the parameter, the value and what is allowed."""
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
       raise ValueError(
@@ -120,6 +123,9 @@ class Rules:
       raise ValueError(f"parameter 'deal' is {deal!r}; allowed: {', '.join(DEAL_MODES)}")
     if utility not in UTILITIES:
       raise ValueError(f"parameter 'utility' is {utility!r}; allowed: {', '.join(UTILITIES)}")
+    if pass_direction not in PASS_DIRECTIONS:
+      raise ValueError(f"parameter 'pass_direction' is {pass_direction!r}; allowed: "
+                       f"{', '.join(PASS_DIRECTIONS)}")
     counts = parse_deck(deck)
     size = hand_size or HAND_SIZE_BY_PLAYERS[players]
     if size < 2:
@@ -134,7 +140,16 @@ class Rules:
           f" {size} cards to {players} players; allowed: a deck of at least {needed} cards")
     present = tuple(card for card in CARDS if counts[card.code])
     return cls(players, rounds, size, present, tuple(counts[c.code] for c in present), deal,
-               utility)
+               utility, pass_direction)
+
+  def direction(self, round_index: int) -> int:
+    """+1 when hands pass left (player i to i + 1) in this round (0-based), -1 when right.
+
+    `alternate` passes left in rounds 1 and 3 and right in round 2 (odd rounds left, even right).
+    """
+    if self.pass_direction == "alternate":
+      return 1 if round_index % 2 == 0 else -1
+    return 1 if self.pass_direction == "left" else -1
 
   @property
   def max_chance_outcomes(self) -> int:
@@ -401,7 +416,10 @@ def play(rules: Rules, table: Table, actions: Sequence[int]) -> Table:
     kept.append(tuple(hand))
     tableaus.append(tableau + cards)
   log = table.log + (Turn(table.round, table.hands, tuple(picks)),)
-  passed = tuple(kept[-1:] + kept[:-1])  # player p receives the hand of player p - 1
+  if rules.direction(table.round) > 0:
+    passed = tuple(kept[-1:] + kept[:-1])  # player p receives the hand of player p - 1
+  else:
+    passed = tuple(kept[1:] + kept[:1])
   turn = table.turn + 1
   if rules.hand_size - turn > 1:
     return Table(SIMULTANEOUS, table.round, table.dealt, turn, table.deck, passed,
@@ -457,17 +475,23 @@ def returns(rules: Rules, table: Table) -> list[float]:
 # What a player knows
 
 
-def origin(rules: Rules, holder: int, turn: int) -> int:
-  """The player who was dealt the hand that `holder` holds at `turn` (hands pass to the left)."""
-  return (holder - turn) % rules.num_players
+def holder(rules: Rules, round_index: int, dealt_to: int, turn: int) -> int:
+  """Who holds, at `turn` of a round, the hand dealt to `dealt_to`."""
+  return (dealt_to + turn * rules.direction(round_index)) % rules.num_players
 
 
-def hand_seen(rules: Rules, table: Table, player: int, holder: int) -> bool:
-  """Whether `player` has held the hand that `holder` holds now, so knows what is in it."""
+def origin(rules: Rules, round_index: int, holder_now: int, turn: int) -> int:
+  """The player who was dealt the hand that `holder_now` holds at `turn` of a round."""
+  return (holder_now - turn * rules.direction(round_index)) % rules.num_players
+
+
+def hand_seen(rules: Rules, table: Table, player: int, holder_now: int) -> bool:
+  """Whether `player` has held the hand that `holder_now` holds now, so knows what is in it."""
   if table.dealt < rules.deal_steps or is_terminal(rules, table):
     return False
-  distance = (player - origin(rules, holder, table.turn)) % rules.num_players
-  return distance <= table.turn
+  dealt_to = origin(rules, table.round, holder_now, table.turn)
+  turns_to_reach_player = (player - dealt_to) * rules.direction(table.round) % rules.num_players
+  return turns_to_reach_player <= table.turn
 
 
 def resample_deals(rules: Rules, table: Table, player: int,
@@ -481,14 +505,15 @@ def resample_deals(rules: Rules, table: Table, player: int,
   """
   n, turn = rules.num_players, table.turn
   initial = list(table.log[-turn].hands) if turn else list(table.hands)
-  current = {origin(rules, h, turn): table.hands[h] for h in range(n)}
-  unseen = [k for k in range(n) if not hand_seen(rules, table, player, (k + turn) % n)]
+  current = {origin(rules, table.round, h, turn): table.hands[h] for h in range(n)}
+  unseen = [k for k in range(n)
+            if not hand_seen(rules, table, player, holder(rules, table.round, k, turn))]
   known = {k: _known_cards(rules, table, k) for k in unseen}
   pool = list(table.deck)
   for k in unseen:
     pool = [a + b - c for a, b, c in zip(pool, current[k], known[k])]
   for k in unseen:
-    drawn = _draw(pool, sum(current[k]) - sum(known[k]), uniform)
+    drawn = draw(pool, sum(current[k]) - sum(known[k]), uniform)
     initial[k] = tuple(i - c + d + f
                        for i, c, d, f in zip(initial[k], current[k], drawn, known[k]))
   return initial
@@ -500,11 +525,10 @@ def _known_cards(rules: Rules, table: Table, dealt_to: int) -> list[int]:
   Follows the hand through this round's turns with its dealt contents unknown, tracking how many
   of each card it needed at the deal for every pick to be possible.
   """
-  n = rules.num_players
   change = [0] * rules.num_types
   needed = [0] * rules.num_types
   for turn, entry in enumerate(table.log[len(table.log) - table.turn:]):
-    picks = entry.picks[(dealt_to + turn) % n]
+    picks = entry.picks[holder(rules, table.round, dealt_to, turn)]
     for c in picks:
       change[c] -= 1
       needed[c] = max(needed[c], -change[c])
@@ -513,7 +537,7 @@ def _known_cards(rules: Rules, table: Table, dealt_to: int) -> list[int]:
   return [max(0, need + delta) for need, delta in zip(needed, change)]
 
 
-def _draw(pool: list[int], size: int, uniform: Callable[[], float]) -> list[int]:
+def draw(pool: list[int], size: int, uniform: Callable[[], float]) -> list[int]:
   """Draws `size` cards uniformly without replacement from `pool` (counts), removing them."""
   drawn = [0] * len(pool)
   for _ in range(size):

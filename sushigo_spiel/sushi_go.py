@@ -17,6 +17,8 @@ Game string parameters (all optional):
   deal       "card" (default) or "hand"
   utility    "score" (points, general sum), "margin" (own points minus the mean of the others,
              zero sum) or "win" (1 shared by the winners after the Pudding tie-break, constant sum)
+  pass_direction  "left" (default: player i passes to i + 1), "right", or "alternate" (the
+             rulebooks' variant: rounds 1 and 3 pass left, round 2 right)
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ _DEFAULT_PARAMS = {
     "deck": "standard",
     "deal": "card",
     "utility": "score",
+    "pass_direction": "left",
 }
 
 _UTILITY_TYPES = {
@@ -308,7 +311,7 @@ class SushiGoObserver:
   """Observations and information states, honouring `pyspiel.IIGObservationType`.
 
   Seats are relative: index 0 is the observing player, 1 the player to its left (who receives
-  its hand), and so on. Pieces (all counts, as float32):
+  its hand when hands pass left), and so on. Pieces (all counts, as float32):
     without perfect recall (the observation):
       round, turn           one-hot position in the game                           public
       tableaus              n x T cards placed this round                          public

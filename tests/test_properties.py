@@ -26,6 +26,8 @@ VARIANTS = (
     {},
     {"hand_size": 3, "rounds": 2, "deck": SMALL_DECK},
     {"hand_size": 3, "rounds": 2, "deck": SMALL_DECK, "deal": "hand"},
+    {"pass_direction": "alternate"},
+    {"hand_size": 3, "rounds": 2, "deck": SMALL_DECK, "pass_direction": "right"},
 )
 UTILITIES = ("score", "margin", "win")
 
