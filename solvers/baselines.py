@@ -106,7 +106,7 @@ def immediate_points(view: PlayerView, player: int, cards: Sequence[int]) -> int
   rules = view.rules
   tallies = [scoring.tally(rules.cards[c] for c in tableau) for tableau in view.tableaus]
   tallies[player] = scoring.tally(rules.cards[c] for c in (*view.tableaus[player], *cards))
-  return sum(scoring.round_breakdown(tallies)[player].values())
+  return sum(scoring.round_breakdown(tallies, rules.soy_sauce)[player].values())
 
 
 class HeuristicBot(BaselineBot):
@@ -137,6 +137,10 @@ class HeuristicBot(BaselineBot):
     Chopsticks        `chopsticks_weight` times the share of the round left, divided by the number
                       already held; nothing once no later turn has two cards. Using Chopsticks
                       costs its value at this point.
+    Soy Sauce         (variant) its 4 points when the player would then have at least as many
+                      colours as every opponent, halved for each colour short; nothing once a Soy
+                      Sauce is held (only one scores). `soy_sauce_lead` colours are added to the
+                      player's count first, for the colours its later picks may add.
   Denial: `deny_weight` times what the pick takes away from the next player (who receives this
   hand), in immediate points of the best card left for them.
 
@@ -160,6 +164,7 @@ class HeuristicBot(BaselineBot):
       "pudding_pace": 0.5,
       "chopsticks_weight": 2.0,
       "deny_weight": 0.3,
+      "soy_sauce_lead": 1.0,
       "temperature": 0.0,
   }
 
@@ -240,8 +245,9 @@ class _Valuer:
   def _compute_availability(self, card: int, kept_in_hand: int) -> tuple[float, ...]:
     view, n, size = self.view, self.view.num_players, self.view.hand_cards
     chances = []
+    direction = self.rules.direction(view.round)
     for later in range(1, self.future_picks + 1):
-      holder = (self.me - later) % n
+      holder = (self.me - later * direction) % n  # who holds now the hand we get `later` turns on
       left = size - later  # cards in that hand when it arrives
       if holder == self.me:
         chances.append(_survives(kept_in_hand, size - 1, size - 1 - left))
@@ -306,6 +312,8 @@ class _Valuer:
       return self.maki_value(rules.cards[card].value)
     if kind is Kind.PUDDING:
       return self.pudding_value()
+    if kind is Kind.SOY_SAUCE:
+      return self.soy_sauce_value(card, tableau)
     return self.chopsticks_value(tableau)
 
   def set_value(self, card: int, hand: list[int], have: int, size: int, points: int) -> float:
@@ -378,6 +386,15 @@ class _Valuer:
     fewest = math.prod(1 - a for a in ahead) if len(ahead) > 1 else 0.0
     return scoring.PUDDING_AWARD * (most - fewest)
 
+  def soy_sauce_value(self, card: int, tableau: list[int]) -> float:
+    kinds = self.rules.kinds
+    if card in tableau:
+      return 0.0
+    colours = len({kinds[c] for c in tableau} | {kinds[card]}) + self.params["soy_sauce_lead"]
+    rivals = max(len({kinds[c] for c in t})
+                 for p, t in enumerate(self.view.tableaus) if p != self.me)
+    return scoring.SOY_SAUCE_POINTS * 0.5 ** max(0.0, rivals - colours)
+
   def chopsticks_value(self, tableau: list[int]) -> float:
     if self.future_picks < 2:
       return 0.0
@@ -400,7 +417,7 @@ class _Valuer:
   def receiver_points(self, card: int) -> int:
     """Immediate points `card` would give the next player (who receives this hand)."""
     if card not in self._receiver_points:
-      receiver = (self.me + 1) % self.view.num_players
+      receiver = (self.me + self.rules.direction(self.view.round)) % self.view.num_players
       self._receiver_points[card] = immediate_points(self.view, receiver, (card,)) - \
           immediate_points(self.view, receiver, ())
     return self._receiver_points[card]

@@ -21,6 +21,7 @@ class Kind(enum.Enum):
   WASABI = "wasabi"
   CHOPSTICKS = "chopsticks"
   PUDDING = "pudding"
+  SOY_SAUCE = "soy_sauce"
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,12 +46,15 @@ CARDS: tuple[Card, ...] = (
     Card("Wasabi", "wasabi", 6, Kind.WASABI),
     Card("Chopsticks", "chopsticks", 4, Kind.CHOPSTICKS),
     Card("Pudding", "pudding", 10, Kind.PUDDING),
+    # Not in the 108-card deck: the Soy Sauce variant adds its cards (`soy_sauce=true`).
+    Card("Soy Sauce", "soy", 0, Kind.SOY_SAUCE),
 )
 
 BY_NAME: dict[str, Card] = {card.name: card for card in CARDS}
 BY_CODE: dict[str, Card] = {card.code: card for card in CARDS}
 
 STANDARD_DECK_SIZE = sum(card.count for card in CARDS)
+SOY_SAUCE = BY_CODE["soy"]
 
 # Cards dealt to each player per round, by player count (SPEC.md, "Setup and flow").
 HAND_SIZE_BY_PLAYERS: dict[int, int] = {2: 10, 3: 9, 4: 8, 5: 7}

@@ -327,10 +327,11 @@ def _print_round_end(game: pyspiel.Game, state: pyspiel.State, quiet: bool) -> N
           " last cards, played automatically")
     _print_reveal([tableau[-1] for tableau in record.tableaus], None)
   print(f"\nRound {len(records)} scores")
-  rows = [("player",) + scoring.CATEGORIES + ("round", "total")]
+  categories = tuple(record.breakdown[0])  # the game's categories, Soy Sauce included if played
+  rows = [("player",) + categories + ("round", "total")]
   for p, (breakdown, points) in enumerate(zip(record.breakdown, record.points)):
     total = sum(r.points[p] for r in records)
-    rows.append((f"P{p}",) + tuple(breakdown[c] for c in scoring.CATEGORIES) + (points, total))
+    rows.append((f"P{p}",) + tuple(breakdown[c] for c in categories) + (points, total))
   _print_table(rows)
 
 

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
 from sushigo_spiel import scoring
-from sushigo_spiel.cards import BY_CODE, CARDS, HAND_SIZE_BY_PLAYERS, Card, Kind
+from sushigo_spiel.cards import BY_CODE, CARDS, HAND_SIZE_BY_PLAYERS, SOY_SAUCE, Card, Kind
 
 DEAL_MODES = ("card", "hand")
 PASS_DIRECTIONS = ("left", "right", "alternate")
@@ -45,7 +45,7 @@ class Turn(NamedTuple):
 class RoundResult(NamedTuple):
   tableaus: tuple[tuple[int, ...], ...]
   points: tuple[int, ...]
-  breakdown: tuple[tuple[int, ...], ...]  # per player, points per `scoring.CATEGORIES`
+  breakdown: tuple[tuple[int, ...], ...]  # per player, points per category (`Rules.categories`)
   puddings: tuple[int, ...]  # Puddings played this round
 
 
@@ -96,6 +96,7 @@ class Rules:
   deal: str
   utility: str
   pass_direction: str = "left"
+  soy_sauce: bool = False
 
   def __post_init__(self):
     derived = _derive(self.cards, self.deck, self.hand_size)
@@ -103,6 +104,8 @@ class Rules:
     derived["num_types"] = len(self.cards)
     derived["num_distinct_actions"] = len(self.cards) + len(derived["pairs"])
     derived["deal_steps"] = self.num_players * (self.hand_size if self.deal == "card" else 1)
+    derived["categories"] = scoring.CATEGORIES + (
+        (scoring.SOY_SAUCE_CATEGORY,) if self.soy_sauce else ())
     for name, value in derived.items():
       object.__setattr__(self, name, value)
 
@@ -112,7 +115,8 @@ class Rules:
   @classmethod
   def from_params(cls, players: int = 2, rounds: int = 3, hand_size: int = 0,
                   deck: str = "standard", deal: str = "card", utility: str = "score",
-                  pass_direction: str = "left") -> Rules:
+                  pass_direction: str = "left", soy_sauce: bool = False,
+                  soy_sauce_count: int = 4) -> Rules:
     """Validates game parameters; errors name the parameter, the value and what is allowed."""
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
       raise ValueError(
@@ -127,6 +131,13 @@ class Rules:
       raise ValueError(f"parameter 'pass_direction' is {pass_direction!r}; allowed: "
                        f"{', '.join(PASS_DIRECTIONS)}")
     counts = parse_deck(deck)
+    if counts[SOY_SAUCE.code]:
+      raise ValueError(f"parameter 'deck' ({deck!r}) lists Soy Sauce; allowed: the other cards,"
+                       " since Soy Sauce joins the deck with soy_sauce=true and soy_sauce_count")
+    if soy_sauce:
+      if soy_sauce_count < 1:
+        raise ValueError(f"parameter 'soy_sauce_count' is {soy_sauce_count}; allowed: 1 or more")
+      counts[SOY_SAUCE.code] = soy_sauce_count
     size = hand_size or HAND_SIZE_BY_PLAYERS[players]
     if size < 2:
       raise ValueError(
@@ -140,7 +151,7 @@ class Rules:
           f" {size} cards to {players} players; allowed: a deck of at least {needed} cards")
     present = tuple(card for card in CARDS if counts[card.code])
     return cls(players, rounds, size, present, tuple(counts[c.code] for c in present), deal,
-               utility, pass_direction)
+               utility, pass_direction, soy_sauce)
 
   def direction(self, round_index: int) -> int:
     """+1 when hands pass left (player i to i + 1) in this round (0-based), -1 when right.
@@ -434,7 +445,8 @@ def _end_round(rules: Rules, table: Table, last_hands, tableaus, log) -> Table:
   log = log + (Turn(table.round, last_hands, picks),)
   cards = rules.cards
   tallies = [scoring.tally([cards[c] for c in tableau]) for tableau in tableaus]
-  breakdown = tuple([tuple(b.values()) for b in scoring.round_breakdown(tallies)])
+  breakdown = tuple([tuple(b.values())
+                     for b in scoring.round_breakdown(tallies, rules.soy_sauce)])
   puddings = tuple([t.puddings for t in tallies])
   result = RoundResult(tableaus, tuple([sum(b) for b in breakdown]), breakdown, puddings)
   n = rules.num_players

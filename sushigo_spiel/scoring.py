@@ -18,8 +18,10 @@ DUMPLING_POINTS = (0, 1, 3, 6, 10, 15)  # by count; 5 or more score the last ent
 WASABI_MULTIPLIER = 3
 MAKI_AWARDS = (6, 3)  # most icons, second most
 PUDDING_AWARD = 6  # most Puddings gain it, fewest lose it (fewest only with 3+ players)
+SOY_SAUCE_POINTS = 4  # Soy Sauce variant: for one Soy Sauce, with the most colours at the table
 
 CATEGORIES = ("maki", "tempura", "sashimi", "dumpling", "nigiri")
+SOY_SAUCE_CATEGORY = "soy_sauce"
 
 
 class TableauTally(NamedTuple):
@@ -30,17 +32,22 @@ class TableauTally(NamedTuple):
   maki_icons: int = 0
   nigiri_points: int = 0  # Wasabi already applied
   puddings: int = 0
+  soy_sauces: int = 0
+  colours: int = 0  # distinct card colours (scoring families), see `soy_sauce_points`
 
 
-_NIGIRI, _WASABI, _MAKI, _TEMPURA, _SASHIMI, _DUMPLING, _PUDDING = (
-    Kind.NIGIRI, Kind.WASABI, Kind.MAKI, Kind.TEMPURA, Kind.SASHIMI, Kind.DUMPLING, Kind.PUDDING)
+_NIGIRI, _WASABI, _MAKI, _TEMPURA, _SASHIMI, _DUMPLING, _PUDDING, _SOY_SAUCE = (
+    Kind.NIGIRI, Kind.WASABI, Kind.MAKI, Kind.TEMPURA, Kind.SASHIMI, Kind.DUMPLING, Kind.PUDDING,
+    Kind.SOY_SAUCE)
 
 
 def tally(cards: Iterable[Card]) -> TableauTally:
   """Counts a tableau given in placement order, putting each Nigiri on a free Wasabi if any."""
-  tempura = sashimi = dumpling = maki = nigiri = puddings = free_wasabi = 0
+  tempura = sashimi = dumpling = maki = nigiri = puddings = soy_sauces = free_wasabi = 0
+  colours = set()
   for card in cards:
     kind = card.kind
+    colours.add(kind)  # a card's colour is its family
     if kind is _NIGIRI:
       if free_wasabi:
         free_wasabi -= 1
@@ -59,7 +66,23 @@ def tally(cards: Iterable[Card]) -> TableauTally:
       dumpling += 1
     elif kind is _PUDDING:
       puddings += 1
-  return TableauTally(tempura, sashimi, dumpling, maki, nigiri, puddings)
+    elif kind is _SOY_SAUCE:
+      soy_sauces += 1
+  return TableauTally(tempura, sashimi, dumpling, maki, nigiri, puddings, soy_sauces, len(colours))
+
+
+def soy_sauce_points(tallies: Sequence[TableauTally]) -> list[int]:
+  """4 to each player who played a Soy Sauce and has the most colours at the table (ties: every
+  tied Soy Sauce holder); one Soy Sauce scores per player and round.
+
+  A card's colour is its scoring family (`Card.kind`). The rulebooks name no colours; cards of one
+  family share their colour on the table (the three Maki Rolls, the three Nigiri), so each family
+  counts once: Tempura, Sashimi, Dumpling, Maki, Nigiri, Wasabi, Chopsticks, Pudding and Soy
+  Sauce, nine colours at most. Wasabi counts apart from the Nigiri: it is a card of its own that
+  scores nothing by itself.
+  """
+  most = max(t.colours for t in tallies)
+  return [SOY_SAUCE_POINTS if t.soy_sauces and t.colours == most else 0 for t in tallies]
 
 
 def maki_points(icons: Sequence[int]) -> list[int]:
@@ -81,22 +104,34 @@ def maki_points(icons: Sequence[int]) -> list[int]:
   return points
 
 
-def round_breakdown(tallies: Sequence[TableauTally]) -> list[dict[str, int]]:
-  """Points per player and category (`CATEGORIES`) for one round."""
+def round_breakdown(tallies: Sequence[TableauTally],
+                    soy_sauce: bool = False) -> list[dict[str, int]]:
+  """Points per player and category for one round: `CATEGORIES`, then `SOY_SAUCE_CATEGORY` when
+  the Soy Sauce variant is played."""
   maki = maki_points([t.maki_icons for t in tallies])
-  return [{
-      "maki": maki[p],
-      "tempura": (t.tempura // TEMPURA_SET_SIZE) * TEMPURA_SET_POINTS,
-      "sashimi": (t.sashimi // SASHIMI_SET_SIZE) * SASHIMI_SET_POINTS,
-      "dumpling": DUMPLING_POINTS[min(t.dumpling, len(DUMPLING_POINTS) - 1)],
-      "nigiri": t.nigiri_points,
-  } for p, t in enumerate(tallies)]
+  soy = soy_sauce_points(tallies) if soy_sauce else None
+  breakdown = []
+  for p, t in enumerate(tallies):
+    points = {
+        "maki": maki[p],
+        "tempura": (t.tempura // TEMPURA_SET_SIZE) * TEMPURA_SET_POINTS,
+        "sashimi": (t.sashimi // SASHIMI_SET_SIZE) * SASHIMI_SET_POINTS,
+        "dumpling": DUMPLING_POINTS[min(t.dumpling, len(DUMPLING_POINTS) - 1)],
+        "nigiri": t.nigiri_points,
+    }
+    if soy is not None:
+      points[SOY_SAUCE_CATEGORY] = soy[p]
+    breakdown.append(points)
+  return breakdown
 
 
 def score_round(tableaus: Sequence[Sequence[str]]) -> list[int]:
-  """Round points per player; each tableau is a list of card names in placement order."""
+  """Round points per player; each tableau is a list of card names in placement order.
+
+  Soy Sauce cards, if any, score as in the Soy Sauce variant.
+  """
   tallies = [tally(card_named(name) for name in tableau) for tableau in tableaus]
-  return [sum(b.values()) for b in round_breakdown(tallies)]
+  return [sum(b.values()) for b in round_breakdown(tallies, soy_sauce=True)]
 
 
 def score_puddings(counts: Sequence[int]) -> list[int]:

@@ -19,6 +19,8 @@ Game string parameters (all optional):
              zero sum) or "win" (1 shared by the winners after the Pudding tie-break, constant sum)
   pass_direction  "left" (default: player i passes to i + 1), "right", or "alternate" (the
              rulebooks' variant: rounds 1 and 3 pass left, round 2 right)
+  soy_sauce  true adds `soy_sauce_count` (default 4) Soy Sauce cards to the deck: the rulebooks'
+             variant, scored by `scoring.soy_sauce_points` (colours are scoring families)
 """
 
 from __future__ import annotations
@@ -29,7 +31,6 @@ import numpy as np
 import pyspiel
 
 from sushigo_spiel import rules as R
-from sushigo_spiel import scoring
 
 _DEFAULT_PARAMS = {
     "players": 2,
@@ -39,6 +40,8 @@ _DEFAULT_PARAMS = {
     "deal": "card",
     "utility": "score",
     "pass_direction": "left",
+    "soy_sauce": False,
+    "soy_sauce_count": 4,
 }
 
 _UTILITY_TYPES = {
@@ -301,7 +304,7 @@ class RoundRecord:
   @classmethod
   def from_result(cls, rules: R.Rules, result: R.RoundResult) -> RoundRecord:
     return cls([rules.tableau_names(t) for t in result.tableaus], list(result.points),
-               [dict(zip(scoring.CATEGORIES, b)) for b in result.breakdown])
+               [dict(zip(rules.categories, b)) for b in result.breakdown])
 
   def __repr__(self) -> str:
     return f"RoundRecord(tableaus={self.tableaus}, points={self.points})"

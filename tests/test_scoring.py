@@ -58,6 +58,7 @@ def test_card_table_matches_spec():
       M1: (6, 1), M2: (12, 2), M3: (8, 3),
       EGG: (5, 1), SAL: (10, 2), SQ: (5, 3),
       W: (6, 0), CH: (4, 0), P: (10, 0),
+      "Soy Sauce": (0, 0),  # not in the 108 cards: the Soy Sauce variant adds its own
   }
   got = {c.name: (c.count, c.value) for c in cards.CARDS}
   assert got == expected
@@ -444,12 +445,15 @@ def test_realistic_round_breakdown():
 
 def test_realistic_round_tally():
   t0, t1, t2 = tallies_of(ROUND_1)
+  # Colours (scoring families): P0 Tempura, Wasabi, Nigiri, Maki, Dumpling, Pudding, Chopsticks
+  # = 7; P1 Sashimi, Nigiri, Wasabi, Maki, Dumpling = 5; P2 Dumpling, Maki, Tempura, Sashimi,
+  # Wasabi, Pudding = 6.
   assert t0 == scoring.TableauTally(
-      tempura=3, sashimi=0, dumpling=1, maki_icons=3, nigiri_points=9, puddings=1)
+      tempura=3, sashimi=0, dumpling=1, maki_icons=3, nigiri_points=9, puddings=1, colours=7)
   assert t1 == scoring.TableauTally(
-      tempura=0, sashimi=3, dumpling=1, maki_icons=4, nigiri_points=5, puddings=0)
+      tempura=0, sashimi=3, dumpling=1, maki_icons=4, nigiri_points=5, puddings=0, colours=5)
   assert t2 == scoring.TableauTally(
-      tempura=1, sashimi=1, dumpling=3, maki_icons=3, nigiri_points=0, puddings=1)
+      tempura=1, sashimi=1, dumpling=3, maki_icons=3, nigiri_points=0, puddings=1, colours=6)
 
 
 def test_realistic_rounds_two_and_three():

@@ -1,12 +1,18 @@
-"""The rulebooks' Sushi Go variants, parameters of `python_sushi_go`: passing both ways."""
+"""The rulebooks' Sushi Go variants, parameters of `python_sushi_go`: passing both ways, Soy Sauce."""
 
 import random
 
 import pyspiel
 import pytest
 
+import solvers
 from sushigo_spiel import rules as R
-from support import D, EGG, P, SA, SQ, T, W, deal, load, play, random_playout, walk
+from sushigo_spiel import scoring
+from sushigo_spiel.scoring import score_round
+from support import (D, EGG, M1, M2, M3, P, SA, SQ, T, W, deal, load, play,
+                     random_playout, walk)
+
+SOY = "Soy Sauce"
 
 @pytest.mark.parametrize("direction,expected", [
     ("left", [[T, EGG], [D, SQ], [SA, W]]),   # player p receives the hand of p - 1
@@ -96,3 +102,96 @@ def test_bad_direction_is_refused():
   with pytest.raises(ValueError, match="parameter 'pass_direction' is 'up'; allowed: left, right,"
                      " alternate"):
     load(pass_direction="up")
+
+
+# ----- Soy Sauce
+
+
+def test_soy_sauce_scores_for_the_most_colours_at_the_table():
+  # P0: Soy, Tempura, Sashimi, Dumpling = 4 colours, the most: 4, plus 1 Dumpling = 5.
+  # P1: Tempura x2 (5), Maki Roll 1 (6, only Maki) = 2 colours, no Soy Sauce: 11.
+  assert score_round([[SOY, T, SA, D], [T, T, M1]]) == [5, 11]
+
+
+def test_soy_sauce_needs_the_most_colours_even_against_players_without_one():
+  # P0: Soy, Tempura = 2 colours. P1: Tempura, Sashimi, Dumpling = 3 colours (1 point).
+  assert score_round([[SOY, T], [T, SA, D]]) == [0, 1]
+
+
+def test_tied_soy_sauce_holders_all_score_and_only_one_soy_sauce_counts():
+  # P0: Soy x2, Egg = 2 colours; P1: Soy, Pudding = 2 colours; P2: Tempura = 1 colour.
+  # P0 and P1 tie for most: 4 each (P0's second Soy Sauce scores nothing); Egg 1.
+  assert score_round([[SOY, SOY, EGG], [SOY, P], [T]]) == [5, 4, 0]
+
+
+def test_colours_are_scoring_families():
+  """Three Maki Rolls are one colour, three Nigiri one colour; Wasabi is a colour of its own."""
+  maki = scoring.tally([R.BY_CODE[c] for c in ("maki1", "maki2", "maki3")])
+  nigiri = scoring.tally([R.BY_CODE[c] for c in ("egg", "salmon", "squid")])
+  with_wasabi = scoring.tally([R.BY_CODE[c] for c in ("wasabi", "squid", "soy")])
+  assert (maki.colours, nigiri.colours, with_wasabi.colours) == (1, 1, 3)
+  # P0: Maki x3 + Soy = 2 colours; P1: Wasabi + Squid = 2 colours: tie, P0 holds the Soy Sauce.
+  # P0: 6 icons, only Maki: 6 + 4 = 10; P1: Squid on Wasabi 9.
+  assert score_round([[M1, M2, M3, SOY], [W, SQ]]) == [10, 9]
+
+
+def test_soy_sauce_joins_the_deck_and_the_round_breakdown():
+  game = load(players=2, soy_sauce=True)
+  assert sum(game.rules.deck) == 112
+  assert game.rules.cards[-1].name == SOY and game.rules.deck[-1] == 4
+  assert sum(load(players=2, soy_sauce=True, soy_sauce_count=1).rules.deck) == 109
+  assert SOY not in [c.name for c in load(players=2).rules.cards]
+  state = random_playout(game.new_initial_state(), random.Random(3))
+  for record in state.round_records():
+    assert list(record.breakdown[0]) == list(scoring.CATEGORIES) + ["soy_sauce"]
+    assert [sum(b.values()) for b in record.breakdown] == record.points
+  assert "soy_sauce" not in random_playout(
+      load(players=2).new_initial_state(), random.Random(3)).round_records()[0].breakdown[0]
+
+
+def test_soy_sauce_in_a_scripted_round():
+  game = load(players=2, rounds=1, hand_size=3, soy_sauce=True, soy_sauce_count=1,
+              deck="tempura:2/sashimi:1/squid:1/egg:1")
+  state = game.new_initial_state()
+  deal(state, [[SOY, T, SA], [T, SQ, EGG]])
+  play(state, [SOY, T])   # P0 Soy; P1 Tempura; hands swap
+  play(state, [SQ, SA])   # P0 Squid from P1's hand; P1 Sashimi from P0's hand
+  # Last cards: P0 gets P1's leftover (Tempura), P1 gets P0's leftover (Egg).
+  # P0: Soy, Squid, Tempura = 3 colours; P1: Tempura, Sashimi, Egg = 3 colours: a tie, and P0
+  # holds the Soy Sauce: 3 (Squid) + 0 (one Tempura) + 4 = 7. P1: 1 (Egg), no set: 1.
+  assert state.tableaus() == [[], []]
+  assert state.round_records()[0].tableaus == [[SOY, SQ, T], [T, SA, EGG]]
+  assert state.round_records()[0].points == [7, 1]
+  assert state.round_records()[0].breakdown[0]["soy_sauce"] == 4
+  assert state.returns() == [7.0, 1.0]
+
+
+@pytest.mark.parametrize("params,message", [
+    (dict(soy_sauce=True, soy_sauce_count=0), "parameter 'soy_sauce_count' is 0; allowed: 1 or more"),
+    (dict(deck="tempura:30/soy:4"), "parameter 'deck' ('tempura:30/soy:4') lists Soy Sauce"),
+])
+def test_soy_sauce_bad_input(params, message):
+  with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
+    load(**params)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_soy_sauce_random_sim(players):
+  pyspiel.random_sim_test(load(players=players, soy_sauce=True, pass_direction="alternate"),
+                          num_sims=2, serialize=True, verbose=False)
+
+
+@pytest.mark.parametrize("bot", sorted(solvers.BOTS))
+def test_bots_play_the_variants(bot):
+  game = load(players=3, soy_sauce=True, pass_direction="alternate")
+  bots = [solvers.make_bot(bot, game, p, seed=p) for p in range(3)]
+  state = game.new_initial_state()
+  rng = random.Random(0)
+  while not state.is_terminal():
+    if state.is_chance_node():
+      random_playout(state, rng, stop=lambda s: not s.is_chance_node())
+    else:
+      actions = [b.step(state) for b in bots]
+      assert all(a in state.legal_actions(p) for p, a in enumerate(actions))
+      state.apply_actions(actions)
+  assert len(state.round_records()) == 3
