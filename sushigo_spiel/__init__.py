@@ -1,15 +1,17 @@
 """sushigo-spiel: Sushi Go as an OpenSpiel game, for imperfect-information search research.
 
-Importing the package registers `python_sushi_go` with OpenSpiel:
+Importing the package registers `python_sushi_go` and `python_sushi_draft` with OpenSpiel:
 
   import pyspiel, sushigo_spiel
   game = pyspiel.load_game("python_sushi_go(players=3)")
 """
 
-from sushigo_spiel import sushi_go
+from sushigo_spiel import sushi_draft, sushi_go
 from sushigo_spiel.scoring import score_puddings, score_round
+from sushigo_spiel.sushi_draft import SushiDraftGame, SushiDraftState
 from sushigo_spiel.sushi_go import SushiGoGame, SushiGoState
 
 __version__ = "0.1.0"
 
-__all__ = ["SushiGoGame", "SushiGoState", "score_puddings", "score_round", "sushi_go"]
+__all__ = ["SushiDraftGame", "SushiDraftState", "SushiGoGame", "SushiGoState", "score_puddings",
+           "score_round", "sushi_draft", "sushi_go"]

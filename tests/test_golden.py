@@ -37,6 +37,7 @@ GAMES = [
     ("reduced_3p_deal_hand_seed3",
      "python_sushi_go(players=3,hand_size=4,rounds=2,deal=hand,utility=margin,"
      "deck=tempura:4/sashimi:4/dumpling:4/maki2:3/salmon:3/wasabi:2/chopsticks:2/pudding:3)", 3),
+    ("sushi_draft_3p_seed4", "python_sushi_draft(players=3)", 4),
 ]
 
 
