@@ -19,7 +19,8 @@ from typing import NamedTuple
 import pyspiel
 
 from sushigo_spiel import rules as R
-from sushigo_spiel.sushi_go import SushiGoState, apply_step, history_steps
+from sushigo_spiel.drafting import apply_step, history_steps
+from sushigo_spiel.sushi_go import SushiGoState
 
 
 @functools.cache

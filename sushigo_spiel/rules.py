@@ -328,7 +328,7 @@ def chance_outcomes(rules: Rules, table: Table) -> list[tuple[int, float]]:
   return [(c, n / total) for c, n in enumerate(deck) if n]
 
 
-def deal(rules: Rules, table: Table, outcome: int) -> Table:
+def apply_chance(rules: Rules, table: Table, outcome: int) -> Table:
   """Applies one chance outcome: a card type (deal=card) or a hand number (deal=hand)."""
   deck, hands = table.deck, table.hands
   if rules.deal == "card":

@@ -28,12 +28,12 @@ Game string parameters (all optional):
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pyspiel
 
 from sushigo_spiel import draft_rules as R
+from sushigo_spiel.drafting import DraftingState
 from sushigo_spiel.draft_cards import CARDS, NUM_PILES, NUM_SUSHI, NUM_TYPES, PILE_NAMES
 
 _DEFAULT_PARAMS = {
@@ -98,7 +98,7 @@ class SushiDraftGame(pyspiel.Game):
     merged = {**_DEFAULT_PARAMS, **(params or {})}
     self.rules = R.Rules.from_params(**merged)
     super().__init__(_game_type(self.rules.utility), _game_info(self.rules), merged)
-    self._initial_table = R.initial_table(self.rules)
+    self.initial_table = R.initial_table(self.rules)
 
   def new_initial_state(self) -> SushiDraftState:
     return SushiDraftState(self)
@@ -108,87 +108,16 @@ class SushiDraftGame(pyspiel.Game):
         iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self.rules, params)
 
 
-class SushiDraftState(pyspiel.State):
+class SushiDraftState(DraftingState):
   """A position in a game of Sushi Draft."""
 
-  def __init__(self, game: SushiDraftGame):
-    super().__init__(game)
-    self._rules = game.rules
-    self._table = game._initial_table  # pylint: disable=protected-access
-
-  # ----- pyspiel API
-
-  def current_player(self) -> int:
-    return self._table.actor
-
-  def is_terminal(self) -> bool:
-    return self._table.actor == R.TERMINAL
-
-  # As in `sushi_go.py`: Python answers equal to the C++ ones, without the round trip.
-
-  def legal_actions(self, player: int | None = None) -> list[int]:
-    actor = self._table.actor
-    if actor == R.TERMINAL:
-      return []
-    if actor == R.CHANCE:
-      return [action for action, _ in self.chance_outcomes()]
-    if player is None or player == actor:
-      return self._legal_actions(actor)
-    if player < 0:
-      raise ValueError(f"legal_actions called for pseudo-player {player}")
-    return R.legal_actions(self._rules, self._table, player)
-
-  def is_chance_node(self) -> bool:
-    return self._table.actor == R.CHANCE
-
-  def is_simultaneous_node(self) -> bool:
-    return self._table.actor == R.SIMULTANEOUS
-
-  def _legal_actions(self, player: int) -> list[int]:
-    if player == R.SIMULTANEOUS:
-      return list(range(math.prod(len(actions) for actions in self._player_actions())))
-    return R.legal_actions(self._rules, self._table, player)
-
-  def _player_actions(self) -> list[list[int]]:
-    return [R.legal_actions(self._rules, self._table, p) for p in range(self._rules.num_players)]
-
-  def chance_outcomes(self) -> list[tuple[int, float]]:
-    return R.chance_outcomes(self._rules, self._table)
-
-  def _apply_action(self, action: int) -> None:
-    if self._table.actor == R.CHANCE:
-      self._table = R.apply_chance(self._rules, self._table, action)
-    elif self._table.actor == R.TERMINAL:
-      raise ValueError("the game is over: no action can be applied")
-    else:
-      self._table = R.play(self._rules, self._table, self._flat_to_joint(action))
-
-  def _apply_actions(self, actions: list[int]) -> None:
-    self._table = R.play(self._rules, self._table, actions)
-
-  def _flat_to_joint(self, flat: int) -> list[int]:
-    """Decodes a flat joint action as OpenSpiel does (player 0 is the least significant digit)."""
-    legal = self._player_actions()
-    joint_count = math.prod(len(actions) for actions in legal)
-    if not 0 <= flat < joint_count:
-      raise ValueError(f"flat joint action {flat} is out of range 0..{joint_count - 1}")
-    joint = []
-    for actions in legal:
-      joint.append(actions[flat % len(actions)])
-      flat //= len(actions)
-    return joint
+  dynamics = R
 
   def _action_to_string(self, player: int, action: int) -> str:
     rules = self._rules
     if player == pyspiel.PlayerId.CHANCE:
       return chance_string(rules, self._table, action)
     return rules.action_name(action)
-
-  def returns(self) -> list[float]:
-    return R.returns(self._rules, self._table)
-
-  def rewards(self) -> list[float]:
-    return R.returns(self._rules, self._table)
 
   def resample_from_infostate(self, player: int, sampler) -> SushiDraftState:
     """A state `player` cannot tell from this one, with everything it has not seen redrawn.

@@ -25,12 +25,12 @@ Game string parameters (all optional):
 
 from __future__ import annotations
 
-import math
 
 import numpy as np
 import pyspiel
 
 from sushigo_spiel import rules as R
+from sushigo_spiel.drafting import DraftingState, apply_step, history_steps
 
 _DEFAULT_PARAMS = {
     "players": 2,
@@ -98,7 +98,7 @@ class SushiGoGame(pyspiel.Game):
     merged = {**_DEFAULT_PARAMS, **(params or {})}
     self.rules = R.Rules.from_params(**merged)
     super().__init__(_game_type(self.rules.utility), _game_info(self.rules), merged)
-    self._initial_table = R.initial_table(self.rules)
+    self.initial_table = R.initial_table(self.rules)
 
   def new_initial_state(self) -> SushiGoState:
     return SushiGoState(self)
@@ -108,76 +108,10 @@ class SushiGoGame(pyspiel.Game):
         iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self.rules, params)
 
 
-class SushiGoState(pyspiel.State):
+class SushiGoState(DraftingState):
   """A position in a game of Sushi Go."""
 
-  def __init__(self, game: SushiGoGame):
-    super().__init__(game)
-    self._rules = game.rules
-    self._table = game._initial_table  # pylint: disable=protected-access
-
-  # ----- pyspiel API
-
-  def current_player(self) -> int:
-    return self._table.actor
-
-  def is_terminal(self) -> bool:
-    return self._table.actor == R.TERMINAL
-
-  # The three read-only queries below give the answers of the C++ `pyspiel.State` methods of the
-  # same names (a test checks this) without a round trip through C++, which would call back into
-  # Python several times per query; C++ callers still reach the game through `_legal_actions`.
-
-  def legal_actions(self, player: int | None = None) -> list[int]:
-    actor = self._table.actor
-    if actor == R.TERMINAL:
-      return []
-    if actor == R.CHANCE:
-      return [action for action, _ in self.chance_outcomes()]
-    if player is None or player == actor:
-      return self._legal_actions(actor)
-    if player < 0:
-      raise ValueError(f"legal_actions called for pseudo-player {player}")
-    return R.legal_actions(self._rules, self._table, player)
-
-  def is_chance_node(self) -> bool:
-    return self._table.actor == R.CHANCE
-
-  def is_simultaneous_node(self) -> bool:
-    return self._table.actor == R.SIMULTANEOUS
-
-  def _legal_actions(self, player: int) -> list[int]:
-    if player == R.SIMULTANEOUS:
-      return list(range(math.prod(
-          len(R.legal_actions(self._rules, self._table, p))
-          for p in range(self._rules.num_players))))
-    return R.legal_actions(self._rules, self._table, player)
-
-  def chance_outcomes(self) -> list[tuple[int, float]]:
-    return R.chance_outcomes(self._rules, self._table)
-
-  def _apply_action(self, action: int) -> None:
-    if self._table.actor == R.CHANCE:
-      self._table = R.deal(self._rules, self._table, action)
-    elif self._table.actor == R.TERMINAL:
-      raise ValueError("the game is over: no action can be applied")
-    else:
-      self._table = R.play(self._rules, self._table, self._flat_to_joint(action))
-
-  def _apply_actions(self, actions: list[int]) -> None:
-    self._table = R.play(self._rules, self._table, actions)
-
-  def _flat_to_joint(self, flat: int) -> list[int]:
-    """Decodes a flat joint action as OpenSpiel does (player 0 is the least significant digit)."""
-    legal = [R.legal_actions(self._rules, self._table, p) for p in range(self._rules.num_players)]
-    joint_count = math.prod(len(actions) for actions in legal)
-    if not 0 <= flat < joint_count:
-      raise ValueError(f"flat joint action {flat} is out of range 0..{joint_count - 1}")
-    joint = []
-    for actions in legal:
-      joint.append(actions[flat % len(actions)])
-      flat //= len(actions)
-    return joint
+  dynamics = R
 
   def _action_to_string(self, player: int, action: int) -> str:
     rules = self._rules
@@ -186,12 +120,6 @@ class SushiGoState(pyspiel.State):
         return rules.cards[action].name
       return rules.hand_string(rules.hand_ranking.unrank(action))
     return rules.action_name(action)
-
-  def returns(self) -> list[float]:
-    return R.returns(self._rules, self._table)
-
-  def rewards(self) -> list[float]:
-    return R.returns(self._rules, self._table)
 
   def resample_from_infostate(self, player: int, sampler) -> SushiGoState:
     """A state `player` cannot tell from this one, with the cards it has not seen redealt.
@@ -264,32 +192,6 @@ class SushiGoState(pyspiel.State):
     if self.is_terminal():
       return R.final_scores(self._rules, self._table)
     return R.totals(self._table)
-
-
-def history_steps(history, num_players: int) -> list[int | list[int]]:
-  """A game's history (`state.full_history()`) as steps to replay: single actions (chance
-  outcomes, flat joint actions) as ints, joint actions as lists of one action per player.
-
-  Also reads the history of the `pyspiel.convert_to_turn_based` form, whose players' choices are
-  entries one after another; a joint action not finished at the end is left out.
-  """
-  steps, joint = [], []
-  for entry in history:
-    if entry.player < 0:
-      steps.append(entry.action)
-    else:
-      joint.append(entry.action)
-      if len(joint) == num_players:
-        steps.append(joint)
-        joint = []
-  return steps
-
-
-def apply_step(state: pyspiel.State, step: int | list[int]) -> None:
-  if isinstance(step, list):
-    state.apply_actions(step)
-  else:
-    state.apply_action(step)
 
 
 class RoundRecord:

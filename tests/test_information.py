@@ -21,7 +21,7 @@ import pytest
 from open_spiel.python.observation import make_observation
 from scipy import stats
 
-from sushigo_spiel.sushi_go import history_steps
+from sushigo_spiel.drafting import history_steps
 from support import (CH, D, EGG, M2, SA, SAL, SQ, P, T, W, card_totals, deal, load, play,
                      random_playout, walk)
 

@@ -1,0 +1,124 @@
+"""The OpenSpiel state shared by the drafting games (`python_sushi_go`, `python_sushi_draft`).
+
+Each game keeps its rules as pure functions in a module of its own (`rules.py`, `draft_rules.py`)
+over an immutable `Table` that says who acts (`Table.actor`). A state holds two attributes, the
+game's `Rules` and the current `Table`, so OpenSpiel's clone (a deep copy of `__dict__`) shares
+them. This base class is the pyspiel API over such a module; a game's state class names its module
+in `dynamics` and adds what is its own (action strings, resampling, analysis).
+
+`legal_actions`, `is_chance_node` and `is_simultaneous_node` are answered in Python, with the
+answers of the C++ `pyspiel.State` methods (tests check this), since the C++ route calls back into
+Python several times per query; C++ callers reach the game through `_legal_actions`.
+"""
+
+from __future__ import annotations
+
+import math
+import types
+
+import pyspiel
+
+from sushigo_spiel.rules import CHANCE, SIMULTANEOUS, TERMINAL
+
+
+class DraftingState(pyspiel.State):
+  """The pyspiel API over a rules module (`dynamics`) with `legal_actions`, `chance_outcomes`,
+  `apply_chance`, `play` and `returns` functions of `(rules, table, ...)`."""
+
+  dynamics: types.ModuleType
+
+  def __init__(self, game: pyspiel.Game):
+    super().__init__(game)
+    self._rules = game.rules
+    self._table = game.initial_table
+
+  def current_player(self) -> int:
+    return self._table.actor
+
+  def is_terminal(self) -> bool:
+    return self._table.actor == TERMINAL
+
+  def legal_actions(self, player: int | None = None) -> list[int]:
+    actor = self._table.actor
+    if actor == TERMINAL:
+      return []
+    if actor == CHANCE:
+      return [action for action, _ in self.chance_outcomes()]
+    if player is None or player == actor:
+      return self._legal_actions(actor)
+    if player < 0:
+      raise ValueError(f"legal_actions called for pseudo-player {player}")
+    return self.dynamics.legal_actions(self._rules, self._table, player)
+
+  def is_chance_node(self) -> bool:
+    return self._table.actor == CHANCE
+
+  def is_simultaneous_node(self) -> bool:
+    return self._table.actor == SIMULTANEOUS
+
+  def _legal_actions(self, player: int) -> list[int]:
+    if player == SIMULTANEOUS:
+      return list(range(math.prod(len(actions) for actions in self._player_actions())))
+    return self.dynamics.legal_actions(self._rules, self._table, player)
+
+  def _player_actions(self) -> list[list[int]]:
+    return [self.dynamics.legal_actions(self._rules, self._table, p)
+            for p in range(self._rules.num_players)]
+
+  def chance_outcomes(self) -> list[tuple[int, float]]:
+    return self.dynamics.chance_outcomes(self._rules, self._table)
+
+  def _apply_action(self, action: int) -> None:
+    if self._table.actor == CHANCE:
+      self._table = self.dynamics.apply_chance(self._rules, self._table, action)
+    elif self._table.actor == TERMINAL:
+      raise ValueError("the game is over: no action can be applied")
+    else:
+      self._table = self.dynamics.play(self._rules, self._table, self._flat_to_joint(action))
+
+  def _apply_actions(self, actions: list[int]) -> None:
+    self._table = self.dynamics.play(self._rules, self._table, actions)
+
+  def _flat_to_joint(self, flat: int) -> list[int]:
+    """Decodes a flat joint action as OpenSpiel does (player 0 is the least significant digit)."""
+    legal = self._player_actions()
+    joint_count = math.prod(len(actions) for actions in legal)
+    if not 0 <= flat < joint_count:
+      raise ValueError(f"flat joint action {flat} is out of range 0..{joint_count - 1}")
+    joint = []
+    for actions in legal:
+      joint.append(actions[flat % len(actions)])
+      flat //= len(actions)
+    return joint
+
+  def returns(self) -> list[float]:
+    return self.dynamics.returns(self._rules, self._table)
+
+  def rewards(self) -> list[float]:
+    return self.dynamics.returns(self._rules, self._table)
+
+
+def history_steps(history, num_players: int) -> list[int | list[int]]:
+  """A game's history (`state.full_history()`) as steps to replay: single actions (chance
+  outcomes, flat joint actions) as ints, joint actions as lists of one action per player.
+
+  Also reads the history of the `pyspiel.convert_to_turn_based` form, whose players' choices are
+  entries one after another; a joint action not finished at the end is left out.
+  """
+  steps, joint = [], []
+  for entry in history:
+    if entry.player < 0:
+      steps.append(entry.action)
+    else:
+      joint.append(entry.action)
+      if len(joint) == num_players:
+        steps.append(joint)
+        joint = []
+  return steps
+
+
+def apply_step(state: pyspiel.State, step: int | list[int]) -> None:
+  if isinstance(step, list):
+    state.apply_actions(step)
+  else:
+    state.apply_action(step)
