@@ -1,11 +1,13 @@
-"""Speed benchmark: random full games of `python_sushi_go` beside OpenSpiel's C++ goofspiel.
+"""Speed benchmark: random full games of `python_sushi_go` and `python_sushi_draft` beside
+OpenSpiel's C++ goofspiel.
 
 Absolute speeds depend on the machine, so the benchmark also plays a yardstick in the same run:
 goofspiel with imperfect information, a C++ simultaneous-move card game with explicit chance.
 Both are driven through the same Python loop over the pyspiel API, so the ratio of their step rates
 measures the cost of the game itself rather than of the machine. Measurements are interleaved
-(goofspiel, then each Sushi Go size, repeated) so that changes in machine load touch every game
-alike, and the medians are reported. Single process, one core.
+(goofspiel, then each Sushi Go size, then each Sushi Draft size, repeated) so that changes in
+machine load touch every game alike, and the medians are reported. Single process, one core. The
+targets are Sushi Go's; Sushi Draft is measured beside it, with no target.
 
 A step is one `apply_action` (a chance outcome) or one `apply_actions` (a joint move).
 """
@@ -32,6 +34,10 @@ CLONE_BATCH = 1000  # clones between two looks at the clock
 
 def sushi_go_string(players: int) -> str:
   return f"python_sushi_go(players={players})"
+
+
+def sushi_draft_string(players: int) -> str:
+  return f"python_sushi_draft(players={players})"
 
 
 def _chance_outcome(state: pyspiel.State, rng: random.Random) -> int:
@@ -103,9 +109,11 @@ def measure_clones(state: pyspiel.State, seconds: float) -> float:
 
 
 def run(seconds: float = 2.0, players: Sequence[int] = (2, 5), repeats: int = 3,
-        seed: int = 0) -> dict:
-  """Measures goofspiel and Sushi Go for each player count; returns the figures and targets."""
-  labels = {REFERENCE: "goofspiel", **{sushi_go_string(n): f"Sushi Go {n}p" for n in players}}
+        seed: int = 0, draft_players: Sequence[int] = (3,)) -> dict:
+  """Measures goofspiel, Sushi Go for each of `players` and Sushi Draft for each of
+  `draft_players`; returns the figures and targets (Sushi Go's only)."""
+  labels = {REFERENCE: "goofspiel", **{sushi_go_string(n): f"Sushi Go {n}p" for n in players},
+            **{sushi_draft_string(n): f"Sushi Draft {n}p" for n in draft_players}}
   runs = _interleaved_runs(list(labels), seconds, repeats, random.Random(seed))
   results = {}
   for name, label in labels.items():

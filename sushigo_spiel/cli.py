@@ -1,12 +1,14 @@
 """The `sushigo` command: play Sushi Go at the terminal, measure its speed, or run experiments.
 
-`sushigo play` plays one game of `python_sushi_go` between uniform random bots, with any seats
-taken by people at the terminal, and prints every turn and the score breakdown of every round: a
-way to watch the rules at work and to play against the simplest baseline. A human seat is shown only
-what that player may know (its observation string); every hand is shown only when no human plays.
-`sushigo bench` runs the speed benchmark of `bench.py`. `sushigo run`, `reproduce` and `report`
-play, check and summarise experiments between solvers (`experiments.runner`); they import the
-experiment stack only when used, so playing and benchmarking stay light.
+`sushigo play` plays one game of `python_sushi_go` or `python_sushi_draft` between uniform random
+bots, with any seats taken by people at the terminal, and prints every turn and the outcome of every
+round (Sushi Go: the score breakdown; Sushi Draft: the eaten cards and the chips awarded): a way to
+watch the rules at work and to play against the simplest baseline. A human seat is shown only what
+that player may know (its observation string); every hand, every kept card and every chip value are
+shown only when no human plays. `sushigo bench` runs the speed benchmark of `bench.py`. `sushigo
+run`, `reproduce` and `report` play, check and summarise experiments between solvers
+(`experiments.runner`); they import the experiment stack only when used, so playing and
+benchmarking stay light.
 """
 
 from __future__ import annotations
@@ -21,16 +23,19 @@ import pyspiel
 
 from sushigo_spiel import bench
 from sushigo_spiel import scoring
+from sushigo_spiel.draft_cards import PILE_NAMES
 
-GAME_NAME = "python_sushi_go"
-DEFAULT_GAME = "python_sushi_go(players=3)"
+# The games `play` knows, each with an example game string (the first is the default).
+GAMES = {"python_sushi_go": "python_sushi_go(players=3)",
+         "python_sushi_draft": "python_sushi_draft(players=3)"}
 
 _EPILOG = """examples:
   sushigo play                                 three random bots, a fresh seed
   sushigo play --seed 7 --human 0              you are P0 against two bots
   sushigo play --game "python_sushi_go(players=5,rounds=1)" --quiet
+  sushigo play --game "python_sushi_draft(players=3)"
   sushigo bench                                speed beside OpenSpiel's C++ goofspiel
-  sushigo bench --seconds 1 --players 2 --json bench.json
+  sushigo bench --seconds 1 --players 2 --draft-players 5 --json bench.json
   sushigo run experiments/configs/quickstart.toml
   sushigo run CONFIG --out runs/q --workers 2  an experiment; the same command resumes it
   sushigo reproduce runs/q                     replay a run and compare every record
@@ -43,9 +48,12 @@ _PLAY_EPILOG = """examples:
   sushigo play --seed 7                        watch three bots; the same seed, the same game
   sushigo play --human 0 --game "python_sushi_go(players=2)"
   sushigo play --human 0 1                     two people share the terminal, P2 is a bot
+  sushigo play --human 0 --game "python_sushi_draft(players=3)"
 
-A human seat sees its own hand, the hands it has already held, and the tableaus; it
-chooses by number. End the input (Ctrl-D) to leave the game."""
+A human seat sees what its player may know (Sushi Go: its own hand, the hands it has
+already held, and the tableaus; Sushi Draft: its hand, every eaten card, who holds which
+chips and its own chips' values); it chooses by number. When a human plays, kept cards and
+other players' chip values stay secret. End the input (Ctrl-D) to leave the game."""
 
 
 _RUN_EPILOG = """examples:
@@ -78,37 +86,41 @@ def main(argv: list[str] | None = None) -> int:
 def _parser() -> argparse.ArgumentParser:
   parser = argparse.ArgumentParser(
       prog="sushigo", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG,
-      description="Sushi Go as the OpenSpiel game python_sushi_go: play a game at the terminal\n"
-      "against random bots (or watch bots play), measure how fast the game runs, or run\n"
-      "reproducible experiments between solvers.")
+      description="Sushi Go and Sushi Draft as the OpenSpiel games python_sushi_go and\n"
+      "python_sushi_draft: play a game at the terminal against random bots (or watch bots\n"
+      "play), measure how fast the games run, or run reproducible experiments between solvers.")
   commands = parser.add_subparsers(title="commands", dest="command", required=True)
 
   play = commands.add_parser(
       "play", help="play one game between random bots and human players",
       formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_PLAY_EPILOG,
-      description="Plays one game of python_sushi_go. Seats not given to --human are uniform\n"
-      "random bots. Prints every turn and the score breakdown of every round.")
-  play.add_argument("--game", default=DEFAULT_GAME, metavar="GAME_STRING",
-                    help=f"a {GAME_NAME} game string (default: %(default)s)")
+      description="Plays one game of python_sushi_go or python_sushi_draft. Seats not given to\n"
+      "--human are uniform random bots. Prints every turn and the outcome of every round: the\n"
+      "score breakdown (Sushi Go), or the eaten cards and the chips awarded (Sushi Draft).")
+  play.add_argument("--game", default=GAMES["python_sushi_go"], metavar="GAME_STRING",
+                    help=f"a {' or '.join(GAMES)} game string (default: %(default)s)")
   play.add_argument("--seed", type=int, metavar="N",
                     help="seed of the deal and the bots (default: a fresh one, printed)")
   play.add_argument("--human", type=int, nargs="+", action="extend", default=[], metavar="P",
                     help="seats (0-based) played from the terminal")
   play.add_argument("--quiet", action="store_true",
-                    help="print only the round scores and the result (humans still see their"
-                    " view when they choose)")
+                    help="print only each round's scores (Sushi Draft: chips) and the result"
+                    " (humans still see their view when they choose)")
   play.set_defaults(run=_play, error=play.error)
 
   speed = commands.add_parser(
       "bench", help="measure random-game speed beside OpenSpiel's C++ goofspiel",
-      description="Plays uniform random full games of python_sushi_go and of the C++ game"
-      f" {bench.REFERENCE} through the same loop, interleaved, and reports the medians and the"
-      f" targets (Sushi Go steps/s at least {bench.MIN_STEP_RATIO} of goofspiel's; at least"
-      f" {bench.MIN_GAMES_2P} full 2-player games/s).")
+      description="Plays uniform random full games of python_sushi_go, python_sushi_draft and"
+      f" the C++ game {bench.REFERENCE} through the same loop, interleaved, and reports the"
+      f" medians and the targets (Sushi Go steps/s at least {bench.MIN_STEP_RATIO} of"
+      f" goofspiel's; at least {bench.MIN_GAMES_2P} full 2-player games/s). Sushi Draft is"
+      " measured beside them, with no target.")
   speed.add_argument("--seconds", type=_positive(float), default=2.0, metavar="S",
                      help="length of each measurement (default: %(default)s)")
   speed.add_argument("--players", type=int, nargs="+", choices=range(2, 6), default=[2, 5],
                      metavar="N", help="Sushi Go player counts, 2 to 5 (default: 2 5)")
+  speed.add_argument("--draft-players", type=int, nargs="+", choices=range(2, 6), default=[3],
+                     metavar="N", help="Sushi Draft player counts, 2 to 5 (default: 3)")
   speed.add_argument("--repeats", type=_positive(int), default=3, metavar="R",
                      help="rounds of interleaved measurements (default: %(default)s)")
   speed.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
@@ -167,12 +179,13 @@ def _positive(kind):
 
 
 def _bench(args: argparse.Namespace) -> int:
-  players = sorted(set(args.players))
-  count = 1 + len(players)
+  players, draft_players = sorted(set(args.players)), sorted(set(args.draft_players))
+  count = 1 + len(players) + len(draft_players)
   print(f"Measuring {count} games, {args.repeats} time(s) each: {args.seconds:g} s of games, then"
         f" {args.seconds:g} s of clones (about {count * args.repeats * 2 * args.seconds:.0f} s)",
         flush=True)
-  figures = bench.run(seconds=args.seconds, players=players, repeats=args.repeats)
+  figures = bench.run(seconds=args.seconds, players=players, repeats=args.repeats,
+                      draft_players=draft_players)
   print(bench.report(figures))
   if args.json:
     bench.write_json(figures, args.json)
@@ -229,14 +242,14 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _load_game(game_string: str, error) -> pyspiel.Game:
-  """Loads a `python_sushi_go` game string; any problem ends in `error` with a clear message."""
+  """Loads a game string of one of `GAMES`; any problem ends in `error` with a clear message."""
   try:
     name = pyspiel.game_parameters_from_string(game_string)["name"]
   except pyspiel.SpielError as e:
     error(f"--game {game_string!r}: {e}")
-  if name != GAME_NAME:
-    error(f"--game {game_string!r}: this command plays {GAME_NAME} only,"
-          f" as in {DEFAULT_GAME!r}; got game {name!r}")
+  if name not in GAMES:
+    error(f"--game {game_string!r}: this command plays {' or '.join(GAMES)} only, as in"
+          f" {' or '.join(map(repr, GAMES.values()))}; got game {name!r}")
   try:
     return pyspiel.load_game(game_string)
   except (pyspiel.SpielError, ValueError) as e:
@@ -246,6 +259,7 @@ def _load_game(game_string: str, error) -> pyspiel.Game:
 def _play_game(game: pyspiel.Game, seed: int, humans: set[int], quiet: bool) -> None:
   """Plays and prints one game; raises `_Abandoned` if a human's input ends."""
   n = game.num_players()
+  printer = _PRINTERS[game.get_type().short_name](game, humans, quiet)
   # Bots draw from their own stream, so the deal does not depend on which seats are human.
   chance_rng = random.Random(seed)
   bot_rng = random.Random(chance_rng.getrandbits(64))
@@ -259,7 +273,7 @@ def _play_game(game: pyspiel.Game, seed: int, humans: set[int], quiet: bool) -> 
       continue
     rounds_done = len(state.round_records())
     if not quiet:
-      print(f"\n{_turn_header(game, state)}")
+      print(f"\n{_position(state)}")
     hands = state.hands()
     actions = [_human_action(state, p) if p in humans else bot_rng.choice(state.legal_actions(p))
                for p in range(n)]
@@ -267,17 +281,17 @@ def _play_game(game: pyspiel.Game, seed: int, humans: set[int], quiet: bool) -> 
       picks = [state.action_to_string(p, a) for p, a in enumerate(actions)]
       if humans:
         print()
-      _print_reveal(picks, None if humans else hands)
+      printer.reveal(picks, None if humans else hands)
     state.apply_actions(actions)
     if len(state.round_records()) > rounds_done:
-      _print_round_end(game, state, quiet)
-  _print_result(state)
+      printer.round_end(state)
+  printer.result(state)
 
 
-def _turn_header(game: pyspiel.Game, state: pyspiel.State) -> str:
-  rules = game.rules
-  turn = rules.hand_size - len(state.hands()[0]) + 1
-  return f"Round {len(state.round_records()) + 1}/{rules.rounds}, turn {turn}/{rules.hand_size}"
+def _position(state: pyspiel.State) -> str:
+  """The first line of the state's string: `Round 1/3, turn 2/9` (Sushi Draft adds `, Eat` or
+  `, Keep`)."""
+  return str(state).partition("\n")[0]
 
 
 def _hand_string(cards: list[str]) -> str:
@@ -287,12 +301,12 @@ def _hand_string(cards: list[str]) -> str:
                                        for name, group in itertools.groupby(cards)))
 
 
-def _print_reveal(picks: list[str], hands: list[list[str]] | None) -> None:
+def _print_reveal(picks: list[str], hands: list[list[str]] | None, verb: str = "plays") -> None:
   """Each player's pick, beside the hand it came from when every hand may be shown."""
   if hands is None:
-    rows = [("player", "plays")] + [(f"P{p}", pick) for p, pick in enumerate(picks)]
+    rows = [("player", verb)] + [(f"P{p}", pick) for p, pick in enumerate(picks)]
   else:
-    rows = [("player", "plays", "from hand")] + [
+    rows = [("player", verb, "from hand")] + [
         (f"P{p}", pick, _hand_string(hand)) for p, (pick, hand) in enumerate(zip(picks, hands))]
   _print_table(rows)
 
@@ -317,43 +331,105 @@ def _human_action(state: pyspiel.State, player: int) -> int:
     print(f"{answer!r} is not a choice: enter a number from 1 to {len(legal)}.")
 
 
-def _print_round_end(game: pyspiel.Game, state: pyspiel.State, quiet: bool) -> None:
-  """The cards played automatically, then the round's points by player and category."""
-  records = state.round_records()
-  record = records[-1]
-  if not quiet:
-    hand_size = game.rules.hand_size
-    print(f"\nRound {len(records)}/{game.rules.rounds}, turn {hand_size}/{hand_size}:"
-          " last cards, played automatically")
-    _print_reveal([tableau[-1] for tableau in record.tableaus], None)
-  print(f"\nRound {len(records)} scores")
-  categories = tuple(record.breakdown[0])  # the game's categories, Soy Sauce included if played
-  rows = [("player",) + categories + ("round", "total")]
-  for p, (breakdown, points) in enumerate(zip(record.breakdown, record.points)):
-    total = sum(r.points[p] for r in records)
-    rows.append((f"P{p}",) + tuple(breakdown[c] for c in categories) + (points, total))
-  _print_table(rows)
+class _Printer:
+  """What `play` prints of a game besides its turn headers: reveals, round ends and the result."""
+
+  def __init__(self, game: pyspiel.Game, humans: set[int], quiet: bool):
+    self.rules = game.rules
+    self.humans = humans
+    self.quiet = quiet
 
 
-def _print_result(state: pyspiel.State) -> None:
-  """Pudding counts and points, totals and the winner(s)."""
-  puddings = state.puddings()
-  pudding_points = scoring.score_puddings(puddings)
-  totals = state.scores()
-  rows = [("player", "rounds", "puddings", "pudding points", "total")]
-  for p, (count, points, total) in enumerate(zip(puddings, pudding_points, totals)):
-    rounds = sum(r.points[p] for r in state.round_records())
-    rows.append((f"P{p}", rounds, count, points, total))
-  print("\nFinal scores")
-  _print_table(rows)
-  won = scoring.winners(totals, puddings)
+class _SushiGoPrinter(_Printer):
+  """`python_sushi_go`: picks, last cards, score breakdowns, Puddings."""
+
+  def reveal(self, picks: list[str], hands: list[list[str]] | None) -> None:
+    _print_reveal(picks, hands)
+
+  def round_end(self, state: pyspiel.State) -> None:
+    """The cards played automatically, then the round's points by player and category."""
+    records = state.round_records()
+    record = records[-1]
+    if not self.quiet:
+      hand_size = self.rules.hand_size
+      print(f"\nRound {len(records)}/{self.rules.rounds}, turn {hand_size}/{hand_size}:"
+            " last cards, played automatically")
+      _print_reveal([tableau[-1] for tableau in record.tableaus], None)
+    print(f"\nRound {len(records)} scores")
+    categories = tuple(record.breakdown[0])  # the game's categories, Soy Sauce included if played
+    rows = [("player",) + categories + ("round", "total")]
+    for p, (breakdown, points) in enumerate(zip(record.breakdown, record.points)):
+      total = sum(r.points[p] for r in records)
+      rows.append((f"P{p}",) + tuple(breakdown[c] for c in categories) + (points, total))
+    _print_table(rows)
+
+  def result(self, state: pyspiel.State) -> None:
+    """Pudding counts and points, totals and the winner(s)."""
+    puddings = state.puddings()
+    pudding_points = scoring.score_puddings(puddings)
+    totals = state.scores()
+    rows = [("player", "rounds", "puddings", "pudding points", "total")]
+    for p, (count, points, total) in enumerate(zip(puddings, pudding_points, totals)):
+      rounds = sum(r.points[p] for r in state.round_records())
+      rows.append((f"P{p}", rounds, count, points, total))
+    print("\nFinal scores")
+    _print_table(rows)
+    _print_winners(totals, scoring.winners(totals, puddings), "most Puddings among the tied")
+
+
+class _SushiDraftPrinter(_Printer):
+  """`python_sushi_draft`: eats, keeps (secret when a human plays), chips awarded, chip totals."""
+
+  def reveal(self, picks: list[str], hands: list[list[str]] | None) -> None:
+    verbs, cards = zip(*(pick.split(" ", 1) for pick in picks))  # all Eat, or all Keep
+    if verbs[0] == "Keep" and self.humans:
+      cards = ["a card"] * len(picks)
+    _print_reveal(list(cards), hands, verbs[0].lower() + "s")
+
+  def round_end(self, state: pyspiel.State) -> None:
+    """The round's eaten cards, then each pile's chip: who took it and, if it may be shown, its
+    value."""
+    records = state.round_records()
+    record = records[-1]
+    if not self.quiet:
+      print(f"\nRound {len(records)} eaten (the last cards are discarded unseen)")
+      _print_table([("player", "ate")] + [(f"P{p}", ", ".join(cards))
+                                          for p, cards in enumerate(record.eaten)])
+    given = {pile: (player, value) for pile, player, value in record.chips}
+    rows = [("pile", "winner", "value")]
+    for pile in PILE_NAMES:
+      player, value = given.get(pile, (None, None))
+      rows.append((pile, "nobody", "-") if player is None else
+                  (pile, f"P{player}", value if self._shows(player) else "hidden"))
+    print(f"\nRound {len(records)} chips")
+    _print_table(rows)
+
+  def result(self, state: pyspiel.State) -> None:
+    """Chips and chip points per player (the totals are public at the end), and the winner(s)."""
+    totals = state.scores()
+    rows = [("player", "chips", "points")]
+    rows += [(f"P{p}", len(chips), total) for p, (chips, total) in
+             enumerate(zip(state.chips(), totals))]
+    print("\nFinal chip points")
+    _print_table(rows)
+    _print_winners(totals, [p for p, total in enumerate(totals) if total == max(totals)])
+
+  def _shows(self, player: int) -> bool:
+    """Whether `player`'s chip values may be shown: no human plays, or `player` is one."""
+    return not self.humans or player in self.humans
+
+
+_PRINTERS = {"python_sushi_go": _SushiGoPrinter, "python_sushi_draft": _SushiDraftPrinter}
+
+
+def _print_winners(totals: list[int], won: list[int], tie_break: str = "") -> None:
+  """The winner line; `tie_break` names what set a single winner apart from others as high."""
   best = totals[won[0]]
   if len(won) > 1:
     print(f"\nShared win: {', '.join(f'P{p}' for p in won)} with {best} points each")
   else:
     tied = totals.count(best) > 1
-    print(f"\nWinner: P{won[0]} with {best} points"
-          + (", most Puddings among the tied" if tied else ""))
+    print(f"\nWinner: P{won[0]} with {best} points" + (f", {tie_break}" if tied else ""))
 
 
 def _print_table(rows) -> None:

@@ -1,4 +1,5 @@
-"""Tests of the `sushigo` command line: help, bot games, human input, errors and the benchmark.
+"""Tests of the `sushigo` command line: help, bot games of both games, human input, errors and the
+benchmark.
 
 The benchmark test only checks that the report is complete: speed targets belong to the benchmark
 itself, not to a test that must pass on any machine.
@@ -15,6 +16,10 @@ import pytest
 from sushigo_spiel.cli import main
 
 TWO_PLAYERS_ONE_ROUND = "python_sushi_go(players=2,rounds=1)"
+DRAFT = "python_sushi_draft(players=3)"
+DRAFT_ONE_ROUND = "python_sushi_draft(players=3,rounds=1)"
+# A row of a Sushi Draft round's chip table: pile, winner, value.
+CHIP_ROW = re.compile(r"^  (\S.*?) +(P\d|nobody) +(\d+|hidden|-)$", re.MULTILINE)
 
 
 def run(capsys, *argv: str) -> tuple[int, str]:
@@ -109,10 +114,67 @@ def test_end_of_input_abandons_the_game(capsys, monkeypatch):
   assert "Final scores" not in out
 
 
+def test_play_draft_prints_steps_round_chips_and_winner(capsys):
+  status, out = run(capsys, "play", "--seed", "3", "--game", DRAFT)
+  assert status == 0
+  assert "Players: P0 bot, P1 bot, P2 bot" in out
+  assert "Round 1/3, turn 1/5, Eat" in out and "Round 3/3, turn 4/5, Keep" in out
+  assert "turn 5/5, Keep" not in out  # the last turn of a round has no Keep step
+  # No human plays: every hand, kept card and chip value is shown.
+  assert re.search(r"^  player +eats +from hand$", out, re.MULTILINE)
+  assert re.search(r"^  player +keeps +from hand$", out, re.MULTILINE)
+  assert "a card" not in out and "hidden" not in out
+  for r in (1, 2, 3):
+    assert f"Round {r} eaten" in out and f"Round {r} chips" in out
+  assert "Final chip points" in out
+  assert re.search(r"^(Winner: P\d|Shared win: P\d)", out, re.MULTILINE)
+
+
+def test_play_draft_is_reproducible_and_adds_up(capsys):
+  first = run(capsys, "play", "--seed", "5", "--game", DRAFT)
+  assert first == run(capsys, "play", "--seed", "5", "--game", DRAFT)
+  assert first[1] != run(capsys, "play", "--seed", "6", "--game", DRAFT)[1]
+  out = first[1]
+  rows = CHIP_ROW.findall(out)
+  assert len(rows) == 3 * 6  # every pile, every round
+  points = [0, 0, 0]
+  for _, winner, value in rows:
+    if winner != "nobody":
+      points[int(winner[1])] += int(value)
+  final = out[out.index("Final chip points"):]
+  totals = re.findall(r"^  P\d +\d+ +(\d+)$", final, re.MULTILINE)
+  assert [int(t) for t in totals] == points
+
+
+def test_quiet_draft_prints_only_chips(capsys):
+  status, out = run(capsys, "play", "--seed", "3", "--quiet", "--game", DRAFT)
+  assert status == 0
+  assert "turn" not in out and "eaten" not in out
+  assert "Round 3 chips" in out and "Final chip points" in out
+
+
+def test_draft_human_sees_own_view_and_no_secrets(capsys, monkeypatch):
+  monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * 9))
+  status, out = run(capsys, "play", "--seed", "2", "--human", "0", "--game", DRAFT_ONE_ROUND)
+  assert status == 0
+  assert "Players: P0 human, P1 bot, P2 bot" in out
+  assert "P0, your view:" in out and "Keep" in out
+  # Eats are revealed; kept cards, other hands and other players' chip values are not.
+  assert re.search(r"^  player +eats$", out, re.MULTILINE)
+  assert len(re.findall(r"^  P\d +a card$", out, re.MULTILINE)) == 3 * 4
+  assert "from hand" not in out and "P1 hand [" not in out
+  rows = CHIP_ROW.findall(out)
+  assert len(rows) == 6
+  for _, winner, value in rows:
+    assert (value == "hidden") == (winner not in ("P0", "nobody"))
+  assert re.search(r"^(Winner: P\d|Shared win: P\d)", out, re.MULTILINE)
+
+
 @pytest.mark.parametrize("game, message", [
-    ("nosuch_game", "plays python_sushi_go only"),
+    ("nosuch_game", "plays python_sushi_go or python_sushi_draft only"),
     ("python_sushi_go(players=9)", "parameter 'players' is 9"),
     ("python_sushi_go(players=3", "Missing closing bracket"),
+    ("python_sushi_draft(players=7)", "parameter 'players' is 7"),
 ])
 def test_bad_game_string_is_a_clear_error(capsys, game, message):
   with pytest.raises(SystemExit) as exit_info:
@@ -138,8 +200,11 @@ def test_bench_reports_ratio_and_writes_json(capsys, tmp_path):
     assert re.search(rf"Sushi Go {n}p steps/s / goofspiel steps/s +\d\.\d+ +>= 0\.25 +"
                      r"(PASS|BELOW)", out)
   assert re.search(r"Sushi Go 2p full games/s +[\d,]+ +>= 800 +(PASS|BELOW)", out)
-  assert "clone() of a mid-game state" in out
+  assert re.search(r"^python_sushi_draft\(players=3\) +[\d,]+ +[\d,]+ +\d+\.\d$", out,
+                   re.MULTILINE)
+  assert "clone() of a mid-game state" in out and "Sushi Draft 3p" in out
   figures = json.loads(path.read_text())
   assert set(figures["games"]) == {"goofspiel(imp_info=True,num_cards=8,players=2)",
-                                   "python_sushi_go(players=2)", "python_sushi_go(players=5)"}
-  assert len(figures["targets"]) == 3
+                                   "python_sushi_go(players=2)", "python_sushi_go(players=5)",
+                                   "python_sushi_draft(players=3)"}
+  assert len(figures["targets"]) == 3  # Sushi Draft has no target
