@@ -1,4 +1,5 @@
-"""The OpenSpiel state shared by the drafting games (`python_sushi_go`, `python_sushi_draft`).
+"""The OpenSpiel game and state shared by the drafting games (`python_sushi_go`,
+`python_sushi_draft`).
 
 Each game keeps its rules as pure functions in a module of its own (`rules.py`, `draft_rules.py`)
 over an immutable `Table` that says who acts (`Table.actor`). A state holds two attributes, the
@@ -18,7 +19,86 @@ import types
 
 import pyspiel
 
-from sushigo_spiel.rules import CHANCE, SIMULTANEOUS, TERMINAL
+from sushigo_spiel.rules import CHANCE, MAX_PLAYERS, MIN_PLAYERS, SIMULTANEOUS, TERMINAL
+
+UTILITY_TYPES = {
+    "score": pyspiel.GameType.Utility.GENERAL_SUM,
+    "margin": pyspiel.GameType.Utility.ZERO_SUM,
+    "win": pyspiel.GameType.Utility.CONSTANT_SUM,
+}
+
+
+def game_type(short_name: str, long_name: str, utility: str,
+              parameters: dict) -> pyspiel.GameType:
+  """Both games: simultaneous moves, explicit chance, imperfect information, 2-5 players, every
+  observation kind; the declared utility follows the `utility` parameter."""
+  return pyspiel.GameType(
+      short_name=short_name,
+      long_name=long_name,
+      dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS,
+      chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+      information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+      utility=UTILITY_TYPES[utility],
+      reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+      max_num_players=MAX_PLAYERS,
+      min_num_players=MIN_PLAYERS,
+      provides_information_state_string=True,
+      provides_information_state_tensor=True,
+      provides_observation_string=True,
+      provides_observation_tensor=True,
+      provides_factored_observation_string=True,
+      parameter_specification=parameters)
+
+
+def game_info(rules) -> pyspiel.GameInfo:
+  """Sizes from the rules; utility bounds from the score bounds and the utility mode."""
+  low, high = rules.score_bounds()
+  if rules.utility == "score":
+    low_u, high_u, total = low, high, None
+  elif rules.utility == "margin":
+    low_u, high_u, total = low - high, high - low, 0.0
+  else:
+    low_u, high_u, total = 0.0, 1.0, 1.0
+  return pyspiel.GameInfo(
+      num_distinct_actions=rules.num_distinct_actions,
+      max_chance_outcomes=rules.max_chance_outcomes,
+      num_players=rules.num_players,
+      min_utility=float(low_u),
+      max_utility=float(high_u),
+      utility_sum=total,
+      max_game_length=rules.max_game_length)
+
+
+class DraftingGame(pyspiel.Game):
+  """A game for one choice of parameters. A subclass names its rules module (`dynamics`), its
+  state and observer classes, its names and its default parameters."""
+
+  dynamics: types.ModuleType
+  state_class: type
+  observer_class: type
+  short_name: str
+  long_name: str
+  default_parameters: dict
+
+  def __init__(self, params=None):
+    merged = {**self.default_parameters, **(params or {})}
+    self.rules = self.dynamics.Rules.from_params(**merged)
+    super().__init__(
+        game_type(self.short_name, self.long_name, self.rules.utility, self.default_parameters),
+        game_info(self.rules), merged)
+    self.initial_table = self.dynamics.initial_table(self.rules)
+
+  def new_initial_state(self):
+    return self.state_class(self)
+
+  def make_py_observer(self, iig_obs_type=None, params=None):
+    return self.observer_class(
+        iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self.rules, params)
+
+  @classmethod
+  def register(cls) -> None:
+    pyspiel.register_game(
+        game_type(cls.short_name, cls.long_name, "score", cls.default_parameters), cls)
 
 
 class DraftingState(pyspiel.State):

@@ -28,12 +28,11 @@ Game string parameters (all optional):
 
 from __future__ import annotations
 
-
 import numpy as np
 import pyspiel
 
 from sushigo_spiel import draft_rules as R
-from sushigo_spiel.drafting import DraftingState
+from sushigo_spiel.drafting import DraftingGame, DraftingState
 from sushigo_spiel.draft_cards import CARDS, NUM_PILES, NUM_SUSHI, NUM_TYPES, PILE_NAMES
 
 _DEFAULT_PARAMS = {
@@ -47,65 +46,13 @@ _DEFAULT_PARAMS = {
     "wild_half": False,
 }
 
-_UTILITY_TYPES = {
-    "score": pyspiel.GameType.Utility.GENERAL_SUM,
-    "margin": pyspiel.GameType.Utility.ZERO_SUM,
-    "win": pyspiel.GameType.Utility.CONSTANT_SUM,
-}
-
-
-def _game_type(utility: str) -> pyspiel.GameType:
-  return pyspiel.GameType(
-      short_name="python_sushi_draft",
-      long_name="Python Sushi Draft",
-      dynamics=pyspiel.GameType.Dynamics.SIMULTANEOUS,
-      chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-      information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-      utility=_UTILITY_TYPES[utility],
-      reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-      max_num_players=R.MAX_PLAYERS,
-      min_num_players=R.MIN_PLAYERS,
-      provides_information_state_string=True,
-      provides_information_state_tensor=True,
-      provides_observation_string=True,
-      provides_observation_tensor=True,
-      provides_factored_observation_string=True,
-      parameter_specification=_DEFAULT_PARAMS)
-
-
-def _game_info(rules: R.Rules) -> pyspiel.GameInfo:
-  low, high = rules.score_bounds()
-  if rules.utility == "score":
-    low_u, high_u, total = low, high, None
-  elif rules.utility == "margin":
-    low_u, high_u, total = low - high, high - low, 0.0
-  else:
-    low_u, high_u, total = 0.0, 1.0, 1.0
-  return pyspiel.GameInfo(
-      num_distinct_actions=rules.num_distinct_actions,
-      max_chance_outcomes=rules.max_chance_outcomes,
-      num_players=rules.num_players,
-      min_utility=float(low_u),
-      max_utility=float(high_u),
-      utility_sum=total,
-      max_game_length=rules.max_game_length)
-
-
-class SushiDraftGame(pyspiel.Game):
+class SushiDraftGame(DraftingGame):
   """A Sushi Draft game for one choice of parameters."""
 
-  def __init__(self, params=None):
-    merged = {**_DEFAULT_PARAMS, **(params or {})}
-    self.rules = R.Rules.from_params(**merged)
-    super().__init__(_game_type(self.rules.utility), _game_info(self.rules), merged)
-    self.initial_table = R.initial_table(self.rules)
-
-  def new_initial_state(self) -> SushiDraftState:
-    return SushiDraftState(self)
-
-  def make_py_observer(self, iig_obs_type=None, params=None) -> SushiDraftObserver:
-    return SushiDraftObserver(
-        iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), self.rules, params)
+  dynamics = R
+  short_name = "python_sushi_draft"
+  long_name = "Python Sushi Draft"
+  default_parameters = _DEFAULT_PARAMS
 
 
 class SushiDraftState(DraftingState):
@@ -425,4 +372,6 @@ def _numbered(log):
     yield turn, entry
 
 
-pyspiel.register_game(_game_type("score"), SushiDraftGame)
+SushiDraftGame.state_class = SushiDraftState
+SushiDraftGame.observer_class = SushiDraftObserver
+SushiDraftGame.register()
