@@ -25,11 +25,9 @@ from typing import NamedTuple
 
 from sushigo_spiel.draft_cards import (BY_CODE, CARDS, DEFAULT_CHIPS, DESSERT, NUM_PILES,
                                        NUM_SUSHI, NUM_TYPES, PILE_CODES, PILE_NAMES, WILD)
-from sushigo_spiel.rules import CHANCE, SIMULTANEOUS, TERMINAL, HandRanking, draw
+from sushigo_spiel.rules import (CHANCE, SIMULTANEOUS, TERMINAL, HandRanking,
+                                 check_common_parameters, draw)
 
-DEAL_MODES = ("card", "hand")
-UTILITIES = ("score", "margin", "win")
-MIN_PLAYERS, MAX_PLAYERS = 2, 5
 MAX_PILE = 6  # chips per pile: distinct orderings stay few enough to be chance outcomes
 WILD_EAT = NUM_SUSHI  # first "Eat a Wild as ..." action
 KEEP = 2 * NUM_SUSHI  # first "Keep ..." action
@@ -155,17 +153,9 @@ class Rules:
                   deck: str = "standard", chips: str = "standard", deal: str = "card",
                   utility: str = "score", wild_half: bool = False) -> Rules:
     """Validates game parameters; errors name the parameter, the value and what is allowed."""
-    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-      raise ValueError(
-          f"parameter 'players' is {players}; allowed: {MIN_PLAYERS} to {MAX_PLAYERS}")
-    if rounds < 1:
-      raise ValueError(f"parameter 'rounds' is {rounds}; allowed: 1 or more")
+    check_common_parameters(players, rounds, deal, utility)
     if hand_size < 2:
       raise ValueError(f"parameter 'hand_size' is {hand_size}; allowed: 2 or more")
-    if deal not in DEAL_MODES:
-      raise ValueError(f"parameter 'deal' is {deal!r}; allowed: {', '.join(DEAL_MODES)}")
-    if utility not in UTILITIES:
-      raise ValueError(f"parameter 'utility' is {utility!r}; allowed: {', '.join(UTILITIES)}")
     counts = parse_deck(deck)
     if sum(counts) < players * hand_size:
       raise ValueError(

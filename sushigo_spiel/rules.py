@@ -66,6 +66,20 @@ class Table(NamedTuple):
     return self
 
 
+def check_common_parameters(players: int, rounds: int, deal: str, utility: str) -> None:
+  """The parameters both drafting games share; errors name the parameter, value and what is
+  allowed."""
+  if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+    raise ValueError(
+        f"parameter 'players' is {players}; allowed: {MIN_PLAYERS} to {MAX_PLAYERS}")
+  if rounds < 1:
+    raise ValueError(f"parameter 'rounds' is {rounds}; allowed: 1 or more")
+  if deal not in DEAL_MODES:
+    raise ValueError(f"parameter 'deal' is {deal!r}; allowed: {', '.join(DEAL_MODES)}")
+  if utility not in UTILITIES:
+    raise ValueError(f"parameter 'utility' is {utility!r}; allowed: {', '.join(UTILITIES)}")
+
+
 def parse_deck(spec: str) -> dict[str, int]:
   """`"standard"` or `"code:count/code:count/..."` to counts by card code (all codes present)."""
   if spec == "standard":
@@ -118,15 +132,7 @@ class Rules:
                   pass_direction: str = "left", soy_sauce: bool = False,
                   soy_sauce_count: int = 4) -> Rules:
     """Validates game parameters; errors name the parameter, the value and what is allowed."""
-    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
-      raise ValueError(
-          f"parameter 'players' is {players}; allowed: {MIN_PLAYERS} to {MAX_PLAYERS}")
-    if rounds < 1:
-      raise ValueError(f"parameter 'rounds' is {rounds}; allowed: 1 or more")
-    if deal not in DEAL_MODES:
-      raise ValueError(f"parameter 'deal' is {deal!r}; allowed: {', '.join(DEAL_MODES)}")
-    if utility not in UTILITIES:
-      raise ValueError(f"parameter 'utility' is {utility!r}; allowed: {', '.join(UTILITIES)}")
+    check_common_parameters(players, rounds, deal, utility)
     if pass_direction not in PASS_DIRECTIONS:
       raise ValueError(f"parameter 'pass_direction' is {pass_direction!r}; allowed: "
                        f"{', '.join(PASS_DIRECTIONS)}")
