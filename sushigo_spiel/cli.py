@@ -350,11 +350,13 @@ class _SushiGoPrinter(_Printer):
     """The cards played automatically, then the round's points by player and category."""
     records = state.round_records()
     record = records[-1]
-    if not self.quiet:
+    if not self.quiet and not self.rules.robot:  # with the robot every turn is a decision
       hand_size = self.rules.hand_size
       print(f"\nRound {len(records)}/{self.rules.rounds}, turn {hand_size}/{hand_size}:"
             " last cards, played automatically")
       _print_reveal([tableau[-1] for tableau in record.tableaus], None)
+    if record.robot_tableau:
+      print(f"\nRobot's cards: {', '.join(record.robot_tableau)} (they compete for Maki and Pudding)")
     print(f"\nRound {len(records)} scores")
     categories = tuple(record.breakdown[0])  # the game's categories, Soy Sauce included if played
     rows = [("player",) + categories + ("round", "total")]
@@ -366,12 +368,14 @@ class _SushiGoPrinter(_Printer):
   def result(self, state: pyspiel.State) -> None:
     """Pudding counts and points, totals and the winner(s)."""
     puddings = state.puddings()
-    pudding_points = scoring.score_puddings(puddings)
     totals = state.scores()
     rows = [("player", "rounds", "puddings", "pudding points", "total")]
-    for p, (count, points, total) in enumerate(zip(puddings, pudding_points, totals)):
+    for p, (count, total) in enumerate(zip(puddings, totals)):
       rounds = sum(r.points[p] for r in state.round_records())
-      rows.append((f"P{p}", rounds, count, points, total))
+      rows.append((f"P{p}", rounds, count, total - rounds, total))
+    robot = state._table.robot  # pylint: disable=protected-access
+    if robot:
+      rows.append(("robot", "-", robot.puddings, "-", "-"))
     print("\nFinal scores")
     _print_table(rows)
     _print_winners(totals, scoring.winners(totals, puddings), "most Puddings among the tied")

@@ -36,10 +36,22 @@ _ALWAYS, _NO_FREE_WASABI, _ONE_FREE_WASABI = 0, 1, 2
 
 
 class Turn(NamedTuple):
-  """One turn as it happened: the hands held at its start (by holder) and each player's cards."""
+  """One turn as it happened: the hands held at its start (by holder, after the robot's draw)
+  and each player's cards; with the robot, the card drawn and the card played for it."""
   round: int
   hands: tuple[tuple[int, ...], ...]
   picks: tuple[tuple[int, ...], ...]
+  drawn: int = -1
+  robot: int = -1
+
+
+class Robot(NamedTuple):
+  """The robot of the two-player variant: its face-down pile (counts), this round's tableau, the
+  Puddings it kept, and the card drawn from its pile this turn (-1 before the draw)."""
+  pile: tuple[int, ...]
+  tableau: tuple[int, ...]
+  puddings: int
+  drawn: int
 
 
 class RoundResult(NamedTuple):
@@ -47,6 +59,7 @@ class RoundResult(NamedTuple):
   points: tuple[int, ...]
   breakdown: tuple[tuple[int, ...], ...]  # per player, points per category (`Rules.categories`)
   puddings: tuple[int, ...]  # Puddings played this round
+  robot_tableau: tuple[int, ...] = ()
 
 
 class Table(NamedTuple):
@@ -61,6 +74,7 @@ class Table(NamedTuple):
   puddings: tuple[int, ...]  # Puddings kept from finished rounds
   results: tuple[RoundResult, ...]
   log: tuple[Turn, ...]
+  robot: Robot | None  # the two-player robot variant only
 
   def __deepcopy__(self, memo):
     return self
@@ -111,13 +125,18 @@ class Rules:
   utility: str
   pass_direction: str = "left"
   soy_sauce: bool = False
+  robot: bool = False
 
   def __post_init__(self):
     derived = _derive(self.cards, self.deck, self.hand_size)
     # Plain attributes rather than properties: the dynamics read them at every step.
     derived["num_types"] = len(self.cards)
-    derived["num_distinct_actions"] = len(self.cards) + len(derived["pairs"])
-    derived["deal_steps"] = self.num_players * (self.hand_size if self.deal == "card" else 1)
+    derived["robot_actions"] = len(self.cards) + len(derived["pairs"])  # first robot action
+    derived["num_distinct_actions"] = derived["robot_actions"] + (
+        len(self.cards) ** 2 if self.robot else 0)
+    derived["dealt_hands"] = self.num_players + self.robot
+    derived["deal_steps"] = derived["dealt_hands"] * (
+        self.hand_size if self.deal == "card" else 1)
     derived["categories"] = scoring.CATEGORIES + (
         (scoring.SOY_SAUCE_CATEGORY,) if self.soy_sauce else ())
     for name, value in derived.items():
@@ -130,7 +149,7 @@ class Rules:
   def from_params(cls, players: int = 2, rounds: int = 3, hand_size: int = 0,
                   deck: str = "standard", deal: str = "card", utility: str = "score",
                   pass_direction: str = "left", soy_sauce: bool = False,
-                  soy_sauce_count: int = 4) -> Rules:
+                  soy_sauce_count: int = 4, robot: bool = False) -> Rules:
     """Validates game parameters; errors name the parameter, the value and what is allowed."""
     check_common_parameters(players, rounds, deal, utility)
     if pass_direction not in PASS_DIRECTIONS:
@@ -144,20 +163,24 @@ class Rules:
       if soy_sauce_count < 1:
         raise ValueError(f"parameter 'soy_sauce_count' is {soy_sauce_count}; allowed: 1 or more")
       counts[SOY_SAUCE.code] = soy_sauce_count
-    size = hand_size or HAND_SIZE_BY_PLAYERS[players]
+    if robot and players != 2:
+      raise ValueError(f"parameter 'robot' is true with players={players}; allowed: robot=true"
+                       " with players=2 only (the two-player variant)")
+    hands = players + bool(robot)  # the robot's pile is dealt as a third hand
+    size = hand_size or HAND_SIZE_BY_PLAYERS[hands]
     if size < 2:
       raise ValueError(
           f"parameter 'hand_size' is {hand_size}; allowed: 2 or more (0 means the rulebook size"
-          f" for the player count, here {HAND_SIZE_BY_PLAYERS[players]})")
-    needed = players * size * rounds
+          f" for {hands} hands, here {HAND_SIZE_BY_PLAYERS[hands]})")
+    needed = hands * size * rounds
     total = sum(counts.values())
     if total < needed:
       raise ValueError(
           f"parameter 'deck' ({deck!r}) has {total} cards, too few to deal {rounds} round(s) of"
-          f" {size} cards to {players} players; allowed: a deck of at least {needed} cards")
+          f" {size} cards to {hands} hands; allowed: a deck of at least {needed} cards")
     present = tuple(card for card in CARDS if counts[card.code])
     return cls(players, rounds, size, present, tuple(counts[c.code] for c in present), deal,
-               utility, pass_direction, soy_sauce)
+               utility, pass_direction, soy_sauce, bool(robot))
 
   def direction(self, round_index: int) -> int:
     """+1 when hands pass left (player i to i + 1) in this round (0-based), -1 when right.
@@ -170,23 +193,35 @@ class Rules:
 
   @property
   def max_chance_outcomes(self) -> int:
-    return self.num_types if self.deal == "card" else self.hand_ranking.size
+    return self.num_types if self.deal == "card" else max(self.hand_ranking.size, self.num_types)
 
   @property
   def max_game_length(self) -> int:
-    """Simultaneous decisions in a game: every turn but the last (automatic) one of each round."""
-    return self.rounds * (self.hand_size - 1)
+    """Simultaneous decisions in a game: every turn but the last (automatic) one of each round;
+    with the robot every turn, since its controller always has two cards to place."""
+    return self.rounds * (self.hand_size if self.robot else self.hand_size - 1)
 
   def action_cards(self, action: int) -> tuple[int, ...]:
-    """The card numbers an action places, in placement order."""
+    """The card numbers an action places in the player's own tableau, in placement order."""
     if action < len(self.cards):
       return (action,)
+    if action >= self.robot_actions:
+      return ((action - self.robot_actions) // len(self.cards),)
     return self.pairs[action - len(self.cards)]
+
+  def robot_card(self, action: int) -> int:
+    """The card a robot controller's action gives the robot (-1 for other actions)."""
+    if action < self.robot_actions:
+      return -1
+    return (action - self.robot_actions) % len(self.cards)
 
   def action_name(self, action: int) -> str:
     if not 0 <= action < self.num_distinct_actions:
       raise ValueError(f"action {action} is out of range 0..{self.num_distinct_actions - 1}")
-    return " + ".join(self.cards[c].name for c in self.action_cards(action))
+    own = " + ".join(self.cards[c].name for c in self.action_cards(action))
+    if action >= self.robot_actions:
+      return f"{own}, robot {self.cards[self.robot_card(action)].name}"
+    return own
 
   def hand_string(self, hand: Sequence[int]) -> str:
     return ", ".join(f"{self.cards[c].name}" + (f" x{n}" if n > 1 else "")
@@ -197,7 +232,7 @@ class Rules:
 
   def score_bounds(self) -> tuple[int, int]:
     """Bounds on a player's total: no card averages more than 5 points, Maki add 6 a round."""
-    low = -scoring.PUDDING_AWARD if self.num_players > 2 else 0
+    low = -scoring.PUDDING_AWARD if self.num_players + self.robot > 2 else 0
     return low, self.rounds * (5 * self.hand_size + scoring.MAKI_AWARDS[0]) + \
         scoring.PUDDING_AWARD
 
@@ -313,7 +348,17 @@ CHANCE, SIMULTANEOUS, TERMINAL = -1, -2, -4
 def initial_table(rules: Rules) -> Table:
   n = rules.num_players
   return Table(CHANCE, 0, 0, 0, rules.deck, ((0,) * rules.num_types,) * n, ((),) * n, (0,) * n,
-               (), ())
+               (), (), _new_robot(rules, 0))
+
+
+def _new_robot(rules: Rules, puddings: int) -> Robot | None:
+  return Robot((0,) * rules.num_types, (), puddings, -1) if rules.robot else None
+
+
+def controller(rules: Rules, table: Table) -> int:
+  """Who controls the robot this turn: player 0 first, then each turn the other player, the
+  alternation carrying on from one round to the next."""
+  return (table.round * rules.hand_size + table.turn) % 2
 
 
 def is_terminal(rules: Rules, table: Table) -> bool:
@@ -327,22 +372,25 @@ def is_chance(rules: Rules, table: Table) -> bool:
 def chance_outcomes(rules: Rules, table: Table) -> list[tuple[int, float]]:
   if table.actor != CHANCE:
     raise ValueError("chance outcomes asked at a node that is not a chance node")
-  deck = table.deck
-  if rules.deal == "hand":
+  deck = table.deck if table.dealt < rules.deal_steps else table.robot.pile
+  if rules.deal == "hand" and table.dealt < rules.deal_steps:
     return rules.hand_ranking.outcomes(deck)
   total = sum(deck)
   return [(c, n / total) for c, n in enumerate(deck) if n]
 
 
 def apply_chance(rules: Rules, table: Table, outcome: int) -> Table:
-  """Applies one chance outcome: a card type (deal=card) or a hand number (deal=hand)."""
+  """Applies one chance outcome: a card type (deal=card, or the robot's draw) or a hand number
+  (deal=hand)."""
+  if table.dealt == rules.deal_steps:
+    return _draw_for_robot(rules, table, outcome)
   deck, hands = table.deck, table.hands
   if rules.deal == "card":
     if not 0 <= outcome < len(deck) or not deck[outcome]:
       raise ValueError(f"chance outcome {outcome} is not a card left in the deck; allowed: "
                        f"{[c for c, n in enumerate(deck) if n]}")
     player = table.dealt // rules.hand_size
-    hand = list(hands[player])
+    hand = list(hands[player] if player < rules.num_players else table.robot.pile)
     hand[outcome] += 1
     deck = list(deck)
     deck[outcome] -= 1
@@ -354,12 +402,33 @@ def apply_chance(rules: Rules, table: Table, outcome: int) -> Table:
       raise ValueError(f"chance outcome {outcome} ({rules.hand_string(hand)}) is not in the deck")
     player = table.dealt
     deck = [n - k for n, k in zip(deck, hand)]
-  hands = list(hands)
-  hands[player] = tuple(hand)
   dealt = table.dealt + 1
-  return Table(CHANCE if dealt < rules.deal_steps else SIMULTANEOUS, table.round, dealt,
-               table.turn, tuple(deck), tuple(hands), table.tableaus, table.puddings,
-               table.results, table.log)
+  robot = table.robot
+  if player == rules.num_players:  # the robot's pile, dealt as a last hand
+    robot = robot._replace(pile=tuple(hand))
+  else:
+    hands = list(hands)
+    hands[player] = tuple(hand)
+    hands = tuple(hands)
+  actor = CHANCE if dealt < rules.deal_steps or rules.robot else SIMULTANEOUS
+  return Table(actor, table.round, dealt, table.turn, tuple(deck), hands, table.tableaus,
+               table.puddings, table.results, table.log, robot)
+
+
+def _draw_for_robot(rules: Rules, table: Table, card: int) -> Table:
+  """The robot's controller draws the top card of the robot's pile into their hand."""
+  pile = list(table.robot.pile)
+  if not 0 <= card < len(pile) or not pile[card]:
+    raise ValueError(f"chance outcome {card} is not a card of the robot's pile; allowed: "
+                     f"{[c for c, n in enumerate(pile) if n]}")
+  pile[card] -= 1
+  player = controller(rules, table)
+  hands = list(table.hands)
+  hand = list(hands[player])
+  hand[card] += 1
+  hands[player] = tuple(hand)
+  robot = table.robot._replace(pile=tuple(pile), drawn=card)
+  return table._replace(actor=SIMULTANEOUS, hands=tuple(hands), robot=robot)
 
 
 def wasabi_state(rules: Rules, tableau: Sequence[int]) -> tuple[int, list[int]]:
@@ -379,6 +448,11 @@ def legal_actions(rules: Rules, table: Table, player: int) -> list[int]:
   """Legal picks of `player` at a simultaneous node, in increasing order."""
   hand = table.hands[player]
   singles = [c for c, n in enumerate(hand) if n]
+  if rules.robot and player == controller(rules, table):
+    # One card for themselves and one for the robot (Chopsticks are not used on such a turn).
+    t, base = rules.num_types, rules.robot_actions
+    return [base + own * t + given for own in singles for given in singles
+            if own != given or hand[own] > 1]
   tableau = table.tableaus[player]
   if rules.chopsticks not in tableau:
     return singles
@@ -415,12 +489,21 @@ def play(rules: Rules, table: Table, actions: Sequence[int]) -> Table:
     raise ValueError(f"expected {rules.num_players} actions, one per player; got {len(actions)}")
   num_types, chopsticks = rules.num_types, rules.chopsticks
   picks, kept, tableaus = [], [], []
+  robot_card = -1
+  ruling = controller(rules, table) if rules.robot else -1
   for player, action in enumerate(actions):
     hand, tableau = list(table.hands[player]), table.tableaus[player]
-    if 0 <= action < num_types and hand[action]:
+    if player == ruling:
+      if action not in legal_actions(rules, table, player):
+        raise _illegal(rules, table, player, action)
+      cards, robot_card = rules.action_cards(action), rules.robot_card(action)
+      hand[cards[0]] -= 1
+      hand[robot_card] -= 1
+    elif 0 <= action < num_types and hand[action]:
       cards = (action,)
       hand[action] -= 1
-    elif action >= num_types and action in legal_actions(rules, table, player):
+    elif num_types <= action < rules.robot_actions and \
+        action in legal_actions(rules, table, player):
       cards = rules.pairs[action - num_types]
       hand[cards[0]] -= 1
       hand[cards[1]] -= 1
@@ -432,35 +515,58 @@ def play(rules: Rules, table: Table, actions: Sequence[int]) -> Table:
     picks.append(cards)
     kept.append(tuple(hand))
     tableaus.append(tableau + cards)
-  log = table.log + (Turn(table.round, table.hands, tuple(picks)),)
+  robot = table.robot
+  if robot is None:
+    log = table.log + (Turn(table.round, table.hands, tuple(picks)),)
+  else:
+    log = table.log + (Turn(table.round, table.hands, tuple(picks), robot.drawn, robot_card),)
+    robot = robot._replace(tableau=robot.tableau + (robot_card,), drawn=-1)
   if rules.direction(table.round) > 0:
     passed = tuple(kept[-1:] + kept[:-1])  # player p receives the hand of player p - 1
   else:
     passed = tuple(kept[1:] + kept[:1])
   turn = table.turn + 1
+  if robot is not None:
+    if turn < rules.hand_size:
+      return Table(CHANCE, table.round, table.dealt, turn, table.deck, passed, tuple(tableaus),
+                   table.puddings, table.results, log, robot)
+    return _score_round(rules, table, tuple(tableaus), log, robot)
   if rules.hand_size - turn > 1:
     return Table(SIMULTANEOUS, table.round, table.dealt, turn, table.deck, passed,
-                 tuple(tableaus), table.puddings, table.results, log)
+                 tuple(tableaus), table.puddings, table.results, log, None)
   return _end_round(rules, table, passed, tableaus, log)
 
 
 def _end_round(rules: Rules, table: Table, last_hands, tableaus, log) -> Table:
-  """Places each player's single remaining card, scores the round and starts the next one."""
+  """Places each player's single remaining card, then scores the round."""
   picks = tuple([(hand.index(1),) for hand in last_hands])
   tableaus = tuple([t + p for t, p in zip(tableaus, picks)])
   log = log + (Turn(table.round, last_hands, picks),)
+  return _score_round(rules, table, tableaus, log, None)
+
+
+def _score_round(rules: Rules, table: Table, tableaus, log, robot: Robot | None) -> Table:
+  """Scores the round (the robot's tableau competing for Maki) and starts the next one."""
   cards = rules.cards
   tallies = [scoring.tally([cards[c] for c in tableau]) for tableau in tableaus]
-  breakdown = tuple([tuple(b.values())
-                     for b in scoring.round_breakdown(tallies, rules.soy_sauce)])
+  if robot is not None:
+    robot_tally = scoring.tally([cards[c] for c in robot.tableau])
+    everyone = scoring.round_breakdown(tallies + [robot_tally], rules.soy_sauce)
+    breakdown = tuple([tuple(b.values()) for b in everyone[:rules.num_players]])
+    robot_tableau, robot = robot.tableau, _new_robot(rules, robot.puddings + robot_tally.puddings)
+  else:
+    breakdown = tuple([tuple(b.values())
+                       for b in scoring.round_breakdown(tallies, rules.soy_sauce)])
+    robot_tableau = ()
   puddings = tuple([t.puddings for t in tallies])
-  result = RoundResult(tableaus, tuple([sum(b) for b in breakdown]), breakdown, puddings)
+  result = RoundResult(tableaus, tuple([sum(b) for b in breakdown]), breakdown, puddings,
+                       robot_tableau)
   n = rules.num_players
   next_round = table.round + 1
   return Table(TERMINAL if next_round == rules.rounds else CHANCE, next_round, 0, 0, table.deck,
                ((0,) * rules.num_types,) * n, ((),) * n,
                tuple([a + b for a, b in zip(table.puddings, puddings)]),
-               table.results + (result,), log)
+               table.results + (result,), log, robot)
 
 
 def totals(table: Table) -> list[int]:
@@ -470,7 +576,9 @@ def totals(table: Table) -> list[int]:
 
 
 def final_scores(rules: Rules, table: Table) -> list[int]:
-  pudding = scoring.score_puddings(table.puddings)
+  """Totals with Pudding points; the robot's Puddings compete like a player's."""
+  counts = list(table.puddings) + ([table.robot.puddings] if table.robot else [])
+  pudding = scoring.score_puddings(counts)
   return [t + p for t, p in zip(totals(table), pudding)]
 
 
@@ -507,6 +615,8 @@ def hand_seen(rules: Rules, table: Table, player: int, holder_now: int) -> bool:
   """Whether `player` has held the hand that `holder_now` holds now, so knows what is in it."""
   if table.dealt < rules.deal_steps or is_terminal(rules, table):
     return False
+  if rules.robot and table.robot.drawn >= 0 and player != holder_now == controller(rules, table):
+    return False  # the controller's hand now holds the card it drew from the robot's pile
   dealt_to = origin(rules, table.round, holder_now, table.turn)
   turns_to_reach_player = (player - dealt_to) * rules.direction(table.round) % rules.num_players
   return turns_to_reach_player <= table.turn
@@ -535,6 +645,43 @@ def resample_deals(rules: Rules, table: Table, player: int,
     initial[k] = tuple(i - c + d + f
                        for i, c, d, f in zip(initial[k], current[k], drawn, known[k]))
   return initial
+
+
+def resample_robot_round(rules: Rules, table: Table, player: int, uniform: Callable[[], float]
+                         ) -> tuple[list[tuple[int, ...]], list[int]]:
+  """The robot variant's `resample_deals`: this round's deal (both hands, then the robot's pile,
+  as dealt) and the robot's draws so far, with what `player` has not seen redrawn uniformly.
+
+  With two players every hand has been seen from the second turn on, and every past draw can be
+  told from the hands and picks seen; unseen are the undealt deck, the rest of the robot's pile,
+  the other player's dealt hand during the first turn, and the card the other player drew this
+  turn when controlling the robot.
+  """
+  n, turn, robot = rules.num_players, table.turn, table.robot
+  if table.dealt < rules.deal_steps:  # nobody has seen any of this round's cards yet
+    partial = list(table.hands) + [robot.pile]
+    pool = list(table.deck)
+    for hand in partial:
+      pool = [a + b for a, b in zip(pool, hand)]
+    return [tuple(draw(pool, sum(hand), uniform)) for hand in partial], []
+  other = 1 - player
+  turns = table.log[len(table.log) - turn:]
+  draws = [t.drawn for t in turns] + ([robot.drawn] if robot.drawn >= 0 else [])
+  dealt = [list(h) for h in (turns[0].hands if turns else table.hands)]
+  if draws:
+    dealt[(table.round * rules.hand_size) % 2][draws[0]] -= 1  # drawn at the first turn
+  pool = [a + b for a, b in zip(table.deck, robot.pile)]
+  redraw_draw = robot.drawn >= 0 and controller(rules, table) == other
+  if redraw_draw:
+    pool[robot.drawn] += 1
+    draws[-1] = draw(pool, 1, uniform).index(1)
+  if turn == 0:
+    pool = [a + b for a, b in zip(pool, dealt[other])]
+    dealt[other] = draw(pool, rules.hand_size, uniform)
+  pile = draw(pool, sum(robot.pile), uniform)
+  for card in draws:
+    pile[card] += 1
+  return [tuple(hand) for hand in dealt[:n]] + [tuple(pile)], draws
 
 
 def _known_cards(rules: Rules, table: Table, dealt_to: int) -> list[int]:

@@ -21,6 +21,11 @@ Game string parameters (all optional):
              rulebooks' variant: rounds 1 and 3 pass left, round 2 right)
   soy_sauce  true adds `soy_sauce_count` (default 4) Soy Sauce cards to the deck: the rulebooks'
              variant, scored by `scoring.soy_sauce_points` (colours are scoring families)
+  robot      true (2 players only): the French rulebook's two-player variant. A third hand is
+             dealt as the robot's face-down pile; each turn a chance node draws its top card
+             into the hand of the player controlling it (player 0 first, then alternating), who
+             places one card for themselves and one for the robot ("Tempura, robot Wasabi");
+             the robot's tableau competes for Maki and Pudding, and the robot has no return
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ _DEFAULT_PARAMS = {
     "pass_direction": "left",
     "soy_sauce": False,
     "soy_sauce_count": 4,
+    "robot": False,
 }
 
 class SushiGoGame(DraftingGame):
@@ -78,9 +84,14 @@ class SushiGoState(DraftingState):
     rules, table = self._rules, self._table
     if self.is_terminal():
       return self.clone()
-    deals = R.resample_deals(rules, table, player, sampler)
+    if rules.robot:
+      deals, draws = R.resample_robot_round(rules, table, player, sampler)
+      steps_per_round = rules.deal_steps + 2 * rules.hand_size  # a draw and a pick each turn
+    else:
+      deals, draws = R.resample_deals(rules, table, player, sampler), []
+      steps_per_round = rules.deal_steps + rules.hand_size - 1
     steps = history_steps(self.full_history(), rules.num_players)
-    round_start = table.round * (rules.deal_steps + rules.hand_size - 1)
+    round_start = table.round * steps_per_round
     state = self.get_game().new_initial_state()
     for step in steps[:round_start]:
       apply_step(state, step)
@@ -92,7 +103,11 @@ class SushiGoState(DraftingState):
     else:
       for hand in deals[:table.dealt]:
         state.apply_action(rules.hand_ranking.rank(hand))
-    for step in steps[round_start + table.dealt:]:
+    picks = steps[round_start + table.dealt:]
+    if rules.robot:  # the round's draws, each followed by the real picks of that turn
+      picks = [step for draw_, pick in zip(draws, picks[1::2] + [None])
+               for step in (draw_, pick) if step is not None]
+    for step in picks:
       apply_step(state, step)
     return state
 
@@ -108,6 +123,10 @@ class SushiGoState(DraftingState):
         lines.append(f"P{p} hand [{rules.hand_string(table.hands[p])}] tableau "
                      f"[{', '.join(rules.tableau_names(table.tableaus[p]))}] puddings "
                      f"{table.puddings[p]} points {R.totals(table)[p]}")
+      if table.robot:
+        lines.append(f"Robot pile [{rules.hand_string(table.robot.pile)}] tableau "
+                     f"[{', '.join(rules.tableau_names(table.robot.tableau))}] puddings "
+                     f"{table.robot.puddings}")
     return "\n".join(lines)
 
   # ----- analysis API
@@ -131,6 +150,11 @@ class SushiGoState(DraftingState):
     return [kept + tableau.count(pudding)
             for kept, tableau in zip(self._table.puddings, self._table.tableaus)]
 
+  def robot_tableau(self) -> list[str]:
+    """The robot's cards this round (robot variant; empty otherwise), in placement order."""
+    robot = self._table.robot
+    return self._rules.tableau_names(robot.tableau) if robot else []
+
   def scores(self) -> list[int]:
     """Points per player: finished rounds, plus Pudding points once the game is over."""
     if self.is_terminal():
@@ -139,18 +163,21 @@ class SushiGoState(DraftingState):
 
 
 class RoundRecord:
-  """A finished round: `tableaus` (card names), `points` and `breakdown`, lists by player."""
+  """A finished round: `tableaus` (card names), `points` and `breakdown`, lists by player, and
+  `robot_tableau` in the robot variant (empty otherwise)."""
 
   def __init__(self, tableaus: list[list[str]], points: list[int],
-               breakdown: list[dict[str, int]]):
+               breakdown: list[dict[str, int]], robot_tableau: list[str] | None = None):
     self.tableaus = tableaus
     self.points = points
     self.breakdown = breakdown
+    self.robot_tableau = robot_tableau or []
 
   @classmethod
   def from_result(cls, rules: R.Rules, result: R.RoundResult) -> RoundRecord:
     return cls([rules.tableau_names(t) for t in result.tableaus], list(result.points),
-               [dict(zip(rules.categories, b)) for b in result.breakdown])
+               [dict(zip(rules.categories, b)) for b in result.breakdown],
+               rules.tableau_names(result.robot_tableau))
 
   def __repr__(self) -> str:
     return f"RoundRecord(tableaus={self.tableaus}, points={self.points})"
@@ -172,9 +199,11 @@ class SushiGoObserver:
       seen_hands            (n-1) x (T+1) other hands the observer has held, with
                             a last column set to 1 when that hand is known         private
       hands                 n x T every hand (private_info=ALL_PLAYERS only)
+      robot_tableau, robot_puddings   T and 1, robot variant only                 public
     with perfect recall (the information state), for every round and turn:
       picks                 rounds x H x n x 2 x T the cards each player placed,
                             first and second card (Chopsticks) one-hot              public
+      robot_picks           rounds x H x T the card placed for the robot (variant)  public
       hand_history          rounds x H x T the observer's hand at each turn        private
                             (rounds x H x n x T every hand with ALL_PLAYERS)
   """
@@ -192,12 +221,16 @@ class SushiGoObserver:
     if iig_obs_type.perfect_recall:
       if iig_obs_type.public_info:
         pieces.append(("picks", (rounds, h, n, 2, t)))
+        if rules.robot:
+          pieces.append(("robot_picks", (rounds, h, t)))
       if single:
         pieces.append(("hand_history", (rounds, h, t)))
       if every:
         pieces.append(("hand_history", (rounds, h, n, t)))
     else:
       if iig_obs_type.public_info:
+        if rules.robot:
+          pieces += [("robot_tableau", (t,)), ("robot_puddings", (1,))]
         pieces += [("round", (rounds,)), ("turn", (h,)), ("tableaus", (n, t)),
                    ("free_wasabi", (n,)), ("on_wasabi", (n, t)), ("puddings", (n,)),
                    ("points", (n,))]
@@ -229,6 +262,8 @@ class SushiGoObserver:
           for k, p in enumerate(seats):
             for slot, card in enumerate(entry.picks[p]):
               d["picks"][entry.round, turn, k, slot, card] = 1
+          if entry.robot >= 0:
+            d["robot_picks"][entry.round, turn, entry.robot] = 1
         if "hand_history" in d:
           if d["hand_history"].ndim == 3:
             d["hand_history"][entry.round, turn] = entry.hands[player]
@@ -256,6 +291,10 @@ class SushiGoObserver:
           d["on_wasabi"][k, card] += 1
         d["puddings"][k] = table.puddings[p]
         d["points"][k] = totals[p]
+    if "robot_tableau" in d:
+      for card in table.robot.tableau:
+        d["robot_tableau"][card] += 1
+      d["robot_puddings"][0] = table.robot.puddings
     if "hand" in d and playing and _dealt(rules, table):
       d["hand"][:] = table.hands[player]
       for k, p in enumerate(seats[1:]):
@@ -285,6 +324,9 @@ class SushiGoObserver:
         free, _ = R.wasabi_state(rules, table.tableaus[p])
         lines.append(f"P{p} tableau [{', '.join(rules.tableau_names(table.tableaus[p]))}]"
                      f" free Wasabi {free}, Puddings {table.puddings[p]}, points {totals[p]}")
+      if table.robot:
+        lines.append(f"Robot tableau [{', '.join(rules.tableau_names(table.robot.tableau))}]"
+                     f" Puddings {table.robot.puddings}")
     if playing and _dealt(rules, table):
       if private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
         lines.append(f"P{player} hand [{rules.hand_string(table.hands[player])}]")
@@ -315,6 +357,8 @@ class SushiGoObserver:
       turn_in_round[entry.round] = turn + 1
       picks = " | ".join(
           f"P{p} {' + '.join(rules.cards[c].name for c in entry.picks[p])}" for p in range(n))
+      if entry.robot >= 0:
+        picks += f" | robot {rules.cards[entry.robot].name}"
       line = f"R{entry.round + 1} T{turn + 1}:"
       if self.iig_obs_type.public_info:
         line += f"{hands_line(entry.hands)} picks {picks}"

@@ -38,14 +38,16 @@ def action_by_name(state, player: int, name: str) -> int:
 
 
 def deal(state, hands: list[list[str]]) -> None:
-  """Deals the given hands (card names) at the chance nodes of a `deal=card` game."""
+  """Deals the given hands (card names) at the chance nodes of a `deal=card` game (the robot's
+  pile is the last hand in the robot variant)."""
   rules = state.get_game().rules
   ids = {card.name: c for c, card in enumerate(rules.cards)}
   for hand in hands:
     for name in hand:
       assert state.is_chance_node(), "deal() called with more cards than the deal needs"
       state.apply_action(ids[name])
-  assert not state.is_chance_node(), "deal() got fewer cards than the deal needs"
+  dealt = state._table.dealt  # pylint: disable=protected-access
+  assert dealt == rules.deal_steps, "deal() got fewer cards than the deal needs"
 
 
 def play(state, picks: list[str]) -> None:

@@ -9,7 +9,7 @@ import solvers
 from sushigo_spiel import rules as R
 from sushigo_spiel import scoring
 from sushigo_spiel.scoring import score_round
-from support import (D, EGG, M1, M2, M3, P, SA, SQ, T, W, deal, load, play,
+from support import (D, EGG, M1, M2, M3, P, SA, SQ, T, W, deal, legal_names, load, play,
                      random_playout, walk)
 
 SOY = "Soy Sauce"
@@ -195,3 +195,123 @@ def test_bots_play_the_variants(bot):
       assert all(a in state.legal_actions(p) for p, a in enumerate(actions))
       state.apply_actions(actions)
   assert len(state.round_records()) == 3
+
+
+# ----- the two-player robot variant
+
+ROBOT_DECK = "maki3:1/maki1:1/tempura:2/pudding:2"
+
+
+def robot_game(**params):
+  return load(players=2, rounds=1, hand_size=2, robot=True, deck=ROBOT_DECK, **params)
+
+
+def draw_for_robot(state, name: str) -> None:
+  assert state.is_chance_node()
+  card = next(a for a, _ in state.chance_outcomes() if state.action_to_string(-1, a) == name)
+  state.apply_action(card)
+
+
+@pytest.mark.parametrize("robot_gets,expected_returns,expected_robot", [
+    # P0 keeps Maki Roll 3 (3 icons, first: 6) and gives the robot Tempura; P1 takes 1 icon
+    # (second: 3). Puddings: P0 1, P1 0, robot 1: P0 and the robot share +6 (3 each), P1 has
+    # the fewest (-6): the robot makes it a three-way Pudding count.
+    ("Maki Roll 3, robot Tempura", [9.0, -3.0], [T, P]),
+    # The robot gets Maki Roll 3 and wins the Maki (its 6 points go nowhere); P1 is second (3).
+    ("Tempura, robot Maki Roll 3", [3.0, -3.0], [M3, P]),
+])
+def test_robot_round(robot_gets, expected_returns, expected_robot):
+  state = robot_game().new_initial_state()
+  deal(state, [[T, M1], [T, P], [M3, P]])  # player 0, player 1, then the robot's pile
+  draw_for_robot(state, M3)  # player 0 controls the first turn and draws the top card
+  assert state.hands() == [[T, M1, M3], [T, P]]
+  assert legal_names(state, 1) == [T, P]
+  assert all(", robot " in name for name in legal_names(state, 0))
+  assert len(legal_names(state, 0)) == 6  # own card and robot card, three distinct cards
+  play(state, [robot_gets, T])
+  draw_for_robot(state, P)  # player 1 controls the second turn
+  own_card = M1 if state.hands()[1] == [M1, P] else T
+  play(state, [P, f"{own_card}, robot Pudding"])
+  assert state.is_terminal()
+  assert state.round_records()[0].robot_tableau == expected_robot
+  assert state.returns() == expected_returns
+
+
+def test_robot_control_alternates_across_rounds():
+  game = load(players=2, rounds=2, hand_size=3, robot=True,
+              deck="tempura:6/sashimi:6/dumpling:6")
+  rules = game.rules
+  state = game.new_initial_state()
+  controllers = []
+  while not state.is_terminal():
+    if state.is_simultaneous_node():
+      controllers.append(R.controller(rules, state._table))  # pylint: disable=protected-access
+    random_playout(state, random.Random(len(controllers)),
+                   stop=lambda s, start=len(state.history()): len(s.history()) > start)
+  assert controllers == [0, 1, 0, 1, 0, 1]
+  assert game.max_game_length() == 6  # every turn is a decision for the controller
+
+
+def test_the_drawn_card_is_hidden_from_the_other_player():
+  state = robot_game().new_initial_state()
+  deal(state, [[T, M1], [T, P], [M3, P]])
+  draw_for_robot(state, M3)
+  assert M3 not in state.observation_string(1) and M3 not in state.information_state_string(1)
+  assert M3 in state.observation_string(0)
+  for seed in range(20):
+    other = state.resample_from_infostate(1, random.Random(seed).random)
+    assert other.observation_tensor(1) == state.observation_tensor(1)
+    assert other.information_state_string(1) == state.information_state_string(1)
+
+
+@pytest.mark.parametrize("deal_mode", ["card", "hand"])
+def test_robot_resample_keeps_every_view(deal_mode):
+  game = load(players=2, robot=True, deal=deal_mode, hand_size=4, rounds=2,
+              deck="tempura:6/sashimi:6/squid:4/wasabi:4/chopsticks:4/pudding:6/maki2:6")
+  changed = 0
+  for seed in range(2):
+    for state in walk(game.new_initial_state(), random.Random(seed)):
+      for p in range(2):
+        other = state.resample_from_infostate(p, random.Random(seed * 7 + p).random)
+        assert other.information_state_string(p) == state.information_state_string(p)
+        assert other.information_state_tensor(p) == state.information_state_tensor(p)
+        assert other.observation_tensor(p) == state.observation_tensor(p)
+        if state.is_simultaneous_node():
+          assert other.legal_actions(p) == state.legal_actions(p)
+        changed += str(other) != str(state)
+        random_playout(other, random.Random(1))
+  assert changed > 20  # hidden cards really are redrawn
+
+
+def test_robot_random_sim_and_turn_based():
+  game = load(players=2, robot=True)
+  assert game.rules.hand_size == 9  # dealt as for three players
+  pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+  pyspiel.random_sim_test(pyspiel.convert_to_turn_based(game), num_sims=1, serialize=False,
+                          verbose=False)
+
+
+@pytest.mark.parametrize("bot", sorted(solvers.BOTS))
+def test_bots_control_the_robot(bot):
+  game = load(players=2, robot=True, soy_sauce=True)
+  bots = [solvers.make_bot(bot, game, p, seed=p) for p in range(2)]
+  state, rng = game.new_initial_state(), random.Random(0)
+  while not state.is_terminal():
+    if state.is_chance_node():
+      random_playout(state, rng, stop=lambda s: not s.is_chance_node())
+    else:
+      actions = [b.step(state) for b in bots]
+      assert all(a in state.legal_actions(p) for p, a in enumerate(actions))
+      state.apply_actions(actions)
+  assert len(state.round_records()[0].robot_tableau) == 9
+
+
+@pytest.mark.parametrize("params,message", [
+    (dict(players=3, robot=True), "parameter 'robot' is true with players=3; allowed: robot=true"
+     " with players=2 only"),
+    (dict(players=2, robot=True, deck="tempura:40"), "too few to deal 3 round\\(s\\) of 9 cards"
+     " to 3 hands"),
+])
+def test_robot_bad_input(params, message):
+  with pytest.raises(ValueError, match=message):
+    load(**params)
