@@ -315,3 +315,28 @@ def test_bots_control_the_robot(bot):
 def test_robot_bad_input(params, message):
   with pytest.raises(ValueError, match=message):
     load(**params)
+
+
+@pytest.mark.parametrize("params", [
+    dict(players=3, pass_direction="alternate", soy_sauce=True),
+    dict(players=2, robot=True, soy_sauce=True, soy_sauce_count=2),
+])
+def test_variant_round_trips_and_resampling(params):
+  import pickle  # pylint: disable=import-outside-toplevel
+  game = load(**params)
+  for seed in range(3):
+    rng = random.Random(seed)
+    steps = rng.randrange(40, 120)
+    state = random_playout(game.new_initial_state(), rng,
+                           stop=lambda s, n=[0]: (n.__setitem__(0, n[0] + 1) or n[0] > steps))
+    copies = [state.clone(), pickle.loads(pickle.dumps(state)),
+              game.deserialize_state(state.serialize()),
+              pyspiel.load_game(str(game)).deserialize_state(state.serialize())]
+    for copy in copies:
+      assert str(copy) == str(state) and copy.history() == state.history()
+      for p in range(game.num_players()):
+        assert copy.information_state_string(p) == state.information_state_string(p)
+    for p in range(game.num_players()):
+      other = state.resample_from_infostate(p, random.Random(seed).random)
+      assert other.information_state_string(p) == state.information_state_string(p)
+      assert other.observation_tensor(p) == state.observation_tensor(p)
