@@ -107,6 +107,12 @@ class DraftingState(pyspiel.State):
 
   dynamics: types.ModuleType
 
+  def __init_subclass__(cls, **kwargs):
+    super().__init_subclass__(**kwargs)
+    # The rules functions as plain class attributes: one lookup per call on the hot path.
+    for name in ("legal_actions", "chance_outcomes", "apply_chance", "play", "returns"):
+      setattr(cls, f"_rules_{name}", staticmethod(getattr(cls.dynamics, name)))
+
   def __init__(self, game: pyspiel.Game):
     super().__init__(game)
     self._rules = game.rules
@@ -128,7 +134,7 @@ class DraftingState(pyspiel.State):
       return self._legal_actions(actor)
     if player < 0:
       raise ValueError(f"legal_actions called for pseudo-player {player}")
-    return self.dynamics.legal_actions(self._rules, self._table, player)
+    return self._rules_legal_actions(self._rules, self._table, player)
 
   def is_chance_node(self) -> bool:
     return self._table.actor == CHANCE
@@ -139,25 +145,25 @@ class DraftingState(pyspiel.State):
   def _legal_actions(self, player: int) -> list[int]:
     if player == SIMULTANEOUS:
       return list(range(math.prod(len(actions) for actions in self._player_actions())))
-    return self.dynamics.legal_actions(self._rules, self._table, player)
+    return self._rules_legal_actions(self._rules, self._table, player)
 
   def _player_actions(self) -> list[list[int]]:
-    return [self.dynamics.legal_actions(self._rules, self._table, p)
+    return [self._rules_legal_actions(self._rules, self._table, p)
             for p in range(self._rules.num_players)]
 
   def chance_outcomes(self) -> list[tuple[int, float]]:
-    return self.dynamics.chance_outcomes(self._rules, self._table)
+    return self._rules_chance_outcomes(self._rules, self._table)
 
   def _apply_action(self, action: int) -> None:
     if self._table.actor == CHANCE:
-      self._table = self.dynamics.apply_chance(self._rules, self._table, action)
+      self._table = self._rules_apply_chance(self._rules, self._table, action)
     elif self._table.actor == TERMINAL:
       raise ValueError("the game is over: no action can be applied")
     else:
-      self._table = self.dynamics.play(self._rules, self._table, self._flat_to_joint(action))
+      self._table = self._rules_play(self._rules, self._table, self._flat_to_joint(action))
 
   def _apply_actions(self, actions: list[int]) -> None:
-    self._table = self.dynamics.play(self._rules, self._table, actions)
+    self._table = self._rules_play(self._rules, self._table, actions)
 
   def _flat_to_joint(self, flat: int) -> list[int]:
     """Decodes a flat joint action as OpenSpiel does (player 0 is the least significant digit)."""
@@ -172,10 +178,10 @@ class DraftingState(pyspiel.State):
     return joint
 
   def returns(self) -> list[float]:
-    return self.dynamics.returns(self._rules, self._table)
+    return self._rules_returns(self._rules, self._table)
 
   def rewards(self) -> list[float]:
-    return self.dynamics.returns(self._rules, self._table)
+    return self._rules_returns(self._rules, self._table)
 
 
 def history_steps(history, num_players: int) -> list[int | list[int]]:
