@@ -87,12 +87,17 @@ def walk(state, rng: random.Random, include_end: bool = False):
 
 
 def card_totals(state) -> list[int]:
-  """Cards per type in the deck, the hands, this round's tableaus and finished rounds' tableaus."""
+  """Cards per type in the deck, the hands, this round's tableaus and finished rounds' tableaus
+  (the robot's too in the robot variant)."""
   table = state._table  # pylint: disable=protected-access
   totals = list(table.deck)
   for hand in table.hands:
     totals = [a + b for a, b in zip(totals, hand)]
   tableaus = list(table.tableaus) + [t for result in table.results for t in result.tableaus]
+  tableaus += [result.robot_tableau for result in table.results]
+  if table.robot:  # the robot variant: its pile and this round's tableau
+    totals = [a + b for a, b in zip(totals, table.robot.pile)]
+    tableaus.append(table.robot.tableau)
   for tableau in tableaus:
     for card in tableau:
       totals[card] += 1

@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from open_spiel.python.observation import make_observation
 
 from support import card_totals, load, random_playout, walk
+from sushigo_spiel import rules as R
 from sushigo_spiel.scoring import score_puddings
 
 CHANCE = int(pyspiel.PlayerId.CHANCE)
@@ -28,6 +29,8 @@ VARIANTS = (
     {"hand_size": 3, "rounds": 2, "deck": SMALL_DECK, "deal": "hand"},
     {"pass_direction": "alternate"},
     {"hand_size": 3, "rounds": 2, "deck": SMALL_DECK, "pass_direction": "right"},
+    {"soy_sauce": True, "soy_sauce_count": 6},
+    {"robot": True, "hand_size": 4, "soy_sauce": True},  # two players, whatever `players` says
 )
 UTILITIES = ("score", "margin", "win")
 
@@ -38,7 +41,8 @@ def examples(n: int):
 
 @functools.lru_cache(maxsize=None)
 def make_game(players: int, utility: str, variant: int):
-  return load(players=players, utility=utility, **VARIANTS[variant])
+  params = VARIANTS[variant]
+  return load(players=2 if params.get("robot") else players, utility=utility, **params)
 
 
 # Separate arguments (rather than one tuple) give hypothesis's derandomized generation more
@@ -96,7 +100,11 @@ def test_hand_sizes_are_equal_and_shrink_by_one_per_turn(players, utility, varia
     if not state.is_simultaneous_node():
       continue
     decisions += 1
-    sizes = {len(hand) for hand in state.hands()}
+    sizes = [len(hand) for hand in state.hands()]
+    table = state._table  # pylint: disable=protected-access
+    if table.robot:  # the controller holds the card it drew from the robot's pile
+      sizes[R.controller(game.rules, table)] -= 1
+    sizes = set(sizes)
     assert len(sizes) == 1, state.hands()
     current = (state._table.round, sizes.pop())  # pylint: disable=protected-access
     if previous is not None and previous[0] == current[0]:
@@ -105,21 +113,22 @@ def test_hand_sizes_are_equal_and_shrink_by_one_per_turn(players, utility, varia
       assert current[1] == size  # a fresh deal
     assert len(state.legal_actions(0)) >= 1
     previous = current
-  # Every turn but the last (automatic) one of each round is a decision.
-  assert decisions == game.rules.rounds * (size - 1)
+  # Every turn but the last (automatic) one of each round is a decision (every turn with the
+  # robot, whose controller always has two cards to place).
+  assert decisions == game.rules.rounds * (size if game.rules.robot else size - 1)
 
 
 @examples(200)
 @given(**GAMES)
 def test_puddings_are_kept(players, utility, variant, seed):
   game = make_game(players, utility, variant)
-  previous = [0] * players
+  previous = [0] * game.num_players()
   for state in walk(game.new_initial_state(), random.Random(seed), include_end=True):
     puddings = state.puddings()
     assert all(now >= before for now, before in zip(puddings, previous)), (previous, puddings)
     previous = puddings
   played = [sum(t.count("Pudding") for r in state.round_records() for t in [r.tableaus[p]])
-            for p in range(players)]
+            for p in range(game.num_players())]
   assert state.puddings() == played
 
 
@@ -133,17 +142,21 @@ def test_round_points_are_non_negative(players, utility, variant, seed):
     assert len(records) in (rounds, rounds + 1)
     rounds = len(records)
     for record in records:
-      assert len(record.points) == players
+      assert len(record.points) == game.num_players()
       assert all(isinstance(p, int) and p >= 0 for p in record.points), record.points
   assert rounds == game.rules.rounds
 
 
 def expected_returns(state, utility: str) -> list[float]:
-  """Returns from the round records and the Pudding counts, by SPEC.md's end-of-game rules."""
+  """Returns from the round records and the Pudding counts, by SPEC.md's end-of-game rules
+  (the robot's Pudding count, in the robot variant, counted from its round tableaus)."""
   records = state.round_records()
   n = len(state.puddings())
   scores = [sum(r.points[p] for r in records) for p in range(n)]
-  scores = [s + b for s, b in zip(scores, score_puddings(state.puddings()))]
+  counts = state.puddings()
+  if state.get_game().rules.robot:  # the robot's Puddings compete too
+    counts = counts + [sum(r.robot_tableau.count("Pudding") for r in records)]
+  scores = [s + b for s, b in zip(scores, score_puddings(counts))]
   if utility == "score":
     return [float(s) for s in scores]
   if utility == "margin":
@@ -240,10 +253,10 @@ def test_clone_is_equal_and_independent(players, utility, variant, seed):
     if rng.random() > 0.15 and not state.is_terminal():
       continue
     before = (str(state), state.history(), [state.information_state_string(p)
-                                            for p in range(players)])
+                                            for p in range(game.num_players())])
     clone = state.clone()
     assert (str(clone), clone.history(),
-            [clone.information_state_string(p) for p in range(players)]) == before
+            [clone.information_state_string(p) for p in range(game.num_players())]) == before
     assert clone.is_terminal() == state.is_terminal()
     assert clone.returns() == state.returns()
     if state.is_terminal():
@@ -254,5 +267,5 @@ def test_clone_is_equal_and_independent(players, utility, variant, seed):
                    stop=lambda s: s._table.round > round_)  # pylint: disable=protected-access
     assert clone.history() != state.history()
     after = (str(state), state.history(), [state.information_state_string(p)
-                                           for p in range(players)])
+                                           for p in range(game.num_players())])
     assert after == before
