@@ -46,6 +46,7 @@ _DEFAULT_PARAMS = {
     "wild_half": False,
 }
 
+
 class SushiDraftGame(DraftingGame):
   """A Sushi Draft game for one choice of parameters."""
 

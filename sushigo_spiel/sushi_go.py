@@ -49,6 +49,7 @@ _DEFAULT_PARAMS = {
     "robot": False,
 }
 
+
 class SushiGoGame(DraftingGame):
   """A Sushi Go game for one choice of parameters."""
 
