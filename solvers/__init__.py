@@ -9,15 +9,17 @@ from __future__ import annotations
 import pyspiel
 
 from solvers import baselines
+from solvers.openspiel_ismcts import OpenSpielISMCTSBot
 
-BOTS: dict[str, type[baselines.BaselineBot]] = {
+BOTS: dict[str, type[pyspiel.Bot]] = {
     "random": baselines.RandomBot,
     "greedy": baselines.GreedyBot,
     "heuristic": baselines.HeuristicBot,
+    "openspiel_ismcts": OpenSpielISMCTSBot,
 }
 
 
-def _bot_class(name: str) -> type[baselines.BaselineBot]:
+def _bot_class(name: str) -> type[pyspiel.Bot]:
   try:
     return BOTS[name]
   except KeyError:

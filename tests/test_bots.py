@@ -378,7 +378,7 @@ def test_heuristic_parameters_change_its_choices():
 # --------------------------------------------------------------------------------------------
 
 def test_registry_names_and_parameters():
-  assert set(solvers.BOTS) == set(BOT_NAMES)
+  assert set(solvers.BOTS) == set(BOT_NAMES) | {"openspiel_ismcts"}  # the search reference
   assert solvers.bot_parameters("random") == {}
   heuristic = solvers.bot_parameters("heuristic")
   assert heuristic["temperature"] == 0.0 and "wasabi_weight" in heuristic

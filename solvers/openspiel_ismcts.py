@@ -1,0 +1,92 @@
+"""A reference bot: OpenSpiel's own Python `ISMCTSBot` on the turn-based form of the game.
+
+It is the yardstick the project's own Information-Set MCTS is compared with at equal budget.
+OpenSpiel's bot searches sequential games only, so it runs on `pyspiel.convert_to_turn_based` of
+the game, where the players of a simultaneous turn choose one after another, each without seeing
+the choices made before it in that turn. Two gaps of that route are filled here:
+
+- The turn-based wrapper does not forward `resample_from_infostate`, so the bot is given a
+  resampler (`set_resampler`): it rebuilds the simultaneous state from the history, asks the game
+  to resample it for the player to move, and replays the result into the turn-based game. The
+  choices the earlier players have already made this turn are hidden from that player, so they are
+  redrawn uniformly among their legal actions rather than copied.
+- The Python bot has no `restart_at`; this wrapper adds one (the search keeps no state between
+  moves) and answers at a simultaneous node of the game itself for its own player.
+
+OpenSpiel's C++ ISMCTS is not used: it crashes on wrapped Python games.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+from open_spiel.python.algorithms import ismcts
+from open_spiel.python.algorithms import mcts
+
+from solvers.views import simultaneous_view
+from sushigo_spiel.drafting import history_steps
+
+
+class OpenSpielISMCTSBot(pyspiel.Bot):
+  """OpenSpiel's `ISMCTSBot` (UCT, random rollouts) for one player of a drafting game."""
+
+  PARAMETERS = {"iterations": 200, "uct_c": 2.0, "rollouts": 1}
+
+  def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
+    pyspiel.Bot.__init__(self)
+    unknown = sorted(set(params) - set(self.PARAMETERS))
+    if unknown:
+      raise ValueError(f"unknown parameter(s) {', '.join(unknown)} for OpenSpielISMCTSBot; "
+                       f"allowed (with defaults): {self.PARAMETERS}")
+    self.params = {**self.PARAMETERS, **params}
+    self.player_id = player_id
+    simultaneous = game.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS
+    self._turn_based = pyspiel.convert_to_turn_based(game) if simultaneous else game
+    self._rng = np.random.RandomState(np.random.SeedSequence(seed).generate_state(1)[0])
+    evaluator = mcts.RandomRolloutEvaluator(int(self.params["rollouts"]), self._rng)
+    self._search = ismcts.ISMCTSBot(
+        self._turn_based, evaluator, float(self.params["uct_c"]),
+        int(self.params["iterations"]), random_state=self._rng,
+        child_selection_policy=ismcts.ChildSelectionPolicy.UCT)
+    self._search.set_resampler(self._resample)
+
+  def restart_at(self, state: pyspiel.State) -> None:
+    """Nothing to do: every move is searched afresh from the state it is given."""
+
+  def provides_policy(self) -> bool:
+    return True
+
+  def step_with_policy(self, state: pyspiel.State):
+    policy = self._search.get_policy(self._turn_based_state(state))
+    probabilities = np.array([p for _, p in policy])
+    action = policy[self._rng.choice(len(policy), p=probabilities / probabilities.sum())][0]
+    return policy, action
+
+  def step(self, state: pyspiel.State) -> int:
+    return self.step_with_policy(state)[1]
+
+  def _turn_based_state(self, state: pyspiel.State) -> pyspiel.State:
+    """The turn-based state where this bot's player is to move, given either form of the game."""
+    if state.get_game().get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL:
+      if state.current_player() != self.player_id:
+        raise ValueError(f"it is player {state.current_player()}'s turn, not {self.player_id}'s")
+      return state
+    # The earlier players' choices at the root never reach the search: every simulation starts
+    # from a resampled world. Taking their first legal actions keeps the bot's random stream
+    # independent of cards its player cannot see.
+    return self._replay(state, self.player_id, lambda actions: actions[0])
+
+  def _replay(self, simultaneous: pyspiel.State, player: int, choose) -> pyspiel.State:
+    """Replays a simultaneous state into the turn-based game up to `player`'s choice of the turn,
+    the players before it in the turn choosing with `choose(legal_actions)`."""
+    turn_based = self._turn_based.new_initial_state()
+    for step in history_steps(simultaneous.full_history(), simultaneous.num_players()):
+      for action in step if isinstance(step, list) else [step]:
+        turn_based.apply_action(action)
+    while turn_based.current_player() != player:
+      turn_based.apply_action(choose(turn_based.legal_actions()))
+    return turn_based
+
+  def _resample(self, state: pyspiel.State, player: int) -> pyspiel.State:
+    resampled = simultaneous_view(state).resample_from_infostate(player, self._rng.uniform)
+    return self._replay(resampled, player, self._rng.choice)
