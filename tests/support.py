@@ -71,6 +71,23 @@ def random_playout(state, rng: random.Random, stop=None):
   return state
 
 
+def play_with_bots(game, bots, seed: int):
+  """Plays a whole game with one bot per player (chance by its probabilities), checking every
+  choice is legal; returns the final state and the joint actions played."""
+  state, rng = game.new_initial_state(), random.Random(seed)
+  actions = []
+  while not state.is_terminal():
+    if state.is_chance_node():
+      random_playout(state, rng, stop=lambda s: not s.is_chance_node())
+    else:
+      joint = [bot.step(state) for bot in bots]
+      for p, action in enumerate(joint):
+        assert action in state.legal_actions(p), (p, action)
+      actions.append(joint)
+      state.apply_actions(joint)
+  return state, actions
+
+
 def walk(state, rng: random.Random, include_end: bool = False):
   """Plays at random (chance by its probabilities), yielding the state before every step, and
   the final state too with `include_end`."""

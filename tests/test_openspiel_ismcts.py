@@ -6,25 +6,10 @@ import pyspiel
 import pytest
 
 import solvers
-from support import random_playout
+from support import play_with_bots, random_playout
 
 SMALL = dict(players=2, rounds=1, hand_size=4,
              deck="tempura:4/sashimi:3/squid:2/wasabi:2/maki2:3/pudding:2")
-
-
-def play_game(game, bots, seed: int):
-  state, rng = game.new_initial_state(), random.Random(seed)
-  actions = []
-  while not state.is_terminal():
-    if state.is_chance_node():
-      random_playout(state, rng, stop=lambda s: not s.is_chance_node())
-    else:
-      joint = [bot.step(state) for bot in bots]
-      for p, action in enumerate(joint):
-        assert action in state.legal_actions(p)
-      actions.append(joint)
-      state.apply_actions(joint)
-  return state, actions
 
 
 @pytest.mark.parametrize("players", [2, 3])
@@ -34,8 +19,8 @@ def test_plays_legal_moves_and_is_reproducible(players):
   def bots():
     return [solvers.make_bot("openspiel_ismcts", game, p, seed=p, iterations=30)
             for p in range(players)]
-  first = play_game(game, bots(), seed=4)[1]
-  assert first == play_game(game, bots(), seed=4)[1]
+  first = play_with_bots(game, bots(), seed=4)[1]
+  assert first == play_with_bots(game, bots(), seed=4)[1]
 
 
 def test_runs_on_the_turn_based_form_and_refuses_other_turns():
@@ -86,7 +71,7 @@ def test_beats_random_play_on_a_small_deck():
     seat = seed % 2
     bots = [solvers.make_bot("random", game, p, seed=seed) for p in range(2)]
     bots[seat] = solvers.make_bot("openspiel_ismcts", game, seat, seed=seed, iterations=100)
-    margin += play_game(game, bots, seed)[0].returns()[seat]
+    margin += play_with_bots(game, bots, seed)[0].returns()[seat]
   assert margin > 0
 
 
@@ -104,4 +89,4 @@ def test_searches_the_variants(params):
   game = pyspiel.load_game("python_sushi_go", params)
   bots = [solvers.make_bot("openspiel_ismcts", game, p, seed=p, iterations=15)
           for p in range(game.num_players())]
-  assert play_game(game, bots, seed=1)[0].is_terminal()
+  assert play_with_bots(game, bots, seed=1)[0].is_terminal()

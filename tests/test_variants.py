@@ -10,7 +10,7 @@ from sushigo_spiel import rules as R
 from sushigo_spiel import scoring
 from sushigo_spiel.scoring import score_round
 from support import (D, EGG, M1, M2, M3, P, SA, SQ, T, W, deal, legal_names, load, play,
-                     random_playout, walk)
+                     play_with_bots, random_playout, walk)
 
 SOY = "Soy Sauce"
 BASELINES = ("random", "greedy", "heuristic")  # search bots have their own tests
@@ -186,15 +186,7 @@ def test_soy_sauce_random_sim(players):
 def test_bots_play_the_variants(bot):
   game = load(players=3, soy_sauce=True, pass_direction="alternate")
   bots = [solvers.make_bot(bot, game, p, seed=p) for p in range(3)]
-  state = game.new_initial_state()
-  rng = random.Random(0)
-  while not state.is_terminal():
-    if state.is_chance_node():
-      random_playout(state, rng, stop=lambda s: not s.is_chance_node())
-    else:
-      actions = [b.step(state) for b in bots]
-      assert all(a in state.legal_actions(p) for p, a in enumerate(actions))
-      state.apply_actions(actions)
+  state, _ = play_with_bots(game, bots, seed=0)
   assert len(state.round_records()) == 3
 
 
@@ -296,14 +288,7 @@ def test_robot_random_sim_and_turn_based():
 def test_bots_control_the_robot(bot):
   game = load(players=2, robot=True, soy_sauce=True)
   bots = [solvers.make_bot(bot, game, p, seed=p) for p in range(2)]
-  state, rng = game.new_initial_state(), random.Random(0)
-  while not state.is_terminal():
-    if state.is_chance_node():
-      random_playout(state, rng, stop=lambda s: not s.is_chance_node())
-    else:
-      actions = [b.step(state) for b in bots]
-      assert all(a in state.legal_actions(p) for p, a in enumerate(actions))
-      state.apply_actions(actions)
+  state, _ = play_with_bots(game, bots, seed=0)
   assert len(state.round_records()[0].robot_tableau) == 9
 
 
