@@ -16,6 +16,8 @@ Format
   num_games = 120             # required; integer >= 1, games played per game string
   rotation = "all"            # optional (default "all"): how each lineup is seated, see below
                               # ("all", "cyclic" or "fixed")
+  anchor = "heuristic"        # optional (default none): a competitor's name; every lineup is then
+                              # one other competitor against the anchor in all other seats
 
   [budget]                    # optional (default: no budget); at most one of:
   iterations = 200            #   integer >= 1, search iterations per move
@@ -42,8 +44,10 @@ Seat order must not bias the results, so every game string gets the same balance
 seatings. With n seats and k competitors, a lineup is a multiset of n competitors as even as it can
 be: each competitor takes n // k seats, and the n % k seats left over go to every possible subset of
 n % k competitors in turn. So n == k gives one lineup (everyone), n < k every n-subset, and n > k
-repeats competitors as evenly as possible (k = 2, n = 5: AABBB and AAABB). Each lineup is then
-seated by `rotation`:
+repeats competitors as evenly as possible (k = 2, n = 5: AABBB and AAABB). With an `anchor`, the
+lineups are instead each other competitor alone against n - 1 copies of the anchor (at 4 players,
+X A A A for every X), which measures every competitor against one yardstick at a fraction of the
+games of the even lineups. Each lineup is then seated by `rotation`:
 
   "all"     every distinct seating permutation of the lineup (neighbours vary too: Sushi Go passes
             hands to the left, so who sits next to whom matters);
@@ -109,7 +113,7 @@ METRICS = ("score", "margin", "win")
 BUDGET_KINDS = ("iterations", "seconds")
 
 _SECTIONS = ("experiment", "budget", "report", "players")
-_EXPERIMENT_KEYS = ("name", "seed", "games", "num_games", "rotation")
+_EXPERIMENT_KEYS = ("name", "seed", "games", "num_games", "rotation", "anchor")
 _PLAYER_KEYS = ("name", "bot", "params")
 _NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
@@ -143,6 +147,7 @@ class Config:
   metrics: tuple[str, ...]
   players: tuple[Competitor, ...]
   text: str
+  anchor: int | None = None
 
   @property
   def total_games(self) -> int:
@@ -158,7 +163,8 @@ class Config:
 
   def cycle(self, game: str) -> tuple[tuple[int, ...], ...]:
     """The seatings of `game` (competitor indices by seat), in schedule order."""
-    return schedule(self.loaded_game(game).num_players(), len(self.players), self.rotation)
+    return schedule(self.loaded_game(game).num_players(), len(self.players), self.rotation,
+                    self.anchor)
 
   def matchup(self, index: int) -> Matchup:
     """The game string and seating of game `index` (0 <= index < total_games)."""
@@ -177,7 +183,9 @@ class Config:
     """The config with every default filled in, the schedule's size, and `config_hash`."""
     resolved = {
         "experiment": {"name": self.name, "seed": self.seed, "games": list(self.games),
-                       "num_games": self.num_games, "rotation": self.rotation},
+                       "num_games": self.num_games, "rotation": self.rotation,
+                       **({} if self.anchor is None
+                          else {"anchor": self.players[self.anchor].name})},
         "budget": dict(self.budget),
         "report": {"metrics": list(self.metrics)},
         "players": [dataclasses.asdict(p) for p in self.players],
@@ -236,18 +244,35 @@ def parse(text: str) -> Config:
       rotation=_choice(experiment.get("rotation", "all"), "experiment.rotation", ROTATIONS),
       budget=_budget(_table(data, "budget")),
       metrics=_metrics(report.get("metrics", list(METRICS))),
-      players=_players(_required(data, "players")),
+      players=(players := _players(_required(data, "players"))),
       text=text,
+      anchor=_anchor(experiment.get("anchor"), players),
   )
   _check_fixed_seats(config)
   _check_bots(config)
   return config
 
 
+def _anchor(value: Any, players: Sequence[Competitor]) -> int | None:
+  if value is None:
+    return None
+  names = [p.name for p in players]
+  if value not in names:
+    raise ConfigError(f"experiment.anchor: expected the name of a competitor ({', '.join(names)}),"
+                      f" got {value!r}")
+  if len(names) < 2:
+    raise ConfigError("experiment.anchor: needs at least one other competitor to play against it")
+  return names.index(value)
+
+
 def _check_fixed_seats(config: Config) -> None:
   """With rotation "fixed" competitor p always sits in seat p, so each game needs one seat each."""
   if config.rotation != "fixed":
     return
+  if config.anchor is not None:
+    raise ConfigError("experiment.anchor: an anchor seats every competitor against it, which"
+                      " rotation \"fixed\" (competitor p in seat p) cannot do; use \"all\" or"
+                      " \"cyclic\"")
   for game in config.games:
     seats = config.loaded_game(game).num_players()
     if seats != len(config.players):
@@ -257,10 +282,14 @@ def _check_fixed_seats(config: Config) -> None:
 
 
 @functools.cache
-def schedule(seats: int, competitors: int, rotation: str) -> tuple[tuple[int, ...], ...]:
+def schedule(seats: int, competitors: int, rotation: str,
+             anchor: int | None = None) -> tuple[tuple[int, ...], ...]:
   """The seating cycle of one game string: competitor indices by seat, lineup by lineup."""
-  return tuple(seating for lineup in lineups(seats, competitors)
-          for seating in seatings(lineup, rotation))
+  if anchor is None:
+    chosen = lineups(seats, competitors)
+  else:
+    chosen = [(c,) + (anchor,) * (seats - 1) for c in range(competitors) if c != anchor]
+  return tuple(seating for lineup in chosen for seating in seatings(lineup, rotation))
 
 
 def lineups(seats: int, competitors: int) -> list[tuple[int, ...]]:

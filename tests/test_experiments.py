@@ -11,6 +11,7 @@ import collections
 import json
 import os
 import pathlib
+import re
 import signal
 import subprocess
 import sys
@@ -231,6 +232,25 @@ def test_fixed_rotation_keeps_every_competitor_in_its_seat():
   assert config.cycle(TINY_3P) == ((0, 1, 2),)
   assert {tuple(c.name for c in config.matchup(i).seats) for i in range(4)} == {
       ("random", "greedy", "soft")}
+
+
+def test_anchor_lineups_put_each_competitor_alone_against_the_anchor():
+  config = config_lib.parse(_edit("num_games = 12", 'num_games = 12\nanchor = "soft"'))
+  assert config.cycle(TINY) == ((0, 2), (2, 0), (1, 2), (2, 1))
+  three = config.cycle(TINY_3P)
+  assert sorted(three) == sorted([(0, 2, 2), (2, 0, 2), (2, 2, 0), (1, 2, 2), (2, 1, 2), (2, 2, 1)])
+  assert config.resolved()["experiment"]["anchor"] == "soft"
+  assert "anchor" not in config_lib.parse(BASE_CONFIG).resolved()["experiment"]
+
+
+@pytest.mark.parametrize("edit, message", [
+    ('anchor = "nobody"', 'experiment.anchor: expected the name of a competitor (random, greedy,'
+                          ' soft), got \'nobody\''),
+    ('anchor = "soft"\nrotation = "fixed"', 'experiment.anchor: an anchor seats every competitor'),
+])
+def test_bad_anchor_is_refused(edit, message):
+  with pytest.raises(config_lib.ConfigError, match=re.escape(message)):
+    config_lib.parse(_edit("num_games = 12", "num_games = 12\n" + edit))
 
 
 def test_game_index_maps_to_game_string_and_seating():
