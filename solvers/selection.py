@@ -1,0 +1,214 @@
+"""Decoupled bandit statistics for simultaneous-move tree search: one player at one node.
+
+At a simultaneous node of a search tree every player keeps a bandit of its own and chooses from it
+alone, without seeing what the others choose (decoupled selection, as in Lanctot et al. 2013 and
+Lisy et al. 2013 for simultaneous-move MCTS). Three policies, chosen by name:
+
+  ucb1             UCT (Kocsis & Szepesvari 2006) with exploration constant `c`: untried arms
+                   first (uniformly among them), then the highest mean + c sqrt(ln m_a / n_a).
+                   m_a is the number of visits at which arm a was available, as in the
+                   availability-aware UCB of Cowling, Powley & Whitehouse (2012).
+  exp3             Exp3 (Auer et al. 2002) with exploration `gamma`: probabilities
+                   (1 - gamma) softmax(eta X) + gamma / K with eta = gamma / K, X the cumulative
+                   importance-weighted rewards; keeps the mean strategy.
+  regret_matching  Regret matching with exploration `gamma` (Lanctot et al. 2013; Lisy et al.
+                   2013): probabilities (1 - gamma) R+ / sum R+ + gamma / K from the cumulative
+                   sampled regrets; keeps the average strategy.
+
+Rewards must lie in [0, 1] (the search scales the game's utilities). In Information-Set MCTS an
+opponent's legal actions differ from one determinization to the next, so each call of `select`
+names the arms available now; Exp3 and regret matching play and learn over those arms only.
+
+API:
+  make_bandit_factory(policy, num_actions, c=..., gamma=...) -> factory; factory() -> Bandit
+  bandit.select(arms, rng) -> (action, probability)   `arms`: legal action ids now, `rng`: any
+                                                      object with `random()` in [0, 1)
+  bandit.update(action, reward, probability)          once after each `select`, with its answer
+  bandit.final_policy(kind) -> [(action, probability)] kind "visits" (all on the most visited arm,
+                                                      ties to the higher mean, then the lower id)
+                                                      or "mixed" (the mean strategy for exp3 and
+                                                      regret_matching, visit frequencies for ucb1)
+  bandit.visits(action), bandit.mean(action)
+
+Statistics are plain Python lists indexed by action id: at 10-100 arms a list walk is faster than
+numpy's per-call overhead.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from collections.abc import Callable, Sequence
+
+POLICIES = ("ucb1", "exp3", "regret_matching")
+FINAL_KINDS = ("visits", "mixed")
+Policy = list[tuple[int, float]]
+
+
+class Bandit:
+  """Visit counts, reward sums and availability per action id; subclasses choose the arm."""
+
+  def __init__(self, num_actions: int):
+    self._visits = [0] * num_actions
+    self._rewards = [0.0] * num_actions
+    self._available = [0] * num_actions
+
+  def select(self, arms: Sequence[int], rng) -> tuple[int, float]:
+    raise NotImplementedError
+
+  def update(self, action: int, reward: float, probability: float) -> None:
+    self._visits[action] += 1
+    self._rewards[action] += reward
+
+  def visits(self, action: int) -> int:
+    return self._visits[action]
+
+  def mean(self, action: int) -> float:
+    n = self._visits[action]
+    return self._rewards[action] / n if n else 0.0
+
+  def arms(self) -> list[int]:
+    """Every action that was available at least once."""
+    return [a for a, m in enumerate(self._available) if m]
+
+  def final_policy(self, kind: str) -> Policy:
+    if kind == "visits":
+      arms = self.arms()
+      best = max(arms, key=lambda a: (self._visits[a], self.mean(a), -a))
+      return [(a, 1.0 if a == best else 0.0) for a in arms]
+    if kind == "mixed":
+      return _normalised(self.arms(), self._mixed_weights())
+    raise ValueError(f"final policy {kind!r} is unknown; allowed: {', '.join(FINAL_KINDS)}")
+
+  def _mixed_weights(self) -> list[float]:
+    return self._visits
+
+
+class UCB1(Bandit):
+  """UCT with availability counts: untried arms first, then mean + c sqrt(ln m_a / n_a)."""
+
+  def __init__(self, num_actions: int, c: float):
+    super().__init__(num_actions)
+    self.c = c
+
+  def select(self, arms: Sequence[int], rng) -> tuple[int, float]:
+    visits, rewards, available = self._visits, self._rewards, self._available
+    untried = []
+    for a in arms:
+      available[a] += 1
+      if not visits[a]:
+        untried.append(a)
+    if untried:
+      return untried[int(rng.random() * len(untried))], 1.0
+    c, log, sqrt = self.c, math.log, math.sqrt
+    best, best_score = arms[0], -math.inf
+    for a in arms:
+      n = visits[a]
+      score = rewards[a] / n + c * sqrt(log(available[a]) / n)
+      if score > best_score:
+        best, best_score = a, score
+    return best, 1.0
+
+
+class _Sampling(Bandit):
+  """A bandit that draws its arm from a distribution over the available arms and keeps the sum
+  of those distributions (the mean strategy)."""
+
+  def __init__(self, num_actions: int, gamma: float):
+    super().__init__(num_actions)
+    self.gamma = gamma
+    self._strategy_sum = [0.0] * num_actions
+
+  def _mixed_weights(self) -> list[float]:
+    return self._strategy_sum
+
+  def _draw(self, arms: Sequence[int], probabilities: list[float], rng) -> tuple[int, float]:
+    available, strategy_sum = self._available, self._strategy_sum
+    for a, p in zip(arms, probabilities):
+      available[a] += 1
+      strategy_sum[a] += p
+    u = rng.random()
+    for a, p in zip(arms, probabilities):
+      u -= p
+      if u < 0:
+        return a, p
+    return arms[-1], probabilities[-1]  # rounding left `u` above the total
+
+
+class Exp3(_Sampling):
+  """Exp3 over the available arms: (1 - gamma) softmax(gamma / K * X) + gamma / K."""
+
+  def __init__(self, num_actions: int, gamma: float):
+    super().__init__(num_actions, gamma)
+    self._estimates = [0.0] * num_actions
+
+  def select(self, arms: Sequence[int], rng) -> tuple[int, float]:
+    k, gamma, estimates = len(arms), self.gamma, self._estimates
+    eta = gamma / k
+    top = max(estimates[a] for a in arms)
+    weights = [math.exp(eta * (estimates[a] - top)) for a in arms]
+    scale = (1.0 - gamma) / sum(weights)
+    return self._draw(arms, [w * scale + gamma / k for w in weights], rng)
+
+  def update(self, action: int, reward: float, probability: float) -> None:
+    super().update(action, reward, probability)
+    self._estimates[action] += reward / probability
+
+
+class RegretMatching(_Sampling):
+  """Regret matching over the available arms with gamma-uniform exploration; regrets are
+  sampled as in outcome sampling: r / p for the arm played, 0 for the others, less r."""
+
+  def __init__(self, num_actions: int, gamma: float):
+    super().__init__(num_actions, gamma)
+    self._regrets = [0.0] * num_actions
+    self._last_arms: Sequence[int] = ()
+
+  def select(self, arms: Sequence[int], rng) -> tuple[int, float]:
+    k, gamma, regrets = len(arms), self.gamma, self._regrets
+    positive = [r if r > 0.0 else 0.0 for r in (regrets[a] for a in arms)]
+    total = sum(positive)
+    if total > 0.0:
+      scale = (1.0 - gamma) / total
+      probabilities = [r * scale + gamma / k for r in positive]
+    else:
+      probabilities = [1.0 / k] * k
+    self._last_arms = arms
+    return self._draw(arms, probabilities, rng)
+
+  def update(self, action: int, reward: float, probability: float) -> None:
+    super().update(action, reward, probability)
+    regrets = self._regrets
+    for a in self._last_arms:
+      regrets[a] -= reward
+    regrets[action] += reward / probability
+
+
+def _normalised(arms: list[int], weights: Sequence[float]) -> Policy:
+  total = sum(weights[a] for a in arms)
+  if total <= 0:
+    return [(a, 1.0 / len(arms)) for a in arms]
+  return [(a, weights[a] / total) for a in arms]
+
+
+def make_bandit_factory(policy: str, num_actions: int, c: float = 0.7,
+                        gamma: float = 0.1) -> Callable[[], Bandit]:
+  """A function that builds a fresh bandit of `policy` over action ids 0..num_actions-1.
+
+  `c` is UCB1's exploration constant (>= 0); `gamma` the exploration of exp3 (0 < gamma <= 1)
+  and regret_matching (0 <= gamma <= 1). Raises ValueError naming a bad policy or value.
+  """
+  if policy == "ucb1":
+    if not c >= 0:
+      raise ValueError(f"parameter 'c' is {c}; allowed: a number >= 0")
+    return functools.partial(UCB1, num_actions, float(c))
+  if policy == "exp3":
+    if not 0 < gamma <= 1:
+      raise ValueError(f"parameter 'gamma' is {gamma} for exp3; allowed: 0 < gamma <= 1")
+    return functools.partial(Exp3, num_actions, float(gamma))
+  if policy == "regret_matching":
+    if not 0 <= gamma <= 1:
+      raise ValueError(
+          f"parameter 'gamma' is {gamma} for regret_matching; allowed: 0 <= gamma <= 1")
+    return functools.partial(RegretMatching, num_actions, float(gamma))
+  raise ValueError(f"selection policy {policy!r} is unknown; allowed: {', '.join(POLICIES)}")
