@@ -1,0 +1,298 @@
+"""Abstractions for the CFR solvers: what a player knows, mapped to the key its regrets live under.
+
+A CFR solver keeps one regret vector and one average strategy per key. An `Abstraction` maps a
+player's position at a simultaneous node, `(rules, table, player)` of `sushigo_spiel.rules`, to a
+hashable key, computed only from what that player knows (its hands, the public tableaus, Puddings
+and points, the hands it has held), never from hidden cards. Every key also fixes the legal action
+set, so a regret vector per key is well defined. The game itself keeps its true perfect-recall
+information states: an abstraction lives only in the solver's key function, and strategies are
+judged in the real game (refining an abstraction can make a strategy more exploitable: Waugh et
+al. 2009, "Abstraction pathologies in extensive games").
+
+Named abstractions (`make_abstraction(name, rules)`):
+  identity   the perfect-recall information state: the player's hands at every turn and every
+             pick so far (the same partition as `information_state_string`).
+  canonical  lossless; forgets the order of past events but keeps everything payoff-relevant.
+  buckets:N  lossy, coarser as N falls: capped counts and scoring-relevant summaries.
+  kmeans:K   lossy: k-means clusters (K) of information-set feature vectors, fitted on sampled
+             positions with a seed.
+
+Why `canonical` is lossless. It keeps: the player, round and turn; the player's hand; the hands
+it has seen, by holder; every tableau as card counts plus its Wasabi state (free Wasabi, Nigiri on
+Wasabi), which is all a tableau's score and future scoring depend on; kept Puddings and points per
+player; and the unseen pool (the deck minus every card the player has seen). It forgets the order
+of picks and everything else about finished rounds.
+  - A finished round is public: every card dealt in it was placed, so every player can rebuild
+    every hand of it. A round's start is therefore the root of a proper subgame, and what the past
+    rounds leave for the future is the points, the Puddings and the composition of the remaining
+    deck (chance deals it uniformly). Histories that agree on these have identical subgames.
+  - With two players (no robot), both hands are known to both players from the second turn of a
+    round on, and the deck's composition is known exactly, so the position is common knowledge
+    up to future chance: the key holds the whole state that the future depends on. At a round's
+    first turn the opponent's hand is drawn by chance from the unseen pool alone, whatever anyone
+    played before, so equal keys give equal beliefs.
+  - With three or more players, or with the robot, picks within a round tell about hands the
+    player has not seen (through the other players' strategies), so the key keeps the current
+    round's picks (and the player's hands in it) in order; only finished rounds are compressed.
+So information states with equal keys have isomorphic futures and equal beliefs, and a strategy
+computed per key loses nothing (tested: its CFR solution's exploitability goes to zero with the
+identity's on reduced games).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Hashable, Sequence
+
+import numpy as np
+import pyspiel
+from open_spiel.python import policy
+from scipy.cluster import vq
+
+from solvers.views import simultaneous_view
+from sushigo_spiel import rules as R
+from sushigo_spiel.cards import Kind
+
+NAMES = ("identity", "canonical", "buckets:N", "kmeans:K")
+
+
+class Abstraction:
+  """Maps `(rules, table, player)` at a simultaneous node to a hashable key.
+
+  `name` is the string `make_abstraction` accepts; `arrays` holds any fitted data (cluster centres)
+  that must be saved with a policy to rebuild the abstraction.
+  """
+
+  name: str = ""
+
+  def key(self, rules: R.Rules, table: R.Table, player: int) -> Hashable:
+    raise NotImplementedError
+
+  @property
+  def arrays(self) -> dict[str, np.ndarray]:
+    return {}
+
+
+class Identity(Abstraction):
+  """The perfect-recall information state: hands held and picks seen, turn by turn."""
+
+  name = "identity"
+
+  def key(self, rules, table, player):
+    past = tuple([(turn.round, turn.hands[player], turn.picks, turn.robot) for turn in table.log])
+    return player, table.round, past, table.hands[player]
+
+
+class Canonical(Abstraction):
+  """Lossless: order of past events forgotten, everything payoff-relevant kept (module doc)."""
+
+  name = "canonical"
+
+  def key(self, rules, table, player):
+    knows = Knowledge(rules, table, player)
+    tableaus = tuple([canonical_tableau(rules, t) for t in table.tableaus])
+    key = (player, table.round, table.turn, knows.hand, knows.seen, tableaus, table.puddings,
+           tuple(R.totals(table)), knows.unseen)
+    if rules.num_players > 2 or rules.robot:
+      start = len(table.log) - table.turn
+      key += (tuple([(turn.hands[player], turn.picks, turn.robot)
+                     for turn in table.log[start:]]),)
+    if rules.robot:
+      robot = table.robot
+      key += (canonical_tableau(rules, robot.tableau), robot.puddings)
+    return key
+
+
+class Buckets(Abstraction):
+  """Lossy, of tunable size `cap` (N >= 1): smaller N, fewer keys.
+
+  Key: round, turn, the legal actions (so the action set is exact), the player's hand with counts
+  capped at N, and summaries that drive the scores: own Tempura mod 2, Sashimi mod 3, Dumplings
+  (capped at N), free Wasabi, Chopsticks; Maki icons and Puddings (kept plus this round's) as
+  differences to the best opponent, and points to the best opponent in buckets of 10 / N points,
+  each clipped to -N..N. Opponents' tableaus and seen hands are otherwise forgotten.
+  """
+
+  def __init__(self, cap: int):
+    if cap < 1:
+      raise ValueError(f"abstraction 'buckets:{cap}': N must be 1 or more")
+    self.cap = cap
+    self.name = f"buckets:{cap}"
+
+  def key(self, rules, table, player):
+    n = self.cap
+    f = Features(rules, table, player)
+    hand = tuple([min(c, n) for c in table.hands[player]])
+    leads = tuple([max(-n, min(n, lead)) for lead in (
+        f.maki_lead, f.pudding_lead, math.floor(f.points_lead * n / 10))])
+    return (player, table.round, table.turn, tuple(R.legal_actions(rules, table, player)), hand,
+            f.tempura % 2, f.sashimi % 3, min(f.dumplings, n), f.free_wasabi, f.chopsticks, leads)
+
+
+class KMeans(Abstraction):
+  """Lossy: the feature vector of a position (`feature_vector`), scaled per feature, is assigned to
+  the nearest of `clusters` centres; the key is (player, round, turn, legal actions, cluster).
+
+  Centres are fitted by `fit` with k-means (scipy.cluster.vq.kmeans2, seeded) on positions sampled
+  from uniformly random play; this is only meaningful where such samples cover the positions that
+  matter (reduced games, or many samples).
+  """
+
+  def __init__(self, clusters: int, centres: np.ndarray | None = None,
+               scale: np.ndarray | None = None):
+    if clusters < 1:
+      raise ValueError(f"abstraction 'kmeans:{clusters}': K must be 1 or more")
+    self.clusters = clusters
+    self.name = f"kmeans:{clusters}"
+    self.centres = centres
+    self.scale = scale
+
+  @property
+  def arrays(self):
+    return {"centres": self.centres, "scale": self.scale}
+
+  def fit(self, rules: R.Rules, seed: int, samples: int = 2000) -> KMeans:
+    """Fits the centres on `samples` positions of uniformly random play (one seed decides)."""
+    rng = np.random.default_rng(seed)
+    vectors = []
+    while len(vectors) < samples:
+      table = R.initial_table(rules)
+      while not R.is_terminal(rules, table):
+        if table.actor == R.CHANCE:
+          table = sample_chance(rules, table, rng)
+          continue
+        legal = [R.legal_actions(rules, table, p) for p in range(rules.num_players)]
+        vectors += [feature_vector(rules, table, p) for p in range(rules.num_players)]
+        table = R.play(rules, table, [a[rng.integers(len(a))] for a in legal])
+    data = np.array(vectors[:samples], dtype=np.float64)
+    scale = data.std(axis=0)
+    scale[scale == 0] = 1.0
+    k = min(self.clusters, len(np.unique(data / scale, axis=0)))
+    centres, _ = vq.kmeans2(data / scale, k, minit="++", seed=rng)
+    self.centres, self.scale = centres, scale
+    return self
+
+  def key(self, rules, table, player):
+    vector = np.asarray(feature_vector(rules, table, player)) / self.scale
+    cluster = int(np.argmin(((self.centres - vector) ** 2).sum(axis=1)))
+    return (player, table.round, table.turn, tuple(R.legal_actions(rules, table, player)),
+            cluster)
+
+
+def make_abstraction(name: str, rules: R.Rules, seed: int = 0,
+                     arrays: dict[str, np.ndarray] | None = None) -> Abstraction:
+  """The abstraction named `name` (see `NAMES`) for a game's rules.
+
+  `kmeans:K` is fitted with `seed` unless `arrays` (as saved with a policy) give its centres.
+  """
+  kind, _, size = name.partition(":")
+  if name in ("identity", "canonical"):
+    return Identity() if name == "identity" else Canonical()
+  if kind in ("buckets", "kmeans") and size.isdigit():
+    if kind == "buckets":
+      return Buckets(int(size))
+    if arrays:
+      return KMeans(int(size), np.asarray(arrays["centres"]), np.asarray(arrays["scale"]))
+    return KMeans(int(size)).fit(rules, seed)
+  raise ValueError(f"unknown abstraction {name!r}; allowed: {', '.join(NAMES)} "
+                   "(N, K positive integers)")
+
+
+class Knowledge:
+  """What `player` knows of the cards: own hand, the hands it has held (by holder, as a tuple of
+  (holder, counts)), and the unseen pool (deck minus every card it has seen)."""
+
+  def __init__(self, rules: R.Rules, table: R.Table, player: int):
+    self.hand = table.hands[player]
+    self.seen = tuple([(h, table.hands[h]) for h in range(rules.num_players)
+                       if h != player and R.hand_seen(rules, table, player, h)])
+    unseen = list(rules.deck)
+    for _, hand in ((player, self.hand),) + self.seen:
+      for c, count in enumerate(hand):
+        unseen[c] -= count
+    placed = list(table.tableaus) + [t for result in table.results for t in result.tableaus]
+    if rules.robot:
+      placed += [table.robot.tableau] + [result.robot_tableau for result in table.results]
+    for tableau in placed:
+      for c in tableau:
+        unseen[c] -= 1
+    self.unseen = tuple(unseen)
+
+
+def canonical_tableau(rules: R.Rules, tableau: Sequence[int]) -> tuple:
+  """A tableau as counts per card, free Wasabi and the Nigiri on Wasabi (counts): all its score
+  and future scoring depend on; placement order is forgotten."""
+  counts = [0] * rules.num_types
+  for c in tableau:
+    counts[c] += 1
+  free, on = R.wasabi_state(rules, tableau)
+  return tuple(counts), free, tuple(sorted(on))
+
+
+class Features:
+  """Scoring-relevant summaries of a player's position (used by the lossy abstractions)."""
+
+  def __init__(self, rules: R.Rules, table: R.Table, player: int):
+    kinds, cards = rules.kinds, rules.cards
+    own = table.tableaus[player]
+    self.tempura = sum(kinds[c] is Kind.TEMPURA for c in own)
+    self.sashimi = sum(kinds[c] is Kind.SASHIMI for c in own)
+    self.dumplings = sum(kinds[c] is Kind.DUMPLING for c in own)
+    self.free_wasabi = R.wasabi_state(rules, own)[0]
+    self.chopsticks = int(rules.chopsticks in own)
+    maki = [sum(cards[c].value for c in t if kinds[c] is Kind.MAKI) for t in table.tableaus]
+    puddings = [kept + sum(kinds[c] is Kind.PUDDING for c in t)
+                for kept, t in zip(table.puddings, table.tableaus)]
+    points = R.totals(table)
+    others = [p for p in range(rules.num_players) if p != player]
+    self.maki_lead = maki[player] - max(maki[p] for p in others)
+    self.pudding_lead = puddings[player] - max(puddings[p] for p in others)
+    self.points_lead = points[player] - max(points[p] for p in others)
+
+
+def feature_vector(rules: R.Rules, table: R.Table, player: int) -> list[float]:
+  """Round, turn, own hand counts and the `Features` summaries as one numeric vector."""
+  f = Features(rules, table, player)
+  return [table.round, table.turn, *table.hands[player], f.tempura % 2, f.sashimi % 3,
+          f.dumplings, f.free_wasabi, f.chopsticks, f.maki_lead, f.pudding_lead, f.points_lead]
+
+
+def sample_chance(rules: R.Rules, table: R.Table, rng: np.random.Generator) -> R.Table:
+  """Applies one chance outcome drawn with its probability, without listing the outcomes (a hand
+  of the standard deck has too many to list)."""
+  if table.dealt < rules.deal_steps:
+    if rules.deal == "hand":
+      hand = R.draw(list(table.deck), rules.hand_size, rng.random)
+      return R.apply_chance(rules, table, rules.hand_ranking.rank(hand))
+    pool = table.deck
+  else:
+    pool = table.robot.pile
+  return R.apply_chance(rules, table, R.draw(list(pool), 1, rng.random).index(1))
+
+
+class LiftedPolicy(policy.Policy):
+  """An abstract strategy lifted to a policy of the real game (either form of it).
+
+  `strategy` maps abstract keys to `(actions, probabilities)`. At a state, the key is computed from
+  the acting player's position (through `views.simultaneous_view`, so turn-based states work too);
+  a key the solver never reached gets the uniform policy over the legal actions.
+  """
+
+  def __init__(self, game: pyspiel.Game, abstraction: Abstraction,
+               strategy: dict[Hashable, tuple[tuple[int, ...], np.ndarray]]):
+    super().__init__(game, list(range(game.num_players())))
+    self.abstraction = abstraction
+    self.strategy = strategy
+
+  def action_probabilities(self, state, player_id=None):
+    player = state.current_player() if player_id is None else player_id
+    sim = simultaneous_view(state)
+    return self.probabilities(sim.get_game().rules, sim._table, player)  # pylint: disable=protected-access
+
+  def probabilities(self, rules: R.Rules, table: R.Table, player: int) -> dict[int, float]:
+    entry = self.strategy.get(self.abstraction.key(rules, table, player))
+    if entry is None:
+      legal = R.legal_actions(rules, table, player)
+      return {action: 1.0 / len(legal) for action in legal}
+    actions, probabilities = entry
+    return dict(zip(actions, probabilities.tolist()))

@@ -1,0 +1,147 @@
+"""Monte Carlo CFR (Lanctot et al. 2009) walking the pure rules engine: external and outcome sampling.
+
+No pyspiel state and no game tree is built: each iteration walks `sushigo_spiel.rules` tables,
+chance is sampled (a whole hand at once with `deal=hand`), and regrets live per abstract key. The
+simultaneous turn is treated as the turn-based game treats it: each player chooses without seeing
+the others' choices of that turn, so the players' samples at a node are independent.
+
+- External sampling: for each player in turn (the traverser), the traverser's actions are all
+  tried, everyone else's and chance's are sampled; the others' average strategies get their
+  current strategy at the nodes visited (simple averaging, as OpenSpiel's solver). An iteration
+  touches every traverser action sequence of one sampled world, which is fine on reduced games but
+  grows as the product of hand sizes: use outcome sampling on the full game.
+- Outcome sampling: one trajectory per player and iteration; the traverser samples from its
+  strategy mixed with `exploration` uniform play, regrets are importance-weighted (OpenSpiel's
+  formulation, baseline 0), so an iteration costs one playout and scales to the full game.
+
+Both are deterministic for a fixed seed (a `numpy.random.Generator`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+
+from solvers.abstraction import Abstraction, sample_chance
+from solvers.cfr import RegretSolver, regret_matching
+from sushigo_spiel import rules as R
+
+
+class MCCFRSolver(RegretSolver):
+  """Shared part of the sampling solvers: one entry per abstract key, `[actions, regrets,
+  average]`, created on first visit."""
+
+  def __init__(self, game: pyspiel.Game, abstraction: Abstraction, seed: int | None = 0):
+    super().__init__(game, abstraction, seed)
+    self._rng = np.random.default_rng(seed)
+    self._entries: dict = {}
+
+  def _entry(self, table: R.Table, player: int) -> list:
+    key = self.abstraction.key(self.rules, table, player)
+    entry = self._entries.get(key)
+    if entry is None:
+      actions = R.legal_actions(self.rules, table, player)
+      entry = [actions, [0.0] * len(actions), [0.0] * len(actions)]
+      self._entries[key] = entry
+    return entry
+
+  def _sample(self, probabilities: list[float]) -> int:
+    """An index drawn with `probabilities` (one uniform from the generator)."""
+    target = self._rng.random()
+    for index, p in enumerate(probabilities):
+      target -= p
+      if target < 0:
+        return index
+    return len(probabilities) - 1
+
+  def iteration(self) -> None:
+    for player in range(self.rules.num_players):
+      self._walk(R.initial_table(self.rules), player)
+
+  def _walk(self, table: R.Table, player: int) -> float:
+    raise NotImplementedError
+
+  def average_strategy(self):
+    strategy = {}
+    for key, (actions, _, average) in self._entries.items():
+      total = sum(average)
+      probabilities = np.array(average) / total if total > 0 else \
+          np.full(len(actions), 1.0 / len(actions))
+      strategy[key] = (tuple(actions), probabilities)
+    return strategy
+
+
+class ExternalSamplingMCCFR(MCCFRSolver):
+  """External-sampling MCCFR: the traverser's actions enumerated, all else sampled."""
+
+  algorithm = "es-mccfr"
+
+  def _walk(self, table, traverser):
+    rules = self.rules
+    while table.actor == R.CHANCE:
+      table = sample_chance(rules, table, self._rng)
+    if table.actor == R.TERMINAL:
+      return R.returns(rules, table)[traverser]
+    joint = [0] * rules.num_players
+    for player in range(rules.num_players):
+      if player == traverser:
+        continue
+      actions, regrets, average = self._entry(table, player)
+      strategy = regret_matching(regrets)
+      for i, p in enumerate(strategy):
+        average[i] += p
+      joint[player] = actions[self._sample(strategy)]
+    actions, regrets, _ = self._entry(table, traverser)
+    strategy = regret_matching(regrets)
+    values = []
+    for action in actions:
+      joint[traverser] = action
+      values.append(self._walk(R.play(rules, table, joint), traverser))
+    value = sum(p * v for p, v in zip(strategy, values))
+    for i, v in enumerate(values):
+      regrets[i] += v - value
+    return value
+
+
+class OutcomeSamplingMCCFR(MCCFRSolver):
+  """Outcome-sampling MCCFR: one sampled trajectory per traverser, importance-weighted regrets."""
+
+  algorithm = "os-mccfr"
+
+  def __init__(self, game, abstraction, seed=0, exploration: float = 0.6):
+    super().__init__(game, abstraction, seed)
+    if not 0 < exploration <= 1:
+      raise ValueError(f"exploration is {exploration}; allowed: 0 < exploration <= 1")
+    self.exploration = exploration
+
+  def _walk(self, table, traverser):
+    return self._episode(table, traverser, 1.0, 1.0)
+
+  def _episode(self, table, traverser, my_reach, sample_reach):
+    """The traverser's sampled utility. Chance and the other players sample on-policy, so their
+    probabilities are the same in the others' reach and in the sampling reach and cancel out of
+    the importance weight; only the traverser's own sampling is tracked."""
+    rules = self.rules
+    while table.actor == R.CHANCE:
+      table = sample_chance(rules, table, self._rng)
+    if table.actor == R.TERMINAL:
+      return R.returns(rules, table)[traverser]
+    joint = [0] * rules.num_players
+    for player in range(rules.num_players):
+      if player != traverser:
+        actions, regrets, _ = self._entry(table, player)
+        joint[player] = actions[self._sample(regret_matching(regrets))]
+    actions, regrets, average = self._entry(table, traverser)
+    strategy = regret_matching(regrets)
+    explore = self.exploration / len(actions)
+    sampling = [explore + (1 - self.exploration) * p for p in strategy]
+    chosen = self._sample(sampling)
+    joint[traverser] = actions[chosen]
+    child = self._episode(R.play(rules, table, joint), traverser, my_reach * strategy[chosen],
+                          sample_reach * sampling[chosen])
+    chosen_value = child / sampling[chosen]
+    value = strategy[chosen] * chosen_value
+    for i, p in enumerate(strategy):
+      regrets[i] += ((chosen_value if i == chosen else 0.0) - value) / sample_reach
+      average[i] += my_reach * p / sample_reach
+    return value
