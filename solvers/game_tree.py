@@ -28,6 +28,8 @@ Information sets (arrays of length `num_infosets`, ordered by depth, then by fir
   All nodes of an information set have the same depth (checked while building), so passes that
   go depth by depth handle whole information sets at once.
   infoset_player, infoset_depth, infoset_node (a representative node)
+  infoset_level_starts, slot_level_starts: the information sets (slots) of depth d are
+  `infoset_level_starts[d]:infoset_level_starts[d+1]` (likewise for slots)
   infoset_first_slot, infoset_num_actions: the information set's slots. A slot is one legal
   action of one information set; slots of an information set are contiguous, actions increasing.
   slot_action, slot_infoset, slot_player (arrays of length `num_slots`)
@@ -43,7 +45,8 @@ Behaviour strategies are arrays of length `num_slots` (a probability per informa
 action); `uniform_policy()`, `edge_probabilities`, `reach_probabilities`, `expected_values` and
 `level_sums` are the vectorised building blocks; `policy_array` reads any policy form (an array,
 a `policy.TabularPolicy` of either game, a C++ `pyspiel.TabularPolicy`, any `policy.Policy` of
-either game), and `to_tabular_policy`, `to_pyspiel_tabular_policy` and `to_policy` write one.
+either game, a C++ `pyspiel.Policy` such as `CFRSolver.average_policy()`), and
+`to_tabular_policy`, `to_pyspiel_tabular_policy` and `to_policy` write one.
 `simultaneous_state(node)` and `turn_based_state(node)` rebuild pyspiel states.
 
 Information sets are keyed, while building, by what the player has seen: for `python_sushi_go`
@@ -220,6 +223,10 @@ class GameTree:
     self.parent_player = np.where(self.parent >= 0, self.player[np.maximum(self.parent, 0)],
                                   TERMINAL)
     self._decision_edges = np.flatnonzero(self.edge_slot >= 0)
+    self.infoset_level_starts = np.searchsorted(self.infoset_depth,
+                                                np.arange(self.num_levels + 1))
+    self.slot_level_starts = np.append(self.infoset_first_slot, self.num_slots)[
+        self.infoset_level_starts]
 
   def _root_table(self):
     return self._dynamics.initial_table(self.rules)
@@ -368,25 +375,35 @@ class GameTree:
 
   def policy_array(self, policy) -> np.ndarray:
     """A behaviour strategy array from an array, a `policy.TabularPolicy` (of the simultaneous or
-    the turn-based game), a C++ `pyspiel.TabularPolicy` (keyed by either string) or any
-    `policy.Policy` of either game (queried at a representative state of each information set).
+    the turn-based game), a C++ `pyspiel.TabularPolicy` (keyed by either string), any
+    `policy.Policy` of either game or a C++ `pyspiel.Policy` of the turn-based game (both queried
+    at a representative state of each information set).
     Actions missing from a policy's answer get probability 0."""
     if isinstance(policy, np.ndarray):
       return self.check_policy(policy)
+    if isinstance(policy, TreePolicy) and policy.tree is self:
+      return policy.array
     if isinstance(policy, policy_lib.TabularPolicy):
       return self._from_rows(policy.state_lookup, policy.action_probability_array)
     if isinstance(policy, pyspiel.TabularPolicy):
       return self._from_table(policy.policy_table())
     if isinstance(policy, policy_lib.Policy):
       turn_based = policy.game.get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
-      array = np.zeros(self.num_slots)
-      for i in range(self.num_infosets):
-        node, p = int(self.infoset_node[i]), int(self.infoset_player[i])
-        state = self.turn_based_state(node) if turn_based else self.simultaneous_state(node)
-        self._write(array, i, policy.action_probabilities(state, p))
-      return array
+      return self._query(lambda state, p: policy.action_probabilities(state, p), turn_based)
+    if isinstance(policy, pyspiel.Policy):  # C++ policies, such as CFRSolver.average_policy()
+      return self._query(lambda state, p: dict(policy.get_state_policy(state, p)), True)
     raise ValueError(f"cannot read a policy from a {type(policy).__name__}; allowed: a numpy"
-                     " array, policy.TabularPolicy, pyspiel.TabularPolicy or policy.Policy")
+                     " array, policy.TabularPolicy, pyspiel.TabularPolicy, policy.Policy or"
+                     " pyspiel.Policy")
+
+  def _query(self, probabilities, turn_based: bool) -> np.ndarray:
+    """Asks `probabilities(state, player)` at a representative state of every information set."""
+    array = np.zeros(self.num_slots)
+    for i in range(self.num_infosets):
+      node, p = int(self.infoset_node[i]), int(self.infoset_player[i])
+      state = self.turn_based_state(node) if turn_based else self.simultaneous_state(node)
+      self._write(array, i, probabilities(state, p))
+    return array
 
   def _keys(self, infoset: int) -> tuple[str, str]:
     return self.turn_based_string(infoset), self.infoset_string(infoset)
