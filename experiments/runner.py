@@ -49,16 +49,16 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 import numpy as np
-import pyspiel
 import tqdm
 
 import experiments
 import solvers
 import sushigo_spiel
 from experiments import config as config_lib
+from solvers.match import play_match
 from sushigo_spiel import scoring
 
 CONFIG_FILE = "config.toml"
@@ -202,7 +202,7 @@ def play_game(config: config_lib.Config, index: int) -> tuple[dict, dict]:
   params = [config.bot_params(competitor) for competitor in matchup.seats]
   bots = [solvers.make_bot(competitor.bot, game, seat, bot_seeds[seat], **params[seat])
           for seat, competitor in enumerate(matchup.seats)]
-  state = _play(game, bots, np.random.default_rng(chance_seed))
+  state = play_match(game, bots, np.random.default_rng(chance_seed))
   scores, puddings = [int(s) for s in state.scores()], state.puddings()
   rounds = state.round_records()
   record = {
@@ -221,18 +221,6 @@ def play_game(config: config_lib.Config, index: int) -> tuple[dict, dict]:
   }
   timing = {"index": index, "seconds": time.perf_counter() - start, "worker": _worker_name()}
   return record, timing
-
-
-def _play(game: pyspiel.Game, bots: Sequence[pyspiel.Bot],
-          chance: np.random.Generator) -> pyspiel.State:
-  state = game.new_initial_state()
-  while not state.is_terminal():
-    if state.is_chance_node():
-      outcomes, probabilities = zip(*state.chance_outcomes())
-      state.apply_action(outcomes[chance.choice(len(outcomes), p=probabilities)])
-    else:
-      state.apply_actions([bot.step(state) for bot in bots])
-  return state
 
 
 # ----- backends: each yields (record, timing) pairs as games finish, in any order

@@ -19,6 +19,7 @@ import time
 
 import pytest
 
+import solvers
 from experiments import config as config_lib
 from experiments import runner
 from sushigo_spiel.cli import main
@@ -171,7 +172,7 @@ BAD_CONFIGS = [
     ("players as a table", "players: expected one or more [[players]] tables",
      BASE_CONFIG[:BASE_CONFIG.index("[[players]]")] + "[players]\nbot = 'random'\n"),
     ("unknown bot",
-     "players[1].bot: unknown bot 'grredy'; allowed: greedy, heuristic, openspiel_ismcts, random",
+     f"players[1].bot: unknown bot 'grredy'; allowed: {', '.join(sorted(solvers.BOTS))}",
      _edit('bot = "greedy"', 'bot = "grredy"')),
     ("missing bot", "players[1].bot: missing", _edit('bot = "greedy"\n', "")),
     ("unknown player key", "players[0].seat: unknown key",
