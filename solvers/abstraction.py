@@ -275,14 +275,17 @@ class LiftedPolicy(policy.Policy):
 
   `strategy` maps abstract keys to `(actions, probabilities)`. At a state, the key is computed from
   the acting player's position (through `views.simultaneous_view`, so turn-based states work too);
-  a key the solver never reached gets the uniform policy over the legal actions.
+  a key the solver never reached gets the uniform policy over the legal actions. `metadata` holds
+  the training provenance (see `solvers/policy_io.py`).
   """
 
   def __init__(self, game: pyspiel.Game, abstraction: Abstraction,
-               strategy: dict[Hashable, tuple[tuple[int, ...], np.ndarray]]):
+               strategy: dict[Hashable, tuple[tuple[int, ...], np.ndarray]],
+               metadata: dict | None = None):
     super().__init__(game, list(range(game.num_players())))
     self.abstraction = abstraction
     self.strategy = strategy
+    self.metadata = dict(metadata or {})
 
   def action_probabilities(self, state, player_id=None):
     player = state.current_player() if player_id is None else player_id

@@ -1,0 +1,178 @@
+"""Training CFR policies, saving them to disk, loading them back, and playing them as a bot.
+
+A policy file is a compressed numpy archive (`numpy.savez_compressed`, no pickles) holding the
+abstract strategy (each key as its Python literal, the legal actions and the probabilities), any
+fitted abstraction data (k-means centres), and JSON metadata: the game string, the abstraction
+name, the algorithm, iterations, seed, wall time, package version and git commit. Loading
+rebuilds the abstraction from its name and data, so the policy answers at any state of the game.
+
+  ALGORITHMS / make_solver(algorithm, game, abstraction, seed)
+  train(game_string, algorithm, abstraction, iterations | seconds, seed, out_path, progress)
+  save_policy(path, policy) / load_policy(path)
+  PolicyBot(game, player_id, seed, path=...)  a `pyspiel.Bot` sampling the loaded policy
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import importlib.metadata
+import json
+import os
+import subprocess
+
+import numpy as np
+import pyspiel
+
+from solvers.abstraction import LiftedPolicy, make_abstraction
+from solvers.cfr import CFR, CFRPlus, DiscountedCFR, RegretSolver
+from solvers.mccfr import ExternalSamplingMCCFR, OutcomeSamplingMCCFR
+from solvers.views import simultaneous_view
+
+ALGORITHMS: dict[str, type[RegretSolver]] = {
+    "cfr": CFR,
+    "cfr+": CFRPlus,
+    "dcfr": DiscountedCFR,
+    "es-mccfr": ExternalSamplingMCCFR,
+    "os-mccfr": OutcomeSamplingMCCFR,
+}
+FULL_WIDTH = ("cfr", "cfr+", "dcfr")  # these build the whole game tree: reduced games only
+
+
+def make_solver(algorithm: str, game: pyspiel.Game, abstraction: str = "identity",
+                seed: int = 0) -> RegretSolver:
+  """Solver `algorithm` (see `ALGORITHMS`) for `game` with the named abstraction."""
+  if algorithm not in ALGORITHMS:
+    raise ValueError(f"unknown algorithm {algorithm!r}; allowed: {', '.join(ALGORITHMS)}")
+  return ALGORITHMS[algorithm](game, make_abstraction(abstraction, game.rules, seed), seed=seed)
+
+
+def train(game_string: str, algorithm: str, abstraction: str = "identity",
+          iterations: int | None = None, seconds: float | None = None, seed: int = 0,
+          out_path: str | None = None, progress: bool = True) -> LiftedPolicy:
+  """Trains `algorithm` on the game for `iterations` iterations or `seconds` seconds, and returns
+  its average strategy lifted to the game, with its provenance; saved to `out_path` if given."""
+  game = pyspiel.load_game(game_string)
+  solver = make_solver(algorithm, game, abstraction, seed)
+  solver.run(iterations=iterations, seconds=seconds, progress=progress)
+  policy = solver.average_policy()
+  policy.metadata = provenance(solver)
+  if out_path is not None:
+    save_policy(out_path, policy)
+  return policy
+
+
+def provenance(solver: RegretSolver) -> dict:
+  return {
+      "game": str(solver.game),
+      "abstraction": solver.abstraction.name,
+      "algorithm": solver.algorithm,
+      "iterations": solver.iterations,
+      "seed": solver.seed,
+      "seconds": round(solver.seconds, 3),
+      "package_version": _package_version(),
+      "git_commit": _git_commit(),
+  }
+
+
+def _package_version() -> str:
+  try:
+    return importlib.metadata.version("sushigo-spiel")
+  except importlib.metadata.PackageNotFoundError:
+    return "unknown"
+
+
+def _git_commit() -> str:
+  try:
+    return subprocess.run(["git", "rev-parse", "HEAD"], cwd=os.path.dirname(__file__),
+                          capture_output=True, text=True, check=True).stdout.strip()
+  except (OSError, subprocess.CalledProcessError):
+    return "unknown"
+
+
+def save_policy(path: str, policy: LiftedPolicy) -> None:
+  """Writes the policy (strategy, abstraction data, metadata) to `path` (.npz)."""
+  keys, counts, actions, probabilities = [], [], [], []
+  for key, (acts, probs) in policy.strategy.items():
+    keys.append(repr(key))
+    counts.append(len(acts))
+    actions.extend(acts)
+    probabilities.append(np.asarray(probs, np.float64))
+  metadata = {**policy.metadata, "game": str(policy.game),
+              "abstraction": policy.abstraction.name}
+  arrays = {f"abstraction_{name}": value for name, value in policy.abstraction.arrays.items()}
+  with open(path, "wb") as file:
+    np.savez_compressed(
+        file, keys=np.array(keys, dtype=str), counts=np.array(counts, np.int64),
+        actions=np.array(actions, np.int64),
+        probabilities=np.concatenate(probabilities) if probabilities else np.zeros(0),
+        metadata=np.array(json.dumps(metadata)), **arrays)
+
+
+def load_policy(path: str) -> LiftedPolicy:
+  """The policy saved at `path`, for its game (the game string in its metadata)."""
+  with np.load(path, allow_pickle=False) as data:
+    metadata = json.loads(str(data["metadata"]))
+    game = pyspiel.load_game(metadata["game"])
+    arrays = {name[len("abstraction_"):]: data[name] for name in data.files
+              if name.startswith("abstraction_")}
+    abstraction = make_abstraction(metadata["abstraction"], game.rules, arrays=arrays)
+    ends = np.cumsum(data["counts"])
+    actions = np.split(data["actions"], ends[:-1])
+    probabilities = np.split(data["probabilities"], ends[:-1])
+    strategy = {ast.literal_eval(str(key)): (tuple(acts.tolist()), probs)
+                for key, acts, probs in zip(data["keys"], actions, probabilities)}
+  return LiftedPolicy(game, abstraction, strategy, metadata)
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_policy(path: str, modified: float) -> LiftedPolicy:
+  del modified  # part of the cache key: a rewritten file is read again
+  return load_policy(path)
+
+
+class PolicyBot(pyspiel.Bot):
+  """Plays a saved policy: at each move, the policy's probabilities at the player's information
+  (computed by the policy's abstraction from what the player knows), sampled with the bot's
+  seeded generator. Works on the simultaneous game and on its `convert_to_turn_based` form."""
+
+  PARAMETERS = {"path": ""}
+
+  def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
+    pyspiel.Bot.__init__(self)
+    unknown = sorted(set(params) - set(self.PARAMETERS))
+    if unknown:
+      raise ValueError(f"unknown parameter(s) {', '.join(unknown)} for PolicyBot; "
+                       f"allowed (with defaults): {self.PARAMETERS}")
+    path = params.get("path", "")
+    if not path or not os.path.isfile(path):
+      raise ValueError(f"PolicyBot needs parameter 'path', a saved policy file; got {path!r}")
+    if not 0 <= player_id < game.num_players():
+      raise ValueError(f"player_id {player_id} is out of range 0..{game.num_players() - 1}")
+    self.policy = _cached_policy(os.path.abspath(path), os.path.getmtime(path))
+    played = str(simultaneous_view(game.new_initial_state()).get_game())
+    if played != str(self.policy.game):
+      raise ValueError(f"the policy at {path} was trained for {self.policy.game}, not {played}")
+    self.player_id = player_id
+    self._rng = np.random.default_rng(seed)
+
+  def restart_at(self, state: pyspiel.State) -> None:
+    del state  # stateless
+
+  def inform_action(self, state: pyspiel.State, player_id: int, action: int) -> None:
+    del state, player_id, action  # stateless
+
+  def provides_policy(self) -> bool:
+    return True
+
+  def step_with_policy(self, state: pyspiel.State) -> tuple[list[tuple[int, float]], int]:
+    if not state.is_simultaneous_node() and state.current_player() != self.player_id:
+      raise ValueError(f"player {self.player_id} has no move here (current player: "
+                       f"{state.current_player()})")
+    policy = list(self.policy.action_probabilities(state, self.player_id).items())
+    probabilities = np.array([p for _, p in policy])
+    chosen = self._rng.choice(len(policy), p=probabilities / probabilities.sum())
+    return policy, int(policy[chosen][0])
+
+  def step(self, state: pyspiel.State) -> int:
+    return self.step_with_policy(state)[1]
