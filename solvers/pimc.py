@@ -1,0 +1,196 @@
+"""Perfect Information Monte Carlo (PIMC): determinized search for Sushi Go.
+
+At each decision the bot samples K worlds consistent with what its player knows (`engine.determinize`:
+the cards it has not seen are redealt uniformly). In a world every hand is known, so only the
+players' simultaneous choices and the deals of later rounds remain; each world is solved by a world
+solver (`solvers/world_solvers.py`: simultaneous-move MCTS, exact two-player backward induction with
+matrix games, paranoid, or max-n) and the per-world action values are averaged. The decision is the
+action with the best mean value (`final=argmax`, ties to the lower action id) or a draw from the mean
+of the per-world policies (`final=policy`).
+
+Known failure modes (Frank & Basin 1998; Long, Sturtevant, Buro & Furtak 2010):
+- Strategy fusion. A world solver chooses later moves knowing the world, so it assumes the player
+  can act differently in worlds it cannot tell apart. A move that keeps options open for a later
+  decision is overvalued whenever that decision really has to be taken before the hidden cards are
+  seen. In Sushi Go the same holds for the opponents' moves: in each world the opponent is modelled
+  as seeing our hand, which it does not see at a round's first turn. `tests/test_pimc.py` builds a
+  small position where this makes PIMC choose a move that is worse against the true game's
+  equilibrium, computed exactly by a sequence-form linear program.
+- Non-locality. The value of a world depends on parts of the game outside it: an opponent's earlier
+  picks say something about the hand it holds, but worlds are drawn uniformly among the deals
+  consistent with the cards seen, ignoring how likely the picks made were under each deal.
+Both errors shrink as the round goes on (with two players every hand is known from the second turn
+of a round), so PIMC is at its weakest at the first turns of a round.
+
+Parameters (`PIMCBot.PARAMETERS`):
+  worlds            K, worlds sampled per decision (when `seconds` is 0)
+  seconds           > 0: keep sampling worlds until this much time has passed (at least one world)
+  world_solver      auto | smmcts | exact | paranoid | maxn. `auto` is exact with two players and
+                    maxn with more. Tree solvers are used while the player holds at most
+                    `exact_threshold` cards, SM-MCTS before that.
+  exact_threshold   hand size at or below which the tree solvers take over from SM-MCTS; -1 picks
+                    by player count (4, 3, 3, 2 cards for 2, 3, 4, 5 players: a tree of about
+                    10^3 to 10^4 joint moves; 2 with the robot)
+  depth             turns searched by the tree solvers (0: to the end of the round)
+  rollouts          rollouts per estimate beyond the tree solvers' horizon
+  iterations        SM-MCTS iterations per world
+  rollout           random | greedy | heuristic, the rollout policy of every player
+  selection, c, gamma   the SM-MCTS bandit (`selection.py`: ucb1 | exp3 | regret_matching)
+  final             argmax | policy
+
+Works on `python_sushi_go` (2-5 players, any deck and variant) and on its
+`pyspiel.convert_to_turn_based` form; randomness comes from `numpy.random.default_rng(seed)`.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pyspiel
+
+from solvers import engine, selection, world_solvers
+from solvers.views import simultaneous_view
+from sushigo_spiel import rules as R
+
+FINALS = ("argmax", "policy")
+WORLD_SOLVERS = ("auto",) + world_solvers.KINDS
+
+AUTO_THRESHOLDS = {2: 4, 3: 3, 4: 3, 5: 2}  # exact_threshold=-1, by player count
+AUTO_THRESHOLD_ROBOT = 2  # the controller places two cards and the robot draws every turn
+
+Policy = list[tuple[int, float]]
+
+
+def _simultaneous_game(game: pyspiel.Game) -> pyspiel.Game:
+  """The `python_sushi_go` game itself, or the one under its turn-based form."""
+  if game.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS:
+    simultaneous = game
+  else:
+    params = dict(game.get_parameters()["game"])
+    simultaneous = pyspiel.load_game(params.pop("name"), params)
+  if simultaneous.get_type().short_name != "python_sushi_go":
+    raise ValueError(f"PIMCBot plays python_sushi_go; got {simultaneous.get_type().short_name}")
+  return simultaneous
+
+
+class PIMCBot(pyspiel.Bot):
+  """Perfect Information Monte Carlo over world solvers (see the module docstring)."""
+
+  PARAMETERS = {
+      "worlds": 16,
+      "seconds": 0.0,
+      "world_solver": "auto",
+      "exact_threshold": -1,
+      "depth": 0,
+      "rollouts": 4,
+      "iterations": 200,
+      "rollout": "random",
+      "selection": "ucb1",
+      "c": 0.7,
+      "gamma": 0.1,
+      "final": "argmax",
+  }
+
+  def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
+    pyspiel.Bot.__init__(self)
+    unknown = sorted(set(params) - set(self.PARAMETERS))
+    if unknown:
+      raise ValueError(f"unknown parameter(s) {', '.join(unknown)} for PIMCBot; "
+                       f"allowed (with defaults): {self.PARAMETERS}")
+    if not 0 <= player_id < game.num_players():
+      raise ValueError(f"player_id {player_id} is out of range 0..{game.num_players() - 1}")
+    self.player_id = player_id
+    self.params = {**self.PARAMETERS, **params}
+    simultaneous = _simultaneous_game(game)
+    self.rules = simultaneous.rules
+    self.settings = self._settings(simultaneous)
+    self._rng = np.random.default_rng(seed)
+
+  def _settings(self, game: pyspiel.Game) -> world_solvers.Settings:
+    params, n = self.params, self.rules.num_players
+    kind = params["world_solver"]
+    if kind not in WORLD_SOLVERS:
+      raise ValueError(f"parameter 'world_solver' is {kind!r}; allowed: {', '.join(WORLD_SOLVERS)}")
+    if kind == "auto":
+      kind = "exact" if n == 2 else "maxn"
+    world_solvers.check_kind(kind, n)
+    if params["final"] not in FINALS:
+      raise ValueError(f"parameter 'final' is {params['final']!r}; allowed: {', '.join(FINALS)}")
+    for name in ("worlds", "iterations", "rollouts"):
+      if int(params[name]) < 1 or params[name] != int(params[name]):
+        raise ValueError(f"parameter {name!r} is {params[name]}; allowed: an integer >= 1")
+    if params["exact_threshold"] == -1:
+      params["exact_threshold"] = AUTO_THRESHOLD_ROBOT if self.rules.robot else AUTO_THRESHOLDS[n]
+    for name in ("exact_threshold", "depth"):
+      if int(params[name]) < 0 or params[name] != int(params[name]):
+        raise ValueError(f"parameter {name!r} is {params[name]}; allowed: an integer >= 0"
+                         + (" (or -1: by player count)" if name == "exact_threshold" else ""))
+    if params["seconds"] < 0:
+      raise ValueError(f"parameter 'seconds' is {params['seconds']}; allowed: a number >= 0")
+    return world_solvers.Settings(
+        kind=kind, exact_threshold=int(params["exact_threshold"]), depth=int(params["depth"]),
+        rollouts=int(params["rollouts"]), iterations=int(params["iterations"]),
+        rollout_policy=engine.make_rollout_policy(params["rollout"], game),
+        bandit_factory=selection.make_bandit_factory(
+            params["selection"], self.rules.num_distinct_actions, c=params["c"],
+            gamma=params["gamma"]))
+
+  def restart_at(self, state: pyspiel.State) -> None:
+    del state  # every decision is searched afresh
+
+  def inform_action(self, state: pyspiel.State, player_id: int, action: int) -> None:
+    del state, player_id, action
+
+  def provides_policy(self) -> bool:
+    return True
+
+  def step(self, state: pyspiel.State) -> int:
+    return self.step_with_policy(state)[1]
+
+  def step_with_policy(self, state: pyspiel.State) -> tuple[Policy, int]:
+    policy = self.get_policy(state)
+    actions, probabilities = zip(*policy)
+    return policy, int(actions[self._rng.choice(len(actions), p=probabilities)])
+
+  def get_policy(self, state: pyspiel.State) -> Policy:
+    if not state.is_simultaneous_node() and state.current_player() != self.player_id:
+      raise ValueError(f"player {self.player_id} has no move here (current player: "
+                       f"{state.current_player()})")
+    table = simultaneous_view(state)._table  # pylint: disable=protected-access
+    if table.actor != R.SIMULTANEOUS:
+      raise ValueError("PIMCBot needs a node where the players pick cards")
+    legal = R.legal_actions(self.rules, table, self.player_id)
+    if len(legal) == 1:
+      return [(legal[0], 1.0)]
+    values, policy = self.action_values(table)
+    if self.params["final"] == "policy":
+      return [(a, policy[a]) for a in legal]
+    best = max(legal, key=lambda a: (values[a], -a))
+    return [(a, float(a == best)) for a in legal]
+
+  def action_values(self, table: R.Table) -> tuple[dict[int, float], dict[int, float]]:
+    """The mean over sampled worlds of the per-world action values and policies at `table` (a
+    simultaneous node), for this bot's player. Actions no world valued get -inf."""
+    rules, player, rng = self.rules, self.player_id, self._rng
+    legal = R.legal_actions(rules, table, player)
+    value_sums = dict.fromkeys(legal, 0.0)
+    value_counts = dict.fromkeys(legal, 0)
+    policy_sums = dict.fromkeys(legal, 0.0)
+    seconds = self.params["seconds"]
+    deadline = time.perf_counter() + seconds
+    worlds = 0
+    while (time.perf_counter() < deadline or worlds == 0) if seconds > 0 \
+        else worlds < self.params["worlds"]:
+      world = engine.determinize(rules, table, player, rng.random)
+      result = world_solvers.solve_world(rules, world, player, self.settings, rng)
+      for action, value in result.values.items():
+        value_sums[action] += value
+        value_counts[action] += 1
+      for action, probability in result.policy.items():
+        policy_sums[action] += probability
+      worlds += 1
+    self.worlds_searched = worlds
+    values = {a: value_sums[a] / value_counts[a] if value_counts[a] else -np.inf for a in legal}
+    total = sum(policy_sums.values())
+    return values, {a: policy_sums[a] / total for a in legal}
