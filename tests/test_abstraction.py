@@ -1,0 +1,166 @@
+"""Tests of the abstractions: keys from the player's information only, the identity partition,
+what the canonical key forgets and keeps, the lossy families' sizes, and the lifted policy."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pyspiel
+import pytest
+
+from solvers import abstraction as A
+from solvers.game_tree import GameTree
+from tests.support import CH, SA, SQ, T, W, deal, play, walk
+
+GAMES = [
+    "python_sushi_go(players=2)",
+    "python_sushi_go(players=3,rounds=2,hand_size=4,deck=tempura:6/sashimi:6/squid:4/wasabi:3/"
+    "chopsticks:3/pudding:4)",
+    "python_sushi_go(players=2,robot=true,rounds=2,hand_size=5,deck=tempura:8/sashimi:8/squid:4/"
+    "wasabi:4/chopsticks:3/maki2:6/pudding:4)",
+]
+FOUR_CARDS = ("python_sushi_go(players=2,rounds=1,hand_size=4,deal=hand,utility=margin,"
+              "deck=tempura:3/sashimi:3/squid:1/wasabi:1)")
+
+
+def _clones(game, seed: int):
+  """Copies of the simultaneous states of one random game."""
+  return [s.clone() for s in walk(game.new_initial_state(), random.Random(seed))
+          if s.is_simultaneous_node()]
+
+
+def abstractions(rules):
+  return [A.Identity(), A.Canonical(), A.Buckets(3), A.KMeans(12).fit(rules, seed=0, samples=300)]
+
+
+@pytest.mark.parametrize("game_string", GAMES)
+def test_keys_use_only_the_players_information(game_string):
+  game = pyspiel.load_game(game_string)
+  rules = game.rules
+  rng = random.Random(7)
+  tested = abstractions(rules)
+  for state in _clones(game, seed=1) + _clones(game, seed=2)[::2]:
+    for player in range(game.num_players()):
+      for abstraction in tested:
+        key = abstraction.key(rules, state._table, player)
+        for _ in range(2):
+          other = state.resample_from_infostate(player, rng.random)
+          assert abstraction.key(rules, other._table, player) == key, abstraction.name
+
+
+@pytest.mark.parametrize("game_string", GAMES[:2])
+def test_identity_partition_is_the_information_state_partition(game_string):
+  game = pyspiel.load_game(game_string)
+  strings, keys = {}, {}
+  for seed in range(4):
+    for state in _clones(game, seed):
+      for player in range(game.num_players()):
+        key = A.Identity().key(game.rules, state._table, player)
+        string = state.information_state_string(player)
+        assert strings.setdefault(key, string) == string
+        assert keys.setdefault(string, key) == key
+
+
+def scripted_game():
+  return pyspiel.load_game("python_sushi_go", {
+      "players": 2, "rounds": 1, "hand_size": 4, "deck": "tempura:5/sashimi:5"})
+
+
+def test_canonical_forgets_the_order_of_picks():
+  game = scripted_game()
+  states = []
+  for first, second in ((T, SA), (SA, T)):
+    state = game.new_initial_state()
+    deal(state, [[T, SA, T, SA], [T, SA, T, SA]])
+    play(state, [first, first])
+    play(state, [second, second])
+    states.append(state)
+  a, b = (s._table for s in states)
+  assert a.tableaus != b.tableaus  # placement order differs...
+  for player in range(2):
+    assert A.Identity().key(game.rules, a, player) != A.Identity().key(game.rules, b, player)
+    assert A.Canonical().key(game.rules, a, player) == A.Canonical().key(game.rules, b, player)
+
+
+def test_canonical_keeps_what_the_player_was_dealt():
+  game = scripted_game()
+  tables = []
+  for hand in ([T, T, SA, SA], [T, T, T, SA]):
+    state = game.new_initial_state()
+    deal(state, [hand, [T, SA, SA, SA]])
+    tables.append(state._table)
+  assert A.Canonical().key(game.rules, tables[0], 0) != A.Canonical().key(game.rules, tables[1], 0)
+  # Player 1 has not seen player 0's hand, and holds the same cards in both.
+  assert A.Canonical().key(game.rules, tables[0], 1) == A.Canonical().key(game.rules, tables[1], 1)
+
+
+def test_canonical_tableau_keeps_wasabi_order_only():
+  rules = pyspiel.load_game("python_sushi_go(rounds=1,hand_size=4,deck=tempura:8/squid:6/"
+                            "wasabi:4/chopsticks:4/sashimi:4)").rules
+  number = {card.name: c for c, card in enumerate(rules.cards)}
+  t, sq, w, ch = (number[name] for name in (T, SQ, W, CH))
+  assert A.canonical_tableau(rules, (t, sq, ch)) == A.canonical_tableau(rules, (ch, sq, t))
+  assert A.canonical_tableau(rules, (w, sq)) != A.canonical_tableau(rules, (sq, w))
+  counts, free, on = A.canonical_tableau(rules, (w, sq, w))
+  assert (counts[w], counts[sq], free, on) == (2, 1, 1, (sq,))
+
+
+@pytest.fixture(scope="module")
+def four_card_tree():
+  game = pyspiel.load_game(FOUR_CARDS)
+  return game, GameTree(game)
+
+
+def distinct_keys(abstraction, game, tree):
+  keys = {}
+  for table, player in zip(tree.infoset_tables, tree.infoset_player):
+    key = abstraction.key(game.rules, table, int(player))
+    actions = tuple(A.R.legal_actions(game.rules, table, int(player)))
+    assert keys.setdefault(key, actions) == actions  # a key fixes the legal actions
+  return len(keys)
+
+
+def test_lossy_abstractions_shrink_with_their_size_knob(four_card_tree):
+  game, tree = four_card_tree
+  identity = distinct_keys(A.Identity(), game, tree)
+  canonical = distinct_keys(A.Canonical(), game, tree)
+  buckets = [distinct_keys(A.Buckets(n), game, tree) for n in (1, 2, 4)]
+  kmeans = [distinct_keys(A.KMeans(k).fit(game.rules, seed=3, samples=400), game, tree)
+            for k in (2, 50)]
+  assert identity == tree.num_infosets
+  assert canonical < identity
+  assert buckets[0] < buckets[1] <= buckets[2] <= identity
+  assert kmeans[0] < kmeans[1] <= identity
+
+
+def test_kmeans_is_deterministic_for_a_seed(four_card_tree):
+  game, _ = four_card_tree
+  fits = [A.KMeans(20).fit(game.rules, seed=s, samples=300) for s in (4, 4, 5)]
+  np.testing.assert_array_equal(fits[0].centres, fits[1].centres)
+  assert fits[0].centres.shape[0] <= 20
+  assert not np.array_equal(fits[0].centres, fits[2].centres)
+
+
+def test_lifted_policy_is_uniform_at_unseen_keys():
+  game = scripted_game()
+  state = game.new_initial_state()
+  deal(state, [[T, SA, T, SA], [T, T, T, SA]])
+  policy = A.LiftedPolicy(game, A.Canonical(), {})
+  assert policy.action_probabilities(state, 1) == {0: 0.5, 1: 0.5}
+  key = A.Canonical().key(game.rules, state._table, 1)
+  policy.strategy[key] = ((0, 1), np.array([0.25, 0.75]))
+  assert policy.action_probabilities(state, 1) == {0: 0.25, 1: 0.75}
+  turn_based = pyspiel.convert_to_turn_based(game).new_initial_state()
+  for action in state.full_history():
+    turn_based.apply_action(action.action)
+  turn_based.apply_action(0)  # player 0's choice is hidden from player 1
+  assert policy.action_probabilities(turn_based) == {0: 0.25, 1: 0.75}
+
+
+@pytest.mark.parametrize("name", ["kmeans", "buckets:", "buckets:x", "buckets:0", "foo",
+                                  "kmeans:0", "identity:2"])
+def test_unknown_abstraction_names_the_allowed_ones(name):
+  rules = scripted_game().rules
+  with pytest.raises(ValueError, match=r"allowed: identity, canonical, buckets:N, kmeans:K|must be 1"):
+    A.make_abstraction(name, rules)
