@@ -1,26 +1,26 @@
 """Perfect Information Monte Carlo (PIMC): determinized search for Sushi Go.
 
-At each decision the bot samples K worlds consistent with what its player knows (`engine.determinize`:
-the cards it has not seen are redealt uniformly). In a world every hand is known, so only the
-players' simultaneous choices and the deals of later rounds remain; each world is solved by a world
-solver (`solvers/world_solvers.py`: simultaneous-move MCTS, exact two-player backward induction with
-matrix games, paranoid, or max-n) and the per-world action values are averaged. The decision is the
-action with the best mean value (`final=argmax`, ties to the lower action id) or a draw from the mean
-of the per-world policies (`final=policy`).
+At each decision the bot samples K worlds consistent with what its player knows
+(`engine.determinize`: the cards it has not seen are redealt uniformly). In a world every hand is
+known, so only the players' simultaneous choices and the deals of later rounds remain; each world
+is solved by a world solver (`solvers/world_solvers.py`: simultaneous-move MCTS, exact two-player
+backward induction with matrix games, paranoid, or max-n) and the per-world action values are
+averaged. The decision is the action with the best mean value (`final=argmax`, ties to the lower
+action id) or a draw from the mean of the per-world policies (`final=policy`).
 
 Known failure modes (Frank & Basin 1998; Long, Sturtevant, Buro & Furtak 2010):
-- Strategy fusion. A world solver chooses later moves knowing the world, so it assumes the player
-  can act differently in worlds it cannot tell apart. A move that keeps options open for a later
-  decision is overvalued whenever that decision really has to be taken before the hidden cards are
-  seen. In Sushi Go the same holds for the opponents' moves: in each world the opponent is modelled
-  as seeing our hand, which it does not see at a round's first turn. `tests/test_pimc.py` builds a
-  small position where this makes PIMC choose a move that is worse against the true game's
-  equilibrium, computed exactly by a sequence-form linear program.
-- Non-locality. The value of a world depends on parts of the game outside it: an opponent's earlier
-  picks say something about the hand it holds, but worlds are drawn uniformly among the deals
-  consistent with the cards seen, ignoring how likely the picks made were under each deal.
-Both errors shrink as the round goes on (with two players every hand is known from the second turn
-of a round), so PIMC is at its weakest at the first turns of a round.
+- Strategy fusion. A world solver chooses every later or simultaneous move knowing the world, as
+  if the player could act differently in worlds it cannot tell apart. `tests/test_pimc.py` shows
+  it on a 6-card deck (two players, one pick each): holding Tempura and Wasabi, PIMC keeps the
+  Wasabi, because in each world the opponent's pick is the best reply to the card that suits that
+  world; committed to one card for all worlds, the Tempura guarantees more, and the whole game's
+  value (a brute-force LP over both players' strategies) is lower when this hand keeps the Wasabi.
+- Non-locality. In a game of imperfect information the value of a position depends on the rest of
+  the tree, which a world solved on its own cannot see: an opponent's earlier picks say something
+  about the hand it holds (it would have played otherwise with another hand), but worlds are drawn
+  uniformly among the deals consistent with the cards seen, ignoring how likely those picks were.
+Both shrink as the round goes on (with two players every hand of the round is known from its
+second turn), so PIMC is weakest at the first turns of a round.
 
 Parameters (`PIMCBot.PARAMETERS`):
   worlds            K, worlds sampled per decision (when `seconds` is 0)
@@ -106,6 +106,7 @@ class PIMCBot(pyspiel.Bot):
     self.rules = simultaneous.rules
     self.settings = self._settings(simultaneous)
     self._rng = np.random.default_rng(seed)
+    self.worlds_searched = 0  # worlds sampled at the last decision
 
   def _settings(self, game: pyspiel.Game) -> world_solvers.Settings:
     params, n = self.params, self.rules.num_players

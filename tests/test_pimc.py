@@ -148,6 +148,20 @@ def test_same_seed_same_decisions(players):
         [second.step_with_policy(state) for _ in range(3)]
 
 
+@pytest.mark.parametrize("players", [2, 3])
+def test_hidden_cards_do_not_change_the_decision(players):
+  # Redealing what player 0 has not seen must not change its policy for a fixed seed: the bot
+  # reads only its player's information.
+  game = load(players=players, **{**SMALL, "hand_size": 4})
+  state = random_decision(game, 9)
+  redealt = [state.resample_from_infostate(0, random.Random(k).random) for k in range(3)]
+  assert any(r._table.hands != state._table.hands for r in redealt)
+  for params in ({"world_solver": "smmcts"}, {}):
+    policies = [PIMCBot(game, 0, seed=5, worlds=3, iterations=30, **params).get_policy(s)
+                for s in [state] + redealt]
+    assert all(policy == policies[0] for policy in policies)
+
+
 @pytest.mark.parametrize("players,solvers", [
     (2, ["exact", "paranoid", "smmcts"]),
     (3, ["maxn", "paranoid", "smmcts"]),
