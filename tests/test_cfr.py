@@ -11,7 +11,7 @@ from open_spiel.python.algorithms import discounted_cfr
 
 import sushigo_spiel  # noqa: F401  (registers the game)
 from solvers import abstraction as A
-from solvers import cfr, mccfr, policy_io
+from solvers import cfr, cfr_bench, mccfr, policy_io
 from solvers.exploitability import nash_conv
 from solvers.game_tree import GameTree
 
@@ -167,3 +167,12 @@ def test_unknown_algorithm_names_the_allowed_ones(tiny):
   game, _ = tiny
   with pytest.raises(ValueError, match=r"unknown algorithm 'cfr-x'; allowed: cfr, cfr\+, dcfr"):
     policy_io.make_solver("cfr-x", game)
+
+
+def test_bench_times_both_solvers_on_the_same_game():
+  bench = cfr_bench.measure("tiny", repeats=1, min_seconds=0.01)
+  assert bench.ours_seconds > 0 and bench.cpp_seconds > 0
+  assert bench.result == ("PASS" if bench.ratio <= 2 else "BELOW")
+  assert bench.policy_difference < 1e-9  # no regret ties in this game: the same iterates
+  assert bench.exploitabilities[0] == pytest.approx(bench.exploitabilities[1], abs=1e-12)
+  assert "ours / C++" in cfr_bench.report(bench)
