@@ -28,6 +28,7 @@ from solvers.abstraction import LiftedPolicy, make_abstraction
 from solvers.cfr import CFR, CFRPlus, DiscountedCFR, RegretSolver
 from solvers.mccfr import ExternalSamplingMCCFR, OutcomeSamplingMCCFR
 from solvers.views import simultaneous_view
+from sushigo_spiel.reduced_games import REDUCED_GAMES, reduced_game_string
 
 ALGORITHMS: dict[str, type[RegretSolver]] = {
     "cfr": CFR,
@@ -51,7 +52,14 @@ def train(game_string: str, algorithm: str, abstraction: str = "identity",
           iterations: int | None = None, seconds: float | None = None, seed: int = 0,
           out_path: str | None = None, progress: bool = True) -> LiftedPolicy:
   """Trains `algorithm` on the game for `iterations` iterations or `seconds` seconds, and returns
-  its average strategy lifted to the game, with its provenance; saved to `out_path` if given."""
+  its average strategy lifted to the game, with its provenance; saved to `out_path` if given.
+
+  `game_string` is a game string or the name of a reduced game (`sushigo_spiel.reduced_games`).
+  The full-width algorithms build the whole tree, so they are for reduced games; the sampling
+  ones run on any game (outcome sampling on the full game).
+  """
+  if game_string in REDUCED_GAMES:
+    game_string = reduced_game_string(game_string)
   game = pyspiel.load_game(game_string)
   solver = make_solver(algorithm, game, abstraction, seed)
   solver.run(iterations=iterations, seconds=seconds, progress=progress)

@@ -132,3 +132,8 @@ def test_train_refuses_unknown_names():
     policy_io.train(TINY, "fictitious", iterations=1, progress=False)
   with pytest.raises(ValueError, match="unknown abstraction"):
     policy_io.train(TINY, "cfr", "clusters:3", iterations=1, progress=False)
+
+
+def test_train_takes_a_reduced_game_name(tmp_path):
+  policy = policy_io.train("tiny", "cfr", iterations=2, progress=False)
+  assert str(policy.game) == str(pyspiel.load_game(TINY))
