@@ -9,6 +9,7 @@ from __future__ import annotations
 import pyspiel
 
 from solvers import baselines
+from solvers.ismcts import MOISMCTSBot, SOISMCTSBot
 from solvers.openspiel_ismcts import OpenSpielISMCTSBot
 
 BOTS: dict[str, type[pyspiel.Bot]] = {
@@ -16,6 +17,8 @@ BOTS: dict[str, type[pyspiel.Bot]] = {
     "greedy": baselines.GreedyBot,
     "heuristic": baselines.HeuristicBot,
     "openspiel_ismcts": OpenSpielISMCTSBot,
+    "so_ismcts": SOISMCTSBot,
+    "mo_ismcts": MOISMCTSBot,
 }
 
 

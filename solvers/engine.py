@@ -15,7 +15,7 @@ API:
   sample_chance(rules, table, uniform) -> outcome         a chance outcome, by its probability
   skip_chance(rules, table, uniform) -> Table             chance sampled until someone moves
   rollout(rules, table, policies, uniform) -> returns     played to the end, policies[p] choosing
-                                                          for player p
+                                                          for player p (`playout`: the final table)
   observation(rules, table, player) -> hashable           what `player` sees on reaching `table`
                                                           beyond the public picks (see below)
   table_view(rules, table, player) -> views.PlayerView    what `player` knows at a pick
@@ -145,6 +145,12 @@ def turn_actions(rules: R.Rules, table: R.Table, turn: R.Turn) -> list[int]:
 def rollout(rules: R.Rules, table: R.Table, policies: Sequence[RolloutPolicy],
             uniform: Uniform) -> list[float]:
   """Plays from `table` to the end, chance by its probabilities; returns the utilities."""
+  return R.returns(rules, playout(rules, table, policies, uniform))
+
+
+def playout(rules: R.Rules, table: R.Table, policies: Sequence[RolloutPolicy],
+            uniform: Uniform) -> R.Table:
+  """Plays from `table` to the end, chance by its probabilities; returns the final table."""
   apply_chance, play = R.apply_chance, R.play
   players = range(rules.num_players)
   while table.actor != TERMINAL:
@@ -152,7 +158,7 @@ def rollout(rules: R.Rules, table: R.Table, policies: Sequence[RolloutPolicy],
       table = apply_chance(rules, table, sample_chance(rules, table, uniform))
     else:
       table = play(rules, table, [policies[p](rules, table, p, uniform) for p in players])
-  return R.returns(rules, table)
+  return table
 
 
 def random_policy(rules: R.Rules, table: R.Table, player: int, uniform: Uniform) -> int:

@@ -1,0 +1,264 @@
+"""Information-Set MCTS for Sushi Go, single- and multiple-observer, with decoupled simultaneous
+selection.
+
+Cowling, Powley & Whitehouse (2012), "Information Set Monte Carlo Tree Search". Every iteration
+samples a determinization, a table the searching player cannot tell from the real one (its unseen
+cards redealt, `engine.determinize`, as `resample_from_infostate` does), and walks down a tree
+whose nodes are information sets rather than histories:
+
+  so_ismcts  one tree over the searching player's information sets. At each node every player
+             keeps a bandit of its own (`selection.py`), so opponents are modelled from the
+             searching player's information.
+  mo_ismcts  one tree per player, each over that player's information sets: a player chooses from
+             the bandit at the node of its own tree, so opponents are modelled from what they
+             themselves can see.
+
+Picks are simultaneous: each player chooses from its own statistics (decoupled selection: UCB1,
+Exp3 or regret matching), never seeing the others' choices. An opponent's legal actions change from
+one determinization to the next; the bandits count availability and choose among available arms.
+After a joint action, a tree moves to the child keyed by the joint action (every pick is revealed)
+and what the tree's owner then observes (its new hand and, at a round's end, the cards revealed:
+`engine.observation`). Chance is sampled by its probabilities. A new node ends the descent; the
+game is then played out by the rollout policy on the fast engine, and every bandit on the path
+learns its player's utility scaled to [0, 1] by the game's utility bounds.
+
+The move is the most visited action at the root (`final=visits`) or drawn from the root's mixed
+strategy (`final=mixed`: the mean strategy of Exp3 and regret matching, visit frequencies for
+UCB1). Budget: `iterations` per move, or `seconds` of wall time per move when > 0.
+
+Opponent model: `opponent_model(rules, table, player) -> [(action, probability), ...]`, a
+constructor argument (not a config parameter). When given, every other player's choices, in the
+tree and in rollouts, are drawn from it at the determinized table instead of from bandits: the
+search then approximates a best response to that fixed policy. Only the searching player's
+statistics are kept (one tree, for so_ismcts and mo_ismcts alike).
+
+Works on `python_sushi_go` (every player count and variant, the robot included) and on its
+`pyspiel.convert_to_turn_based` form, answering for its own player.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+
+import numpy as np
+import pyspiel
+
+from solvers import engine
+from solvers.selection import FINAL_KINDS, POLICIES, Bandit, make_bandit_factory
+from solvers.views import simultaneous_view
+from sushigo_spiel import rules as R
+
+OpponentModel = Callable[[R.Rules, R.Table, int], list[tuple[int, float]]]
+
+
+class _Node:
+  """An information set of the tree's owner: a bandit per player choosing here, and children
+  keyed by (joint action, observation)."""
+
+  __slots__ = ("bandits", "children")
+
+  def __init__(self, num_players: int):
+    self.bandits: list[Bandit | None] = [None] * num_players
+    self.children: dict[tuple, _Node] = {}
+
+
+class ISMCTSBot(pyspiel.Bot):
+  """Information-Set MCTS; `so_ismcts` and `mo_ismcts` set `tree` to "single" or "multiple"."""
+
+  tree = "single"
+  PARAMETERS = {
+      "selection": "ucb1",
+      "c": 0.7,
+      "gamma": 0.1,
+      "final": "visits",
+      "iterations": 1000,
+      "seconds": 0.0,
+      "rollout": "random",
+  }
+
+  def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None,
+               opponent_model: OpponentModel | None = None, **params):
+    pyspiel.Bot.__init__(self)
+    unknown = sorted(set(params) - set(self.PARAMETERS))
+    if unknown:
+      raise ValueError(f"unknown parameter(s) {', '.join(unknown)} for {type(self).__name__}; "
+                       f"allowed (with defaults): {self.PARAMETERS}")
+    self.params = {**self.PARAMETERS, **params}
+    if "python_sushi_go" not in str(game):
+      raise ValueError(f"game {game} is not supported; allowed: python_sushi_go and its"
+                       " pyspiel.convert_to_turn_based form")
+    simultaneous_game = simultaneous_view(game.new_initial_state()).get_game()
+    self.rules: R.Rules = simultaneous_game.rules
+    if not 0 <= player_id < self.rules.num_players:
+      raise ValueError(f"player_id {player_id} is out of range 0..{self.rules.num_players - 1}")
+    self.player_id = player_id
+    self._check_params()
+    self._new_bandit = make_bandit_factory(
+        self.params["selection"], self.rules.num_distinct_actions, c=self.params["c"],
+        gamma=self.params["gamma"])
+    self._rollout = engine.make_rollout_policy(self.params["rollout"], simultaneous_game)
+    self.opponent_model = opponent_model
+    low, high = simultaneous_game.min_utility(), simultaneous_game.max_utility()
+    self._offset, self._scale = low, 1.0 / (high - low)
+    self._random = random.Random(int(np.random.SeedSequence(seed).generate_state(1)[0]))
+
+  def _check_params(self) -> None:
+    p = self.params
+    if p["selection"] not in POLICIES:
+      raise ValueError(f"parameter 'selection' is {p['selection']!r}; allowed: "
+                       f"{', '.join(POLICIES)}")
+    if p["final"] not in FINAL_KINDS:
+      raise ValueError(f"parameter 'final' is {p['final']!r}; allowed: {', '.join(FINAL_KINDS)}")
+    if p["rollout"] not in engine.ROLLOUT_POLICIES:
+      raise ValueError(f"parameter 'rollout' is {p['rollout']!r}; allowed: "
+                       f"{', '.join(engine.ROLLOUT_POLICIES)}")
+    if p["iterations"] < 1 or p["iterations"] != int(p["iterations"]):
+      raise ValueError(f"parameter 'iterations' is {p['iterations']}; allowed: an integer >= 1")
+    if not p["seconds"] >= 0:
+      raise ValueError(f"parameter 'seconds' is {p['seconds']}; allowed: a number >= 0"
+                       " (0: the budget is `iterations`)")
+
+  # ----- pyspiel.Bot
+
+  def restart_at(self, state: pyspiel.State) -> None:
+    """Nothing to do: every move is searched afresh from the state it is given."""
+
+  def inform_action(self, state: pyspiel.State, player_id: int, action: int) -> None:
+    del state, player_id, action  # no tree is kept between moves
+
+  def provides_policy(self) -> bool:
+    return True
+
+  def step(self, state: pyspiel.State) -> int:
+    return self.step_with_policy(state)[1]
+
+  def step_with_policy(self, state: pyspiel.State) -> tuple[list[tuple[int, float]], int]:
+    root = self.search(state)
+    policy = root.final_policy(self.params["final"])
+    if self.params["final"] == "visits":
+      return policy, max(policy, key=lambda ap: ap[1])[0]
+    u = self._random.random()
+    for action, probability in policy:
+      u -= probability
+      if u < 0:
+        return policy, action
+    return policy, policy[-1][0]
+
+  # ----- search
+
+  def search(self, state: pyspiel.State) -> Bandit:
+    """Runs the search from `state` (either form of the game); returns the bandit of this bot's
+    player at the root, whose statistics hold the answer."""
+    table = self._table(state)
+    legal = R.legal_actions(self.rules, table, self.player_id)
+    owners = self._owners()
+    roots = [_Node(self.rules.num_players) for _ in owners]
+    root_bandit = roots[0].bandits[self.player_id] = self._new_bandit()
+    if len(legal) == 1:  # nothing to search: a bandit that knows only this action
+      action, probability = root_bandit.select(legal, self._random)
+      root_bandit.update(action, 0.0, probability)
+      return root_bandit
+    seconds = self.params["seconds"]
+    if seconds > 0:
+      deadline = time.perf_counter() + seconds
+      while True:
+        self._iterate(table, owners, roots)
+        if time.perf_counter() >= deadline:
+          break
+    else:
+      for _ in range(int(self.params["iterations"])):
+        self._iterate(table, owners, roots)
+    return root_bandit
+
+  def _owners(self) -> list[int]:
+    """The players owning a tree, the searching player first."""
+    if self.tree == "single" or self.opponent_model is not None:
+      return [self.player_id]
+    n = self.rules.num_players
+    return [self.player_id] + [p for p in range(n) if p != self.player_id]
+
+  def _table(self, state: pyspiel.State) -> R.Table:
+    if not state.is_simultaneous_node():
+      if state.current_player() != self.player_id:
+        raise ValueError(f"player {self.player_id} has no move here (current player: "
+                         f"{state.current_player()})")
+    table = simultaneous_view(state)._table  # pylint: disable=protected-access
+    if table.actor != R.SIMULTANEOUS:
+      raise ValueError("the search needs a node where the players pick cards")
+    return table
+
+  def _iterate(self, table: R.Table, owners: list[int], roots: list[_Node]) -> None:
+    """One iteration: determinize, descend the trees until a new node, play out, update."""
+    rules, rng, me = self.rules, self._random, self.player_id
+    uniform = rng.random
+    n = rules.num_players
+    model = self.opponent_model
+    tree_of = [owners.index(p) if p in owners else 0 for p in range(n)]  # SO: all in tree 0
+    legal_actions, play = R.legal_actions, R.play
+    world = engine.determinize(rules, table, me, uniform)
+    nodes = list(roots)
+    path = []
+    while True:
+      joint = []
+      for p in range(n):
+        if model is not None and p != me:
+          joint.append(_draw(model(rules, world, p), uniform))
+          continue
+        node = nodes[tree_of[p]]
+        bandit = node.bandits[p]
+        if bandit is None:
+          bandit = node.bandits[p] = self._new_bandit()
+        action, probability = bandit.select(legal_actions(rules, world, p), rng)
+        joint.append(action)
+        path.append((bandit, p, action, probability))
+      world = engine.skip_chance(rules, play(rules, world, joint), uniform)
+      if world.actor == R.TERMINAL:
+        utilities = R.returns(rules, world)
+        break
+      expanded = False
+      move = tuple(joint)
+      for t, owner in enumerate(owners):
+        key = (move, engine.observation(rules, world, owner))
+        child = nodes[t].children.get(key)
+        if child is None:
+          child = nodes[t].children[key] = _Node(n)
+          expanded = True
+        nodes[t] = child
+      if expanded:
+        utilities = engine.rollout(rules, world, self._rollout_policies(), uniform)
+        break
+    offset, scale = self._offset, self._scale
+    for bandit, p, action, probability in path:
+      bandit.update(action, (utilities[p] - offset) * scale, probability)
+
+  def _rollout_policies(self) -> list[engine.RolloutPolicy]:
+    policies = [self._rollout] * self.rules.num_players
+    if self.opponent_model is not None:
+      modelled = self._modelled_policy
+      policies = [policy if p == self.player_id else modelled for p, policy in enumerate(policies)]
+    return policies
+
+  def _modelled_policy(self, rules: R.Rules, table: R.Table, player: int,
+                       uniform: engine.Uniform) -> int:
+    return _draw(self.opponent_model(rules, table, player), uniform)
+
+
+def _draw(policy: list[tuple[int, float]], uniform: engine.Uniform) -> int:
+  u = uniform()
+  for action, probability in policy:
+    u -= probability
+    if u < 0:
+      return action
+  return policy[-1][0]
+
+
+class SOISMCTSBot(ISMCTSBot):
+  """Single-observer ISMCTS: one tree over the searching player's information sets."""
+  tree = "single"
+
+
+class MOISMCTSBot(ISMCTSBot):
+  """Multiple-observer ISMCTS: one tree per player over its own information sets."""
+  tree = "multiple"
