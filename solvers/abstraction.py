@@ -3,10 +3,13 @@
 A CFR solver keeps one regret vector and one average strategy per key. An `Abstraction` maps a
 player's position at a simultaneous node, `(rules, table, player)` of `sushigo_spiel.rules`, to a
 hashable key, computed only from what that player knows (its hands, the public tableaus, Puddings
-and points, the hands it has held), never from hidden cards. Every key also fixes the legal action
-set, so a regret vector per key is well defined. The game itself keeps its true perfect-recall
-information states: an abstraction lives only in the solver's key function, and strategies are
-judged in the real game (refining an abstraction can make a strategy more exploitable: Waugh et
+and points, the hands it has held), never from hidden cards. Most keys also fix the legal action
+set, so a regret vector per key is well defined. Keys that do not (`fixed_actions`, the `summary:N`
+family) let positions with different hands share regrets: the solver keeps a regret per action of
+the whole game and, at each visit, regret-matches over the actions legal there only (restricted
+regret matching; the other actions' regrets are left as they are). The game itself keeps its
+true perfect-recall information states: an abstraction lives only in the solver's key function,
+and strategies are judged in the real game (refining an abstraction can make a strategy more exploitable: Waugh et
 al. 2009, "Abstraction pathologies in extensive games").
 
 Named abstractions (`make_abstraction(name, rules)`):
@@ -16,6 +19,8 @@ Named abstractions (`make_abstraction(name, rules)`):
   buckets:N  lossy, coarser as N falls: capped counts and scoring-relevant summaries.
   kmeans:K   lossy: k-means clusters (K) of information-set feature vectors, fitted on sampled
              positions with a seed.
+  summary:N  lossy, for the full game: own tableau summaries and Maki and Pudding leads (clipped
+             to -N..N), without the hand or the action set, shared by both seats.
 
 Why `canonical` is lossless. It keeps: the player, round and turn; the player's hand; the hands
 it has seen, by holder; every tableau as card counts plus its Wasabi state (free Wasabi, Nigiri on
@@ -53,17 +58,20 @@ from solvers.views import simultaneous_view
 from sushigo_spiel import rules as R
 from sushigo_spiel.cards import Kind
 
-NAMES = ("identity", "canonical", "buckets:N", "kmeans:K")
+NAMES = ("identity", "canonical", "buckets:N", "kmeans:K", "summary:N")
 
 
 class Abstraction:
   """Maps `(rules, table, player)` at a simultaneous node to a hashable key.
 
   `name` is the string `make_abstraction` accepts; `arrays` holds any fitted data (cluster centres)
-  that must be saved with a policy to rebuild the abstraction.
+  that must be saved with a policy to rebuild the abstraction. `fixed_actions` is true when keys do
+  not fix the legal action set: a key then has a regret per action of the game, and only the
+  actions legal at the position at hand take part in regret matching there.
   """
 
   name: str = ""
+  fixed_actions: bool = False
 
   def key(self, rules: R.Rules, table: R.Table, player: int) -> Hashable:
     raise NotImplementedError
@@ -179,6 +187,49 @@ class KMeans(Abstraction):
             cluster)
 
 
+class Summary(Abstraction):
+  """Lossy, without the hand or the legal action set in the key, of tunable size `lead` (N >= 1):
+  for the full game.
+
+  Key: round, turn, own Tempura mod 2, Sashimi mod 3, Dumplings (up to 4), free Wasabi (0 or 1),
+  Chopsticks held; Maki icons and Puddings (kept plus this round's) as differences to the best
+  opponent, each clipped to -N..N; with `utility=win`, points to the best opponent in steps of 10
+  (clipped to -2..2: with score or margin utility past points do not change what a pick is worth);
+  with the robot, whether the player controls it this turn. The seat is not in the key: every
+  summary is relative to the player, so both seats of a symmetric game share regrets.
+
+  The hand is not in the key: a key's regrets are over the game's actions, and at each position
+  only the cards in the hand compete (restricted regret matching), so a key learns an order of
+  preference among cards and Chopsticks pairs given the tableaus, shared by every hand. Any key
+  that holds the hand repeats almost never on the full game (hands of ten cards from twelve types):
+  with the hand as presence bits, 6,000 outcome-sampling iterations met 540,000 keys, against
+  33,000 without it.
+  """
+
+  fixed_actions = True
+
+  def __init__(self, lead: int):
+    if lead < 1:
+      raise ValueError(f"abstraction 'summary:{lead}': N must be 1 or more")
+    self.lead = lead
+    self.name = f"summary:{lead}"
+
+  def key(self, rules, table, player):
+    n = self.lead
+    f = Features(rules, table, player)
+    key = (table.round, table.turn, f.tempura % 2, f.sashimi % 3, min(f.dumplings, 4),
+           min(f.free_wasabi, 1), f.chopsticks, _clip(f.maki_lead, n), _clip(f.pudding_lead, n))
+    if rules.utility == "win":
+      key += (_clip(math.floor(f.points_lead / 10), 2),)
+    if rules.robot:
+      key += (player == R.controller(rules, table),)
+    return key
+
+
+def _clip(value: int, bound: int) -> int:
+  return max(-bound, min(bound, value))
+
+
 def make_abstraction(name: str, rules: R.Rules, seed: int = 0,
                      arrays: dict[str, np.ndarray] | None = None) -> Abstraction:
   """The abstraction named `name` (see `NAMES`) for a game's rules.
@@ -188,9 +239,11 @@ def make_abstraction(name: str, rules: R.Rules, seed: int = 0,
   kind, _, size = name.partition(":")
   if name in ("identity", "canonical"):
     return Identity() if name == "identity" else Canonical()
-  if kind in ("buckets", "kmeans") and size.isdigit():
+  if kind in ("buckets", "kmeans", "summary") and size.isdigit():
     if kind == "buckets":
       return Buckets(int(size))
+    if kind == "summary":
+      return Summary(int(size))
     if arrays:
       return KMeans(int(size), np.asarray(arrays["centres"]), np.asarray(arrays["scale"]))
     return KMeans(int(size)).fit(rules, seed)
@@ -275,8 +328,10 @@ class LiftedPolicy(policy.Policy):
 
   `strategy` maps abstract keys to `(actions, probabilities)`. At a state, the key is computed from
   the acting player's position (through `views.simultaneous_view`, so turn-based states work too);
-  a key the solver never reached gets the uniform policy over the legal actions. `metadata` holds
-  the training provenance (see `solvers/policy_io.py`).
+  a key the solver never reached gets the uniform policy over the legal actions. With an
+  abstraction whose keys do not fix the action set (`fixed_actions`), a key's probabilities are
+  restricted to the actions legal at the state and renormalised (uniform if none has any).
+  `metadata` holds the training provenance (see `solvers/policy_io.py`).
   """
 
   def __init__(self, game: pyspiel.Game, abstraction: Abstraction,
@@ -294,8 +349,14 @@ class LiftedPolicy(policy.Policy):
 
   def probabilities(self, rules: R.Rules, table: R.Table, player: int) -> dict[int, float]:
     entry = self.strategy.get(self.abstraction.key(rules, table, player))
-    if entry is None:
-      legal = R.legal_actions(rules, table, player)
-      return {action: 1.0 / len(legal) for action in legal}
-    actions, probabilities = entry
-    return dict(zip(actions, probabilities.tolist()))
+    if entry is not None and not self.abstraction.fixed_actions:
+      actions, probabilities = entry
+      return dict(zip(actions, probabilities.tolist()))
+    legal = R.legal_actions(rules, table, player)
+    if entry is not None:
+      given = dict(zip(entry[0], entry[1].tolist()))
+      mass = [given.get(action, 0.0) for action in legal]
+      total = sum(mass)
+      if total > 0:
+        return {action: p / total for action, p in zip(legal, mass)}
+    return {action: 1.0 / len(legal) for action in legal}

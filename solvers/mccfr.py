@@ -28,22 +28,38 @@ from sushigo_spiel import rules as R
 
 
 class MCCFRSolver(RegretSolver):
-  """Shared part of the sampling solvers: one entry per abstract key, `[actions, regrets,
-  average]`, created on first visit."""
+  """Shared part of the sampling solvers: one entry per abstract key, mapping each action met
+  there to its cell `[regret, average]`, created on first visit.
+
+  With keys that fix the legal action set, an entry holds exactly those actions. With keys that do
+  not (`Abstraction.fixed_actions`), an entry gathers every action legal at any position of its
+  key, and each visit regret-matches over the actions legal at that position only (restricted
+  regret matching): the others get no probability and their cells are left as they are.
+  """
 
   def __init__(self, game: pyspiel.Game, abstraction: Abstraction, seed: int | None = 0):
     super().__init__(game, abstraction, seed)
     self._rng = np.random.default_rng(seed)
     self._entries: dict = {}
 
-  def _entry(self, table: R.Table, player: int) -> list:
+  @property
+  def num_keys(self) -> int:
+    return len(self._entries)
+
+  def _node(self, table: R.Table, player: int) -> tuple[list[int], list[list[float]]]:
+    """The legal actions of `player` at `table` and their cells under the player's key."""
+    actions = R.legal_actions(self.rules, table, player)
     key = self.abstraction.key(self.rules, table, player)
     entry = self._entries.get(key)
     if entry is None:
-      actions = R.legal_actions(self.rules, table, player)
-      entry = [actions, [0.0] * len(actions), [0.0] * len(actions)]
-      self._entries[key] = entry
-    return entry
+      entry = self._entries[key] = {}
+    cells = []
+    for action in actions:
+      cell = entry.get(action)
+      if cell is None:
+        cell = entry[action] = [0.0, 0.0]
+      cells.append(cell)
+    return actions, cells
 
   def _sample(self, probabilities: list[float]) -> int:
     """An index drawn with `probabilities` (one uniform from the generator)."""
@@ -62,12 +78,19 @@ class MCCFRSolver(RegretSolver):
     raise NotImplementedError
 
   def average_strategy(self):
+    """Key -> (actions, average probabilities); with `fixed_actions` keys, actions that never got
+    any average weight are left out (the lifted policy gives them nothing anyway)."""
     strategy = {}
-    for key, (actions, _, average) in self._entries.items():
+    for key, entry in self._entries.items():
+      actions = sorted(entry)
+      average = [entry[action][1] for action in actions]
       total = sum(average)
-      probabilities = np.array(average) / total if total > 0 else \
-          np.full(len(actions), 1.0 / len(actions))
-      strategy[key] = (tuple(actions), probabilities)
+      if total <= 0:
+        strategy[key] = (tuple(actions), np.full(len(actions), 1.0 / len(actions)))
+        continue
+      if self.abstraction.fixed_actions:
+        actions, average = zip(*[(a, w) for a, w in zip(actions, average) if w > 0])
+      strategy[key] = (tuple(actions), np.array(average) / total)
     return strategy
 
 
@@ -86,20 +109,20 @@ class ExternalSamplingMCCFR(MCCFRSolver):
     for player in range(rules.num_players):
       if player == traverser:
         continue
-      actions, regrets, average = self._entry(table, player)
-      strategy = regret_matching(regrets)
-      for i, p in enumerate(strategy):
-        average[i] += p
+      actions, cells = self._node(table, player)
+      strategy = regret_matching([cell[0] for cell in cells])
+      for cell, p in zip(cells, strategy):
+        cell[1] += p
       joint[player] = actions[self._sample(strategy)]
-    actions, regrets, _ = self._entry(table, traverser)
-    strategy = regret_matching(regrets)
+    actions, cells = self._node(table, traverser)
+    strategy = regret_matching([cell[0] for cell in cells])
     values = []
     for action in actions:
       joint[traverser] = action
       values.append(self._walk(R.play(rules, table, joint), traverser))
     value = sum(p * v for p, v in zip(strategy, values))
-    for i, v in enumerate(values):
-      regrets[i] += v - value
+    for cell, v in zip(cells, values):
+      cell[0] += v - value
     return value
 
 
@@ -129,10 +152,10 @@ class OutcomeSamplingMCCFR(MCCFRSolver):
     joint = [0] * rules.num_players
     for player in range(rules.num_players):
       if player != traverser:
-        actions, regrets, _ = self._entry(table, player)
-        joint[player] = actions[self._sample(regret_matching(regrets))]
-    actions, regrets, average = self._entry(table, traverser)
-    strategy = regret_matching(regrets)
+        actions, cells = self._node(table, player)
+        joint[player] = actions[self._sample(regret_matching([cell[0] for cell in cells]))]
+    actions, cells = self._node(table, traverser)
+    strategy = regret_matching([cell[0] for cell in cells])
     explore = self.exploration / len(actions)
     sampling = [explore + (1 - self.exploration) * p for p in strategy]
     chosen = self._sample(sampling)
@@ -141,7 +164,7 @@ class OutcomeSamplingMCCFR(MCCFRSolver):
                           sample_reach * sampling[chosen])
     chosen_value = child / sampling[chosen]
     value = strategy[chosen] * chosen_value
-    for i, p in enumerate(strategy):
-      regrets[i] += ((chosen_value if i == chosen else 0.0) - value) / sample_reach
-      average[i] += my_reach * p / sample_reach
+    for i, (cell, p) in enumerate(zip(cells, strategy)):
+      cell[0] += ((chosen_value if i == chosen else 0.0) - value) / sample_reach
+      cell[1] += my_reach * p / sample_reach
     return value

@@ -15,6 +15,7 @@ rebuilds the abstraction from its name and data, so the policy answers at any st
 from __future__ import annotations
 
 import ast
+import dataclasses
 import functools
 import importlib.metadata
 import json
@@ -45,7 +46,12 @@ def make_solver(algorithm: str, game: pyspiel.Game, abstraction: str = "identity
   """Solver `algorithm` (see `ALGORITHMS`) for `game` with the named abstraction."""
   if algorithm not in ALGORITHMS:
     raise ValueError(f"unknown algorithm {algorithm!r}; allowed: {', '.join(ALGORITHMS)}")
-  return ALGORITHMS[algorithm](game, make_abstraction(abstraction, game.rules, seed), seed=seed)
+  keys = make_abstraction(abstraction, game.rules, seed)
+  if keys.fixed_actions and algorithm in FULL_WIDTH:
+    raise ValueError(f"abstraction {abstraction!r} does not fix the legal actions per key, which"
+                     f" full-width {algorithm} needs; allowed with it: "
+                     f"{', '.join(a for a in ALGORITHMS if a not in FULL_WIDTH)}")
+  return ALGORITHMS[algorithm](game, keys, seed=seed)
 
 
 def train(game_string: str, algorithm: str, abstraction: str = "identity",
@@ -142,7 +148,8 @@ def _cached_policy(path: str, modified: float) -> LiftedPolicy:
 class PolicyBot(pyspiel.Bot):
   """Plays a saved policy: at each move, the policy's probabilities at the player's information
   (computed by the policy's abstraction from what the player knows), sampled with the bot's
-  seeded generator. Works on the simultaneous game and on its `convert_to_turn_based` form."""
+  seeded generator. Works on the simultaneous game and on its `convert_to_turn_based` form, and on
+  the game it was trained for with any `utility`."""
 
   PARAMETERS = {"path": ""}
 
@@ -158,8 +165,11 @@ class PolicyBot(pyspiel.Bot):
     if not 0 <= player_id < game.num_players():
       raise ValueError(f"player_id {player_id} is out of range 0..{game.num_players() - 1}")
     self.policy = _cached_policy(os.path.abspath(path), os.path.getmtime(path))
-    played = str(simultaneous_view(game.new_initial_state()).get_game())
-    if played != str(self.policy.game):
+    played = simultaneous_view(game.new_initial_state()).get_game()
+    # The utility says what a game is scored for, not how it is played: a policy trained on
+    # margins plays the same game scored by points or wins.
+    trained = dataclasses.replace(self.policy.game.rules, utility=played.rules.utility)
+    if trained != played.rules:
       raise ValueError(f"the policy at {path} was trained for {self.policy.game}, not {played}")
     self.player_id = player_id
     self._rng = np.random.default_rng(seed)
