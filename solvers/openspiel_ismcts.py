@@ -12,11 +12,15 @@ the choices made before it in that turn. Two gaps of that route are filled here:
   redrawn uniformly among their legal actions rather than copied.
 - The Python bot has no `restart_at`; this wrapper adds one (the search keeps no state between
   moves) and answers at a simultaneous node of the game itself for its own player.
+- The Python bot's budget is a number of simulations; `seconds` > 0 runs its simulations until
+  that much wall time has passed instead, so every search bot can be given equal time per move.
 
 OpenSpiel's C++ ISMCTS is not used: it crashes on wrapped Python games.
 """
 
 from __future__ import annotations
+
+import time
 
 import numpy as np
 import pyspiel
@@ -30,7 +34,7 @@ from sushigo_spiel.drafting import history_steps
 class OpenSpielISMCTSBot(pyspiel.Bot):
   """OpenSpiel's `ISMCTSBot` (UCT, random rollouts) for one player of a drafting game."""
 
-  PARAMETERS = {"iterations": 200, "uct_c": 2.0, "rollouts": 1}
+  PARAMETERS = {"iterations": 200, "seconds": 0.0, "uct_c": 2.0, "rollouts": 1}
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
     pyspiel.Bot.__init__(self)
@@ -39,15 +43,19 @@ class OpenSpielISMCTSBot(pyspiel.Bot):
       raise ValueError(f"unknown parameter(s) {', '.join(unknown)} for OpenSpielISMCTSBot; "
                        f"allowed (with defaults): {self.PARAMETERS}")
     self.params = {**self.PARAMETERS, **params}
+    if not self.params["seconds"] >= 0:
+      raise ValueError(f"parameter 'seconds' is {self.params['seconds']}; allowed: a number >= 0"
+                       " (0: the budget is `iterations`)")
     self.player_id = player_id
     simultaneous = game.get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS
     self._turn_based = pyspiel.convert_to_turn_based(game) if simultaneous else game
     self._rng = np.random.RandomState(np.random.SeedSequence(seed).generate_state(1)[0])
     evaluator = mcts.RandomRolloutEvaluator(int(self.params["rollouts"]), self._rng)
-    self._search = ismcts.ISMCTSBot(
+    self._search = _TimedISMCTSBot(
         self._turn_based, evaluator, float(self.params["uct_c"]),
         int(self.params["iterations"]), random_state=self._rng,
         child_selection_policy=ismcts.ChildSelectionPolicy.UCT)
+    self._search.seconds = float(self.params["seconds"])
     self._search.set_resampler(self._resample)
 
   def restart_at(self, state: pyspiel.State) -> None:
@@ -90,3 +98,27 @@ class OpenSpielISMCTSBot(pyspiel.Bot):
   def _resample(self, state: pyspiel.State, player: int) -> pyspiel.State:
     resampled = simultaneous_view(state).resample_from_infostate(player, self._rng.uniform)
     return self._replay(resampled, player, self._rng.choice)
+
+
+class _TimedISMCTSBot(ismcts.ISMCTSBot):
+  """OpenSpiel's `ISMCTSBot`, whose search runs for `seconds` of wall time when that is > 0.
+
+  The timed loop is OpenSpiel's `run_search` with the simulation count replaced by a deadline
+  (at least one simulation).
+  """
+
+  seconds = 0.0
+
+  def run_search(self, state: pyspiel.State):
+    if self.seconds <= 0:
+      return super().run_search(state)
+    self.reset()
+    legal_actions = state.legal_actions()
+    if len(legal_actions) == 1:
+      return [(legal_actions[0], 1.0)]
+    self._root_node = self.create_new_node(state)
+    deadline = time.perf_counter() + self.seconds
+    while True:
+      self.run_simulation(self.sample_root_state(state))
+      if time.perf_counter() >= deadline:
+        return self.get_final_policy(state, self._root_node)

@@ -1,12 +1,13 @@
 """The reference bot around OpenSpiel's Python ISMCTSBot, on the turn-based form of the game."""
 
 import random
+import time
 
 import pyspiel
 import pytest
 
 import solvers
-from support import play_with_bots, random_playout
+from support import deal, load, play, play_with_bots, random_playout
 
 SMALL = dict(players=2, rounds=1, hand_size=4,
              deck="tempura:4/sashimi:3/squid:2/wasabi:2/maki2:3/pudding:2")
@@ -90,3 +91,28 @@ def test_searches_the_variants(params):
   bots = [solvers.make_bot("openspiel_ismcts", game, p, seed=p, iterations=15)
           for p in range(game.num_players())]
   assert play_with_bots(game, bots, seed=1)[0].is_terminal()
+
+
+def test_seconds_budget_bounds_the_time_per_move():
+  game = pyspiel.load_game("python_sushi_go(players=2)")
+  state = random_playout(game.new_initial_state(), random.Random(3),
+                         stop=lambda s: s.is_simultaneous_node())
+  bot = solvers.make_bot("openspiel_ismcts", game, 0, seed=0, seconds=0.3, iterations=1)
+  start = time.perf_counter()
+  policy, action = bot.step_with_policy(state)
+  assert 0.3 <= time.perf_counter() - start < 0.9
+  assert action in state.legal_actions(0) and sorted(a for a, _ in policy) == \
+      state.legal_actions(0)
+  with pytest.raises(ValueError, match="'seconds' is -1; allowed"):
+    solvers.make_bot("openspiel_ismcts", game, 0, seed=0, seconds=-1)
+
+
+def test_finds_the_one_winning_pick():
+  """As in test_ismcts: Wasabi then Squid with the Chopsticks beats every other pick."""
+  game = load(players=2, rounds=1, hand_size=3, deck="egg:14/squid:1/wasabi:1/chopsticks:4")
+  state = game.new_initial_state()
+  deal(state, [["Chopsticks", "Egg Nigiri", "Egg Nigiri"], ["Chopsticks", "Wasabi",
+                                                            "Squid Nigiri"]])
+  play(state, ["Chopsticks"] * 2)
+  bot = solvers.make_bot("openspiel_ismcts", game, 0, seed=1, iterations=300)
+  assert state.action_to_string(0, bot.step(state)) == "Wasabi + Squid Nigiri"
