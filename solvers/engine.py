@@ -73,8 +73,32 @@ def skip_chance(rules: R.Rules, table: R.Table, uniform: Uniform) -> R.Table:
   """Samples chance outcomes until a simultaneous node or the end of the game."""
   apply_chance = R.apply_chance
   while table.actor == CHANCE:
-    table = apply_chance(rules, table, sample_chance(rules, table, uniform))
+    if rules.deal == "card" and table.dealt < rules.deal_steps:
+      table = _deal_cards(rules, table, uniform)
+    else:
+      table = apply_chance(rules, table, sample_chance(rules, table, uniform))
   return table
+
+
+def _deal_cards(rules: R.Rules, table: R.Table, uniform: Uniform) -> R.Table:
+  """The rest of a `deal=card` deal at once: the table `apply_chance` reaches with the outcomes
+  `sample_chance` draws, one card at a time from the same `uniform` stream."""
+  deck = list(table.deck)
+  hands = [list(hand) for hand in table.hands] + ([list(table.robot.pile)] if rules.robot else [])
+  size, total = rules.hand_size, sum(deck)
+  for step in range(table.dealt, rules.deal_steps):
+    target = min(int(uniform() * total), total - 1)
+    for card, count in enumerate(deck):
+      if target < count:
+        break
+      target -= count
+    deck[card] -= 1
+    total -= 1
+    hands[step // size][card] += 1
+  robot = table.robot._replace(pile=tuple(hands.pop())) if rules.robot else None
+  return table._replace(actor=CHANCE if rules.robot else SIMULTANEOUS, dealt=rules.deal_steps,
+                        deck=tuple(deck), hands=tuple([tuple(hand) for hand in hands]),
+                        robot=robot)
 
 
 def determinize(rules: R.Rules, table: R.Table, player: int, uniform: Uniform) -> R.Table:
@@ -93,7 +117,15 @@ def determinize(rules: R.Rules, table: R.Table, player: int, uniform: Uniform) -
   turns = table.log[len(table.log) - table.turn:] if table.turn else ()
   rebuilt = _round_start(rules, table)
   apply_chance = R.apply_chance
-  if rules.deal == "card":
+  if table.dealt == rules.deal_steps:  # the whole deal at once
+    deck = list(rebuilt.deck)
+    for hand in deals:
+      deck = [a - b for a, b in zip(deck, hand)]
+    robot = rebuilt.robot._replace(pile=deals[-1]) if rules.robot else None
+    rebuilt = rebuilt._replace(actor=CHANCE if rules.robot else SIMULTANEOUS,
+                               dealt=rules.deal_steps, deck=tuple(deck),
+                               hands=tuple(deals[:rules.num_players]), robot=robot)
+  elif rules.deal == "card":
     for hand in deals:
       for card, count in enumerate(hand):
         for _ in range(count):
@@ -151,11 +183,11 @@ def rollout(rules: R.Rules, table: R.Table, policies: Sequence[RolloutPolicy],
 def playout(rules: R.Rules, table: R.Table, policies: Sequence[RolloutPolicy],
             uniform: Uniform) -> R.Table:
   """Plays from `table` to the end, chance by its probabilities; returns the final table."""
-  apply_chance, play = R.apply_chance, R.play
+  play = R.play
   players = range(rules.num_players)
   while table.actor != TERMINAL:
     if table.actor == CHANCE:
-      table = apply_chance(rules, table, sample_chance(rules, table, uniform))
+      table = skip_chance(rules, table, uniform)
     else:
       table = play(rules, table, [policies[p](rules, table, p, uniform) for p in players])
   return table

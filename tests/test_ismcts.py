@@ -205,3 +205,15 @@ def test_other_games_are_refused():
   game = pyspiel.load_game("python_sushi_draft")
   with pytest.raises(ValueError, match="not supported; allowed: python_sushi_go"):
     solvers.make_bot("mo_ismcts", game, 0, seed=0)
+
+
+def test_search_bench_reports_every_searcher_beside_openspiel():
+  from solvers import search_bench  # pylint: disable=import-outside-toplevel
+  figures = search_bench.run(players=(2,), seconds=0.05, repeats=1)
+  speed = figures["speeds"][0]
+  assert set(speed["iterations_per_s"]) == {"openspiel_ismcts", "so_ismcts", "mo_ismcts"}
+  assert all(value > 0 for value in speed["iterations_per_s"].values())
+  assert speed["ratios"]["so_ismcts"] == pytest.approx(
+      speed["iterations_per_s"]["so_ismcts"] / speed["iterations_per_s"]["openspiel_ismcts"])
+  text = search_bench.report(figures)
+  assert "Sushi Go 2p" in text and "so_ismcts 2p iterations/s / openspiel_ismcts's" in text
