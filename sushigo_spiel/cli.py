@@ -36,6 +36,7 @@ _EPILOG = """examples:
   sushigo play --game "python_sushi_draft(players=3)"
   sushigo bench                                speed beside OpenSpiel's C++ goofspiel
   sushigo bench --seconds 1 --players 2 --draft-players 5 --json bench.json
+  sushigo bench --search                       ISMCTS iterations/s beside OpenSpiel's ISMCTS
   sushigo run experiments/configs/quickstart.toml
   sushigo run CONFIG --out runs/q --workers 2  an experiment; the same command resumes it
   sushigo reproduce runs/q                     replay a run and compare every record
@@ -123,6 +124,12 @@ def _parser() -> argparse.ArgumentParser:
                      metavar="N", help="Sushi Draft player counts, 2 to 5 (default: 3)")
   speed.add_argument("--repeats", type=_positive(int), default=3, metavar="R",
                      help="rounds of interleaved measurements (default: %(default)s)")
+  speed.add_argument("--search", action="store_true",
+                     help="also measure the project's ISMCTS iterations/s beside OpenSpiel's"
+                     " Python ISMCTS at the opening position (solvers.search_bench)")
+  speed.add_argument("--search-players", type=int, nargs="+", choices=range(2, 6),
+                     default=[2, 4], metavar="N",
+                     help="Sushi Go player counts of --search (default: 2 4)")
   speed.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
   speed.set_defaults(run=_bench)
   _add_experiment_commands(commands)
@@ -187,6 +194,13 @@ def _bench(args: argparse.Namespace) -> int:
   figures = bench.run(seconds=args.seconds, players=players, repeats=args.repeats,
                       draft_players=draft_players)
   print(bench.report(figures))
+  if args.search:
+    from solvers import search_bench  # pylint: disable=import-outside-toplevel
+    print(f"\nSearching the opening position, {args.seconds:g} s per bot and player count,"
+          f" {args.repeats} time(s)", flush=True)
+    figures["search"] = search_bench.run(players=sorted(set(args.search_players)),
+                                         seconds=args.seconds, repeats=args.repeats)
+    print(search_bench.report(figures["search"]))
   if args.json:
     bench.write_json(figures, args.json)
     print(f"Figures written to {args.json}")
