@@ -11,6 +11,8 @@ import pyspiel
 from solvers import baselines
 from solvers.ismcts import MOISMCTSBot, SOISMCTSBot
 from solvers.openspiel_ismcts import OpenSpielISMCTSBot
+from solvers.pimc import PIMCBot
+from solvers.policy_io import PolicyBot
 
 BOTS: dict[str, type[pyspiel.Bot]] = {
     "random": baselines.RandomBot,
@@ -19,6 +21,8 @@ BOTS: dict[str, type[pyspiel.Bot]] = {
     "openspiel_ismcts": OpenSpielISMCTSBot,
     "so_ismcts": SOISMCTSBot,
     "mo_ismcts": MOISMCTSBot,
+    "pimc": PIMCBot,
+    "policy": PolicyBot,
 }
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import itertools
+import pathlib
 import random
 import sys
 
@@ -210,23 +211,34 @@ def _bench(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
   if args.address and args.backend != "ray":
     args.error("--address needs --backend ray")
-  from experiments import runner  # pylint: disable=import-outside-toplevel
+  from experiments import runner, solving  # pylint: disable=import-outside-toplevel
   with _experiment_errors(args):
-    runner.run(args.config, out=args.out, workers=args.workers, backend=args.backend,
-               address=args.address, force=args.force, quiet=args.quiet)
+    if solving.is_solving_config(args.config):
+      if args.backend != "local":
+        args.error("solving experiments run on local processes: drop --backend")
+      solving.run(args.config, out=args.out, workers=args.workers, force=args.force,
+                  quiet=args.quiet)
+    else:
+      runner.run(args.config, out=args.out, workers=args.workers, backend=args.backend,
+                 address=args.address, force=args.force, quiet=args.quiet)
   return 0
 
 
 def _reproduce(args: argparse.Namespace) -> int:
-  from experiments import runner  # pylint: disable=import-outside-toplevel
+  from experiments import runner, solving  # pylint: disable=import-outside-toplevel
   with _experiment_errors(args):
+    if solving.is_solving_config(pathlib.Path(args.run_dir) / runner.CONFIG_FILE):
+      return 0 if solving.reproduce(args.run_dir, workers=args.workers) else 1
     return 0 if runner.reproduce(args.run_dir, workers=args.workers) else 1
 
 
 def _report(args: argparse.Namespace) -> int:
-  from experiments import runner  # pylint: disable=import-outside-toplevel
+  from experiments import runner, solving  # pylint: disable=import-outside-toplevel
   with _experiment_errors(args):
-    print(runner.report(args.run_dir))
+    if solving.is_solving_config(pathlib.Path(args.run_dir) / runner.CONFIG_FILE):
+      print(solving.report(args.run_dir))
+    else:
+      print(runner.report(args.run_dir))
   return 0
 
 

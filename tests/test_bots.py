@@ -378,7 +378,8 @@ def test_heuristic_parameters_change_its_choices():
 # --------------------------------------------------------------------------------------------
 
 def test_registry_names_and_parameters():
-  assert set(solvers.BOTS) == set(BOT_NAMES) | {"openspiel_ismcts"}  # the search reference
+  search_and_cfr = {"openspiel_ismcts", "so_ismcts", "mo_ismcts", "pimc", "policy"}
+  assert set(solvers.BOTS) == set(BOT_NAMES) | search_and_cfr
   assert solvers.bot_parameters("random") == {}
   heuristic = solvers.bot_parameters("heuristic")
   assert heuristic["temperature"] == 0.0 and "wasabi_weight" in heuristic

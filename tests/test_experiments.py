@@ -22,6 +22,7 @@ import pytest
 import solvers
 from experiments import config as config_lib
 from experiments import runner
+from experiments import solving
 from sushigo_spiel.cli import main
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -462,5 +463,7 @@ def test_report_of_a_folder_without_records_is_a_clean_error(tmp_path, capsys):
 
 def test_example_configs_are_valid():
   for path in sorted((ROOT / "experiments" / "configs").glob("*.toml")):
-    config = config_lib.load(path)
-    assert config.notes() == [], path
+    if solving.is_solving_config(path):
+      assert solving.load(path).units(), path
+    else:
+      assert config_lib.load(path).notes() == [], path

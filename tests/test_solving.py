@@ -1,0 +1,176 @@
+"""Tests of the solving experiments (`experiments/solving.py`): configs, runs, resume, reproduce.
+
+Every run here is on the `tiny` reduced game, whose tree has 68 information sets per player, so a
+whole experiment takes a fraction of a second. Figures are checked against the solvers called
+directly, and against the exploitability module on policies known independently (uniform).
+"""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+from experiments import config as config_lib
+from experiments import runner
+from experiments import solving
+from solvers import exploitability
+from solvers.game_tree import GameTree
+from sushigo_spiel import reduced_games
+from sushigo_spiel.cli import main
+
+CONVERGENCE = """
+[experiment]
+name = "convergence"
+kind = "convergence"
+seed = 3
+games = ["tiny"]
+
+[convergence]
+algorithms = ["cfr", "cfr+", "os-mccfr"]
+iterations = { cfr = 40, "cfr+" = 40, os-mccfr = 300 }
+checkpoints = 4
+"""
+
+EXACT = """
+[experiment]
+name = "exact"
+kind = "exploitability"
+seed = 3
+games = ["tiny"]
+
+[[players]]
+bot = "random"
+
+[[players]]
+bot = "greedy"
+"""
+
+APPROXIMATE = """
+[experiment]
+name = "approximate"
+kind = "approximate_exploitability"
+seed = 3
+games = ["tiny"]
+
+[approximate]
+num_games = 12
+agent = { iterations = 30 }
+exact = true
+
+[[players]]
+bot = "random"
+"""
+
+
+def write(tmp_path: pathlib.Path, text: str) -> pathlib.Path:
+  path = tmp_path / "config.toml"
+  path.write_text(text, encoding="utf-8")
+  return path
+
+
+def results(run_dir: pathlib.Path) -> list[dict]:
+  lines = (run_dir / solving.RESULTS_FILE).read_text().splitlines()
+  return sorted((json.loads(line) for line in lines), key=lambda r: r["unit"])
+
+
+@pytest.fixture(scope="module")
+def tiny_tree() -> GameTree:
+  return GameTree(reduced_games.load_reduced("tiny"))
+
+
+@pytest.fixture(scope="module")
+def convergence_run(tmp_path_factory) -> pathlib.Path:
+  directory = tmp_path_factory.mktemp("convergence")
+  return solving.run(write(directory, CONVERGENCE), out=directory / "run", quiet=True)
+
+
+def test_convergence_points_match_the_solvers_run_directly(convergence_run, tiny_tree):
+  entries = results(convergence_run)
+  assert [(e["algorithm"], [p["iterations"] for p in e["points"]]) for e in entries] == [
+      ("cfr", [1, 3, 12, 40]), ("cfr+", [1, 3, 12, 40]), ("os-mccfr", [1, 7, 45, 300])]
+  from solvers.cfr import CFRPlus  # pylint: disable=import-outside-toplevel
+  from solvers.abstraction import make_abstraction  # pylint: disable=import-outside-toplevel
+  game = reduced_games.load_reduced("tiny")
+  solver = CFRPlus(game, make_abstraction("identity", game.rules), tree=tiny_tree)
+  solver.run(iterations=40)
+  direct = exploitability.exploitability(tiny_tree, solver.average_policy_array())
+  assert entries[1]["points"][-1]["exploitability"] == pytest.approx(direct, abs=1e-12)
+  cfr_plus = [p["exploitability"] for p in entries[1]["points"]]
+  assert cfr_plus[-1] < cfr_plus[0] / 10
+
+
+def test_convergence_run_writes_report_plots_and_provenance(convergence_run):
+  for name in (solving.SUMMARY_MD, solving.RESULTS_CSV, runner.PROVENANCE_FILE,
+               runner.RESOLVED_FILE, "plots/convergence_tiny.png"):
+    assert (convergence_run / name).is_file(), name
+  summary = (convergence_run / solving.SUMMARY_MD).read_text()
+  assert "| tiny | cfr+ | 40 |" in summary
+  rows = (convergence_run / solving.RESULTS_CSV).read_text().splitlines()
+  assert len(rows) == 1 + 4 + 4 + 4
+
+
+def test_interrupted_run_resumes_with_the_same_figures(convergence_run, tmp_path):
+  config = solving.load(write(tmp_path, CONVERGENCE))
+  run_dir = tmp_path / "run"
+  runner.prepare(run_dir, config, force=False)
+  first, _ = solving.run_unit(config, config.units()[0])
+  (run_dir / solving.RESULTS_FILE).write_text(json.dumps(first) + "\n" + '{"unit": 1, "alg')
+  solving.run(write(tmp_path, CONVERGENCE), out=run_dir, quiet=True)
+  strip = solving._without_seconds  # pylint: disable=protected-access
+  assert strip(results(run_dir)) == strip(results(convergence_run))
+
+
+def test_reproduce_matches_a_run(convergence_run, capsys):
+  assert main(["reproduce", str(convergence_run)]) == 0
+  assert "Match: all 3 results reproduced exactly" in capsys.readouterr().out
+
+
+def test_exact_exploitability_of_the_random_bot_is_the_uniform_policys(tmp_path, tiny_tree):
+  run_dir = solving.run(write(tmp_path, EXACT), out=tmp_path / "run", quiet=True)
+  random_entry, greedy_entry = results(run_dir)
+  uniform = exploitability.nash_conv(tiny_tree, tiny_tree.uniform_policy())
+  assert random_entry["nash_conv"] == pytest.approx(uniform.nash_conv, abs=1e-12)
+  assert random_entry["exploitability"] == pytest.approx(uniform.nash_conv / 2, abs=1e-12)
+  assert greedy_entry["nash_conv"] != pytest.approx(uniform.nash_conv)
+  assert np.sum(greedy_entry["gains"]) == pytest.approx(greedy_entry["nash_conv"])
+
+
+def test_approximate_bound_is_reported_beside_the_exact_gain(tmp_path, tiny_tree):
+  run_dir = solving.run(write(tmp_path, APPROXIMATE), out=tmp_path / "run", quiet=True)
+  entries = results(run_dir)
+  exact = [e for e in entries if e.get("exact")]
+  assert len(exact) == 1
+  uniform = exploitability.nash_conv(tiny_tree, tiny_tree.uniform_policy())
+  assert exact[0]["gains"] == pytest.approx(uniform.gains.tolist(), abs=1e-12)
+  games = [e for e in entries if "seat" in e]
+  assert sorted((e["seat"], tuple(e["games"])) for e in games) == [
+      (0, (0, 10)), (0, (10, 12)), (1, (0, 10)), (1, (10, 12))]
+  assert all(len(e["agent"]) == len(e["self_play"]) == e["games"][1] - e["games"][0]
+             for e in games)
+  summary = (run_dir / solving.SUMMARY_MD).read_text()
+  assert "| tiny | random |" in summary
+
+
+@pytest.mark.parametrize("edit, message", [
+    (('kind = "convergence"', 'kind = "race"'),
+     "experiment.kind: expected one of 'convergence', 'abstraction', 'exploitability',"
+     " 'approximate_exploitability', got 'race'"),
+    (('"cfr+", "os-mccfr"]', '"cfr+", "cfr-"]'), "convergence.algorithms[2]: expected one of"),
+    (("checkpoints = 4", 'checkpoints = 4\nabstraction = "buckets:x"'), "convergence.abstraction:"),
+    ((", os-mccfr = 300 }", " }"), "convergence.iterations: no iterations for os-mccfr"),
+    (('games = ["tiny"]', 'games = ["huge"]'), "experiment.games[0]: expected a reduced game"),
+    (("[convergence]", "[convergence]\nrounds = 2"), "convergence.rounds: unknown key"),
+])
+def test_bad_solving_config_is_refused_naming_the_key(edit, message):
+  with pytest.raises(config_lib.ConfigError) as error:
+    solving.parse(CONVERGENCE.replace(*edit))
+  assert message in str(error.value)
+
+
+def test_cli_tells_a_solving_config_from_a_tournament(tmp_path):
+  assert solving.is_solving_config(write(tmp_path, CONVERGENCE))
+  tournament = pathlib.Path(__file__).resolve().parents[1] / "experiments/configs/quickstart.toml"
+  assert not solving.is_solving_config(tournament)
