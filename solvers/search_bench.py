@@ -1,12 +1,15 @@
-"""Search speed: the project's ISMCTS beside OpenSpiel's Python ISMCTS, at the same position.
+"""Search speed: the project's ISMCTS beside OpenSpiel's Python ISMCTS, and PIMC's worlds/s, at
+the same position.
 
 Iterations per second at the opening position of a game (the first pick of the first round, after
 a seeded deal), for `so_ismcts` and `mo_ismcts` (UCB1, random rollouts on the table engine) and
 `openspiel_ismcts` (OpenSpiel's `ISMCTSBot`, UCT with random rollouts, on the turn-based form).
 Each bot searches the position for `seconds` of wall time; its iterations are read from the root
-of its search. The bots are measured in turn, `repeats` times (interleaved, so a change in machine
-load touches all alike), and the medians are reported with the ratio to OpenSpiel's. Single
-process, one core. `sushigo bench --search` prints this.
+of its search. PIMC (default parameters) samples and solves worlds for the same time; at the
+opening every hand is larger than its tree solvers' threshold, so each world is one SM-MCTS search
+of `iterations` (200) iterations. The bots are measured in turn, `repeats` times (interleaved, so a
+change in machine load touches all alike), and the medians are reported with the ratio to
+OpenSpiel's. Single process, one core. `sushigo bench --search` prints this.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from collections.abc import Sequence
 import pyspiel
 
 import solvers
+from solvers.pimc import PIMCBot
 from sushigo_spiel import bench
 
 REFERENCE = "openspiel_ismcts"
@@ -49,16 +53,30 @@ def iterations_per_second(name: str, game: pyspiel.Game, state: pyspiel.State,
   return iterations / (time.perf_counter() - start)
 
 
+def worlds_per_second(game: pyspiel.Game, state: pyspiel.State, seconds: float, seed: int,
+                      **params) -> float:
+  """Worlds/s of PIMC (default parameters, overridden by `params`) deciding at `state` for
+  player 0, sampling worlds for `seconds` of wall time."""
+  if seconds <= 0:
+    raise ValueError(f"seconds is {seconds}; allowed: a number > 0")
+  bot = PIMCBot(game, 0, seed, seconds=seconds, **params)
+  start = time.perf_counter()
+  bot.get_policy(state)
+  return bot.worlds_searched / (time.perf_counter() - start)
+
+
 def ismcts_speed(players: int, seconds: float = 1.0, repeats: int = 3, seed: int = 0) -> dict:
-  """Median iterations/s of each searcher and of OpenSpiel's ISMCTS at the opening position of
-  `python_sushi_go(players=...)`, and the ratios to OpenSpiel's."""
+  """Median iterations/s of each searcher and of OpenSpiel's ISMCTS, and PIMC's worlds/s, at the
+  opening position of `python_sushi_go(players=...)`; the ratios to OpenSpiel's."""
   game = pyspiel.load_game(bench.sushi_go_string(players))
   state = opening(game, seed)
   names = (REFERENCE,) + SEARCHERS
   runs = {name: [] for name in names}
+  worlds = []
   for repeat in range(repeats):
     for name in names:
       runs[name].append(iterations_per_second(name, game, state, seconds, seed + repeat))
+    worlds.append(worlds_per_second(game, state, seconds, seed + repeat))
   medians = {name: statistics.median(values) for name, values in runs.items()}
   return {
       "game": str(game),
@@ -67,7 +85,8 @@ def ismcts_speed(players: int, seconds: float = 1.0, repeats: int = 3, seed: int
       "repeats": repeats,
       "iterations_per_s": medians,
       "ratios": {name: medians[name] / medians[REFERENCE] for name in SEARCHERS},
-      "runs": runs,
+      "pimc_worlds_per_s": statistics.median(worlds),
+      "runs": {**runs, "pimc_worlds": worlds},
   }
 
 
@@ -84,12 +103,13 @@ def run(players: Sequence[int] = (2, 4), seconds: float = 1.0, repeats: int = 3,
 
 def report(figures: dict) -> str:
   """The figures of `run` as plain-text tables."""
-  lines = ["ISMCTS iterations/s at the opening position, player 0 searching, random rollouts;"
-           f" median of {figures['repeats']} interleaved run(s) of {figures['seconds']:g} s per"
-           " bot; single process, one core.", ""]
-  rows = [("game", *((REFERENCE,) + SEARCHERS))]
+  lines = ["ISMCTS iterations/s and PIMC worlds/s at the opening position, player 0 searching,"
+           f" random rollouts; median of {figures['repeats']} interleaved run(s) of"
+           f" {figures['seconds']:g} s per bot; single process, one core.", ""]
+  rows = [("game", *((REFERENCE,) + SEARCHERS), "pimc worlds/s")]
   rows += [(f"Sushi Go {s['players']}p",
-            *(f"{s['iterations_per_s'][name]:,.0f}" for name in (REFERENCE,) + SEARCHERS))
+            *(f"{s['iterations_per_s'][name]:,.0f}" for name in (REFERENCE,) + SEARCHERS),
+            f"{s['pimc_worlds_per_s']:,.1f}")
            for s in figures["speeds"]]
   lines += bench.format_table(rows)
   lines.append("")

@@ -215,5 +215,7 @@ def test_search_bench_reports_every_searcher_beside_openspiel():
   assert all(value > 0 for value in speed["iterations_per_s"].values())
   assert speed["ratios"]["so_ismcts"] == pytest.approx(
       speed["iterations_per_s"]["so_ismcts"] / speed["iterations_per_s"]["openspiel_ismcts"])
+  assert speed["pimc_worlds_per_s"] > 0 and len(speed["runs"]["pimc_worlds"]) == 1
   text = search_bench.report(figures)
   assert "Sushi Go 2p" in text and "so_ismcts 2p iterations/s / openspiel_ismcts's" in text
+  assert "pimc worlds/s" in text

@@ -8,6 +8,7 @@ the code under test.
 
 import itertools
 import random
+import time
 
 import numpy as np
 import pyspiel
@@ -16,7 +17,7 @@ from scipy import optimize
 
 from solvers import engine, selection, world_solvers
 from solvers.pimc import PIMCBot
-from solvers.pimc_bench import pimc_speed
+from solvers.search_bench import opening, worlds_per_second
 from tests.support import EGG, SQ, W, T, SAL, action_by_name, deal, load, play_with_bots, walk
 
 SMALL = {"rounds": 1, "hand_size": 3,
@@ -209,9 +210,13 @@ def test_variants_and_standard_deck():
 
 
 def test_time_budget_samples_worlds_until_the_time_is_up():
-  result = pimc_speed(2, 0.3, iterations=20)
-  assert result["worlds"] >= 2 and result["seconds"] >= 0.3
-  assert result["worlds_per_second"] == pytest.approx(result["worlds"] / result["seconds"])
+  game = pyspiel.load_game("python_sushi_go(players=2)")
+  state = opening(game, 0)
+  bot = PIMCBot(game, 0, 0, seconds=0.3, iterations=20)
+  start = time.perf_counter()
+  bot.get_policy(state)
+  assert bot.worlds_searched >= 2 and time.perf_counter() - start >= 0.3
+  assert worlds_per_second(game, state, 0.1, 0, iterations=20) > 0
 
 
 @pytest.mark.parametrize("params,message", [
