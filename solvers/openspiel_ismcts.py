@@ -103,8 +103,9 @@ class OpenSpielISMCTSBot(pyspiel.Bot):
 class _TimedISMCTSBot(ismcts.ISMCTSBot):
   """OpenSpiel's `ISMCTSBot`, whose search runs for `seconds` of wall time when that is > 0.
 
-  The timed loop is OpenSpiel's `run_search` with the simulation count replaced by a deadline
-  (at least one simulation).
+  The timed loop is OpenSpiel's `run_search` with the simulation count replaced by a deadline,
+  running on past it until the root has a visited child (OpenSpiel's first simulation only
+  expands the root, and its final policy needs a visit).
   """
 
   seconds = 0.0
@@ -120,5 +121,5 @@ class _TimedISMCTSBot(ismcts.ISMCTSBot):
     deadline = time.perf_counter() + self.seconds
     while True:
       self.run_simulation(self.sample_root_state(state))
-      if time.perf_counter() >= deadline:
+      if time.perf_counter() >= deadline and self._root_node.total_visits > 0:
         return self.get_final_policy(state, self._root_node)

@@ -107,6 +107,15 @@ def test_seconds_budget_bounds_the_time_per_move():
     solvers.make_bot("openspiel_ismcts", game, 0, seed=0, seconds=-1)
 
 
+def test_a_budget_shorter_than_one_simulation_still_gives_a_visited_root():
+  game = pyspiel.load_game("python_sushi_go(players=2)")
+  state = random_playout(game.new_initial_state(), random.Random(3),
+                         stop=lambda s: s.is_simultaneous_node())
+  bot = solvers.make_bot("openspiel_ismcts", game, 0, seed=0, seconds=1e-9)
+  policy, action = bot.step_with_policy(state)
+  assert action in state.legal_actions(0) and abs(sum(p for _, p in policy) - 1) < 1e-9
+
+
 def test_finds_the_one_winning_pick():
   """As in test_ismcts: Wasabi then Squid with the Chopsticks beats every other pick."""
   game = load(players=2, rounds=1, hand_size=3, deck="egg:14/squid:1/wasabi:1/chopsticks:4")
