@@ -85,7 +85,7 @@ def run(config_path: str | pathlib.Path, out: str | pathlib.Path | None = None, 
         quiet: bool = False) -> pathlib.Path:
   """Runs (or resumes) the experiment of `config_path`, then its report; returns the run folder."""
   config = config_lib.load(config_path)
-  run_dir = pathlib.Path(out) if out else _new_run_dir(config.name)
+  run_dir = pathlib.Path(out) if out else new_run_dir(config.name)
   prepare(run_dir, config, force)
   if not quiet:
     print(f"Run folder: {run_dir}")
@@ -161,8 +161,8 @@ def prepare(run_dir: pathlib.Path, config: config_lib.Config, force: bool) -> No
     raise RunError(f"{run_dir} is not empty and holds no run (no {RESOLVED_FILE}); choose a new"
                    " or empty folder, or use --force")
   run_dir.mkdir(parents=True, exist_ok=True)
-  _write_atomically(run_dir / CONFIG_FILE, config.text)
-  _write_atomically(resolved_path, json.dumps(config.resolved(), indent=2) + "\n")
+  write_atomically(run_dir / CONFIG_FILE, config.text)
+  write_atomically(resolved_path, json.dumps(config.resolved(), indent=2) + "\n")
 
 
 def execute(config: config_lib.Config, run_dir: pathlib.Path, workers: int = 1,
@@ -170,24 +170,24 @@ def execute(config: config_lib.Config, run_dir: pathlib.Path, workers: int = 1,
   """Plays the games missing from `run_dir`, then sorts its records by index."""
   records_path, timings_path = run_dir / RECORDS_FILE, run_dir / TIMINGS_FILE
   done = set(_records_by_index(run_dir))
-  _complete_lines(timings_path)  # cuts a torn timing line, so that new lines start clean
+  complete_lines(timings_path)  # cuts a torn timing line, so that new lines start clean
   missing = [i for i in range(config.total_games) if i not in done]
   if not quiet and done:
     print(f"Resuming: {len(done)} of {config.total_games} games already recorded.")
   results = _results(config, missing, workers, backend, address)
-  session = _Session(backend, workers, address, resumed=len(done))
+  session = Session(backend, workers, address, resumed=len(done))
   try:
     with open(records_path, "a", encoding="utf-8") as records, \
         open(timings_path, "a", encoding="utf-8") as timings, \
         tqdm.tqdm(total=config.total_games, initial=len(done), unit="game", disable=quiet,
                   desc=config.name, smoothing=0.05) as progress:
       for record, timing in results:
-        _append(records, record, durable=True)
-        _append(timings, timing, durable=False)
+        append_line(records, record, durable=True)
+        append_line(timings, timing, durable=False)
         session.played += 1
         progress.update()
   finally:
-    _add_provenance(run_dir, config, session)
+    add_provenance(run_dir, config, session)
   _sort_records(records_path)
 
 
@@ -305,7 +305,7 @@ def _worker_name() -> str:
 # ----- the run folder
 
 
-def _new_run_dir(name: str) -> pathlib.Path:
+def new_run_dir(name: str) -> pathlib.Path:
   stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
   run_dir = pathlib.Path(RUNS_DIR) / f"{name}-{stamp}"
   suffix = 1
@@ -339,7 +339,7 @@ def _stored_config(run_dir: pathlib.Path) -> config_lib.Config:
 def _records_by_index(run_dir: pathlib.Path) -> dict[int, dict]:
   path = run_dir / RECORDS_FILE
   records = {}
-  for number, line in enumerate(_complete_lines(path), 1):
+  for number, line in enumerate(complete_lines(path), 1):
     try:
       record = json.loads(line)
       records[record["index"]] = record
@@ -363,7 +363,7 @@ def _mismatches(stored: dict[int, dict], replayed: dict[int, dict]) -> list[str]
   return lines
 
 
-def _complete_lines(path: pathlib.Path) -> list[str]:
+def complete_lines(path: pathlib.Path) -> list[str]:
   """The newline-terminated lines of `path`; a torn last line is cut from the file."""
   if not path.exists():
     return []
@@ -375,7 +375,7 @@ def _complete_lines(path: pathlib.Path) -> list[str]:
   return complete.decode("utf-8").splitlines()
 
 
-def _append(file, entry: dict, durable: bool) -> None:
+def append_line(file, entry: dict, durable: bool) -> None:
   """Writes one JSON line; a `durable` one is on disk (fsync) before the next game is written."""
   file.write(json.dumps(entry) + "\n")
   file.flush()
@@ -384,12 +384,12 @@ def _append(file, entry: dict, durable: bool) -> None:
 
 
 def _sort_records(path: pathlib.Path) -> None:
-  lines = _complete_lines(path)
+  lines = complete_lines(path)
   lines.sort(key=lambda line: json.loads(line)["index"])
-  _write_atomically(path, "".join(line + "\n" for line in lines))
+  write_atomically(path, "".join(line + "\n" for line in lines))
 
 
-def _write_atomically(path: pathlib.Path, text: str) -> None:
+def write_atomically(path: pathlib.Path, text: str) -> None:
   temp = path.with_name(path.name + ".tmp")
   with open(temp, "w", encoding="utf-8") as f:
     f.write(text)
@@ -408,7 +408,7 @@ def _read_json(path: pathlib.Path) -> dict:
 # ----- provenance
 
 
-class _Session:
+class Session:
   """What one invocation did, for provenance.json."""
 
   def __init__(self, backend: str, workers: int, address: str | None, resumed: int):
@@ -418,7 +418,7 @@ class _Session:
     self.clock = time.perf_counter()
 
 
-def _add_provenance(run_dir: pathlib.Path, config: config_lib.Config, session: _Session) -> None:
+def add_provenance(run_dir: pathlib.Path, config: config_lib.Config, session: Session) -> None:
   path = run_dir / PROVENANCE_FILE
   sessions = _read_json(path)["sessions"] if path.is_file() else []
   sessions.append({
@@ -441,7 +441,7 @@ def _add_provenance(run_dir: pathlib.Path, config: config_lib.Config, session: _
       "machine": platform.machine(),
       "cpu_count": os.cpu_count(),
   })
-  _write_atomically(path, json.dumps({"config_hash": config.hash, "sessions": sessions},
+  write_atomically(path, json.dumps({"config_hash": config.hash, "sessions": sessions},
                                      indent=2) + "\n")
 
 

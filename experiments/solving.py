@@ -136,7 +136,7 @@ class SolvingConfig:
     return units
 
   def game(self, label: str) -> pyspiel.Game:
-    return config_lib._load_game(dict(self.games)[label])  # pylint: disable=protected-access
+    return config_lib._load_game(dict(self.games)[label])
 
   def competitor(self, name: str) -> config_lib.Competitor:
     return next(p for p in self.players if p.name == name)
@@ -149,7 +149,7 @@ class SolvingConfig:
         "players": [dataclasses.asdict(p) for p in self.players],
         "units": len(self.units()),
     }
-    return {**resolved, "config_hash": config_lib._hash(resolved)}  # pylint: disable=protected-access
+    return {**resolved, "config_hash": config_lib._hash(resolved)}
 
   @property
   def hash(self) -> str:
@@ -207,8 +207,9 @@ def _games(value: Any) -> tuple[tuple[str, str], ...]:
         if label in reduced_games.REDUCED_GAMES else label
     if label not in reduced_games.REDUCED_GAMES and not game.startswith(config_lib.GAME_NAME + "("):
       raise config_lib.ConfigError(
-          f"experiment.games[{i}]: expected a reduced game ({', '.join(reduced_games.REDUCED_GAMES)})"
-          f" or a {config_lib.GAME_NAME} game string, got {label!r}")
+          f"experiment.games[{i}]: expected a reduced game"
+          f" ({', '.join(reduced_games.REDUCED_GAMES)}) or a {config_lib.GAME_NAME} game string,"
+          f" got {label!r}")
     try:
       config_lib._load_game(game)
     except (pyspiel.SpielError, ValueError) as e:
@@ -300,7 +301,7 @@ def run(config_path: str | pathlib.Path, out: str | pathlib.Path | None = None, 
         force: bool = False, quiet: bool = False) -> pathlib.Path:
   """Runs (or resumes) a solving experiment, then writes and prints its report."""
   config = load(config_path)
-  run_dir = pathlib.Path(out) if out else runner._new_run_dir(config.name)  # pylint: disable=protected-access
+  run_dir = pathlib.Path(out) if out else runner.new_run_dir(config.name)
   if force:
     for name in (RESULTS_FILE, RESULTS_CSV, SUMMARY_MD):
       (run_dir / name).unlink(missing_ok=True)
@@ -320,26 +321,27 @@ def execute(config: SolvingConfig, run_dir: pathlib.Path, workers: int = 1,
             quiet: bool = False) -> None:
   """Runs the units missing from `run_dir`."""
   path = run_dir / RESULTS_FILE
-  done = {json.loads(line)["unit"] for line in runner._complete_lines(path)}  # pylint: disable=protected-access
+  done = {json.loads(line)["unit"] for line in runner.complete_lines(path)}
   units = [u for u in config.units() if u["unit"] not in done]
   if not quiet and done:
     print(f"Resuming: {len(done)} of {len(done) + len(units)} units already done.")
-  session = runner._Session("local", workers, None, resumed=len(done))  # pylint: disable=protected-access
+  session = runner.Session("local", workers, None, resumed=len(done))
   try:
     with open(path, "a", encoding="utf-8") as results, \
         open(run_dir / runner.TIMINGS_FILE, "a", encoding="utf-8") as timings, \
         tqdm.tqdm(total=len(done) + len(units), initial=len(done), unit="unit", disable=quiet,
                   desc=config.name) as progress:
       for result, seconds in _results(config, units, workers):
-        runner._append(results, result, durable=True)  # pylint: disable=protected-access
-        runner._append(timings, {"unit": result["unit"], "seconds": seconds}, durable=False)  # pylint: disable=protected-access
+        runner.append_line(results, result, durable=True)
+        runner.append_line(timings, {"unit": result["unit"], "seconds": seconds}, durable=False)
         session.played += 1
         progress.update()
   finally:
-    runner._add_provenance(run_dir, config, session)  # pylint: disable=protected-access
+    runner.add_provenance(run_dir, config, session)
 
 
-def _results(config: SolvingConfig, units: list[dict], workers: int) -> Iterator[tuple[dict, float]]:
+def _results(config: SolvingConfig, units: list[dict],
+             workers: int) -> Iterator[tuple[dict, float]]:
   if workers == 1:
     for unit in units:
       yield run_unit(config, unit)
@@ -483,7 +485,7 @@ def reproduce(run_dir: str | pathlib.Path, workers: int = 1) -> bool:
 
 def _results_by_unit(run_dir: pathlib.Path) -> dict[int, dict]:
   return {r["unit"]: r for r in (json.loads(line) for line in
-                                 runner._complete_lines(run_dir / RESULTS_FILE))}  # pylint: disable=protected-access
+                                 runner.complete_lines(run_dir / RESULTS_FILE))}
 
 
 def _without_seconds(value):
@@ -501,14 +503,14 @@ def report(run_dir: str | pathlib.Path) -> str:
   """Writes summary.md, results.csv and plots/ for a solving run; returns the Markdown."""
   run_dir = pathlib.Path(run_dir)
   config = load(run_dir / runner.CONFIG_FILE)
-  results = [json.loads(line) for line in runner._complete_lines(run_dir / RESULTS_FILE)]  # pylint: disable=protected-access
+  results = [json.loads(line) for line in runner.complete_lines(run_dir / RESULTS_FILE)]
   missing = len(config.units()) - len({r["unit"] for r in results})
   rows, lines = _REPORTS[config.kind](config, results, run_dir / runner.PLOTS_DIR)
   header = f"# {config.name} ({config.kind})\n"
   if missing:
     header += f"\n{missing} unit(s) not run yet: the figures below are partial.\n"
   text = header + "\n" + "\n".join(lines) + "\n"
-  runner._write_atomically(run_dir / SUMMARY_MD, text)  # pylint: disable=protected-access
+  runner.write_atomically(run_dir / SUMMARY_MD, text)
   with open(run_dir / RESULTS_CSV, "w", encoding="utf-8", newline="") as f:
     writer = csv.writer(f)
     writer.writerows(rows)

@@ -38,6 +38,7 @@ _EPILOG = """examples:
   sushigo bench                                speed beside OpenSpiel's C++ goofspiel
   sushigo bench --seconds 1 --players 2 --draft-players 5 --json bench.json
   sushigo bench --search                       ISMCTS iterations/s beside OpenSpiel's ISMCTS
+  sushigo bench --equilibrium                  exploitability and CFR+ beside OpenSpiel's C++
   sushigo run experiments/configs/quickstart.toml
   sushigo run CONFIG --out runs/q --workers 2  an experiment; the same command resumes it
   sushigo reproduce runs/q                     replay a run and compare every record
@@ -131,8 +132,17 @@ def _parser() -> argparse.ArgumentParser:
   speed.add_argument("--search-players", type=int, nargs="+", choices=range(2, 6),
                      default=[2, 4], metavar="N",
                      help="Sushi Go player counts of --search (default: 2 4)")
+  speed.add_argument("--equilibrium", action="store_true",
+                     help="also time exact exploitability and a CFR+ iteration on a reduced game"
+                     " beside OpenSpiel's C++ on the cached turn-based tree, and OpenSpiel's"
+                     " Python nash_conv (solvers.equilibrium_bench, solvers.cfr_bench)")
+  speed.add_argument("--equilibrium-game", default="small", metavar="NAME",
+                     help="the reduced game of --equilibrium (default: %(default)s)")
+  speed.add_argument("--python-game", default="tiny", metavar="NAME",
+                     help="the smaller reduced game on which --equilibrium times OpenSpiel's"
+                     " Python nash_conv (default: %(default)s)")
   speed.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
-  speed.set_defaults(run=_bench)
+  speed.set_defaults(run=_bench, error=speed.error)
   _add_experiment_commands(commands)
   return parser
 
@@ -187,6 +197,12 @@ def _positive(kind):
 
 
 def _bench(args: argparse.Namespace) -> int:
+  if args.equilibrium:
+    from sushigo_spiel import reduced_games  # pylint: disable=import-outside-toplevel
+    for name in (args.equilibrium_game, args.python_game):
+      if name not in reduced_games.REDUCED_GAMES:
+        args.error(f"unknown reduced game {name!r}; allowed:"
+                   f" {', '.join(reduced_games.REDUCED_GAMES)}")
   players, draft_players = sorted(set(args.players)), sorted(set(args.draft_players))
   count = 1 + len(players) + len(draft_players)
   print(f"Measuring {count} games, {args.repeats} time(s) each: {args.seconds:g} s of games, then"
@@ -202,10 +218,25 @@ def _bench(args: argparse.Namespace) -> int:
     figures["search"] = search_bench.run(players=sorted(set(args.search_players)),
                                          seconds=args.seconds, repeats=args.repeats)
     print(search_bench.report(figures["search"]))
+  if args.equilibrium:
+    figures["equilibrium"] = _bench_equilibrium(args)
   if args.json:
     bench.write_json(figures, args.json)
     print(f"Figures written to {args.json}")
   return 0
+
+
+def _bench_equilibrium(args: argparse.Namespace) -> dict:
+  from solvers import cfr_bench, equilibrium_bench  # pylint: disable=import-outside-toplevel
+  print(f"\nExact exploitability and CFR+ on {args.equilibrium_game}, {args.repeats} time(s)",
+        flush=True)
+  exploitability = equilibrium_bench.measure(args.equilibrium_game, args.python_game, args.repeats)
+  print(equilibrium_bench.report(exploitability) + "\n")
+  cfr = cfr_bench.measure(args.equilibrium_game, args.repeats)
+  print(cfr_bench.report(cfr))
+  return {"exploitability": {**exploitability._asdict(), "cpp_ratio": exploitability.cpp_ratio,
+                             "python_speedup": exploitability.python_speedup},
+          "cfr": {**cfr._asdict(), "ratio": cfr.ratio}}
 
 
 def _run(args: argparse.Namespace) -> int:
