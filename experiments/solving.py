@@ -40,7 +40,10 @@ wall-clock seconds are recorded but, like every timing, not reproducible).
     [approximate]
     num_games = 200             # paired games per seat
     agent = { iterations = 300, rollout = "random" }   # the agent's ISMCTS parameters
-    exact = false               # optional: also compute the exact best-response gain
+    model_in_rollouts = true    # optional: the policy also plays the opponents in the agent's
+                                # rollouts (false: in its tree only; much cheaper for slow bots)
+    exact = false               # optional: also compute the exact best-response gain (reduced
+                                # games only)
     [[players]]
 
 The run folder holds config.toml, resolved_config.json, results.jsonl, timings.jsonl,
@@ -82,7 +85,7 @@ _SECTION = {"convergence": "convergence", "abstraction": "abstraction",
 _SECTION_KEYS = {
     "convergence": ("algorithms", "abstraction", "iterations", "checkpoints"),
     "abstraction": ("algorithm", "iterations", "abstractions"),
-    "approximate": ("num_games", "agent", "exact"),
+    "approximate": ("num_games", "agent", "model_in_rollouts", "exact"),
 }
 _EXPERIMENT_KEYS = ("name", "kind", "seed", "games")
 _GAMES_PER_UNIT = 10  # paired games of one seat per unit of an approximate experiment
@@ -126,7 +129,7 @@ class SolvingConfig:
     units = []
     seats = self.game(label).num_players()
     for competitor in self.players:
-      if self.section["exact"]:
+      if self.section["exact"] and label in reduced_games.REDUCED_GAMES:
         units.append({"game": label, "competitor": competitor.name, "exact": True})
       for seat in range(seats):
         for first in range(0, self.section["num_games"], _GAMES_PER_UNIT):
@@ -254,12 +257,14 @@ def _section(kind: str, table: dict) -> dict[str, Any]:
       raise c.ConfigError(f"{name}.agent.{key}: unknown parameter; allowed:"
                           f" {', '.join(SOISMCTSBot.PARAMETERS)}")
     c._check_param_value(value, SOISMCTSBot.PARAMETERS[key], f"{name}.agent.{key}")
-  exact = table.get("exact", False)
-  if not isinstance(exact, bool):
-    raise c.ConfigError(f"{name}.exact: expected true or false, got {exact!r}")
+  flags = {key: table.get(key, default) for key, default in
+           (("exact", False), ("model_in_rollouts", True))}
+  for key, value in flags.items():
+    if not isinstance(value, bool):
+      raise c.ConfigError(f"{name}.{key}: expected true or false, got {value!r}")
   return {"num_games": c._integer(c._required(table, f"{name}.num_games"), f"{name}.num_games",
                                   minimum=2),
-          "agent": dict(agent), "exact": exact}
+          "agent": dict(agent), **flags}
 
 
 def _check_abstraction(name: str, path: str, abstraction_lib) -> None:
@@ -457,7 +462,7 @@ def _approximate(config: SolvingConfig, game, unit: dict) -> dict[str, Any]:
     return solvers.make_bot(competitor.bot, g, player, seed, **competitor.params)
 
   pairs = [approximate.play_gain(game, make_policy, unit["seat"], k, config.seed,
-                                 config.section["agent"])
+                                 config.section["agent"], config.section["model_in_rollouts"])
            for k in range(*unit["games"])]
   return {"agent": [p.agent for p in pairs], "self_play": [p.self_play for p in pairs]}
 

@@ -30,7 +30,10 @@ Opponent model: `opponent_model(rules, table, player) -> [(action, probability),
 constructor argument (not a config parameter). When given, every other player's choices, in the
 tree and in rollouts, are drawn from it at the determinized table instead of from bandits: the
 search then approximates a best response to that fixed policy. Only the searching player's
-statistics are kept (one tree, for so_ismcts and mo_ismcts alike).
+statistics are kept (one tree, for so_ismcts and mo_ismcts alike). With `model_in_rollouts=False`
+the model is asked in the tree only and rollouts use the `rollout` policy for everyone: much
+cheaper when the model is slow to ask (a search bot, the heuristic), at the price of leaf values
+estimated against the rollout policy.
 
 Works on `python_sushi_go` (every player count and variant, the robot included) and on its
 `pyspiel.convert_to_turn_based` form, answering for its own player.
@@ -79,7 +82,8 @@ class ISMCTSBot(pyspiel.Bot):
   }
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None,
-               opponent_model: OpponentModel | None = None, **params):
+               opponent_model: OpponentModel | None = None, model_in_rollouts: bool = True,
+               **params):
     pyspiel.Bot.__init__(self)
     unknown = sorted(set(params) - set(self.PARAMETERS))
     if unknown:
@@ -100,6 +104,7 @@ class ISMCTSBot(pyspiel.Bot):
         gamma=self.params["gamma"])
     self._rollout = engine.make_rollout_policy(self.params["rollout"], simultaneous_game)
     self.opponent_model = opponent_model
+    self.model_in_rollouts = model_in_rollouts
     low, high = simultaneous_game.min_utility(), simultaneous_game.max_utility()
     self._offset, self._scale = low, 1.0 / (high - low)
     self._random = random.Random(int(np.random.SeedSequence(seed).generate_state(1)[0]))
@@ -235,7 +240,7 @@ class ISMCTSBot(pyspiel.Bot):
 
   def _rollout_policies(self) -> list[engine.RolloutPolicy]:
     policies = [self._rollout] * self.rules.num_players
-    if self.opponent_model is not None:
+    if self.opponent_model is not None and self.model_in_rollouts:
       modelled = self._modelled_policy
       policies = [policy if p == self.player_id else modelled for p, policy in enumerate(policies)]
     return policies

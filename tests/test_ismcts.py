@@ -176,6 +176,22 @@ def test_opponent_model_makes_the_search_a_best_response():
       assert state.action_to_string(0, bot.step(state)) == answer
 
 
+
+def test_opponent_model_can_be_kept_out_of_rollouts():
+  game = load(players=2)
+  state = game.new_initial_state()
+  random_playout(state, random.Random(5), stop=lambda s: s.is_simultaneous_node())
+  calls = {True: 0, False: 0}
+  for in_rollouts in calls:
+    def model(rules, table, player, key=in_rollouts):
+      calls[key] += 1
+      actions = R.legal_actions(rules, table, player)
+      return [(a, 1.0 / len(actions)) for a in actions]
+    bot = solvers.BOTS["so_ismcts"](game, 0, 3, opponent_model=model, iterations=30,
+                                    model_in_rollouts=in_rollouts)
+    bot.step(state)
+  assert 30 <= calls[False] < calls[True] / 5
+
 def test_beats_random_play():
   game = load(players=2, utility="margin", **SMALL)
   margin = 0.0
