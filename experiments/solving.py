@@ -401,14 +401,7 @@ def _policy_array(tree, solver) -> np.ndarray:
   """The solver's average strategy as a behaviour strategy of the true game's tree."""
   if getattr(solver, "tree", None) is tree:
     return solver.average_policy_array()
-  lifted = solver.average_policy()
-  array = np.zeros(len(tree.slot_action))
-  for i in range(tree.num_infosets):
-    answer = lifted.probabilities(tree.rules, tree.infoset_tables[i], int(tree.infoset_player[i]))
-    start = int(tree.infoset_first_slot[i])
-    for rank, action in enumerate(tree.infoset_actions(i)):
-      array[start + rank] = answer.get(action, 0.0)
-  return array
+  return tree.policy_array(solver.average_policy())
 
 
 def _nash_conv(tree, array: np.ndarray) -> dict[str, Any]:

@@ -377,7 +377,9 @@ class GameTree:
     """A behaviour strategy array from an array, a `policy.TabularPolicy` (of the simultaneous or
     the turn-based game), a C++ `pyspiel.TabularPolicy` (keyed by either string), any
     `policy.Policy` of either game or a C++ `pyspiel.Policy` of the turn-based game (both queried
-    at a representative state of each information set).
+    at a representative state of each information set). A policy that also answers at tables,
+    `probabilities(rules, table, player)` (as `abstraction.LiftedPolicy`), is asked at each
+    information set's representative table instead, without building states.
     Actions missing from a policy's answer get probability 0."""
     if isinstance(policy, np.ndarray):
       return self.check_policy(policy)
@@ -387,6 +389,12 @@ class GameTree:
       return self._from_rows(policy.state_lookup, policy.action_probability_array)
     if isinstance(policy, pyspiel.TabularPolicy):
       return self._from_table(policy.policy_table())
+    if isinstance(policy, policy_lib.Policy) and hasattr(policy, "probabilities"):
+      array = np.zeros(self.num_slots)
+      for i in range(self.num_infosets):
+        self._write(array, i, policy.probabilities(self.rules, self.infoset_tables[i],
+                                                   int(self.infoset_player[i])))
+      return array
     if isinstance(policy, policy_lib.Policy):
       turn_based = policy.game.get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
       return self._query(lambda state, p: policy.action_probabilities(state, p), turn_based)

@@ -39,6 +39,7 @@ _EPILOG = """examples:
   sushigo bench --seconds 1 --players 2 --draft-players 5 --json bench.json
   sushigo bench --search                       ISMCTS iterations/s beside OpenSpiel's ISMCTS
   sushigo bench --equilibrium                  exploitability and CFR+ beside OpenSpiel's C++
+  sushigo train small --algorithm cfr+ --abstraction canonical --iterations 500 --out p.npz
   sushigo run experiments/configs/quickstart.toml
   sushigo run CONFIG --out runs/q --workers 2  an experiment; the same command resumes it
   sushigo reproduce runs/q                     replay a run and compare every record
@@ -60,6 +61,7 @@ other players' chip values stay secret. End the input (Ctrl-D) to leave the game
 
 
 _RUN_EPILOG = """examples:
+  sushigo train small --algorithm cfr+ --abstraction canonical --iterations 500 --out p.npz
   sushigo run experiments/configs/quickstart.toml
   sushigo run CONFIG --out runs/big --workers 8
   sushigo run CONFIG --out runs/big --backend ray                  a local Ray instance
@@ -143,8 +145,55 @@ def _parser() -> argparse.ArgumentParser:
                      " Python nash_conv (default: %(default)s)")
   speed.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
   speed.set_defaults(run=_bench, error=speed.error)
+  _add_train_command(commands)
   _add_experiment_commands(commands)
   return parser
+
+
+def _add_train_command(commands) -> None:
+  train = commands.add_parser(
+      "train", help="train a CFR policy on an abstraction and save it",
+      description="Runs a CFR-family solver on a game (a reduced game's name or a python_sushi_go"
+      "\ngame string) for a number of iterations or seconds, saves its average policy with its"
+      "\nprovenance, and, on a reduced game, prints its exact exploitability. The saved file"
+      "\nplays as the bot 'policy' (params = { path = ... }).",
+      formatter_class=argparse.RawDescriptionHelpFormatter)
+  train.add_argument("game", metavar="GAME", help="a reduced game (tiny, small, ...) or a game"
+                     " string")
+  train.add_argument("--algorithm", default="cfr+", metavar="NAME",
+                     help="cfr, cfr+ or dcfr (full width: reduced games only), es-mccfr or"
+                     " os-mccfr (default: %(default)s)")
+  train.add_argument("--abstraction", default="identity", metavar="NAME",
+                     help="identity, canonical, buckets:N, kmeans:K or summary:N (default:"
+                     " %(default)s)")
+  budget = train.add_mutually_exclusive_group(required=True)
+  budget.add_argument("--iterations", type=_positive(int), metavar="N")
+  budget.add_argument("--seconds", type=_positive(float), metavar="S")
+  train.add_argument("--seed", type=int, default=0, help="default: %(default)s")
+  train.add_argument("--out", required=True, metavar="PATH", help="the policy file (.npz)")
+  train.add_argument("--quiet", action="store_true", help="no progress bar")
+  train.set_defaults(run=_train, error=train.error)
+
+
+def _train(args: argparse.Namespace) -> int:
+  from solvers import exploitability, policy_io  # pylint: disable=import-outside-toplevel
+  from solvers.game_tree import GameTree  # pylint: disable=import-outside-toplevel
+  from sushigo_spiel import reduced_games  # pylint: disable=import-outside-toplevel
+  try:
+    policy = policy_io.train(args.game, args.algorithm, args.abstraction, args.iterations,
+                             args.seconds, args.seed, args.out, progress=not args.quiet)
+  except (ValueError, pyspiel.SpielError) as e:
+    args.error(str(e))
+  meta = policy.metadata
+  print(f"{meta['algorithm']} on {meta['game']}, abstraction {meta['abstraction']}:"
+        f" {meta['iterations']:,} iterations in {meta['seconds']:.1f} s, {len(policy.strategy):,}"
+        f" keys; saved to {args.out}")
+  if args.game in reduced_games.REDUCED_GAMES:
+    tree = GameTree(policy.game)
+    result = exploitability.nash_conv(tree, tree.policy_array(policy))
+    print(f"NashConv in the real game: {result.nash_conv:.6g} (gains by player:"
+          f" {', '.join(f'{g:.6g}' for g in result.gains)})")
+  return 0
 
 
 def _add_experiment_commands(commands) -> None:

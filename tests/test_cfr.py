@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 import pytest
+from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import cfr as openspiel_cfr
 from open_spiel.python.algorithms import discounted_cfr
 
@@ -75,6 +76,20 @@ def test_lifted_policy_equals_tree_policy(tiny):
   solver.run(iterations=30)
   lifted = tree.policy_array(solver.average_policy())
   np.testing.assert_allclose(lifted, solver.average_policy_array(), atol=1e-12)
+
+
+def test_lifted_policy_reads_the_same_at_tables_and_at_states(tiny):
+  game, tree = tiny
+  solver = mccfr.OutcomeSamplingMCCFR(game, A.make_abstraction("buckets:2", game.rules), seed=4)
+  solver.run(iterations=200)
+  lifted = solver.average_policy()
+
+  class AtStatesOnly(policy_lib.Policy):
+    def action_probabilities(self, state, player_id=None):
+      return lifted.action_probabilities(state, player_id)
+
+  np.testing.assert_allclose(tree.policy_array(lifted),
+                             tree.policy_array(AtStatesOnly(game, [0, 1])), atol=1e-12)
 
 
 @pytest.mark.parametrize("game_string, iterations", [(FOUR_CARDS, 1500), (TWO_ROUNDS, 300)])

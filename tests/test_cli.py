@@ -234,3 +234,21 @@ def test_bench_refuses_an_unknown_reduced_game(capsys):
           "--repeats", "1", "--players", "2"])
   assert exit_info.value.code == 2
   assert "unknown reduced game 'huge'; allowed: tiny" in capsys.readouterr().err
+
+
+def test_train_saves_a_policy_and_reports_its_exploitability(capsys, tmp_path):
+  path = tmp_path / "tiny.npz"
+  status, out = run(capsys, "train", "tiny", "--algorithm", "cfr+", "--iterations", "300",
+                    "--out", str(path), "--quiet")
+  assert status == 0 and path.is_file()
+  assert "cfr+ on python_sushi_go(" in out and "300 iterations" in out
+  nash_conv = float(re.search(r"NashConv in the real game: (\S+)", out).group(1))
+  assert 0 <= nash_conv < 1e-3
+
+
+def test_train_refuses_summary_abstraction_for_full_width_cfr(capsys, tmp_path):
+  with pytest.raises(SystemExit) as exit_info:
+    main(["train", "tiny", "--algorithm", "cfr", "--abstraction", "summary:1", "--iterations",
+          "2", "--out", str(tmp_path / "p.npz")])
+  assert exit_info.value.code == 2
+  assert "does not fix the legal actions per key" in capsys.readouterr().err
