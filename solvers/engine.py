@@ -18,7 +18,7 @@ API:
                                                           for player p (`playout`: the final table)
   observation(rules, table, player) -> hashable           what `player` sees on reaching `table`
                                                           beyond the public picks (see below)
-  table_view(rules, table, player) -> views.PlayerView    what `player` knows at a pick
+  draw_action(policy, uniform) -> action                  an action drawn from [(action, p)]
   make_rollout_policy(name, game) -> RolloutPolicy        "random", "greedy" or "heuristic" (the
                                                           baseline bots' policies on table_view)
 A `RolloutPolicy` is a callable `(rules, table, player, uniform) -> action`.
@@ -31,7 +31,7 @@ from collections.abc import Callable, Sequence
 import pyspiel
 
 from solvers import baselines
-from solvers.views import PlayerView
+from solvers.views import table_view
 from sushigo_spiel import rules as R
 
 CHANCE, SIMULTANEOUS, TERMINAL = R.CHANCE, R.SIMULTANEOUS, R.TERMINAL
@@ -193,6 +193,16 @@ def playout(rules: R.Rules, table: R.Table, policies: Sequence[RolloutPolicy],
   return table
 
 
+def draw_action(policy: Sequence[tuple[int, float]], uniform: Uniform) -> int:
+  """An action drawn from `policy`, a list of (action, probability), with one uniform."""
+  u = uniform()
+  for action, probability in policy:
+    u -= probability
+    if u < 0:
+      return action
+  return policy[-1][0]
+
+
 def random_policy(rules: R.Rules, table: R.Table, player: int, uniform: Uniform) -> int:
   """Uniform over the legal actions."""
   legal = R.legal_actions(rules, table, player)
@@ -209,14 +219,7 @@ class BaselinePolicy:
   def __call__(self, rules: R.Rules, table: R.Table, player: int, uniform: Uniform) -> int:
     policy = self.bot.policy(table_view(rules, table, player))
     best_action, best = policy[0]
-    if best == 1.0:
-      return best_action
-    u = uniform()
-    for action, probability in policy:
-      u -= probability
-      if u < 0:
-        return action
-    return policy[-1][0]
+    return best_action if best == 1.0 else draw_action(policy, uniform)
 
 
 def make_rollout_policy(name: str, game: pyspiel.Game) -> RolloutPolicy:
@@ -242,20 +245,3 @@ def observation(rules: R.Rules, table: R.Table, player: int) -> tuple:
   """
   last_round = table.results[-1].tableaus if table.results and table.turn == 0 else ()
   return table.hands[player], last_round
-
-
-def table_view(rules: R.Rules, table: R.Table, player: int) -> PlayerView:
-  """The `views.PlayerView` of `player` at a simultaneous node, read from a table (as
-  `views.player_view` reads it from a state)."""
-  seen = {holder: table.hands[holder] for holder in range(rules.num_players)
-          if holder != player and R.hand_seen(rules, table, player, holder)}
-  unseen = list(rules.deck)
-  placed = list(table.tableaus) + [t for result in table.results for t in result.tableaus]
-  for tableau in placed:
-    for card in tableau:
-      unseen[card] -= 1
-  for hand in [table.hands[player], *seen.values()]:
-    unseen = [u - n for u, n in zip(unseen, hand)]
-  return PlayerView(rules, player, table.round, table.turn, table.hands[player], table.tableaus,
-                    table.puddings, tuple(R.totals(table)), seen, tuple(unseen),
-                    tuple(R.legal_actions(rules, table, player)))

@@ -209,7 +209,7 @@ class ISMCTSBot(pyspiel.Bot):
       joint = []
       for p in range(n):
         if model is not None and p != me:
-          joint.append(_draw(model(rules, world, p), uniform))
+          joint.append(engine.draw_action(model(rules, world, p), uniform))
           continue
         node = nodes[tree_of[p]]
         bandit = node.bandits[p]
@@ -247,16 +247,7 @@ class ISMCTSBot(pyspiel.Bot):
 
   def _modelled_policy(self, rules: R.Rules, table: R.Table, player: int,
                        uniform: engine.Uniform) -> int:
-    return _draw(self.opponent_model(rules, table, player), uniform)
-
-
-def _draw(policy: list[tuple[int, float]], uniform: engine.Uniform) -> int:
-  u = uniform()
-  for action, probability in policy:
-    u -= probability
-    if u < 0:
-      return action
-  return policy[-1][0]
+    return engine.draw_action(self.opponent_model(rules, table, player), uniform)
 
 
 class SOISMCTSBot(ISMCTSBot):

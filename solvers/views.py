@@ -80,7 +80,11 @@ def player_view(state: pyspiel.State, player: int) -> PlayerView:
   sim = simultaneous_view(state)
   if not sim.is_simultaneous_node():
     raise ValueError("a player view needs a node where the players pick cards")
-  rules, table = sim.get_game().rules, sim._table  # pylint: disable=protected-access
+  return table_view(sim.get_game().rules, sim._table, player)  # pylint: disable=protected-access
+
+
+def table_view(rules: R.Rules, table: R.Table, player: int) -> PlayerView:
+  """The view of `player` at a simultaneous node given as a rules table (the search engine's)."""
   seen = {holder: table.hands[holder] for holder in range(rules.num_players)
           if holder != player and R.hand_seen(rules, table, player, holder)}
   unseen = list(rules.deck)

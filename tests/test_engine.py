@@ -9,7 +9,6 @@ import pytest
 from scipy import stats
 
 from solvers import engine
-from solvers.views import player_view
 from sushigo_spiel import rules as R
 from support import walk
 
@@ -150,15 +149,6 @@ def test_hand_probabilities_of_drawing_card_by_card_are_hypergeometric():
   listed = {ranking.unrank(a): p for a, p in ranking.outcomes(deck)}
   assert listed == pytest.approx(dict(exact))
   assert math.isclose(sum(exact.values()), 1.0)
-
-
-@pytest.mark.parametrize("params", VARIANTS[:6], ids=_id)
-def test_table_view_is_the_player_view(params):
-  game = pyspiel.load_game("python_sushi_go", params)
-  for state in walk(game.new_initial_state(), random.Random(2)):
-    if state.is_simultaneous_node():
-      for p in range(game.num_players()):
-        assert engine.table_view(game.rules, state._table, p) == player_view(state, p)  # pylint: disable=protected-access
 
 
 @pytest.mark.parametrize("params", VARIANTS, ids=_id)
