@@ -551,10 +551,7 @@ def _convergence_report(config, results, plots: pathlib.Path):
 
 
 def _plot_convergence(path: pathlib.Path, game: str, entries: list[dict]) -> None:
-  import matplotlib  # pylint: disable=import-outside-toplevel
-  matplotlib.use("Agg")
-  from matplotlib import pyplot as plt  # pylint: disable=import-outside-toplevel
-  fig, axes = plt.subplots(1, 2, figsize=(10, 4), sharey=True)
+  fig, axes = _pyplot().subplots(1, 2, figsize=(10, 4), sharey=True)
   for entry in entries:
     measure = [_measure(p)[1] for p in entry["points"]]
     axes[0].plot([p["iterations"] for p in entry["points"]], measure, marker=".",
@@ -563,10 +560,7 @@ def _plot_convergence(path: pathlib.Path, game: str, entries: list[dict]) -> Non
                  label=entry["algorithm"])
   name = _measure(entries[0]["points"][0])[0]
   for ax, xlabel in zip(axes, ("iterations", "seconds of solving")):
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    ax.set_xlabel(xlabel)
-    ax.grid(True, which="both", alpha=0.3)
+    _log_log(ax, xlabel)
   axes[0].set_ylabel(name)
   axes[1].legend()
   fig.suptitle(f"{name} of the average policy on {game}")
@@ -594,10 +588,7 @@ def _abstraction_report(config, results, plots: pathlib.Path):
 
 
 def _plot_abstraction(path: pathlib.Path, game: str, entries: list[dict]) -> None:
-  import matplotlib  # pylint: disable=import-outside-toplevel
-  matplotlib.use("Agg")
-  from matplotlib import pyplot as plt  # pylint: disable=import-outside-toplevel
-  fig, ax = plt.subplots(figsize=(6, 4))
+  fig, ax = _pyplot().subplots(figsize=(6, 4))
   families = {}
   for entry in entries:
     families.setdefault(entry["family"], []).append(entry)
@@ -605,11 +596,8 @@ def _plot_abstraction(path: pathlib.Path, game: str, entries: list[dict]) -> Non
     members.sort(key=lambda e: e["abstract_infosets"])
     ax.plot([e["abstract_infosets"] for e in members], [_measure(e)[1] for e in members],
             marker="o", label=family)
-  ax.set_xscale("log")
-  ax.set_yscale("log")
-  ax.set_xlabel("abstract information sets")
+  _log_log(ax, "abstract information sets")
   ax.set_ylabel(_measure(entries[0])[0] + " in the real game")
-  ax.grid(True, which="both", alpha=0.3)
   ax.legend()
   ax.set_title(f"Abstraction size against exploitability, {game}")
   _save(fig, path)
@@ -675,9 +663,22 @@ _REPORTS = {"convergence": _convergence_report, "abstraction": _abstraction_repo
             "approximate_exploitability": _approximate_report}
 
 
+def _pyplot():
+  import matplotlib  # pylint: disable=import-outside-toplevel
+  matplotlib.use("Agg")
+  from matplotlib import pyplot  # pylint: disable=import-outside-toplevel
+  return pyplot
+
+
+def _log_log(ax, xlabel: str) -> None:
+  ax.set_xscale("log")
+  ax.set_yscale("log")
+  ax.set_xlabel(xlabel)
+  ax.grid(True, which="both", alpha=0.3)
+
+
 def _save(fig, path: pathlib.Path) -> None:
-  from matplotlib import pyplot as plt  # pylint: disable=import-outside-toplevel
   path.parent.mkdir(parents=True, exist_ok=True)
   fig.tight_layout()
   fig.savefig(path, dpi=120)
-  plt.close(fig)
+  _pyplot().close(fig)
