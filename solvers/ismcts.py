@@ -139,6 +139,15 @@ class ISMCTSBot(pyspiel.Bot):
   def step(self, state: pyspiel.State) -> int:
     return self.step_with_policy(state)[1]
 
+  def get_policy(self, state: pyspiel.State) -> list[tuple[int, float]]:
+    """The distribution this bot's move at `state` is drawn from, after a fresh search: one-hot
+    on the most visited action with `final=visits`, the root's mixed strategy with `mixed`."""
+    policy = self.search(state).final_policy(self.params["final"])
+    if self.params["final"] == "visits":
+      best = max(policy, key=lambda ap: ap[1])[0]
+      return [(action, float(action == best)) for action, _ in policy]
+    return policy
+
   def step_with_policy(self, state: pyspiel.State) -> tuple[list[tuple[int, float]], int]:
     root = self.search(state)
     policy = root.final_policy(self.params["final"])

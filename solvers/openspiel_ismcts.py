@@ -64,8 +64,12 @@ class OpenSpielISMCTSBot(pyspiel.Bot):
   def provides_policy(self) -> bool:
     return True
 
+  def get_policy(self, state: pyspiel.State) -> list[tuple[int, float]]:
+    """OpenSpiel's final policy at `state` (most visited action), which the move is drawn from."""
+    return self._search.get_policy(self._turn_based_state(state))
+
   def step_with_policy(self, state: pyspiel.State):
-    policy = self._search.get_policy(self._turn_based_state(state))
+    policy = self.get_policy(state)
     probabilities = np.array([p for _, p in policy])
     action = policy[self._rng.choice(len(policy), p=probabilities / probabilities.sum())][0]
     return policy, action

@@ -183,11 +183,14 @@ class PolicyBot(pyspiel.Bot):
   def provides_policy(self) -> bool:
     return True
 
-  def step_with_policy(self, state: pyspiel.State) -> tuple[list[tuple[int, float]], int]:
+  def get_policy(self, state: pyspiel.State) -> list[tuple[int, float]]:
     if not state.is_simultaneous_node() and state.current_player() != self.player_id:
       raise ValueError(f"player {self.player_id} has no move here (current player: "
                        f"{state.current_player()})")
-    policy = list(self.policy.action_probabilities(state, self.player_id).items())
+    return list(self.policy.action_probabilities(state, self.player_id).items())
+
+  def step_with_policy(self, state: pyspiel.State) -> tuple[list[tuple[int, float]], int]:
+    policy = self.get_policy(state)
     probabilities = np.array([p for _, p in policy])
     chosen = self._rng.choice(len(policy), p=probabilities / probabilities.sum())
     return policy, int(policy[chosen][0])
