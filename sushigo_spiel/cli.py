@@ -61,8 +61,8 @@ other players' chip values stay secret. End the input (Ctrl-D) to leave the game
 
 
 _RUN_EPILOG = """examples:
-  sushigo train small --algorithm cfr+ --abstraction canonical --iterations 500 --out p.npz
   sushigo run experiments/configs/quickstart.toml
+  sushigo run experiments/configs/cfr_convergence.toml   a solving experiment ([experiment] kind)
   sushigo run CONFIG --out runs/big --workers 8
   sushigo run CONFIG --out runs/big --backend ray                  a local Ray instance
   sushigo run CONFIG --out runs/big --backend ray --address auto   an existing Ray cluster
@@ -71,7 +71,11 @@ The config is checked in full before any game is played (its format: experiments
 The run folder gets config.toml, resolved_config.json, records.jsonl (one line per game),
 timings.jsonl, provenance.json and, once complete, the report (summary.md, summary.csv, plots/).
 Records do not depend on --workers or --backend. Run the same command again to resume an
-interrupted run; a folder holding another config is refused unless --force."""
+interrupted run; a folder holding another config is refused unless --force.
+A config whose [experiment] has a kind (convergence, abstraction, exploitability,
+approximate_exploitability) is a solving experiment (its format: experiments/solving.py): its
+folder gets results.jsonl (one line per unit of work) and the report summary.md, results.csv,
+plots/; it runs on local processes."""
 
 
 class _Abandoned(Exception):
