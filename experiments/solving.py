@@ -16,7 +16,9 @@ wall-clock seconds are recorded but, like every timing, not reproducible).
                                 # python_sushi_go game strings
 
   kind = "convergence": exploitability of each CFR variant's average policy at log-spaced
-  checkpoints, against iterations and seconds (seconds count solving only, not evaluating).
+  checkpoints, against iterations and CPU seconds (solving only, not evaluating; CPU time of the
+  process rather than wall time, so that a loaded machine does not bend the curves; both are
+  recorded).
     [convergence]
     algorithms = ["cfr", "cfr+", "dcfr", "es-mccfr", "os-mccfr"]
     abstraction = "identity"    # optional (default "identity")
@@ -424,6 +426,7 @@ def _convergence(config: SolvingConfig, game, algorithm: str, seed: int) -> dict
     solver.run(iterations=int(mark) - solver.iterations)
     figures = _nash_conv(tree, _policy_array(tree, solver))
     points.append({"iterations": int(mark), "seconds": round(solver.seconds, 4),
+                   "cpu_seconds": round(solver.cpu_seconds, 4),
                    **{k: figures[k] for k in ("nash_conv", "exploitability") if k in figures}})
   return {"abstraction": config.section["abstraction"], "points": points}
 
@@ -488,7 +491,8 @@ def _results_by_unit(run_dir: pathlib.Path) -> dict[int, dict]:
 
 def _without_seconds(value):
   if isinstance(value, dict):
-    return {k: _without_seconds(v) for k, v in value.items() if k != "seconds"}
+    return {k: _without_seconds(v) for k, v in value.items()
+            if k not in ("seconds", "cpu_seconds")}
   if isinstance(value, list):
     return [_without_seconds(v) for v in value]
   return value
@@ -529,19 +533,20 @@ def _measure(entry: dict) -> tuple[str, float]:
 
 
 def _convergence_report(config, results, plots: pathlib.Path):
-  rows = [["game", "algorithm", "abstraction", "iterations", "seconds", "nash_conv",
-           "exploitability"]]
-  lines = ["| game | algorithm | iterations | seconds | final exploitability (NashConv) |",
+  rows = [["game", "algorithm", "abstraction", "iterations", "seconds", "cpu_seconds",
+           "nash_conv", "exploitability"]]
+  lines = ["| game | algorithm | iterations | CPU seconds | final exploitability (NashConv) |",
            "|---|---|---|---|---|"]
   series = {}
   for r in sorted(results, key=lambda r: r["unit"]):
     for point in r["points"]:
       rows.append([r["game"], r["algorithm"], r["abstraction"], point["iterations"],
-                   point["seconds"], point["nash_conv"], point.get("exploitability", "")])
+                   point["seconds"], point["cpu_seconds"], point["nash_conv"],
+                   point.get("exploitability", "")])
     last = r["points"][-1]
     name, value = _measure(last)
     lines.append(f"| {r['game']} | {r['algorithm']} | {last['iterations']} |"
-                 f" {last['seconds']:.2f} | {_figure(value)} ({name}) |")
+                 f" {last['cpu_seconds']:.2f} | {_figure(value)} ({name}) |")
     series.setdefault(r["game"], []).append(r)
   for game, entries in series.items():
     path = plots / f"convergence_{game}.png"
@@ -556,10 +561,10 @@ def _plot_convergence(path: pathlib.Path, game: str, entries: list[dict]) -> Non
     measure = [_measure(p)[1] for p in entry["points"]]
     axes[0].plot([p["iterations"] for p in entry["points"]], measure, marker=".",
                  label=entry["algorithm"])
-    axes[1].plot([max(p["seconds"], 1e-4) for p in entry["points"]], measure, marker=".",
+    axes[1].plot([max(p["cpu_seconds"], 1e-4) for p in entry["points"]], measure, marker=".",
                  label=entry["algorithm"])
   name = _measure(entries[0]["points"][0])[0]
-  for ax, xlabel in zip(axes, ("iterations", "seconds of solving")):
+  for ax, xlabel in zip(axes, ("iterations", "CPU seconds of solving")):
     _log_log(ax, xlabel)
   axes[0].set_ylabel(name)
   axes[1].legend()

@@ -33,7 +33,8 @@ class RegretSolver:
     self.abstraction = abstraction
     self.seed = seed
     self.iterations = 0
-    self.seconds = 0.0
+    self.seconds = 0.0  # wall time spent in `run`
+    self.cpu_seconds = 0.0  # this process's CPU time spent in `run`: steady on a loaded machine
 
   def iteration(self) -> None:
     raise NotImplementedError
@@ -51,7 +52,7 @@ class RegretSolver:
     if progress:
       import tqdm  # pylint: disable=import-outside-toplevel
       bar = tqdm.tqdm(total=iterations, unit="it", desc=self.algorithm)
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     done = 0
     while (done < iterations) if iterations is not None else \
         (time.perf_counter() - start < seconds):
@@ -61,6 +62,7 @@ class RegretSolver:
       if bar is not None:
         bar.update()
     self.seconds += time.perf_counter() - start
+    self.cpu_seconds += time.process_time() - cpu_start
     if bar is not None:
       bar.close()
     return self

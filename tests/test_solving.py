@@ -100,6 +100,8 @@ def test_convergence_points_match_the_solvers_run_directly(convergence_run, tiny
   assert entries[1]["points"][-1]["exploitability"] == pytest.approx(direct, abs=1e-12)
   cfr_plus = [p["exploitability"] for p in entries[1]["points"]]
   assert cfr_plus[-1] < cfr_plus[0] / 10
+  cpu = [p["cpu_seconds"] for p in entries[1]["points"]]
+  assert cpu == sorted(cpu) and cpu[-1] > 0
 
 
 def test_convergence_run_writes_report_plots_and_provenance(convergence_run):
