@@ -11,7 +11,7 @@ import pytest
 
 from solvers import abstraction as A
 from solvers.game_tree import GameTree
-from tests.support import CH, SA, SQ, T, W, deal, play, walk
+from support import CH, SA, SQ, T, W, deal, play, walk
 
 GAMES = [
     "python_sushi_go(players=2)",

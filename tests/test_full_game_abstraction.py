@@ -17,7 +17,7 @@ from solvers.cfr import regret_matching
 from solvers.mccfr import OutcomeSamplingMCCFR
 from sushigo_spiel import rules as R
 from sushigo_spiel.reduced_games import reduced_game_string
-from tests.support import SA, SQ, T, W, deal, play_with_bots, walk
+from support import SA, SQ, T, W, deal, play_with_bots, walk
 
 FULL = "python_sushi_go(players=2,utility=margin)"
 ROBOT = ("python_sushi_go(players=2,robot=true,rounds=2,hand_size=5,deck=tempura:8/sashimi:8/"

@@ -18,7 +18,7 @@ from scipy import optimize
 from solvers import engine, selection, world_solvers
 from solvers.pimc import PIMCBot
 from solvers.search_bench import opening, worlds_per_second
-from tests.support import EGG, SQ, W, T, SAL, action_by_name, deal, load, play_with_bots, walk
+from support import EGG, SQ, W, T, SAL, action_by_name, deal, load, play_with_bots, walk
 
 SMALL = {"rounds": 1, "hand_size": 3,
          "deck": "tempura:4/sashimi:3/dumpling:3/maki2:3/salmon:2/squid:2/wasabi:2/chopsticks:2"

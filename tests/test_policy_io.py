@@ -10,7 +10,7 @@ import pyspiel
 import pytest
 
 from solvers import policy_io
-from tests.support import play_with_bots, walk
+from support import play_with_bots, walk
 
 TINY = ("python_sushi_go(players=2,rounds=1,hand_size=3,deal=hand,utility=margin,"
         "deck=tempura:2/sashimi:2/squid:1/wasabi:1)")
