@@ -10,6 +10,8 @@ Format
 
   [experiment]                # required
   name = "quickstart"         # required; names the run folder: letters, digits, '.', '_', '-'
+  kind = "tournament"         # optional (the default); other kinds are solving experiments
+                              # (experiments/solving.py)
   seed = 2026                 # required; integer >= 0, the root of every random choice
   games = ["python_sushi_go(players=2)", "python_sushi_go(players=4)"]
                               # required; one or more distinct python_sushi_go game strings
@@ -113,7 +115,7 @@ METRICS = ("score", "margin", "win")
 BUDGET_KINDS = ("iterations", "seconds")
 
 _SECTIONS = ("experiment", "budget", "report", "players")
-_EXPERIMENT_KEYS = ("name", "seed", "games", "num_games", "rotation", "anchor")
+_EXPERIMENT_KEYS = ("name", "kind", "seed", "games", "num_games", "rotation", "anchor")
 _PLAYER_KEYS = ("name", "bot", "params")
 _NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
@@ -233,6 +235,7 @@ def parse(text: str) -> Config:
   _check_keys(data, "", _SECTIONS)
   experiment = _table(data, "experiment", required=True)
   _check_keys(experiment, "experiment", _EXPERIMENT_KEYS)
+  _choice(experiment.get("kind", "tournament"), "experiment.kind", ("tournament",))
   report = _table(data, "report")
   _check_keys(report, "report", ("metrics",))
   config = Config(

@@ -176,3 +176,6 @@ def test_cli_tells_a_solving_config_from_a_tournament(tmp_path):
   assert solving.is_solving_config(write(tmp_path, CONVERGENCE))
   tournament = pathlib.Path(__file__).resolve().parents[1] / "experiments/configs/quickstart.toml"
   assert not solving.is_solving_config(tournament)
+  text = tournament.read_text().replace('[experiment]\n', '[experiment]\nkind = "tournament"\n')
+  assert not solving.is_solving_config(write(tmp_path, text))
+  assert config_lib.parse(text).hash == config_lib.load(tournament).hash
