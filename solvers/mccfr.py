@@ -77,6 +77,12 @@ class MCCFRSolver(RegretSolver):
   def _walk(self, table: R.Table, player: int) -> float:
     raise NotImplementedError
 
+  def _past_chance(self, table: R.Table) -> R.Table:
+    """`table` with chance sampled until someone decides or the game ends."""
+    while table.actor == R.CHANCE:
+      table = sample_chance(self.rules, table, self._rng)
+    return table
+
   def average_strategy(self):
     """Key -> (actions, average probabilities); with `fixed_actions` keys, actions that never got
     any average weight are left out (the lifted policy gives them nothing anyway)."""
@@ -101,8 +107,7 @@ class ExternalSamplingMCCFR(MCCFRSolver):
 
   def _walk(self, table, traverser):
     rules = self.rules
-    while table.actor == R.CHANCE:
-      table = sample_chance(rules, table, self._rng)
+    table = self._past_chance(table)
     if table.actor == R.TERMINAL:
       return R.returns(rules, table)[traverser]
     joint = [0] * rules.num_players
@@ -145,8 +150,7 @@ class OutcomeSamplingMCCFR(MCCFRSolver):
     probabilities are the same in the others' reach and in the sampling reach and cancel out of
     the importance weight; only the traverser's own sampling is tracked."""
     rules = self.rules
-    while table.actor == R.CHANCE:
-      table = sample_chance(rules, table, self._rng)
+    table = self._past_chance(table)
     if table.actor == R.TERMINAL:
       return R.returns(rules, table)[traverser]
     joint = [0] * rules.num_players
