@@ -131,7 +131,7 @@ class Buckets(Abstraction):
     n = self.cap
     f = Features(rules, table, player)
     hand = tuple([min(c, n) for c in table.hands[player]])
-    leads = tuple([max(-n, min(n, lead)) for lead in (
+    leads = tuple([_clip(lead, n) for lead in (
         f.maki_lead, f.pudding_lead, math.floor(f.points_lead * n / 10))])
     return (player, table.round, table.turn, tuple(R.legal_actions(rules, table, player)), hand,
             f.tempura % 2, f.sashimi % 3, min(f.dumplings, n), f.free_wasabi, f.chopsticks, leads)
