@@ -67,10 +67,13 @@ class BaselineBot(pyspiel.Bot):
     raise NotImplementedError
 
   def _view(self, state: pyspiel.State) -> PlayerView:
+    self._check_turn(state)
+    return player_view(state, self.player_id)
+
+  def _check_turn(self, state: pyspiel.State) -> None:
     if not state.is_simultaneous_node() and state.current_player() != self.player_id:
       raise ValueError(f"player {self.player_id} has no move here (current player: "
                        f"{state.current_player()})")
-    return player_view(state, self.player_id)
 
 
 class RandomBot(BaselineBot):

@@ -26,6 +26,7 @@ import numpy as np
 import pyspiel
 
 from solvers.abstraction import LiftedPolicy, make_abstraction
+from solvers.baselines import BaselineBot
 from solvers.cfr import CFR, CFRPlus, DiscountedCFR, RegretSolver
 from solvers.mccfr import ExternalSamplingMCCFR, OutcomeSamplingMCCFR
 from solvers.views import simultaneous_view
@@ -145,55 +146,28 @@ def _cached_policy(path: str, modified: float) -> LiftedPolicy:
   return load_policy(path)
 
 
-class PolicyBot(pyspiel.Bot):
+class PolicyBot(BaselineBot):
   """Plays a saved policy: at each move, the policy's probabilities at the player's information
   (computed by the policy's abstraction from what the player knows), sampled with the bot's
-  seeded generator. Works on the simultaneous game and on its `convert_to_turn_based` form, and on
-  the game it was trained for with any `utility`."""
+  seeded generator (the sampling and the stateless plumbing of the baseline bots). Works on the
+  simultaneous game and on its `convert_to_turn_based` form, and on the game it was trained for
+  with any `utility`."""
 
   PARAMETERS = {"path": ""}
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
-    pyspiel.Bot.__init__(self)
-    unknown = sorted(set(params) - set(self.PARAMETERS))
-    if unknown:
-      raise ValueError(f"unknown parameter(s) {', '.join(unknown)} for PolicyBot; "
-                       f"allowed (with defaults): {self.PARAMETERS}")
-    path = params.get("path", "")
+    super().__init__(game, player_id, seed, **params)
+    path = self.params["path"]
     if not path or not os.path.isfile(path):
       raise ValueError(f"PolicyBot needs parameter 'path', a saved policy file; got {path!r}")
-    if not 0 <= player_id < game.num_players():
-      raise ValueError(f"player_id {player_id} is out of range 0..{game.num_players() - 1}")
-    self.policy = _cached_policy(os.path.abspath(path), os.path.getmtime(path))
+    self.lifted = _cached_policy(os.path.abspath(path), os.path.getmtime(path))
     played = simultaneous_view(game.new_initial_state()).get_game()
     # The utility says what a game is scored for, not how it is played: a policy trained on
     # margins plays the same game scored by points or wins.
-    trained = dataclasses.replace(self.policy.game.rules, utility=played.rules.utility)
+    trained = dataclasses.replace(self.lifted.game.rules, utility=played.rules.utility)
     if trained != played.rules:
-      raise ValueError(f"the policy at {path} was trained for {self.policy.game}, not {played}")
-    self.player_id = player_id
-    self._rng = np.random.default_rng(seed)
-
-  def restart_at(self, state: pyspiel.State) -> None:
-    del state  # stateless
-
-  def inform_action(self, state: pyspiel.State, player_id: int, action: int) -> None:
-    del state, player_id, action  # stateless
-
-  def provides_policy(self) -> bool:
-    return True
+      raise ValueError(f"the policy at {path} was trained for {self.lifted.game}, not {played}")
 
   def get_policy(self, state: pyspiel.State) -> list[tuple[int, float]]:
-    if not state.is_simultaneous_node() and state.current_player() != self.player_id:
-      raise ValueError(f"player {self.player_id} has no move here (current player: "
-                       f"{state.current_player()})")
-    return list(self.policy.action_probabilities(state, self.player_id).items())
-
-  def step_with_policy(self, state: pyspiel.State) -> tuple[list[tuple[int, float]], int]:
-    policy = self.get_policy(state)
-    probabilities = np.array([p for _, p in policy])
-    chosen = self._rng.choice(len(policy), p=probabilities / probabilities.sum())
-    return policy, int(policy[chosen][0])
-
-  def step(self, state: pyspiel.State) -> int:
-    return self.step_with_policy(state)[1]
+    self._check_turn(state)
+    return list(self.lifted.action_probabilities(state, self.player_id).items())
