@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 import pyspiel
 
+from solvers.parameters import with_defaults
 from solvers.views import PlayerView, player_view
 from sushigo_spiel import rules as R
 from sushigo_spiel import scoring
@@ -33,14 +34,10 @@ class BaselineBot(pyspiel.Bot):
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
     pyspiel.Bot.__init__(self)
-    unknown = sorted(set(params) - set(self.PARAMETERS))
-    if unknown:
-      raise ValueError(f"unknown parameter(s) {', '.join(unknown)} for {type(self).__name__}; "
-                       f"allowed (with defaults): {self.PARAMETERS}")
+    self.params = with_defaults(self, params)
     if not 0 <= player_id < game.num_players():
       raise ValueError(f"player_id {player_id} is out of range 0..{game.num_players() - 1}")
     self.player_id = player_id
-    self.params = {**self.PARAMETERS, **params}
     self._rng = np.random.default_rng(seed)
 
   def restart_at(self, state: pyspiel.State) -> None:

@@ -49,6 +49,7 @@ import numpy as np
 import pyspiel
 
 from solvers import engine
+from solvers.parameters import with_defaults
 from solvers.selection import FINAL_KINDS, POLICIES, Bandit, make_bandit_factory
 from solvers.views import simultaneous_view
 from sushigo_spiel import rules as R
@@ -85,11 +86,7 @@ class ISMCTSBot(pyspiel.Bot):
                opponent_model: OpponentModel | None = None, model_in_rollouts: bool = True,
                **params):
     pyspiel.Bot.__init__(self)
-    unknown = sorted(set(params) - set(self.PARAMETERS))
-    if unknown:
-      raise ValueError(f"unknown parameter(s) {', '.join(unknown)} for {type(self).__name__}; "
-                       f"allowed (with defaults): {self.PARAMETERS}")
-    self.params = {**self.PARAMETERS, **params}
+    self.params = with_defaults(self, params)
     if "python_sushi_go" not in str(game):
       raise ValueError(f"game {game} is not supported; allowed: python_sushi_go and its"
                        " pyspiel.convert_to_turn_based form")

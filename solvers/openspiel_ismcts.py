@@ -27,6 +27,7 @@ import pyspiel
 from open_spiel.python.algorithms import ismcts
 from open_spiel.python.algorithms import mcts
 
+from solvers.parameters import with_defaults
 from solvers.views import simultaneous_view
 from sushigo_spiel.drafting import history_steps
 
@@ -38,11 +39,7 @@ class OpenSpielISMCTSBot(pyspiel.Bot):
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
     pyspiel.Bot.__init__(self)
-    unknown = sorted(set(params) - set(self.PARAMETERS))
-    if unknown:
-      raise ValueError(f"unknown parameter(s) {', '.join(unknown)} for OpenSpielISMCTSBot; "
-                       f"allowed (with defaults): {self.PARAMETERS}")
-    self.params = {**self.PARAMETERS, **params}
+    self.params = with_defaults(self, params)
     if not self.params["seconds"] >= 0:
       raise ValueError(f"parameter 'seconds' is {self.params['seconds']}; allowed: a number >= 0"
                        " (0: the budget is `iterations`)")

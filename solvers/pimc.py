@@ -50,6 +50,7 @@ import numpy as np
 import pyspiel
 
 from solvers import engine, selection, world_solvers
+from solvers.parameters import with_defaults
 from solvers.views import simultaneous_view
 from sushigo_spiel import rules as R
 
@@ -94,14 +95,10 @@ class PIMCBot(pyspiel.Bot):
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
     pyspiel.Bot.__init__(self)
-    unknown = sorted(set(params) - set(self.PARAMETERS))
-    if unknown:
-      raise ValueError(f"unknown parameter(s) {', '.join(unknown)} for PIMCBot; "
-                       f"allowed (with defaults): {self.PARAMETERS}")
+    self.params = with_defaults(self, params)
     if not 0 <= player_id < game.num_players():
       raise ValueError(f"player_id {player_id} is out of range 0..{game.num_players() - 1}")
     self.player_id = player_id
-    self.params = {**self.PARAMETERS, **params}
     simultaneous = _simultaneous_game(game)
     self.rules = simultaneous.rules
     self.settings = self._settings(simultaneous)
