@@ -45,7 +45,6 @@ import pathlib
 import platform
 import shutil
 import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -59,7 +58,8 @@ import solvers
 import sushigo_spiel
 from experiments import config as config_lib
 from solvers.match import play_match
-from sushigo_spiel import scoring
+from solvers.provenance import git_commit
+from sushigo_spiel.sushi_go import scoring
 
 CONFIG_FILE = "config.toml"
 RESOLVED_FILE = "resolved_config.json"
@@ -435,7 +435,7 @@ def add_provenance(run_dir: pathlib.Path, config: config_lib.Config, session: Se
                "source_sha256": _source_hash(sushigo_spiel)},
       "source_sha256": {module.__name__: _source_hash(module)
                         for module in (solvers, experiments)},
-      "git_commit": _git_commit(),
+      "git_commit": git_commit(),
       "libraries": _library_versions(session.backend),
       "platform": platform.platform(),
       "machine": platform.machine(),
@@ -448,19 +448,10 @@ def add_provenance(run_dir: pathlib.Path, config: config_lib.Config, session: Se
 def _source_hash(module) -> str:
   """A fingerprint of a package's Python sources, which a git commit alone misses when edited."""
   digest = hashlib.sha256()
-  for path in sorted(pathlib.Path(module.__file__).parent.glob("*.py")):
-    digest.update(path.name.encode() + b"\0" + path.read_bytes())
+  root = pathlib.Path(module.__file__).parent
+  for path in sorted(root.rglob("*.py")):
+    digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
   return digest.hexdigest()
-
-
-def _git_commit() -> str | None:
-  try:
-    result = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                            timeout=10, check=False,
-                            cwd=pathlib.Path(sushigo_spiel.__file__).parent)
-  except (OSError, subprocess.SubprocessError):
-    return None
-  return result.stdout.strip() if result.returncode == 0 else None
 
 
 def _library_versions(backend: str) -> dict[str, str]:

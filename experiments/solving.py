@@ -74,7 +74,7 @@ import tqdm
 from experiments import config as config_lib
 from experiments import runner
 from experiments import stats
-from solvers import approximate_exploitability as approximate
+from solvers.equilibrium import approximate
 from sushigo_spiel import reduced_games
 
 KINDS = ("convergence", "abstraction", "exploitability", "approximate_exploitability")
@@ -225,8 +225,8 @@ def _games(value: Any) -> tuple[tuple[str, str], ...]:
 
 
 def _section(kind: str, table: dict) -> dict[str, Any]:
-  from solvers import abstraction as abstraction_lib  # pylint: disable=import-outside-toplevel
-  from solvers import policy_io  # pylint: disable=import-outside-toplevel
+  from solvers.equilibrium import abstraction as abstraction_lib  # pylint: disable=import-outside-toplevel
+  from solvers.equilibrium import policies as policy_io  # pylint: disable=import-outside-toplevel
   c, name = config_lib, _SECTION[kind]
   c._check_keys(table, name, _SECTION_KEYS[name])
   if kind == "convergence":
@@ -253,7 +253,7 @@ def _section(kind: str, table: dict) -> dict[str, Any]:
   agent = table.get("agent", {})
   if not isinstance(agent, dict):
     raise c.ConfigError(f"{name}.agent: expected a table of ISMCTS parameters, got {agent!r}")
-  from solvers.ismcts import SOISMCTSBot  # pylint: disable=import-outside-toplevel
+  from solvers.search.ismcts import SOISMCTSBot  # pylint: disable=import-outside-toplevel
   for key, value in agent.items():
     if key not in SOISMCTSBot.PARAMETERS:
       raise c.ConfigError(f"{name}.agent.{key}: unknown parameter; allowed:"
@@ -272,7 +272,7 @@ def _section(kind: str, table: dict) -> dict[str, Any]:
 def _check_abstraction(name: str, path: str, abstraction_lib) -> None:
   try:
     abstraction_lib.make_abstraction(name, pyspiel.load_game(
-        reduced_games.REDUCED_GAMES["tiny"].game_string).rules, 0)
+        reduced_games.REDUCED_GAMES["tiny"].game_string), 0)
   except ValueError as e:
     raise config_lib.ConfigError(f"{path}: {e}") from None
 
@@ -383,17 +383,17 @@ _TREES: dict = {}  # game string -> GameTree, built once per process
 
 
 def _tree(game: pyspiel.Game):
-  from solvers.game_tree import GameTree  # pylint: disable=import-outside-toplevel
+  from solvers.equilibrium.game_tree import GameTree  # pylint: disable=import-outside-toplevel
   if str(game) not in _TREES:
     _TREES[str(game)] = GameTree(game)
   return _TREES[str(game)]
 
 
 def _solver(algorithm: str, game: pyspiel.Game, abstraction: str, seed: int):
-  from solvers import abstraction as abstraction_lib  # pylint: disable=import-outside-toplevel
-  from solvers import policy_io  # pylint: disable=import-outside-toplevel
+  from solvers.equilibrium import abstraction as abstraction_lib  # pylint: disable=import-outside-toplevel
+  from solvers.equilibrium import policies as policy_io  # pylint: disable=import-outside-toplevel
   cls = policy_io.ALGORITHMS[algorithm]
-  abstract = abstraction_lib.make_abstraction(abstraction, game.rules, seed)
+  abstract = abstraction_lib.make_abstraction(abstraction, game, seed)
   if algorithm in policy_io.FULL_WIDTH:
     return cls(game, abstract, tree=_tree(game), seed=seed)
   return cls(game, abstract, seed=seed)
@@ -407,7 +407,7 @@ def _policy_array(tree, solver) -> np.ndarray:
 
 
 def _nash_conv(tree, array: np.ndarray) -> dict[str, Any]:
-  from solvers import exploitability  # pylint: disable=import-outside-toplevel
+  from solvers.equilibrium import exploitability  # pylint: disable=import-outside-toplevel
   result = exploitability.nash_conv(tree, array)
   figures = {"nash_conv": float(result.nash_conv), "gains": result.gains.tolist(),
              "policy_values": result.policy_values.tolist()}
@@ -442,7 +442,7 @@ def _abstraction(config: SolvingConfig, game, abstraction: str, seed: int) -> di
 
 def _exact(game, competitor: config_lib.Competitor, seed: int) -> dict[str, Any]:
   import solvers  # pylint: disable=import-outside-toplevel
-  from solvers import exploitability  # pylint: disable=import-outside-toplevel
+  from solvers.equilibrium import exploitability  # pylint: disable=import-outside-toplevel
   tree = _tree(game)
   array = exploitability.policy_from_bot(
       tree, lambda g, player: solvers.make_bot(competitor.bot, g, player, seed,

@@ -23,10 +23,11 @@ import numpy as np
 import pyspiel
 
 from experiments.stats import mean_interval, wilson_interval
-from solvers import baselines, policy_io
+from solvers import baselines
+from solvers.equilibrium import policies as policy_io
 from solvers.match import play_match
-from sushigo_spiel import rules as R
-from sushigo_spiel import scoring
+from sushigo_spiel.sushi_go import rules as R
+from sushigo_spiel.sushi_go import scoring
 
 GAME = "python_sushi_go(players=2,utility=margin)"
 

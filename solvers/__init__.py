@@ -1,44 +1,54 @@
-"""Solvers for Sushi Go (Information-Set MCTS, CFR on abstractions, PIMC, baselines).
+"""Solvers for the drafting games: baselines, search (Information-Set MCTS, PIMC) and the
+equilibrium side (exact best response, CFR on abstractions, approximate exploitability).
 
-Each solver is a `pyspiel.Bot`, registered by name in `BOTS` and built with `make_bot`, so that
-experiment configurations can name bots and their parameters as plain strings and numbers.
+Every bot is a `solvers.bot.Bot`, registered here by name so that experiment configurations can
+name bots and their parameters as plain strings and numbers. The registry imports a bot's module
+only when that bot is asked for: `make_bot("random", ...)` loads neither scipy nor the CFR stack.
+
+  solvers.bot            the base class every bot shares
+  solvers.baselines      random, greedy, heuristic
+  solvers.search         selection (bandits), rollouts, ISMCTS, PIMC and its world solvers,
+                         matrix games, OpenSpiel's ISMCTS as a reference
+  solvers.equilibrium    game trees, exact best response and NashConv, sequence-form LPs, the
+                         CFR family and its abstractions, saved policies, approximate
+                         exploitability
+  solvers.match          one game between bots
 """
 
 from __future__ import annotations
 
+import importlib
+
 import pyspiel
 
-from solvers import baselines
-from solvers.ismcts import MOISMCTSBot, SOISMCTSBot
-from solvers.openspiel_ismcts import OpenSpielISMCTSBot
-from solvers.pimc import PIMCBot
-from solvers.policy_io import PolicyBot
-
-BOTS: dict[str, type[pyspiel.Bot]] = {
-    "random": baselines.RandomBot,
-    "greedy": baselines.GreedyBot,
-    "heuristic": baselines.HeuristicBot,
-    "openspiel_ismcts": OpenSpielISMCTSBot,
-    "so_ismcts": SOISMCTSBot,
-    "mo_ismcts": MOISMCTSBot,
-    "pimc": PIMCBot,
-    "policy": PolicyBot,
+# Bot name -> "module:class", imported on first use.
+BOTS: dict[str, str] = {
+    "random": "solvers.baselines:RandomBot",
+    "greedy": "solvers.baselines:GreedyBot",
+    "heuristic": "solvers.baselines:HeuristicBot",
+    "openspiel_ismcts": "solvers.search.openspiel_ismcts:OpenSpielISMCTSBot",
+    "so_ismcts": "solvers.search.ismcts:SOISMCTSBot",
+    "mo_ismcts": "solvers.search.ismcts:MOISMCTSBot",
+    "pimc": "solvers.search.pimc:PIMCBot",
+    "policy": "solvers.equilibrium.policies:PolicyBot",
 }
 
 
-def _bot_class(name: str) -> type[pyspiel.Bot]:
+def bot_class(name: str) -> type[pyspiel.Bot]:
+  """The class of bot `name`; a ValueError lists the names allowed."""
   try:
-    return BOTS[name]
+    module, _, cls = BOTS[name].partition(":")
   except KeyError:
     raise ValueError(f"unknown bot {name!r}; allowed: {', '.join(BOTS)}") from None
+  return getattr(importlib.import_module(module), cls)
 
 
 def bot_parameters(name: str) -> dict[str, float]:
   """The parameters bot `name` accepts, with their defaults."""
-  return dict(_bot_class(name).PARAMETERS)
+  return dict(bot_class(name).PARAMETERS)
 
 
 def make_bot(name: str, game: pyspiel.Game, player: int, seed: int | None = None,
              **params) -> pyspiel.Bot:
   """Bot `name` playing `player` in `game`; raises ValueError for an unknown name or parameter."""
-  return _bot_class(name)(game, player, seed, **params)
+  return bot_class(name)(game, player, seed, **params)

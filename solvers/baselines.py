@@ -1,84 +1,81 @@
-"""Baseline bots for Sushi Go: uniformly random, greedy on immediate points, and a heuristic.
+"""Baseline bots: uniformly random, greedy on immediate points, and a heuristic.
 
 They are the yardsticks for the search solvers: a solver should beat the heuristic, which beats the
-greedy bot, which beats random play. Each is a `pyspiel.Bot` built as `Bot(game, player_id, seed,
-**params)` that works on `python_sushi_go` and on its `pyspiel.convert_to_turn_based` form. At a
-simultaneous node a bot answers for its own player; at a turn-based node it must be that player's
-turn. Bots are stateless between moves (they read the position afresh each time), so `restart_at`
-and `inform_action` have nothing to do. All randomness comes from `np.random.default_rng(seed)`.
+greedy bot, which beats random play. Each is a `solvers.bot.Bot`: built as `Bot(game, player_id,
+seed, **params)`, it answers for its own player at a simultaneous node of the game or at its turn
+in the `pyspiel.convert_to_turn_based` form, reads every position afresh, and draws its move from
+its policy with `numpy.random.default_rng(seed)`. Random play works on both games; the greedy and
+heuristic bots value Sushi Go cards, so they play `python_sushi_go` only.
 
-Every bot decides from `views.player_view`, which holds only what its player may know.
+The greedy and heuristic bots decide from a `PlayerView`, built from the game's `knowledge` (the
+one answer to what a player knows), so they cannot read hidden cards by accident.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
-import numpy as np
-import pyspiel
-
-from solvers.parameters import with_defaults
-from solvers.views import PlayerView, player_view
-from sushigo_spiel import rules as R
-from sushigo_spiel import scoring
-from sushigo_spiel.cards import Kind
-
-Policy = list[tuple[int, float]]
+from solvers.bot import Bot, Policy
+from sushigo_spiel.sushi_go import knowledge, scoring
+from sushigo_spiel.sushi_go import rules as R
+from sushigo_spiel.sushi_go.cards import Kind
 
 
-class BaselineBot(pyspiel.Bot):
-  """Shared plumbing: find the player's view, ask the subclass for a policy, sample from it."""
+class PlayerView(NamedTuple):
+  """What `player` knows at a simultaneous node of `python_sushi_go`. Cards are numbered as in
+  `rules.cards`; `seen_hands` and `unseen` come from `knowledge.knowledge`."""
+  rules: R.Rules
+  player: int
+  round: int
+  turn: int
+  hand: tuple[int, ...]  # counts per card type
+  tableaus: tuple[tuple[int, ...], ...]  # this round, placement order, by player
+  puddings: tuple[int, ...]  # kept from finished rounds, by player
+  points: tuple[int, ...]  # from finished rounds, by player
+  seen_hands: Mapping[int, tuple[int, ...]]  # holder -> counts, for hands `player` has held
+  unseen: tuple[int, ...]  # the deck's composition less every card `player` has seen
+  legal_actions: tuple[int, ...]
 
-  PARAMETERS: dict[str, float] = {}
+  @property
+  def num_players(self) -> int:
+    return self.rules.num_players
 
-  def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
-    pyspiel.Bot.__init__(self)
-    self.params = with_defaults(self, params)
-    if not 0 <= player_id < game.num_players():
-      raise ValueError(f"player_id {player_id} is out of range 0..{game.num_players() - 1}")
-    self.player_id = player_id
-    self._rng = np.random.default_rng(seed)
+  @property
+  def hand_cards(self) -> int:
+    return sum(self.hand)
 
-  def restart_at(self, state: pyspiel.State) -> None:
-    del state  # stateless
 
-  def inform_action(self, state: pyspiel.State, player_id: int, action: int) -> None:
-    del state, player_id, action  # stateless
+def table_view(rules: R.Rules, table: R.Table, player: int) -> PlayerView:
+  """The view of `player` at a simultaneous node given as a rules table."""
+  knows = knowledge.knowledge(rules, table, player)
+  return PlayerView(rules, player, table.round, table.turn, knows.hand, table.tableaus,
+                    table.puddings, tuple(R.totals(table)), dict(knows.seen), knows.unseen,
+                    tuple(R.legal_actions(rules, table, player)))
 
-  def provides_policy(self) -> bool:
-    return True
 
-  def get_policy(self, state: pyspiel.State) -> Policy:
-    return self.policy(self._view(state))
+class RandomBot(Bot):
+  """Picks uniformly among the legal actions (Chopsticks pairs included); plays both games."""
 
-  def step_with_policy(self, state: pyspiel.State) -> tuple[Policy, int]:
-    policy = self.get_policy(state)
-    actions, probs = zip(*policy)
-    return policy, int(actions[self._rng.choice(len(actions), p=probs)])
+  cheap_policy = True
 
-  def step(self, state: pyspiel.State) -> int:
-    return self.step_with_policy(state)[1]
+  def policy_at(self, table) -> Policy:
+    legal = self.dynamics.legal_actions(self.rules, table, self.player_id)
+    return [(action, 1.0 / len(legal)) for action in legal]
+
+
+class ViewBot(Bot):
+  """A Sushi Go bot deciding from its player's `PlayerView`."""
+
+  GAMES = ("python_sushi_go",)
+  cheap_policy = True
+
+  def policy_at(self, table) -> Policy:
+    return self.policy(table_view(self.rules, table, self.player_id))
 
   def policy(self, view: PlayerView) -> Policy:
     raise NotImplementedError
-
-  def _view(self, state: pyspiel.State) -> PlayerView:
-    self._check_turn(state)
-    return player_view(state, self.player_id)
-
-  def _check_turn(self, state: pyspiel.State) -> None:
-    if not state.is_simultaneous_node() and state.current_player() != self.player_id:
-      raise ValueError(f"player {self.player_id} has no move here (current player: "
-                       f"{state.current_player()})")
-
-
-class RandomBot(BaselineBot):
-  """Picks uniformly among the legal actions (Chopsticks pairs included)."""
-
-  def policy(self, view: PlayerView) -> Policy:
-    legal = view.legal_actions
-    return [(action, 1.0 / len(legal)) for action in legal]
 
 
 def one_hot_best(values: dict[int, float]) -> Policy:
@@ -87,7 +84,7 @@ def one_hot_best(values: dict[int, float]) -> Policy:
   return [(action, 1.0 if action == best else 0.0) for action in values]
 
 
-class GreedyBot(BaselineBot):
+class GreedyBot(ViewBot):
   """Takes the pick that gains the most points this round if the round ended right now.
 
   The player's tableau with the pick added is scored by `sushigo_spiel.scoring` against the other
@@ -109,7 +106,7 @@ def immediate_points(view: PlayerView, player: int, cards: Sequence[int]) -> int
   return sum(scoring.round_breakdown(tallies, rules.soy_sauce)[player].values())
 
 
-class HeuristicBot(BaselineBot):
+class HeuristicBot(ViewBot):
   """A hand-written strategy: each pick is valued in expected points, and the best one is taken.
 
   The value of a pick is the sum of its cards' values, taken in placement order:

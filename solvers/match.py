@@ -12,6 +12,8 @@ from collections.abc import Sequence
 import numpy as np
 import pyspiel
 
+from sushigo_spiel.drafting.sampling import draw_index
+
 
 def play_match(game: pyspiel.Game, bots: Sequence[pyspiel.Bot],
                chance: np.random.Generator) -> pyspiel.State:
@@ -20,7 +22,7 @@ def play_match(game: pyspiel.Game, bots: Sequence[pyspiel.Bot],
   while not state.is_terminal():
     if state.is_chance_node():
       outcomes, probabilities = zip(*state.chance_outcomes())
-      state.apply_action(outcomes[chance.choice(len(outcomes), p=probabilities)])
+      state.apply_action(outcomes[draw_index(probabilities, chance.random)])
     else:
       state.apply_actions([bot.step(state) for bot in bots])
   return state

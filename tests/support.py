@@ -46,7 +46,7 @@ def deal(state, hands: list[list[str]]) -> None:
     for name in hand:
       assert state.is_chance_node(), "deal() called with more cards than the deal needs"
       state.apply_action(ids[name])
-  dealt = state._table.dealt  # pylint: disable=protected-access
+  dealt = state.table().dealt
   assert dealt == rules.deal_steps, "deal() got fewer cards than the deal needs"
 
 
@@ -106,7 +106,7 @@ def walk(state, rng: random.Random, include_end: bool = False):
 def card_totals(state) -> list[int]:
   """Cards per type in the deck, the hands, this round's tableaus and finished rounds' tableaus
   (the robot's too in the robot variant)."""
-  table = state._table  # pylint: disable=protected-access
+  table = state.table()
   totals = list(table.deck)
   for hand in table.hands:
     totals = [a + b for a, b in zip(totals, hand)]

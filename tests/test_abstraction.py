@@ -9,8 +9,8 @@ import numpy as np
 import pyspiel
 import pytest
 
-from solvers import abstraction as A
-from solvers.game_tree import GameTree
+from solvers.equilibrium import abstraction as A
+from solvers.equilibrium.game_tree import GameTree
 from support import CH, SA, SQ, T, W, deal, play, walk
 
 GAMES = [
@@ -30,8 +30,9 @@ def _clones(game, seed: int):
           if s.is_simultaneous_node()]
 
 
-def abstractions(rules):
-  return [A.Identity(), A.Canonical(), A.Buckets(3), A.KMeans(12).fit(rules, seed=0, samples=300)]
+def abstractions(game):
+  return [A.Identity(game.dynamics), A.Canonical(), A.Buckets(3),
+          A.KMeans(12).fit(game.rules, seed=0, samples=300)]
 
 
 @pytest.mark.parametrize("game_string", GAMES)
@@ -39,14 +40,14 @@ def test_keys_use_only_the_players_information(game_string):
   game = pyspiel.load_game(game_string)
   rules = game.rules
   rng = random.Random(7)
-  tested = abstractions(rules)
+  tested = abstractions(game)
   for state in _clones(game, seed=1) + _clones(game, seed=2)[::2]:
     for player in range(game.num_players()):
       for abstraction in tested:
-        key = abstraction.key(rules, state._table, player)
+        key = abstraction.key(rules, state.table(), player)
         for _ in range(2):
           other = state.resample_from_infostate(player, rng.random)
-          assert abstraction.key(rules, other._table, player) == key, abstraction.name
+          assert abstraction.key(rules, other.table(), player) == key, abstraction.name
 
 
 @pytest.mark.parametrize("game_string", GAMES[:2])
@@ -56,7 +57,7 @@ def test_identity_partition_is_the_information_state_partition(game_string):
   for seed in range(4):
     for state in _clones(game, seed):
       for player in range(game.num_players()):
-        key = A.Identity().key(game.rules, state._table, player)
+        key = A.Identity(game.dynamics).key(game.rules, state.table(), player)
         string = state.information_state_string(player)
         assert strings.setdefault(key, string) == string
         assert keys.setdefault(string, key) == key
@@ -76,10 +77,10 @@ def test_canonical_forgets_the_order_of_picks():
     play(state, [first, first])
     play(state, [second, second])
     states.append(state)
-  a, b = (s._table for s in states)
+  a, b = (s.table() for s in states)
   assert a.tableaus != b.tableaus  # placement order differs...
   for player in range(2):
-    assert A.Identity().key(game.rules, a, player) != A.Identity().key(game.rules, b, player)
+    assert A.Identity(game.dynamics).key(game.rules, a, player) != A.Identity(game.dynamics).key(game.rules, b, player)
     assert A.Canonical().key(game.rules, a, player) == A.Canonical().key(game.rules, b, player)
 
 
@@ -89,7 +90,7 @@ def test_canonical_keeps_what_the_player_was_dealt():
   for hand in ([T, T, SA, SA], [T, T, T, SA]):
     state = game.new_initial_state()
     deal(state, [hand, [T, SA, SA, SA]])
-    tables.append(state._table)
+    tables.append(state.table())
   assert A.Canonical().key(game.rules, tables[0], 0) != A.Canonical().key(game.rules, tables[1], 0)
   # Player 1 has not seen player 0's hand, and holds the same cards in both.
   assert A.Canonical().key(game.rules, tables[0], 1) == A.Canonical().key(game.rules, tables[1], 1)
@@ -123,7 +124,7 @@ def distinct_keys(abstraction, game, tree):
 
 def test_lossy_abstractions_shrink_with_their_size_knob(four_card_tree):
   game, tree = four_card_tree
-  identity = distinct_keys(A.Identity(), game, tree)
+  identity = distinct_keys(A.Identity(game.dynamics), game, tree)
   canonical = distinct_keys(A.Canonical(), game, tree)
   buckets = [distinct_keys(A.Buckets(n), game, tree) for n in (1, 2, 4)]
   kmeans = [distinct_keys(A.KMeans(k).fit(game.rules, seed=3, samples=400), game, tree)
@@ -148,7 +149,7 @@ def test_lifted_policy_is_uniform_at_unseen_keys():
   deal(state, [[T, SA, T, SA], [T, T, T, SA]])
   policy = A.LiftedPolicy(game, A.Canonical(), {})
   assert policy.action_probabilities(state, 1) == {0: 0.5, 1: 0.5}
-  key = A.Canonical().key(game.rules, state._table, 1)
+  key = A.Canonical().key(game.rules, state.table(), 1)
   policy.strategy[key] = ((0, 1), np.array([0.25, 0.75]))
   assert policy.action_probabilities(state, 1) == {0: 0.25, 1: 0.75}
   turn_based = pyspiel.convert_to_turn_based(game).new_initial_state()
@@ -161,6 +162,6 @@ def test_lifted_policy_is_uniform_at_unseen_keys():
 @pytest.mark.parametrize("name", ["kmeans", "buckets:", "buckets:x", "buckets:0", "foo",
                                   "kmeans:0", "identity:2"])
 def test_unknown_abstraction_names_the_allowed_ones(name):
-  rules = scripted_game().rules
+  game = scripted_game()
   with pytest.raises(ValueError, match=r"allowed: identity, canonical, buckets:N, kmeans:K|must be 1"):
-    A.make_abstraction(name, rules)
+    A.make_abstraction(name, game)

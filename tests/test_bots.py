@@ -14,7 +14,8 @@ import pyspiel
 import pytest
 
 import solvers
-from solvers.views import player_view, simultaneous_view
+from solvers.baselines import table_view
+from sushigo_spiel.drafting.adapter import simultaneous_state
 from sushigo_spiel.sushi_go import SushiGoState
 from support import (CH, D, EGG, M1, M2, M3, SA, SAL, SQ, P, T, W, action_by_name, deal, load,
                      play, walk)
@@ -174,9 +175,9 @@ def test_bots_never_read_hidden_hands(players):
 def test_player_view_counts_unseen_cards():
   game = load(players=3)
   for state in decision_states(game, seed=8, every=4):
-    table = state._table  # pylint: disable=protected-access
+    table = state.table()
     for player in range(3):
-      view = player_view(state, player)
+      view = table_view(game.rules, table, player)
       hidden = list(table.deck)
       for holder, hand in enumerate(table.hands):
         if holder != player and holder not in view.seen_hands:
@@ -202,30 +203,30 @@ def turn_based_nodes(game, seed: int):
       state.apply_action(rng.choice(state.legal_actions()))
 
 
-def test_simultaneous_view_rebuilds_the_underlying_state():
+def test_simultaneous_state_rebuilds_the_underlying_state():
   game = pyspiel.convert_to_turn_based(
       load(players=3, deck="tempura:20/chopsticks:10/wasabi:10/squid:20", hand_size=4, rounds=2))
   checked = 0
   for state in turn_based_nodes(game, seed=0):
-    view = simultaneous_view(state)
+    view = simultaneous_state(state)
     assert isinstance(view, SushiGoState)
-    assert view._table == state.simultaneous_game_state()._table  # pylint: disable=protected-access
+    assert view.table() == state.simultaneous_game_state().table()
     assert view.is_simultaneous_node()
     checked += 1
   assert checked == 2 * 3 * 3
 
 
-def test_simultaneous_view_leaves_out_the_choices_of_this_turn():
+def test_simultaneous_state_leaves_out_the_choices_of_this_turn():
   game = pyspiel.convert_to_turn_based(load(players=3))
   for state in turn_based_nodes(game, seed=1):
-    view = simultaneous_view(state)
+    view = simultaneous_state(state)
     waiting = state.current_player()  # players 0 .. waiting - 1 have chosen this turn
     assert view.history() == state.history()[:len(state.history()) - waiting]
 
 
-def test_simultaneous_view_of_a_simultaneous_state_is_itself():
+def test_simultaneous_state_of_a_simultaneous_state_is_itself():
   state = load(players=2).new_initial_state()
-  assert simultaneous_view(state) is state
+  assert simultaneous_state(state) is state
 
 
 @pytest.mark.parametrize("name", BOT_NAMES)

@@ -11,10 +11,12 @@ from open_spiel.python.algorithms import cfr as openspiel_cfr
 from open_spiel.python.algorithms import discounted_cfr
 
 import sushigo_spiel  # noqa: F401  (registers the game)
-from solvers import abstraction as A
-from solvers import cfr, cfr_bench, mccfr, policy_io
-from solvers.exploitability import nash_conv
-from solvers.game_tree import GameTree
+from solvers.equilibrium import abstraction as A
+from experiments.bench import cfr as cfr_bench
+from solvers.equilibrium import cfr, mccfr
+from solvers.equilibrium import policies as policy_io
+from solvers.equilibrium.exploitability import nash_conv
+from solvers.equilibrium.game_tree import GameTree
 
 # One round of three cards each: 385 turn-based histories, 136 information sets.
 TINY = ("python_sushi_go(players=2,rounds=1,hand_size=3,deal=hand,utility=margin,"
@@ -35,7 +37,7 @@ def tiny():
 
 def test_cfr_plus_reaches_nash_conv_below_1e3(tiny):
   game, tree = tiny
-  solver = cfr.CFRPlus(game, A.Identity(), tree).run(iterations=1000)
+  solver = cfr.CFRPlus(game, A.Identity(game.dynamics), tree).run(iterations=1000)
   assert nash_conv(tree, solver.average_policy_array()).nash_conv < 1e-3
   uniform = nash_conv(tree, tree.uniform_policy()).nash_conv
   assert uniform > 1.0  # the bound above is not met by doing nothing
@@ -48,7 +50,7 @@ def test_cfr_plus_reaches_nash_conv_below_1e3(tiny):
 ])
 def test_average_policy_equals_openspiel_after_same_iterations(tiny, ours, theirs):
   game, tree = tiny
-  solver = ours(game, A.Identity(), tree)
+  solver = ours(game, A.Identity(game.dynamics), tree)
   reference = theirs(tree.turn_based_game)
   for _ in range(12):
     solver.run(iterations=1)
@@ -59,7 +61,7 @@ def test_average_policy_equals_openspiel_after_same_iterations(tiny, ours, their
 
 def test_simultaneous_updates_equal_openspiel(tiny):
   game, tree = tiny
-  solver = cfr.CFRSolver(game, A.Identity(), tree, alternating=False)
+  solver = cfr.CFRSolver(game, A.Identity(game.dynamics), tree, alternating=False)
   reference = openspiel_cfr._CFRSolver(  # pylint: disable=protected-access
       tree.turn_based_game, alternating_updates=False, linear_averaging=False,
       regret_matching_plus=False)
@@ -72,7 +74,7 @@ def test_simultaneous_updates_equal_openspiel(tiny):
 
 def test_lifted_policy_equals_tree_policy(tiny):
   game, tree = tiny
-  solver = cfr.CFRPlus(game, A.make_abstraction("canonical", game.rules), tree)
+  solver = cfr.CFRPlus(game, A.make_abstraction("canonical", game), tree)
   solver.run(iterations=30)
   lifted = tree.policy_array(solver.average_policy())
   np.testing.assert_allclose(lifted, solver.average_policy_array(), atol=1e-12)
@@ -80,7 +82,7 @@ def test_lifted_policy_equals_tree_policy(tiny):
 
 def test_lifted_policy_reads_the_same_at_tables_and_at_states(tiny):
   game, tree = tiny
-  solver = mccfr.OutcomeSamplingMCCFR(game, A.make_abstraction("buckets:2", game.rules), seed=4)
+  solver = mccfr.OutcomeSamplingMCCFR(game, A.make_abstraction("buckets:2", game), seed=4)
   solver.run(iterations=200)
   lifted = solver.average_policy()
 
@@ -98,7 +100,7 @@ def test_lossless_abstraction_matches_identity_at_convergence(game_string, itera
   tree = GameTree(game)
   results = {}
   for name in ("identity", "canonical", "buckets:1"):
-    solver = cfr.CFRPlus(game, A.make_abstraction(name, game.rules), tree)
+    solver = cfr.CFRPlus(game, A.make_abstraction(name, game), tree)
     solver.run(iterations=iterations)
     results[name] = (len(solver.abstract_num_actions),
                      nash_conv(tree, solver.average_policy_array()).nash_conv)
@@ -127,7 +129,7 @@ def test_abstraction_with_mixed_legal_actions_is_refused(tiny):
                                           mccfr.OutcomeSamplingMCCFR])
 def test_mccfr_is_deterministic_for_a_seed(tiny, solver_class):
   game, _ = tiny
-  abstraction = A.make_abstraction("canonical", game.rules)
+  abstraction = A.make_abstraction("canonical", game)
   runs = [solver_class(game, abstraction, seed=seed).run(iterations=200).average_strategy()
           for seed in (5, 5, 6)]
   assert runs[0].keys() == runs[1].keys()
@@ -144,8 +146,8 @@ def test_mccfr_is_deterministic_for_a_seed(tiny, solver_class):
 ])
 def test_mccfr_approaches_equilibrium(tiny, solver_class, iterations, bound):
   game, tree = tiny
-  solver = solver_class(game, A.Identity(), seed=0).run(iterations=iterations)
-  tree_keys = {A.Identity().key(game.rules, table, int(player))
+  solver = solver_class(game, A.Identity(game.dynamics), seed=0).run(iterations=iterations)
+  tree_keys = {A.Identity(game.dynamics).key(game.rules, table, int(player))
                for table, player in zip(tree.infoset_tables, tree.infoset_player)}
   assert len(tree_keys) == tree.num_infosets
   keys = set(solver.average_strategy())
@@ -157,7 +159,7 @@ def test_mccfr_approaches_equilibrium(tiny, solver_class, iterations, bound):
 
 def test_outcome_sampling_runs_on_the_full_game():
   game = pyspiel.load_game("python_sushi_go(players=3)")
-  solver = mccfr.OutcomeSamplingMCCFR(game, A.make_abstraction("buckets:2", game.rules), seed=1)
+  solver = mccfr.OutcomeSamplingMCCFR(game, A.make_abstraction("buckets:2", game), seed=1)
   solver.run(iterations=3)
   strategy = solver.average_strategy()
   # Three traversals of 3 rounds x 8 decisions, for 3 players each.
@@ -169,7 +171,7 @@ def test_outcome_sampling_runs_on_the_full_game():
 
 def test_run_needs_one_budget(tiny):
   game, tree = tiny
-  solver = cfr.CFR(game, A.Identity(), tree)
+  solver = cfr.CFR(game, A.Identity(game.dynamics), tree)
   with pytest.raises(ValueError, match="exactly one"):
     solver.run()
   with pytest.raises(ValueError, match="exactly one"):

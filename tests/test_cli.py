@@ -13,7 +13,7 @@ import re
 
 import pytest
 
-from sushigo_spiel.cli import main
+from experiments.cli import main
 
 TWO_PLAYERS_ONE_ROUND = "python_sushi_go(players=2,rounds=1)"
 DRAFT = "python_sushi_draft(players=3)"

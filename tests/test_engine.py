@@ -1,4 +1,5 @@
-"""The search engine plays the same games as python_sushi_go, and determinizes as it resamples."""
+"""Games played on the rules' tables (the rollouts of the searchers) are the games of
+python_sushi_go, and `determinize` redraws as `resample_from_infostate` does."""
 
 import collections
 import math
@@ -8,8 +9,11 @@ import pyspiel
 import pytest
 from scipy import stats
 
-from solvers import engine
-from sushigo_spiel import rules as R
+from solvers.search import rollouts
+from sushigo_spiel.drafting.hand_ranking import HandRanking
+from sushigo_spiel.sushi_go import knowledge
+from sushigo_spiel.sushi_go import rules as R
+from sushigo_spiel.sushi_go.dynamics import DYNAMICS
 from support import walk
 
 # deal=hand lists every possible hand at a deal: a smaller deck keeps those lists short.
@@ -33,15 +37,15 @@ def _id(params):
 
 def _lockstep(game, seed):
   """Plays one game on a pyspiel state and on a table side by side, checking they agree at
-  every step; chance from `engine.sample_chance`, picks uniform (one draw per player in order,
-  as `engine.random_policy`). Returns the final state."""
+  every step; chance from `rules.sample_chance`, picks uniform (one draw per player in order,
+  as `rollouts.RandomPolicy`). Returns the final state."""
   rules, uniform = game.rules, random.Random(seed).random
   state, table = game.new_initial_state(), game.initial_table
   while not state.is_terminal():
-    assert state._table == table  # pylint: disable=protected-access
+    assert state.table() == table
     if state.is_chance_node():
       assert R.chance_outcomes(rules, table) == state.chance_outcomes()
-      outcome = engine.sample_chance(rules, table, uniform)
+      outcome = R.sample_chance(rules, table, uniform)
       assert dict(state.chance_outcomes())[outcome] > 0
       state.apply_action(outcome)
       table = R.apply_chance(rules, table, outcome)
@@ -53,7 +57,7 @@ def _lockstep(game, seed):
         joint.append(legal[int(uniform() * len(legal))])
       state.apply_actions(joint)
       table = R.play(rules, table, joint)
-  assert state._table == table and table.actor == R.TERMINAL  # pylint: disable=protected-access
+  assert state.table() == table and table.actor == R.TERMINAL
   assert state.returns() == R.returns(rules, table)
   return state
 
@@ -65,12 +69,12 @@ def test_playouts_are_the_games_of_python_sushi_go(params):
   for seed in range(4):
     final = _lockstep(game, seed)
     uniform = random.Random(seed).random
-    played = engine.playout(rules, game.initial_table, [engine.random_policy] * rules.num_players,
-                            uniform)
-    assert played == final._table  # pylint: disable=protected-access
+    policies = [rollouts.RandomPolicy(DYNAMICS)] * rules.num_players
+    played = rollouts.playout(DYNAMICS, rules, game.initial_table, policies, uniform)
+    assert played == final.table()
     uniform = random.Random(seed).random
-    assert engine.rollout(rules, game.initial_table, [engine.random_policy] * rules.num_players,
-                          uniform) == final.returns()
+    assert rollouts.rollout(DYNAMICS, rules, game.initial_table, policies,
+                            uniform) == final.returns()
 
 
 @pytest.mark.parametrize("params", VARIANTS, ids=_id)
@@ -82,19 +86,19 @@ def test_determinize_gives_the_tables_of_resample_from_infostate(params):
       for player in range(rules.num_players):
         count += 1
         resampled = state.resample_from_infostate(player, random.Random(count).random)
-        table = engine.determinize(rules, state._table, player,  # pylint: disable=protected-access
+        table = knowledge.determinize(rules, state.table(), player,
                                    random.Random(count).random)
-        assert table == resampled._table  # pylint: disable=protected-access
+        assert table == resampled.table()
         if state.is_simultaneous_node():
-          assert table.hands[player] == state._table.hands[player]  # pylint: disable=protected-access
+          assert table.hands[player] == state.table().hands[player]
 
 
 def test_determinize_redeals_what_the_player_has_not_seen():
   game = pyspiel.load_game("python_sushi_go(players=3)")
   state = next(s for s in walk(game.new_initial_state(), random.Random(3))
                if s.is_simultaneous_node())
-  table, rng = state._table, random.Random(0)  # pylint: disable=protected-access
-  others = {engine.determinize(game.rules, table, 0, rng.random).hands[1] for _ in range(20)}
+  table, rng = state.table(), random.Random(0)
+  others = {knowledge.determinize(game.rules, table, 0, rng.random).hands[1] for _ in range(20)}
   assert len(others) > 10
 
 
@@ -105,10 +109,10 @@ def test_card_chance_outcomes_are_drawn_with_their_probabilities(params):
   for state in walk(game.new_initial_state(), random.Random(1)):
     if not state.is_chance_node():
       continue
-    outcomes, table = state.chance_outcomes(), state._table  # pylint: disable=protected-access
+    outcomes, table = state.chance_outcomes(), state.table()
     total = sum(table.deck if table.dealt < game.rules.deal_steps else table.robot.pile)
     drawn = collections.Counter(
-        engine.sample_chance(game.rules, table, lambda j=j: (j + 0.5) / total)
+        R.sample_chance(game.rules, table, lambda j=j: (j + 0.5) / total)
         for j in range(total))
     assert {a: drawn[a] / total for a, _ in outcomes} == pytest.approx(dict(outcomes))
 
@@ -121,7 +125,7 @@ def test_hand_chance_outcomes_follow_their_probabilities():
   state = game.new_initial_state()
   outcomes = dict(state.chance_outcomes())
   rng, samples = random.Random(7), 6000
-  drawn = collections.Counter(engine.sample_chance(game.rules, state._table, rng.random)  # pylint: disable=protected-access
+  drawn = collections.Counter(R.sample_chance(game.rules, state.table(), rng.random)
                               for _ in range(samples))
   assert set(drawn) <= set(outcomes)
   observed = [drawn[a] for a in outcomes]
@@ -130,7 +134,7 @@ def test_hand_chance_outcomes_follow_their_probabilities():
 
 
 def test_hand_probabilities_of_drawing_card_by_card_are_hypergeometric():
-  """Exactly, by enumerating every order of draws: the card-by-card draw of `engine` gives each
+  """Exactly, by enumerating every order of draws: the card-by-card draw of `sample_chance` gives each
   hand the probability `chance_outcomes` lists."""
   deck, size = (3, 2, 2, 1), 3
   exact = collections.defaultdict(float)
@@ -145,7 +149,7 @@ def test_hand_probabilities_of_drawing_card_by_card_are_hypergeometric():
               hand[:c] + [hand[c] + 1] + hand[c + 1:], probability * count / sum(pool))
 
   visit(deck, [0] * len(deck), 1.0)
-  ranking = R.HandRanking(deck, size)
+  ranking = HandRanking(deck, size)
   listed = {ranking.unrank(a): p for a, p in ranking.outcomes(deck)}
   assert listed == pytest.approx(dict(exact))
   assert math.isclose(sum(exact.values()), 1.0)
@@ -167,14 +171,15 @@ def test_observation_tells_information_sets_apart_after_a_joint_action(params):
       joint = [rng.choice(state.legal_actions(p)) for p in range(rules.num_players)]
       if any(a not in other.legal_actions(p) for p, a in enumerate(joint)):
         continue
-      ends = []
+      befores, ends = (state.table(), other.table()), []
       for position in (state.clone(), other):
         position.apply_actions(joint)
         while position.is_chance_node():
-          position.apply_action(engine.sample_chance(rules, position._table, rng.random))  # pylint: disable=protected-access
+          position.apply_action(R.sample_chance(rules, position.table(), rng.random))
         ends.append(position)
-      same_observation = engine.observation(rules, ends[0]._table, player) == \
-          engine.observation(rules, ends[1]._table, player)  # pylint: disable=protected-access
+      same_observation = \
+          knowledge.observation(rules, befores[0], joint, ends[0].table(), player) == \
+          knowledge.observation(rules, befores[1], joint, ends[1].table(), player)
       same_information = ends[0].information_state_string(player) == \
           ends[1].information_state_string(player)
       assert same_observation == same_information
@@ -182,19 +187,19 @@ def test_observation_tells_information_sets_apart_after_a_joint_action(params):
   assert compared[True] and compared[False]
 
 
-@pytest.mark.parametrize("name", engine.ROLLOUT_POLICIES)
+@pytest.mark.parametrize("name", rollouts.ROLLOUT_POLICIES)
 def test_rollout_policies_play_legal_games(name):
   game = pyspiel.load_game("python_sushi_go(players=3,rounds=1,soy_sauce=true)")
-  policy = engine.make_rollout_policy(name, game)
+  policy = rollouts.make_rollout_policy(name, game)
   rules, uniform = game.rules, random.Random(0).random
-  table = engine.skip_chance(rules, game.initial_table, uniform)
+  table = R.skip_chance(rules, game.initial_table, uniform)
   while table.actor != R.TERMINAL:
     joint = [policy(rules, table, p, uniform) for p in range(3)]
     for p, action in enumerate(joint):
       assert action in R.legal_actions(rules, table, p)
-    table = engine.skip_chance(rules, R.play(rules, table, joint), uniform)
+    table = R.skip_chance(rules, R.play(rules, table, joint), uniform)
 
 
 def test_unknown_rollout_policy_is_refused():
   with pytest.raises(ValueError, match="rollout policy 'smart'.*allowed: random, greedy"):
-    engine.make_rollout_policy("smart", pyspiel.load_game("python_sushi_go"))
+    rollouts.make_rollout_policy("smart", pyspiel.load_game("python_sushi_go"))

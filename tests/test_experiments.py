@@ -23,7 +23,7 @@ import solvers
 from experiments import config as config_lib
 from experiments import runner
 from experiments import solving
-from sushigo_spiel.cli import main
+from experiments.cli import main
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 TINY = "python_sushi_go(players=2,rounds=1)"
@@ -308,7 +308,7 @@ def test_resume_after_kill_gives_identical_records(tmp_path):
   interrupted = tmp_path / "interrupted"
   env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
   process = subprocess.Popen(
-      [sys.executable, "-m", "sushigo_spiel.cli", "run", str(config_path), "--out",
+      [sys.executable, "-m", "experiments.cli", "run", str(config_path), "--out",
        str(interrupted), "--quiet"], env=env, stdout=subprocess.DEVNULL)
   deadline = time.monotonic() + 60
   while record_count(interrupted) < 5 and process.poll() is None and time.monotonic() < deadline:
@@ -346,7 +346,7 @@ def test_killed_worker_process_then_rerun_gives_identical_records(tmp_path):
   interrupted = tmp_path / "interrupted"
   env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])}
   process = subprocess.Popen(
-      [sys.executable, "-m", "sushigo_spiel.cli", "run", str(config_path), "--out",
+      [sys.executable, "-m", "experiments.cli", "run", str(config_path), "--out",
        str(interrupted), "--quiet", "--workers", "2"], env=env, stdout=subprocess.DEVNULL,
       stderr=subprocess.PIPE)
   deadline = time.monotonic() + 60

@@ -11,11 +11,12 @@ import numpy as np
 import pyspiel
 import pytest
 
-from solvers import abstraction as A
-from solvers import exploitability, policy_io
-from solvers.cfr import regret_matching
-from solvers.mccfr import OutcomeSamplingMCCFR
-from sushigo_spiel import rules as R
+from solvers.equilibrium import abstraction as A
+from solvers.equilibrium import exploitability
+from solvers.equilibrium import policies as policy_io
+from solvers.equilibrium.cfr import regret_matching
+from solvers.equilibrium.mccfr import OutcomeSamplingMCCFR
+from sushigo_spiel.sushi_go import rules as R
 from sushigo_spiel.reduced_games import reduced_game_string
 from support import SA, SQ, T, W, deal, play_with_bots, walk
 
@@ -29,17 +30,17 @@ SCRIPTED = "python_sushi_go(players=2,rounds=1,hand_size=4,deck=tempura:5/sashim
 def test_key_is_unchanged_by_redealing_unseen_cards(game_string):
   game = pyspiel.load_game(game_string)
   rng = random.Random(3)
-  abstraction = A.make_abstraction("summary:2", game.rules)
+  abstraction = A.make_abstraction("summary:2", game)
   checked = 0
   for seed in (1, 2):
     for state in walk(game.new_initial_state(), random.Random(seed)):
       if not state.is_simultaneous_node():
         continue
       for player in range(2):
-        key = abstraction.key(game.rules, state._table, player)
+        key = abstraction.key(game.rules, state.table(), player)
         for _ in range(2):
           other = state.resample_from_infostate(player, rng.random)
-          assert abstraction.key(game.rules, other._table, player) == key
+          assert abstraction.key(game.rules, other.table(), player) == key
           checked += 1
   assert checked > 20
 
@@ -58,11 +59,11 @@ def scripted_states():
 def test_key_is_shared_by_hands_and_lead_knob_coarsens_it():
   game, (a, b) = scripted_states()
   assert a.legal_actions(0) != b.legal_actions(0)
-  summary = A.make_abstraction("summary:1", game.rules)
+  summary = A.make_abstraction("summary:1", game)
   assert summary.fixed_actions and summary.name == "summary:1"
-  assert summary.key(game.rules, a._table, 0) == summary.key(game.rules, b._table, 0)
+  assert summary.key(game.rules, a.table(), 0) == summary.key(game.rules, b.table(), 0)
   # Both seats of a symmetric game share keys: player 1 holds a third hand in the same position.
-  assert summary.key(game.rules, a._table, 1) == summary.key(game.rules, a._table, 0)
+  assert summary.key(game.rules, a.table(), 1) == summary.key(game.rules, a.table(), 0)
   rules = pyspiel.load_game(FULL).rules
   counts = {}
   for n in (1, 3):
@@ -70,17 +71,17 @@ def test_key_is_shared_by_hands_and_lead_knob_coarsens_it():
     for seed in range(6):
       for state in walk(pyspiel.load_game(FULL).new_initial_state(), random.Random(seed)):
         if state.is_simultaneous_node():
-          keys.update(A.Summary(n).key(rules, state._table, p) for p in range(2))
+          keys.update(A.Summary(n).key(rules, state.table(), p) for p in range(2))
     counts[n] = len(keys)
   assert counts[1] < counts[3]
 
 
 def test_lifted_policy_restricts_to_legal_actions_and_renormalises():
   game, (a, b) = scripted_states()
-  summary = A.make_abstraction("summary:2", game.rules)
+  summary = A.make_abstraction("summary:2", game)
   number = {card.name: c for c, card in enumerate(game.rules.cards)}
   t, sa, sq, w = (number[name] for name in (T, SA, SQ, W))
-  key = summary.key(game.rules, a._table, 0)
+  key = summary.key(game.rules, a.table(), 0)
   policy = A.LiftedPolicy(game, summary, {key: ((t, sq, w), np.array([0.2, 0.5, 0.3]))})
   # Hand a holds Tempura, Sashimi and Squid: the Wasabi's 0.3 is dropped, the rest renormalised.
   probabilities = policy.action_probabilities(a, 0)
@@ -98,9 +99,9 @@ def test_lifted_policy_restricts_to_legal_actions_and_renormalises():
 
 def test_solver_regret_matches_over_legal_actions_only():
   game, (a, b) = scripted_states()
-  solver = OutcomeSamplingMCCFR(game, A.make_abstraction("summary:2", game.rules), seed=4)
+  solver = OutcomeSamplingMCCFR(game, A.make_abstraction("summary:2", game), seed=4)
   solver.run(iterations=200)
-  rules, table = game.rules, b._table
+  rules, table = game.rules, b.table()
   key = solver.abstraction.key(rules, table, 0)
   entry = solver._entries[key]
   legal = R.legal_actions(rules, table, 0)
@@ -122,7 +123,7 @@ def test_full_width_cfr_refuses_it():
   with pytest.raises(ValueError, match="does not fix the legal actions"):
     policy_io.make_solver("cfr+", game, "summary:2")
   with pytest.raises(ValueError, match="N must be 1 or more"):
-    A.make_abstraction("summary:0", game.rules)
+    A.make_abstraction("summary:0", game)
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ import pytest
 from open_spiel.python import policy as policy_lib
 
 import sushigo_spiel  # noqa: F401  (registers the games)
-from solvers.game_tree import CHANCE_NODE, DECISION_NODE, TERMINAL_NODE, GameTree
+from solvers.equilibrium.game_tree import CHANCE_NODE, DECISION_NODE, TERMINAL_NODE, GameTree
 
 WASABI = ("python_sushi_go(players=2,rounds=1,hand_size=3,"
           "deck=tempura:2/sashimi:2/squid:1/wasabi:1,deal=hand,utility=margin)")

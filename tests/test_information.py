@@ -21,7 +21,7 @@ import pytest
 from open_spiel.python.observation import make_observation
 from scipy import stats
 
-from sushigo_spiel.drafting import history_steps
+from sushigo_spiel.drafting.adapter import history_steps
 from support import (CH, D, EGG, M2, SA, SAL, SQ, P, T, W, card_totals, deal, load, play,
                      random_playout, walk)
 
@@ -79,7 +79,7 @@ def replay(game, steps):
 
 def public_picks(state):
   """The reveals: every turn's cards by player, and the joint actions of the history."""
-  log = [(turn.round, turn.picks) for turn in state._table.log]  # pylint: disable=protected-access
+  log = [(turn.round, turn.picks) for turn in state.table().log]
   return log, [s for s in steps_of(state) if isinstance(s, list)]
 
 
@@ -91,12 +91,12 @@ def perturb_hidden(state, origins, rng: random.Random):
   pick stays legal. Returns None when no such swap exists.
   """
   game = state.get_game()
-  rules, table = game.rules, state._table  # pylint: disable=protected-access
+  rules, table = game.rules, state.table()
   n, size = rules.num_players, rules.hand_size
   steps = steps_of(state)
   probe, start = game.new_initial_state(), None
   for i, step in enumerate(steps):
-    in_round = probe._table.round == table.round  # pylint: disable=protected-access
+    in_round = probe.table().round == table.round
     if probe.is_chance_node() and in_round and start is None:
       start = i
     if isinstance(step, list):
@@ -130,7 +130,7 @@ def perturb_hidden(state, origins, rng: random.Random):
 def at(game, seed: int, round_: int, turn: int | None = None, dealt: int | None = None):
   """A random state at a given round and turn (decision node) or deal step (chance node)."""
   def stop(state):
-    table = state._table  # pylint: disable=protected-access
+    table = state.table()
     if table.round != round_:
       return False
     if dealt is not None:
@@ -603,7 +603,7 @@ def test_views_ignore_unseen_cards_edited_history(players):
   for seed in range(4):
     rng = random.Random(seed)
     for state in walk(game.new_initial_state(), rng):
-      table = state._table  # pylint: disable=protected-access
+      table = state.table()
       if state.is_chance_node() and rng.random() > 0.1:
         continue
       for p in range(players):
@@ -615,7 +615,7 @@ def test_views_ignore_unseen_cards_edited_history(players):
         other = perturb_hidden(state, hidden, rng)
         if other is None:
           continue
-        deck = other._table.deck  # pylint: disable=protected-access
+        deck = other.table().deck
         assert (other.hands(), deck) != (state.hands(), table.deck)
         changed += 1
         assert views(other, p) == views(state, p)
@@ -764,7 +764,7 @@ def test_resample_two_players_after_first_turn_changes_only_the_deck():
       for p in range(2):
         for k in range(5):
           other = check_resample(state, p, random.Random(k).random)
-          assert other._table == state._table  # pylint: disable=protected-access
+          assert other.table() == state.table()
           assert other.hands() == state.hands()
 
 

@@ -8,7 +8,7 @@ import pytest
 
 import solvers
 from support import deal, legal_names, load, play, play_with_bots, random_playout
-from sushigo_spiel import rules as R
+from sushigo_spiel.sushi_go import rules as R
 
 SEARCHERS = [(name, selection) for name in ("so_ismcts", "mo_ismcts")
              for selection in ("ucb1", "exp3", "regret_matching")]
@@ -49,7 +49,7 @@ def test_never_reads_hidden_cards(name, selection, final):
   rng, checked = random.Random(4), 0
   for seed in range(3):
     state = random_playout(game.new_initial_state(), random.Random(seed),
-                           stop=lambda s: s.is_simultaneous_node() and s._table.turn == seed)  # pylint: disable=protected-access
+                           stop=lambda s: s.is_simultaneous_node() and s.table().turn == seed)
     for player in range(3):
       other = state.resample_from_infostate(player, rng.random)
       assert other.information_state_string(player) == state.information_state_string(player)
@@ -172,7 +172,7 @@ def test_opponent_model_makes_the_search_a_best_response():
 
   for taken, answer in (("Maki Roll 3", "Maki Roll 2"), ("Egg Nigiri", "Salmon Nigiri")):
     for name in ("so_ismcts", "mo_ismcts"):
-      bot = solvers.BOTS[name](game, 0, 3, opponent_model=always(taken), iterations=60)
+      bot = solvers.bot_class(name)(game, 0, 3, opponent_model=always(taken), iterations=60)
       assert state.action_to_string(0, bot.step(state)) == answer
 
 
@@ -187,7 +187,7 @@ def test_opponent_model_can_be_kept_out_of_rollouts():
       calls[key] += 1
       actions = R.legal_actions(rules, table, player)
       return [(a, 1.0 / len(actions)) for a in actions]
-    bot = solvers.BOTS["so_ismcts"](game, 0, 3, opponent_model=model, iterations=30,
+    bot = solvers.bot_class("so_ismcts")(game, 0, 3, opponent_model=model, iterations=30,
                                     model_in_rollouts=in_rollouts)
     bot.step(state)
   assert 30 <= calls[False] < calls[True] / 5
@@ -218,13 +218,13 @@ def test_bad_parameters_are_refused(params, message):
 
 
 def test_other_games_are_refused():
-  game = pyspiel.load_game("python_sushi_draft")
-  with pytest.raises(ValueError, match="not supported; allowed: python_sushi_go"):
+  game = pyspiel.load_game("kuhn_poker")
+  with pytest.raises(ValueError, match="not a drafting game; allowed: python_sushi_go"):
     solvers.make_bot("mo_ismcts", game, 0, seed=0)
 
 
 def test_search_bench_reports_every_searcher_beside_openspiel():
-  from solvers import search_bench  # pylint: disable=import-outside-toplevel
+  from experiments.bench import search as search_bench  # pylint: disable=import-outside-toplevel
   figures = search_bench.run(players=(2,), seconds=0.05, repeats=1)
   speed = figures["speeds"][0]
   assert set(speed["iterations_per_s"]) == {"openspiel_ismcts", "so_ismcts", "mo_ismcts"}

@@ -5,7 +5,7 @@ import itertools
 import numpy as np
 import pytest
 
-from solvers import matrix_game
+from solvers.search import matrix_game
 
 
 def check_optimal(payoff, solution, tolerance=1e-7):

@@ -11,7 +11,7 @@ import pyspiel
 import pytest
 
 import sushigo_spiel
-from sushigo_spiel import rules as R
+from sushigo_spiel.drafting import dynamics as D
 
 from support import card_totals, load, random_playout
 
@@ -24,7 +24,7 @@ def check_invariants(state) -> None:
   """State checker for random_sim_test: cards conserved, equal hand sizes, Puddings kept."""
   rules = state.get_game().rules
   assert card_totals(state) == list(rules.deck)
-  table = state._table  # pylint: disable=protected-access
+  table = state.table()
   if state.is_simultaneous_node():
     sizes = {sum(hand) for hand in table.hands}
     assert sizes == {rules.hand_size - table.turn}
@@ -59,9 +59,9 @@ def test_declared_utility_matches_mode(utility, kind, total):
 
 
 def test_pseudo_player_numbers_are_openspiel_ones():
-  assert R.CHANCE == pyspiel.PlayerId.CHANCE
-  assert R.SIMULTANEOUS == pyspiel.PlayerId.SIMULTANEOUS
-  assert R.TERMINAL == pyspiel.PlayerId.TERMINAL
+  assert D.CHANCE == pyspiel.PlayerId.CHANCE
+  assert D.SIMULTANEOUS == pyspiel.PlayerId.SIMULTANEOUS
+  assert D.TERMINAL == pyspiel.PlayerId.TERMINAL
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
@@ -189,7 +189,7 @@ def deal_distribution(game) -> dict:
   while frontier:
     state, prob = frontier.pop()
     if not state.is_chance_node():
-      result[state._table.hands] += prob  # pylint: disable=protected-access
+      result[state.table().hands] += prob
       continue
     for action, p in state.chance_outcomes():
       child = state.clone()

@@ -15,9 +15,10 @@ import pyspiel
 import pytest
 from scipy import optimize
 
-from solvers import engine, selection, world_solvers
-from solvers.pimc import PIMCBot
-from solvers.search_bench import opening, worlds_per_second
+from solvers.search import rollouts, selection, world_solvers
+from sushigo_spiel.sushi_go.dynamics import DYNAMICS
+from solvers.search.pimc import PIMCBot
+from experiments.bench.search import opening, worlds_per_second
 from support import EGG, SQ, W, T, SAL, action_by_name, deal, load, play_with_bots, walk
 
 SMALL = {"rounds": 1, "hand_size": 3,
@@ -59,7 +60,7 @@ def brute_force_value(state, player: int) -> float:
 def settings(kind: str, game, **changes) -> world_solvers.Settings:
   defaults = world_solvers.Settings(
       kind=kind, exact_threshold=10, depth=0, rollouts=2, iterations=100,
-      rollout_policy=engine.random_policy,
+      rollout_policy=rollouts.RandomPolicy(DYNAMICS),
       bandit_factory=selection.make_bandit_factory("ucb1", game.num_distinct_actions()))
   return defaults._replace(**changes)
 
@@ -75,7 +76,7 @@ def test_exact_solver_equals_brute_force(hand_size, seed):
   game = load(players=2, rounds=1, hand_size=hand_size, utility="margin",
               deck="tempura:3/egg:2/salmon:2/squid:2/wasabi:2/maki3:2/dumpling:3")
   state = random_decision(game, seed)
-  result = world_solvers.solve_world(game.rules, state._table, 0, settings("exact", game),
+  result = world_solvers.solve_world(game.rules, state.table(), 0, settings("exact", game),
                                      np.random.default_rng(0))
   value = sum(result.policy[a] * result.values[a] for a in result.values)
   assert value == pytest.approx(brute_force_value(state, 0), abs=1e-6)
@@ -88,9 +89,9 @@ def test_exact_solver_in_the_last_round_of_a_longer_game():
               deck="tempura:3/egg:2/salmon:2/squid:2/wasabi:2/pudding:3")
   rng = random.Random(5)
   state = next(s for s in walk(game.new_initial_state(), rng)
-               if s.is_simultaneous_node() and s._table.round == 1)
+               if s.is_simultaneous_node() and s.table().round == 1)
   for player in (0, 1):
-    result = world_solvers.solve_world(game.rules, state._table, player,
+    result = world_solvers.solve_world(game.rules, state.table(), player,
                                        settings("exact", game), np.random.default_rng(0))
     value = sum(result.policy[a] * result.values[a] for a in result.values)
     assert value == pytest.approx(brute_force_value(state, player), abs=1e-6)
@@ -156,7 +157,7 @@ def test_hidden_cards_do_not_change_the_decision(players):
   game = load(players=players, **{**SMALL, "hand_size": 4})
   state = random_decision(game, 9)
   redealt = [state.resample_from_infostate(0, random.Random(k).random) for k in range(3)]
-  assert any(r._table.hands != state._table.hands for r in redealt)
+  assert any(r.table().hands != state.table().hands for r in redealt)
   for params in ({"world_solver": "smmcts"}, {}):
     policies = [PIMCBot(game, 0, seed=5, worlds=3, iterations=30, **params).get_policy(s)
                 for s in [state] + redealt]
@@ -288,12 +289,12 @@ def test_strategy_fusion_picks_a_worse_move():
   my_hand = tuple(int(card in (tempura, wasabi)) for card in range(len(rules.cards)))
 
   # PIMC's averaged values, with every world weighted by its probability.
-  worlds = [(s, p) for s, p in leaves if s._table.hands[0] == my_hand]
+  worlds = [(s, p) for s, p in leaves if s.table().hands[0] == my_hand]
   total = sum(p for _, p in worlds)
   pimc = dict.fromkeys((tempura, wasabi), 0.0)
   guaranteed = dict.fromkeys((tempura, wasabi), 0.0)
   for state, p in worlds:
-    result = world_solvers.solve_world(rules, state._table, 0, settings("exact", game),
+    result = world_solvers.solve_world(rules, state.table(), 0, settings("exact", game),
                                        np.random.default_rng(0))
     for action in pimc:
       pimc[action] += p / total * result.values[action]
@@ -322,7 +323,7 @@ def margin_after(state, mine: int, theirs: int) -> float:
 def restricted_game_value(leaves, fixed_hand, fixed_action) -> float:
   """The value for player 0 of the one-pick game over every deal, player 0 being bound to
   `fixed_action` when it holds `fixed_hand` (normal form solved by `zero_sum_value`)."""
-  hands = [sorted({s._table.hands[p] for s, _ in leaves}) for p in (0, 1)]
+  hands = [sorted({s.table().hands[p] for s, _ in leaves}) for p in (0, 1)]
   # Without Chopsticks in the deck, the legal picks are the cards in hand.
   picks = [[[card for card, count in enumerate(hand) if count] for hand in hands[p]]
            for p in (0, 1)]
@@ -330,7 +331,7 @@ def restricted_game_value(leaves, fixed_hand, fixed_action) -> float:
   strategies[0] = [s for s in strategies[0] if s[hands[0].index(fixed_hand)] == fixed_action]
   payoff = np.zeros([len(strategies[0]), len(strategies[1])])
   for state, p in leaves:
-    h0, h1 = (hands[q].index(state._table.hands[q]) for q in (0, 1))
+    h0, h1 = (hands[q].index(state.table().hands[q]) for q in (0, 1))
     table = {}
     for i, s0 in enumerate(strategies[0]):
       for j, s1 in enumerate(strategies[1]):

@@ -9,7 +9,7 @@ import numpy as np
 import pyspiel
 import pytest
 
-from solvers import policy_io
+from solvers.equilibrium import policies as policy_io
 from support import play_with_bots, walk
 
 TINY = ("python_sushi_go(players=2,rounds=1,hand_size=3,deal=hand,utility=margin,"

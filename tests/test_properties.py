@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from open_spiel.python.observation import make_observation
 
 from support import card_totals, load, random_playout, walk
-from sushigo_spiel import rules as R
-from sushigo_spiel.scoring import score_puddings
+from sushigo_spiel.sushi_go import rules as R
+from sushigo_spiel.sushi_go.scoring import score_puddings
 
 CHANCE = int(pyspiel.PlayerId.CHANCE)
 SMALL_DECK = ("tempura:5/sashimi:4/dumpling:4/maki2:4/salmon:3/squid:2/wasabi:3/chopsticks:4"
@@ -62,7 +62,7 @@ def round_starts(state) -> list[int]:
   probe, starts, pending = game.new_initial_state(), [], []
   history = state.full_history()
   for i, entry in enumerate(history):
-    if probe.is_chance_node() and probe._table.dealt == 0:  # pylint: disable=protected-access
+    if probe.is_chance_node() and probe.table().dealt == 0:
       starts.append(i)
     if entry.player < 0:  # a chance outcome (or a flat joint action)
       probe.apply_action(entry.action)
@@ -71,7 +71,7 @@ def round_starts(state) -> list[int]:
       if len(pending) == n:
         probe.apply_actions(pending)
         pending = []
-  if probe.is_chance_node() and probe._table.dealt == 0:  # pylint: disable=protected-access
+  if probe.is_chance_node() and probe.table().dealt == 0:
     starts.append(len(history))
   return starts
 
@@ -101,12 +101,12 @@ def test_hand_sizes_are_equal_and_shrink_by_one_per_turn(players, utility, varia
       continue
     decisions += 1
     sizes = [len(hand) for hand in state.hands()]
-    table = state._table  # pylint: disable=protected-access
+    table = state.table()
     if table.robot:  # the controller holds the card it drew from the robot's pile
       sizes[R.controller(game.rules, table)] -= 1
     sizes = set(sizes)
     assert len(sizes) == 1, state.hands()
-    current = (state._table.round, sizes.pop())  # pylint: disable=protected-access
+    current = (state.table().round, sizes.pop())
     if previous is not None and previous[0] == current[0]:
       assert current[1] == previous[1] - 1
     else:
@@ -262,9 +262,9 @@ def test_clone_is_equal_and_independent(players, utility, variant, seed):
     if state.is_terminal():
       break
     # Play a whole round on the clone: the original does not move.
-    round_ = clone._table.round  # pylint: disable=protected-access
+    round_ = clone.table().round
     random_playout(clone, random.Random(seed + 2),
-                   stop=lambda s: s._table.round > round_)  # pylint: disable=protected-access
+                   stop=lambda s: s.table().round > round_)
     assert clone.history() != state.history()
     after = (str(state), state.history(), [state.information_state_string(p)
                                            for p in range(game.num_players())])

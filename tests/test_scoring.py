@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sushigo_spiel import cards
-from sushigo_spiel import scoring
+from sushigo_spiel.sushi_go import cards
+from sushigo_spiel.sushi_go import scoring
 from support import CH, D, EGG, M1, M2, M3, SA, SAL, SQ, P, T, W
-from sushigo_spiel.scoring import (
+from sushigo_spiel.sushi_go.scoring import (
     maki_points,
     round_breakdown,
     score_puddings,

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from solvers.selection import make_bandit_factory
+from solvers.search.selection import make_bandit_factory
 
 
 class FixedDraw:

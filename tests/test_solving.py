@@ -16,10 +16,10 @@ import pytest
 from experiments import config as config_lib
 from experiments import runner
 from experiments import solving
-from solvers import exploitability
-from solvers.game_tree import GameTree
+from solvers.equilibrium import exploitability
+from solvers.equilibrium.game_tree import GameTree
 from sushigo_spiel import reduced_games
-from sushigo_spiel.cli import main
+from experiments.cli import main
 
 CONVERGENCE = """
 [experiment]
@@ -91,10 +91,10 @@ def test_convergence_points_match_the_solvers_run_directly(convergence_run, tiny
   entries = results(convergence_run)
   assert [(e["algorithm"], [p["iterations"] for p in e["points"]]) for e in entries] == [
       ("cfr", [1, 3, 12, 40]), ("cfr+", [1, 3, 12, 40]), ("os-mccfr", [1, 7, 45, 300])]
-  from solvers.cfr import CFRPlus  # pylint: disable=import-outside-toplevel
-  from solvers.abstraction import make_abstraction  # pylint: disable=import-outside-toplevel
+  from solvers.equilibrium.cfr import CFRPlus  # pylint: disable=import-outside-toplevel
+  from solvers.equilibrium.abstraction import make_abstraction  # pylint: disable=import-outside-toplevel
   game = reduced_games.load_reduced("tiny")
-  solver = CFRPlus(game, make_abstraction("identity", game.rules), tree=tiny_tree)
+  solver = CFRPlus(game, make_abstraction("identity", game), tree=tiny_tree)
   solver.run(iterations=40)
   direct = exploitability.exploitability(tiny_tree, solver.average_policy_array())
   assert entries[1]["points"][-1]["exploitability"] == pytest.approx(direct, abs=1e-12)

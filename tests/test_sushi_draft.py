@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import sushigo_spiel  # noqa: F401  (registers the games)
 from open_spiel.python.observation import make_observation
 
-from sushigo_spiel import draft_rules as R
+from sushigo_spiel.sushi_draft import rules as R
 
 from support import random_playout, walk
 
@@ -93,7 +93,7 @@ def test_turn_flow_keep_pass_and_last_card_discarded():
   assert state.is_terminal()
   records = state.round_records()
   assert records[0].eaten == [[TUNA, SALMON], [CUCUMBER, TUNA], [SHRIMP, MACKEREL]]
-  assert state._table.results[0].discards == (1, 1, 2)  # pylint: disable=protected-access
+  assert state.table().results[0].discards == (1, 1, 2)
 
 
 def test_wild_needs_a_type_already_eaten_and_is_declared():
@@ -263,7 +263,7 @@ def test_parameters_from_string():
 
 def check_invariants(state) -> None:
   """Cards conserved, equal hand sizes, chips conserved."""
-  rules, table = state.get_game().rules, state._table  # pylint: disable=protected-access
+  rules, table = state.get_game().rules, state.table()
   if table.actor == R.SIMULTANEOUS:
     totals = list(table.deck)
     for hand in table.hands:

@@ -6,9 +6,10 @@ import pyspiel
 import pytest
 
 import solvers
-from sushigo_spiel import rules as R
-from sushigo_spiel import scoring
-from sushigo_spiel.scoring import score_round
+from sushigo_spiel.sushi_go import knowledge
+from sushigo_spiel.sushi_go import rules as R
+from sushigo_spiel.sushi_go import scoring
+from sushigo_spiel.sushi_go.scoring import score_round
 from support import (D, EGG, M1, M2, M3, P, SA, SQ, T, W, deal, legal_names, load, play,
                      play_with_bots, random_playout, walk)
 
@@ -66,9 +67,9 @@ def test_seen_hands_follow_the_direction_of_the_round():
   deal(state, [[T, T, T], [SA, SA, SA], [P, P, P]])
   play(state, [T, SA, P])  # round 2 passes right: player 2 now holds player 0's hand
   rules = game.rules
-  table = state._table  # pylint: disable=protected-access
-  assert R.hand_seen(rules, table, 0, 2)
-  assert not R.hand_seen(rules, table, 0, 1)
+  table = state.table()
+  assert knowledge.hand_seen(rules, table, 0, 2)
+  assert not knowledge.hand_seen(rules, table, 0, 1)
   assert "P2 hand (seen) [Tempura x2]" in state.observation_string(0)
   assert "P1 hand (seen)" not in state.observation_string(0)
 
@@ -87,7 +88,7 @@ def test_resample_keeps_every_view_in_rounds_passing_right(players):
   rng = random.Random(players)
   checked = 0
   for state in walk(game.new_initial_state(), rng):
-    if not state.is_simultaneous_node() or state._table.round != 1:  # pylint: disable=protected-access
+    if not state.is_simultaneous_node() or state.table().round != 1:
       continue
     for p in range(players):
       other = state.resample_from_infostate(p, random.Random(rng.random()).random)
@@ -238,7 +239,7 @@ def test_robot_control_alternates_across_rounds():
   controllers = []
   while not state.is_terminal():
     if state.is_simultaneous_node():
-      controllers.append(R.controller(rules, state._table))  # pylint: disable=protected-access
+      controllers.append(R.controller(rules, state.table()))
     random_playout(state, random.Random(len(controllers)),
                    stop=lambda s, start=len(state.history()): len(s.history()) > start)
   assert controllers == [0, 1, 0, 1, 0, 1]

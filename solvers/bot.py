@@ -1,0 +1,107 @@
+"""The base of every bot: one place for the plumbing all of them share.
+
+A bot is a `pyspiel.Bot` built as `Bot(game, player_id, seed, **params)` for one player of a
+drafting game (`python_sushi_go`, `python_sushi_draft`) or of its `pyspiel.convert_to_turn_based`
+form. This base checks the parameters against the class's `PARAMETERS` (names and defaults) and
+the seat, finds the simultaneous game under a turn-based one, checks at each call that the bot's
+player has a move, and draws the move from the bot's policy (`get_policy`), so that the policy a
+bot reports is the distribution its move comes from. Subclasses implement `policy_at(table)`, the
+policy at a simultaneous node given as the rules' `Table` (what the player may know there is
+`self.dynamics.knowledge(self.rules, table, self.player_id)`), or override `get_policy` when they
+work on pyspiel states.
+
+All randomness comes from the seed: `self.uniform` draws floats in [0, 1) from
+`numpy.random.default_rng(seed)` unless a subclass sets another generator from the same seed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+from sushigo_spiel.drafting.adapter import simultaneous_game, simultaneous_state
+from sushigo_spiel.drafting.dynamics import SIMULTANEOUS
+from sushigo_spiel.drafting.sampling import draw_action
+
+Policy = list[tuple[int, float]]
+
+
+class Bot(pyspiel.Bot):
+  """Shared plumbing of the project's bots (see the module docstring)."""
+
+  PARAMETERS: dict[str, Any] = {}
+  GAMES: tuple[str, ...] = ("python_sushi_go", "python_sushi_draft")  # games the bot plays
+  # Whether `policy_at` is a quick function of the table alone (no search, no random draws), so
+  # other algorithms may ask it at any node: opponent models, reading a bot as a policy.
+  cheap_policy = False
+
+  def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
+    pyspiel.Bot.__init__(self)
+    self.params = checked_parameters(type(self), params)
+    self.game = simultaneous_game(game)
+    if self.game.dynamics.short_name not in self.GAMES:
+      raise ValueError(f"{type(self).__name__} plays {', '.join(self.GAMES)}; got {self.game}")
+    self.rules, self.dynamics = self.game.rules, self.game.dynamics
+    if not 0 <= player_id < self.rules.num_players:
+      raise ValueError(f"player_id {player_id} is out of range 0..{self.rules.num_players - 1}")
+    self.player_id = player_id
+    self.seed = seed
+    self.rng = np.random.default_rng(seed)
+    self.uniform = self.rng.random
+
+  # ----- pyspiel.Bot
+
+  def restart_at(self, state: pyspiel.State) -> None:
+    """Nothing to do: a bot reads every position afresh."""
+    del state
+
+  def inform_action(self, state: pyspiel.State, player_id: int, action: int) -> None:
+    del state, player_id, action  # nothing is kept between moves
+
+  def provides_policy(self) -> bool:
+    return True
+
+  def get_policy(self, state: pyspiel.State) -> Policy:
+    """The distribution the bot's move at `state` is drawn from, as (action, probability)."""
+    return self.policy_at(self.table(state))
+
+  def step_with_policy(self, state: pyspiel.State) -> tuple[Policy, int]:
+    policy = self.get_policy(state)
+    return policy, draw_action(policy, self.uniform)
+
+  def step(self, state: pyspiel.State) -> int:
+    return self.step_with_policy(state)[1]
+
+  # ----- for subclasses
+
+  def policy_at(self, table) -> Policy:
+    """The policy of the bot's player at a simultaneous node of the rules."""
+    raise NotImplementedError
+
+  def table(self, state: pyspiel.State):
+    """The rules' `Table` at `state` (either form of the game), where the bot's player must have
+    a move; a ValueError otherwise."""
+    self.check_turn(state)
+    table = simultaneous_state(state).table()
+    if table.actor != SIMULTANEOUS:
+      raise ValueError("a bot needs a node where the players choose; this one is a chance node or"
+                       " the end of the game")
+    return table
+
+  def check_turn(self, state: pyspiel.State) -> None:
+    if not state.is_simultaneous_node() and state.current_player() != self.player_id:
+      raise ValueError(f"player {self.player_id} has no move here (current player: "
+                       f"{state.current_player()})")
+
+
+def checked_parameters(bot_class: type[Bot], params: dict[str, Any]) -> dict[str, Any]:
+  """`bot_class.PARAMETERS` updated with `params`; a ValueError names any unknown parameter."""
+  defaults = bot_class.PARAMETERS
+  unknown = sorted(set(params) - set(defaults))
+  if unknown:
+    raise ValueError(f"unknown parameter(s) {', '.join(unknown)} for {bot_class.__name__}; "
+                     f"allowed (with defaults): {defaults}")
+  return {**defaults, **params}
+

@@ -1,0 +1,81 @@
+"""Approximate exploitability: a search agent best-responding to a fixed policy, on games too large
+for an exact best response.
+
+A best response is out of reach on the full game, but any agent's gain against a policy is a lower
+bound on the best response's. Here the agent is Information-Set MCTS (`solvers/search/ismcts.py`) whose
+opponent model is the policy itself, so its search approximates a best response to that policy:
+in seat s it plays against the policy in every other seat, and its gain is its return minus the
+policy's own return in seat s when the policy plays itself.
+
+  gain_s  = E[u_s(agent in seat s, policy elsewhere)] - E[u_s(policy everywhere)]
+  bound   = sum over seats of gain_s            (a lower bound on NashConv)
+            that sum / 2 for two-player zero- and constant-sum games (on exploitability, in
+            OpenSpiel's convention, as `exploitability.exploitability`)
+
+Game k of seat s draws from `SeedSequence(seed, spawn_key=(s, k))` its chance stream and the bots'
+seeds, used by both the agent's game and the self-play game: the two games share their deals until
+their picks differ (common random numbers), so the paired differences have a small variance. The
+intervals over games are computed by the experiment (`experiments/solving`).
+
+The opponent model is read from the policy's own probabilities where a bot can tell them quickly at
+any table (`Bot.cheap_policy`): a saved CFR policy (`PolicyBot`) and the baselines. A search bot's policy cannot be read at every
+node of another search without searching there too; against those the agent searches with its own
+bandits for the opponents (plain ISMCTS), which still gives a valid, looser, lower bound.
+On a reduced game the experiment compares the bound with the exact best-response gain.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
+
+import numpy as np
+import pyspiel
+
+from solvers.match import play_match
+from solvers.search.ismcts import OpponentModel, SOISMCTSBot
+
+BotFactory = Callable[[pyspiel.Game, int, int], pyspiel.Bot]  # (game, player, seed) -> bot
+
+
+class GainRecord(NamedTuple):
+  """Game `index` of `seat`: the agent's return there, and the policy's in self-play."""
+  seat: int
+  index: int
+  agent: float
+  self_play: float
+
+
+def opponent_model(bots: Sequence[pyspiel.Bot]) -> OpponentModel | None:
+  """The policy of `bots` (one per player) at a table, when every one of them can tell it; else
+  None."""
+  if not all(getattr(bot, "cheap_policy", False) for bot in bots):
+    return None
+  return lambda rules, table, player: bots[player].policy_at(table)
+
+
+def play_gain(game: pyspiel.Game, make_policy: BotFactory, seat: int, index: int, seed: int,
+              agent_params: dict, model_in_rollouts: bool = True) -> GainRecord:
+  """One paired game: the agent in `seat` against the policy, and the policy against itself.
+  `model_in_rollouts=False` asks the policy in the agent's tree only (see `ISMCTSBot`)."""
+  n = game.num_players()
+  chance_seed, agent_seed, *seat_seeds = np.random.SeedSequence(
+      seed, spawn_key=(seat, index)).spawn(2 + n)
+  seeds = [int(s.generate_state(1)[0]) for s in seat_seeds]
+  policy_bots = [make_policy(game, p, seeds[p]) for p in range(n)]
+  self_play = play_match(game, policy_bots, np.random.default_rng(chance_seed))
+  policy_bots = [make_policy(game, p, seeds[p]) for p in range(n)]
+  model = opponent_model([make_policy(game, p, seeds[p]) for p in range(n)])
+  agent = SOISMCTSBot(game, seat, int(agent_seed.generate_state(1)[0]), opponent_model=model,
+                      model_in_rollouts=model_in_rollouts, **agent_params)
+  against = play_match(game, [agent if p == seat else policy_bots[p] for p in range(n)],
+                       np.random.default_rng(chance_seed))
+  return GainRecord(seat, index, against.returns()[seat], self_play.returns()[seat])
+
+
+def halves_nash_conv(game: pyspiel.Game) -> bool:
+  """Whether exploitability is NashConv / 2 here: two players, zero or constant sum."""
+  utility = game.get_type().utility
+  return game.num_players() == 2 and utility in (pyspiel.GameType.Utility.ZERO_SUM,
+                                                 pyspiel.GameType.Utility.CONSTANT_SUM)
+

@@ -1,0 +1,472 @@
+"""The whole game tree of a small drafting game as numpy arrays, for exact solvers.
+
+Exact computations (best response, NashConv, CFR, sequence-form LPs) visit every history of a
+game many times. Walking pyspiel states in Python for each visit is slow, so `GameTree` walks the
+game once, through the game's pure rules functions (its `Dynamics`), and stores the tree in
+flat arrays on which such passes are a few numpy operations per depth.
+
+The tree is the one of `pyspiel.convert_to_turn_based(game)`: at a simultaneous node player 0 acts,
+then player 1, ..., each without seeing the choices made earlier in the same turn (a player with a
+single legal action still gets its node, as in OpenSpiel's wrapper). So results compare exactly
+with OpenSpiel's algorithms on the turn-based game, and a best response there is one in the
+simultaneous game.
+
+Nodes (arrays of length `num_nodes`, index 0 is the root)
+  Ordered by depth (breadth first), so the nodes of depth d are `level_starts[d]:level_starts[d+1]`
+  and the children of a node are contiguous: `first_child[v] : first_child[v] + num_children[v]`.
+  kind          CHANCE_NODE, DECISION_NODE or TERMINAL_NODE
+  player        the acting player; CHANCE (-1) at chance nodes, TERMINAL (-4) at ends
+  infoset       information-set index at decision nodes, -1 elsewhere
+  depth, parent (-1 at the root), first_child, num_children
+  returns       [num_nodes, num_players] utilities at terminal nodes, zero elsewhere
+  An edge is named by its child node, so per-edge arrays are node arrays too:
+  action        the action (chance outcome, or the player's action) leading into the node
+  chance_prob   its probability when the parent is a chance node, else 1
+  edge_slot     its slot (see below) when the parent is a decision node, else -1
+
+Information sets (arrays of length `num_infosets`, ordered by depth, then by first visit)
+  All nodes of an information set have the same depth (checked while building), so passes that
+  go depth by depth handle whole information sets at once.
+  infoset_player, infoset_depth, infoset_node (a representative node)
+  infoset_level_starts, slot_level_starts: the information sets (slots) of depth d are
+  `infoset_level_starts[d]:infoset_level_starts[d+1]` (likewise for slots)
+  infoset_first_slot, infoset_num_actions: the information set's slots. A slot is one legal
+  action of one information set; slots of an information set are contiguous, actions increasing.
+  slot_action, slot_infoset, slot_player (arrays of length `num_slots`)
+  infoset_actions(i)        the legal actions, in order
+  infoset_tables[i]         the `Table` of a representative node, with `rules`: what the player
+                            knows is a function of it (for features of an abstraction)
+  infoset_string(i)         the simultaneous game's information state string for the player
+  turn_based_string(i)      the string `convert_to_turn_based(game)` gives at that node
+  infoset_index(string)     the inverse (either string)
+  num_infosets_per_player, num_histories (nodes of the simultaneous game), num_terminals
+
+Behaviour strategies are arrays of length `num_slots` (a probability per information set and
+action); `uniform_policy()`, `edge_probabilities`, `reach_probabilities`, `expected_values` and
+`level_sums` are the vectorised building blocks; `policy_array` reads any policy form (an array,
+a `policy.TabularPolicy` of either game, a C++ `pyspiel.TabularPolicy`, any `policy.Policy` of
+either game, a C++ `pyspiel.Policy` such as `CFRSolver.average_policy()`), and
+`to_tabular_policy`, `to_pyspiel_tabular_policy` and `to_policy` write one.
+`simultaneous_state(node)` and `turn_based_state(node)` rebuild pyspiel states.
+
+Information sets are keyed, while building, by the game's `infoset_key` (what the player has seen,
+as a tuple), the same partition as the information state string (tested), which is built only when
+asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pyspiel
+from open_spiel.python import policy as policy_lib
+
+from sushigo_spiel.drafting.adapter import DraftingGame
+from sushigo_spiel.drafting.dynamics import CHANCE, SIMULTANEOUS, TERMINAL
+
+CHANCE_NODE, DECISION_NODE, TERMINAL_NODE = 0, 1, 2
+_TURN_BASED_PREFIX = "Current player: {}\n"
+
+
+class GameTree:
+  """The arrays of one game's turn-based tree (see the module docstring)."""
+
+  def __init__(self, game: pyspiel.Game):
+    if not isinstance(game, DraftingGame):
+      raise ValueError(f"GameTree needs a drafting game (python_sushi_go or python_sushi_draft);"
+                       f" got {game}")
+    self.game = game
+    self.rules = game.rules
+    self.num_players = game.num_players()
+    self._dynamics = game.dynamics
+    self._observer = game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=True))
+    self._turn_based_game = None
+    self._strings = None
+    self._string_index = None
+    self._build()
+
+  # ----- building
+
+  def _build(self) -> None:
+    rules, dyn, n = self.rules, self._dynamics, self.num_players
+    kind, player, infoset, depth, parent = [], [], [], [], []
+    first_child, num_children, action, chance_prob, edge_slot = [], [], [], [], []
+    terminal_nodes, terminal_returns = [], []
+    infoset_ids: dict = {}
+    inf_player, inf_depth, inf_node, inf_first_slot, inf_tables = [], [], [], [], []
+    slot_action, slot_infoset = [], []
+    level_starts = [0]
+    # A level entry: (table, actions chosen earlier this turn, parent, action in, prob, slot).
+    level = [(self._root_table(), (), -1, -1, 1.0, -1)]
+    histories = 0
+    d = 0
+    while level:
+      next_level = []
+      next_first = level_starts[-1] + len(level)
+      per_table = {}  # id(table) -> (legal actions, infoset) of the player acting there
+      for entry in level:
+        table, partial, up, act, prob, slot = entry
+        node = len(kind)
+        parent.append(up)
+        action.append(act)
+        chance_prob.append(prob)
+        edge_slot.append(slot)
+        depth.append(d)
+        first_child.append(next_first + len(next_level))
+        if not partial:
+          histories += 1
+        actor = table.actor
+        if actor == TERMINAL:
+          kind.append(TERMINAL_NODE)
+          player.append(TERMINAL)
+          infoset.append(-1)
+          num_children.append(0)
+          terminal_nodes.append(node)
+          terminal_returns.append(dyn.returns(rules, table))
+        elif actor == CHANCE:
+          kind.append(CHANCE_NODE)
+          player.append(CHANCE)
+          infoset.append(-1)
+          outcomes = dyn.chance_outcomes(rules, table)
+          num_children.append(len(outcomes))
+          for outcome, p in outcomes:
+            next_level.append((dyn.apply_chance(rules, table, outcome), (), node, outcome, p, -1))
+        else:
+          assert actor == SIMULTANEOUS
+          mover = len(partial)
+          cached = per_table.get(id(table))
+          if cached is None:
+            legal = dyn.legal_actions(rules, table, mover)
+            key = (mover, dyn.infoset_key(rules, table, mover))
+            index = infoset_ids.get(key)
+            if index is None:
+              index = infoset_ids[key] = len(inf_player)
+              inf_player.append(mover)
+              inf_depth.append(d)
+              inf_node.append(node)
+              inf_first_slot.append(len(slot_action))
+              inf_tables.append(table)
+              slot_action.extend(legal)
+              slot_infoset.extend([index] * len(legal))
+            elif inf_depth[index] != d:
+              raise AssertionError(f"information set {index} spans depths {inf_depth[index]}"
+                                   f" and {d}")
+            cached = per_table[id(table)] = (legal, index)
+          legal, index = cached
+          kind.append(DECISION_NODE)
+          player.append(mover)
+          infoset.append(index)
+          num_children.append(len(legal))
+          base = inf_first_slot[index]
+          last = mover == n - 1
+          for rank, a in enumerate(legal):
+            chosen = partial + (a,)
+            child = dyn.play(rules, table, list(chosen)) if last else table
+            next_level.append((child, () if last else chosen, node, a, 1.0, base + rank))
+      level_starts.append(level_starts[-1] + len(level))
+      level = next_level
+      d += 1
+
+    self.kind = np.array(kind, np.int8)
+    self.player = np.array(player, np.int32)
+    self.infoset = np.array(infoset, np.int64)
+    self.depth = np.array(depth, np.int32)
+    self.parent = np.array(parent, np.int64)
+    self.first_child = np.array(first_child, np.int64)
+    self.num_children = np.array(num_children, np.int64)
+    self.action = np.array(action, np.int64)
+    self.chance_prob = np.array(chance_prob, np.float64)
+    self.edge_slot = np.array(edge_slot, np.int64)
+    self.level_starts = np.array(level_starts, np.int64)
+    self.num_nodes = len(kind)
+    self.num_levels = len(level_starts) - 1
+    self.num_histories = histories
+    self.terminal_nodes = np.array(terminal_nodes, np.int64)
+    self.num_terminals = len(terminal_nodes)
+    self.returns = np.zeros((self.num_nodes, n))
+    self.returns[self.terminal_nodes] = np.array(terminal_returns, np.float64).reshape(-1, n)
+    self.infoset_player = np.array(inf_player, np.int32)
+    self.infoset_depth = np.array(inf_depth, np.int32)
+    self.infoset_node = np.array(inf_node, np.int64)
+    self.infoset_first_slot = np.array(inf_first_slot, np.int64)
+    self.infoset_tables = inf_tables
+    self.num_infosets = len(inf_player)
+    self.slot_action = np.array(slot_action, np.int64)
+    self.slot_infoset = np.array(slot_infoset, np.int64)
+    self.num_slots = len(slot_action)
+    self.infoset_num_actions = np.diff(np.append(self.infoset_first_slot, self.num_slots))
+    self.slot_player = self.infoset_player[self.slot_infoset]
+    self.num_infosets_per_player = tuple(
+        int(np.sum(self.infoset_player == p)) for p in range(n))
+    self.parent_kind = np.where(self.parent >= 0, self.kind[np.maximum(self.parent, 0)], -1)
+    self.parent_player = np.where(self.parent >= 0, self.player[np.maximum(self.parent, 0)],
+                                  TERMINAL)
+    self._decision_edges = np.flatnonzero(self.edge_slot >= 0)
+    self.infoset_level_starts = np.searchsorted(self.infoset_depth,
+                                                np.arange(self.num_levels + 1))
+    self.slot_level_starts = np.append(self.infoset_first_slot, self.num_slots)[
+        self.infoset_level_starts]
+
+  def _root_table(self):
+    return self._dynamics.initial_table(self.rules)
+
+  # ----- information sets
+
+  def infoset_actions(self, infoset: int) -> list[int]:
+    start = self.infoset_first_slot[infoset]
+    return self.slot_action[start:start + self.infoset_num_actions[infoset]].tolist()
+
+  def infoset_string(self, infoset: int) -> str:
+    """The simultaneous game's information state string of the information set's player."""
+    if self._strings is not None:
+      return self._strings[infoset]
+    return self._observer.string_from_table(self.infoset_tables[infoset],
+                                      int(self.infoset_player[infoset]))
+
+  def turn_based_string(self, infoset: int) -> str:
+    """The information state string `convert_to_turn_based(game)` gives its player there."""
+    return _TURN_BASED_PREFIX.format(self.infoset_player[infoset]) + self.infoset_string(infoset)
+
+  @property
+  def infoset_strings(self) -> list[str]:
+    if self._strings is None:
+      self._strings = [self.infoset_string(i) for i in range(self.num_infosets)]
+    return self._strings
+
+  def infoset_index(self, string: str) -> int:
+    """The information set whose simultaneous or turn-based string is `string`."""
+    if self._string_index is None:
+      index = {}
+      for i, s in enumerate(self.infoset_strings):
+        index[s] = i
+        index[_TURN_BASED_PREFIX.format(self.infoset_player[i]) + s] = i
+      self._string_index = index
+    try:
+      return self._string_index[string]
+    except KeyError:
+      raise ValueError(f"no information set of this tree has the string {string!r}") from None
+
+  # ----- states
+
+  @property
+  def turn_based_game(self) -> pyspiel.Game:
+    if self._turn_based_game is None:
+      self._turn_based_game = pyspiel.convert_to_turn_based(self.game)
+    return self._turn_based_game
+
+  def path(self, node: int) -> list[int]:
+    """The nodes from the root to `node`, both included."""
+    nodes = [node]
+    while self.parent[nodes[-1]] >= 0:
+      nodes.append(int(self.parent[nodes[-1]]))
+    return nodes[::-1]
+
+  def simultaneous_state(self, node: int) -> pyspiel.State:
+    """The simultaneous game's state at `node`; at a decision node of a player after the first,
+    the state before the turn (the earlier choices of the turn are not part of it)."""
+    state = self.game.new_initial_state()
+    joint = []
+    for child in self.path(node)[1:]:
+      if self.parent_kind[child] == CHANCE_NODE:
+        state.apply_action(int(self.action[child]))
+      else:
+        joint.append(int(self.action[child]))
+        if len(joint) == self.num_players:
+          state.apply_actions(joint)
+          joint = []
+    return state
+
+  def turn_based_state(self, node: int) -> pyspiel.State:
+    state = self.turn_based_game.new_initial_state()
+    for child in self.path(node)[1:]:
+      state.apply_action(int(self.action[child]))
+    return state
+
+  def representative_state(self, infoset: int) -> pyspiel.State:
+    """A state of the simultaneous game in the information set (for its player)."""
+    return self.simultaneous_state(int(self.infoset_node[infoset]))
+
+  # ----- passes over behaviour strategies (arrays of length num_slots)
+
+  def uniform_policy(self) -> np.ndarray:
+    return 1.0 / self.infoset_num_actions[self.slot_infoset]
+
+  def check_policy(self, policy: np.ndarray) -> np.ndarray:
+    policy = np.asarray(policy, np.float64)
+    if policy.shape != (self.num_slots,):
+      raise ValueError(f"a policy array needs shape ({self.num_slots},), one probability per"
+                       f" information set and action; got {policy.shape}")
+    return policy
+
+  def edge_probabilities(self, policy: np.ndarray, players: Sequence[int] | None = None,
+                         chance: bool = True) -> np.ndarray:
+    """Per edge (child node): its chance probability, or its policy probability when the acting
+    player is in `players` (default all); 1 for the edges left out (and the root)."""
+    policy = self.check_policy(policy)
+    weights = self.chance_prob.copy() if chance else np.ones(self.num_nodes)
+    edges = self._decision_edges
+    if players is not None:
+      edges = edges[np.isin(self.parent_player[edges], list(players))]
+    weights[edges] = policy[self.edge_slot[edges]]
+    return weights
+
+  def reach_probabilities(self, policy: np.ndarray, players: Sequence[int] | None = None,
+                          chance: bool = True) -> np.ndarray:
+    """Per node: the product of the edge probabilities (as in `edge_probabilities`) on its path."""
+    return self.reach_from_edges(self.edge_probabilities(policy, players, chance))
+
+  def reach_from_edges(self, weights: np.ndarray) -> np.ndarray:
+    reach = np.empty(self.num_nodes)
+    reach[0] = weights[0]
+    for d in range(1, self.num_levels):
+      level = slice(self.level_starts[d], self.level_starts[d + 1])
+      reach[level] = reach[self.parent[level]] * weights[level]
+    return reach
+
+  def level_sums(self, values: np.ndarray, d: int) -> np.ndarray:
+    """Sums of `values` (indexed by the nodes of depth d + 1, any trailing shape) over the
+    children of each node of depth d (zero for nodes without children)."""
+    start, stop = self.level_starts[d], self.level_starts[d + 1]
+    sums = np.zeros((stop - start,) + values.shape[1:])
+    inner = np.flatnonzero(self.num_children[start:stop])
+    if inner.size:
+      offsets = self.first_child[start + inner] - self.level_starts[d + 1]
+      sums[inner] = np.add.reduceat(values, offsets, axis=0)
+    return sums
+
+  def expected_values(self, policy: np.ndarray) -> np.ndarray:
+    """[num_nodes, num_players]: each node's expected returns when everyone follows `policy`."""
+    weights = self.edge_probabilities(policy)
+    values = self.returns.copy()
+    for d in range(self.num_levels - 2, -1, -1):
+      below = slice(self.level_starts[d + 1], self.level_starts[d + 2])
+      start, stop = self.level_starts[d], self.level_starts[d + 1]
+      inner = self.num_children[start:stop] > 0
+      sums = self.level_sums(values[below] * weights[below, None], d)
+      values[start:stop][inner] = sums[inner]
+    return values
+
+  def policy_values(self, policy: np.ndarray) -> np.ndarray:
+    """Each player's expected return when everyone follows `policy`."""
+    return self.expected_values(policy)[0]
+
+  # ----- reading and writing OpenSpiel policies
+
+  def policy_array(self, policy) -> np.ndarray:
+    """A behaviour strategy array from an array, a `policy.TabularPolicy` (of the simultaneous or
+    the turn-based game), a C++ `pyspiel.TabularPolicy` (keyed by either string), any
+    `policy.Policy` of either game or a C++ `pyspiel.Policy` of the turn-based game (both queried
+    at a representative state of each information set). A policy that also answers at tables,
+    `probabilities(rules, table, player)` (as `abstraction.LiftedPolicy`), is asked at each
+    information set's representative table instead, without building states.
+    Actions missing from a policy's answer get probability 0."""
+    if isinstance(policy, np.ndarray):
+      return self.check_policy(policy)
+    if isinstance(policy, TreePolicy) and policy.tree is self:
+      return policy.array
+    if isinstance(policy, policy_lib.TabularPolicy):
+      return self._from_rows(policy.state_lookup, policy.action_probability_array)
+    if isinstance(policy, pyspiel.TabularPolicy):
+      return self._from_table(policy.policy_table())
+    if isinstance(policy, policy_lib.Policy) and hasattr(policy, "probabilities"):
+      array = np.zeros(self.num_slots)
+      for i in range(self.num_infosets):
+        self._write(array, i, policy.probabilities(self.rules, self.infoset_tables[i],
+                                                   int(self.infoset_player[i])))
+      return array
+    if isinstance(policy, policy_lib.Policy):
+      turn_based = policy.game.get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
+      return self._query(lambda state, p: policy.action_probabilities(state, p), turn_based)
+    if isinstance(policy, pyspiel.Policy):  # C++ policies, such as CFRSolver.average_policy()
+      return self._query(lambda state, p: dict(policy.get_state_policy(state, p)), True)
+    raise ValueError(f"cannot read a policy from a {type(policy).__name__}; allowed: a numpy"
+                     " array, policy.TabularPolicy, pyspiel.TabularPolicy, policy.Policy or"
+                     " pyspiel.Policy")
+
+  def _query(self, probabilities, turn_based: bool) -> np.ndarray:
+    """Asks `probabilities(state, player)` at a representative state of every information set."""
+    array = np.zeros(self.num_slots)
+    for i in range(self.num_infosets):
+      node, p = int(self.infoset_node[i]), int(self.infoset_player[i])
+      state = self.turn_based_state(node) if turn_based else self.simultaneous_state(node)
+      self._write(array, i, probabilities(state, p))
+    return array
+
+  def _keys(self, infoset: int) -> tuple[str, str]:
+    return self.turn_based_string(infoset), self.infoset_string(infoset)
+
+  def _from_rows(self, lookup, rows) -> np.ndarray:
+    array = np.zeros(self.num_slots)
+    for i in range(self.num_infosets):
+      row = next((lookup[k] for k in self._keys(i) if k in lookup), None)
+      if row is None:
+        raise ValueError(f"the policy has no entry for information set {i}:"
+                         f" {self.infoset_string(i)!r}")
+      start = self.infoset_first_slot[i]
+      stop = start + self.infoset_num_actions[i]
+      array[start:stop] = rows[row][self.slot_action[start:stop]]
+    return array
+
+  def _from_table(self, table) -> np.ndarray:
+    array = np.zeros(self.num_slots)
+    for i in range(self.num_infosets):
+      entry = next((table[k] for k in self._keys(i) if k in table), None)
+      if entry is None:
+        raise ValueError(f"the policy has no entry for information set {i}:"
+                         f" {self.infoset_string(i)!r}")
+      self._write(array, i, dict(entry))
+    return array
+
+  def _write(self, array: np.ndarray, infoset: int, probabilities) -> None:
+    start = self.infoset_first_slot[infoset]
+    for rank, a in enumerate(self.infoset_actions(infoset)):
+      array[start + rank] = probabilities.get(a, 0.0)
+
+  def to_tabular_policy(self, policy: np.ndarray) -> policy_lib.TabularPolicy:
+    """A `policy.TabularPolicy` of `convert_to_turn_based(game)` (built over one representative
+    state per information set, not by enumerating the game)."""
+    policy = self.check_policy(policy)
+    states = {self.turn_based_string(i): self.turn_based_state(int(self.infoset_node[i]))
+              for i in range(self.num_infosets)}
+    tabular = policy_lib.TabularPolicy(self.turn_based_game, states=states)
+    for i in range(self.num_infosets):
+      row = tabular.action_probability_array[tabular.state_lookup[self.turn_based_string(i)]]
+      row[:] = 0.0
+      start = self.infoset_first_slot[i]
+      stop = start + self.infoset_num_actions[i]
+      row[self.slot_action[start:stop]] = policy[start:stop]
+    return tabular
+
+  def to_pyspiel_tabular_policy(self, policy: np.ndarray) -> pyspiel.TabularPolicy:
+    """A C++ `pyspiel.TabularPolicy` keyed by the turn-based strings (for `pyspiel.nash_conv`,
+    `pyspiel.exploitability` on the turn-based game or its cached tree)."""
+    policy = self.check_policy(policy)
+    return pyspiel.TabularPolicy({
+        self.turn_based_string(i): list(zip(self.infoset_actions(i),
+                                            self._infoset_slice(policy, i).tolist()))
+        for i in range(self.num_infosets)})
+
+  def to_policy(self, policy: np.ndarray) -> TreePolicy:
+    """A `policy.Policy` of the simultaneous game (it answers turn-based states too)."""
+    return TreePolicy(self, self.check_policy(policy))
+
+  def _infoset_slice(self, policy: np.ndarray, infoset: int) -> np.ndarray:
+    start = self.infoset_first_slot[infoset]
+    return policy[start:start + self.infoset_num_actions[infoset]]
+
+
+class TreePolicy(policy_lib.Policy):
+  """A behaviour strategy array of a `GameTree` as a `policy.Policy` of the simultaneous game,
+  looked up by information state string (a turn-based state's string works too)."""
+
+  def __init__(self, tree: GameTree, policy: np.ndarray):
+    super().__init__(tree.game, list(range(tree.num_players)))
+    self.tree = tree
+    self.array = policy
+
+  def action_probabilities(self, state, player_id=None) -> dict[int, float]:
+    player = state.current_player() if player_id is None else player_id
+    infoset = self.tree.infoset_index(state.information_state_string(player))
+    probabilities = self.tree._infoset_slice(self.array, infoset)  # pylint: disable=protected-access
+    return dict(zip(self.tree.infoset_actions(infoset), probabilities.tolist()))

@@ -1,0 +1,108 @@
+"""A reference bot: OpenSpiel's own Python `ISMCTSBot` on the turn-based form of the game.
+
+It is the yardstick the project's own Information-Set MCTS is compared with at equal budget.
+OpenSpiel's bot searches sequential games only, so it runs on `pyspiel.convert_to_turn_based` of
+the game, where the players of a simultaneous turn choose one after another, each without seeing
+the choices made before it in that turn. Two gaps of that route are filled here:
+
+- The turn-based wrapper does not forward `resample_from_infostate`, so the bot is given a
+  resampler (`set_resampler`): it rebuilds the simultaneous state from the history, asks the game
+  to resample it for the player to move, and replays the result into the turn-based game. The
+  choices the earlier players have already made this turn are hidden from that player, so they are
+  redrawn uniformly among their legal actions rather than copied.
+- The Python bot has no `restart_at`; this wrapper is a `solvers.bot.Bot` (the search keeps no
+  state between moves) and answers at a simultaneous node of the game itself for its own player.
+- The Python bot's budget is a number of simulations; `seconds` > 0 runs its simulations until
+  that much wall time has passed instead, so every search bot can be given equal time per move.
+
+OpenSpiel's C++ ISMCTS is not used: it crashes on wrapped Python games.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pyspiel
+from open_spiel.python.algorithms import ismcts
+from open_spiel.python.algorithms import mcts
+
+from solvers.bot import Bot, Policy
+from sushigo_spiel.drafting.adapter import history_steps, simultaneous_state
+
+
+class OpenSpielISMCTSBot(Bot):
+  """OpenSpiel's `ISMCTSBot` (UCT, random rollouts) for one player of a drafting game."""
+
+  PARAMETERS = {"iterations": 200, "seconds": 0.0, "uct_c": 2.0, "rollouts": 1}
+
+  def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
+    super().__init__(game, player_id, seed, **params)
+    if not self.params["seconds"] >= 0:
+      raise ValueError(f"parameter 'seconds' is {self.params['seconds']}; allowed: a number >= 0"
+                       " (0: the budget is `iterations`)")
+    self._turn_based = pyspiel.convert_to_turn_based(self.game)
+    self._rng = np.random.RandomState(np.random.SeedSequence(seed).generate_state(1)[0])
+    self.uniform = self._rng.random_sample
+    evaluator = mcts.RandomRolloutEvaluator(int(self.params["rollouts"]), self._rng)
+    self._search = _TimedISMCTSBot(
+        self._turn_based, evaluator, float(self.params["uct_c"]),
+        int(self.params["iterations"]), random_state=self._rng,
+        child_selection_policy=ismcts.ChildSelectionPolicy.UCT)
+    self._search.seconds = float(self.params["seconds"])
+    self._search.set_resampler(self._resample)
+
+  def get_policy(self, state: pyspiel.State) -> Policy:
+    """OpenSpiel's final policy at `state` (most visited action), which the move is drawn from."""
+    return self._search.get_policy(self._turn_based_state(state))
+
+  def _turn_based_state(self, state: pyspiel.State) -> pyspiel.State:
+    """The turn-based state where this bot's player is to move, given either form of the game."""
+    if state.get_game().get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL:
+      if state.current_player() != self.player_id:
+        raise ValueError(f"it is player {state.current_player()}'s turn, not {self.player_id}'s")
+      return state
+    # The earlier players' choices at the root never reach the search: every simulation starts
+    # from a resampled world. Taking their first legal actions keeps the bot's random stream
+    # independent of cards its player cannot see.
+    return self._replay(state, self.player_id, lambda actions: actions[0])
+
+  def _replay(self, simultaneous: pyspiel.State, player: int, choose) -> pyspiel.State:
+    """Replays a simultaneous state into the turn-based game up to `player`'s choice of the turn,
+    the players before it in the turn choosing with `choose(legal_actions)`."""
+    turn_based = self._turn_based.new_initial_state()
+    for step in history_steps(simultaneous.full_history(), simultaneous.num_players()):
+      for action in step if isinstance(step, list) else [step]:
+        turn_based.apply_action(action)
+    while turn_based.current_player() != player:
+      turn_based.apply_action(choose(turn_based.legal_actions()))
+    return turn_based
+
+  def _resample(self, state: pyspiel.State, player: int) -> pyspiel.State:
+    resampled = simultaneous_state(state).resample_from_infostate(player, self._rng.uniform)
+    return self._replay(resampled, player, self._rng.choice)
+
+
+class _TimedISMCTSBot(ismcts.ISMCTSBot):
+  """OpenSpiel's `ISMCTSBot`, whose search runs for `seconds` of wall time when that is > 0.
+
+  The timed loop is OpenSpiel's `run_search` with the simulation count replaced by a deadline,
+  running on past it until the root has a visited child (OpenSpiel's first simulation only
+  expands the root, and its final policy needs a visit).
+  """
+
+  seconds = 0.0
+
+  def run_search(self, state: pyspiel.State):
+    if self.seconds <= 0:
+      return super().run_search(state)
+    self.reset()
+    legal_actions = state.legal_actions()
+    if len(legal_actions) == 1:
+      return [(legal_actions[0], 1.0)]
+    self._root_node = self.create_new_node(state)
+    deadline = time.perf_counter() + self.seconds
+    while True:
+      self.run_simulation(self.sample_root_state(state))
+      if time.perf_counter() >= deadline and self._root_node.total_visits > 0:
+        return self.get_final_policy(state, self._root_node)

@@ -1,0 +1,152 @@
+"""Perfect Information Monte Carlo (PIMC): determinized search for Sushi Go.
+
+At each decision the bot samples K worlds consistent with what its player knows
+(`knowledge.determinize`: the cards it has not seen are redealt uniformly). In a world every hand is
+known, so only the players' simultaneous choices and the deals of later rounds remain; each world
+is solved by a world solver (`solvers/world_solvers.py`: simultaneous-move MCTS, exact two-player
+backward induction with matrix games, paranoid, or max-n) and the per-world action values are
+averaged. The decision is the action with the best mean value (`final=argmax`, ties to the lower
+action id) or a draw from the mean of the per-world policies (`final=policy`).
+
+Known failure modes (Frank & Basin 1998; Long, Sturtevant, Buro & Furtak 2010):
+- Strategy fusion. A world solver chooses every later or simultaneous move knowing the world, as
+  if the player could act differently in worlds it cannot tell apart. `tests/test_pimc.py` shows
+  it on a 6-card deck (two players, one pick each): holding Tempura and Wasabi, PIMC keeps the
+  Wasabi, because in each world the opponent's pick is the best reply to the card that suits that
+  world; committed to one card for all worlds, the Tempura guarantees more, and the whole game's
+  value (a brute-force LP over both players' strategies) is lower when this hand keeps the Wasabi.
+- Non-locality. In a game of imperfect information the value of a position depends on the rest of
+  the tree, which a world solved on its own cannot see: an opponent's earlier picks say something
+  about the hand it holds (it would have played otherwise with another hand), but worlds are drawn
+  uniformly among the deals consistent with the cards seen, ignoring how likely those picks were.
+Both shrink as the round goes on (with two players every hand of the round is known from its
+second turn), so PIMC is weakest at the first turns of a round.
+
+Parameters (`PIMCBot.PARAMETERS`):
+  worlds            K, worlds sampled per decision (when `seconds` is 0)
+  seconds           > 0: keep sampling worlds until this much time has passed (at least one world)
+  world_solver      auto | smmcts | exact | paranoid | maxn. `auto` is exact with two players and
+                    maxn with more. Tree solvers are used while the player holds at most
+                    `exact_threshold` cards, SM-MCTS before that.
+  exact_threshold   hand size at or below which the tree solvers take over from SM-MCTS; -1 picks
+                    by player count (4, 3, 3, 2 cards for 2, 3, 4, 5 players: a tree of about
+                    10^3 to 10^4 joint moves; 2 with the robot)
+  depth             turns searched by the tree solvers (0: to the end of the round)
+  rollouts          rollouts per estimate beyond the tree solvers' horizon
+  iterations        SM-MCTS iterations per world
+  rollout           random | greedy | heuristic, the rollout policy of every player
+  selection, c, gamma   the SM-MCTS bandit (`selection.py`: ucb1 | exp3 | regret_matching)
+  final             argmax | policy
+
+Works on `python_sushi_go` (2-5 players, any deck and variant) and on its
+`pyspiel.convert_to_turn_based` form; randomness comes from `numpy.random.default_rng(seed)`.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pyspiel
+
+from solvers.bot import Bot, Policy
+from solvers.search import rollouts, selection, world_solvers
+from sushigo_spiel.sushi_go import knowledge
+from sushigo_spiel.sushi_go import rules as R
+
+FINALS = ("argmax", "policy")
+WORLD_SOLVERS = ("auto",) + world_solvers.KINDS
+
+AUTO_THRESHOLDS = {2: 4, 3: 3, 4: 3, 5: 2}  # exact_threshold=-1, by player count
+AUTO_THRESHOLD_ROBOT = 2  # the controller places two cards and the robot draws every turn
+
+
+class PIMCBot(Bot):
+  """Perfect Information Monte Carlo over world solvers (see the module docstring)."""
+
+  PARAMETERS = {
+      "worlds": 16,
+      "seconds": 0.0,
+      "world_solver": "auto",
+      "exact_threshold": -1,
+      "depth": 0,
+      "rollouts": 4,
+      "iterations": 200,
+      "rollout": "random",
+      "selection": "ucb1",
+      "c": 0.7,
+      "gamma": 0.1,
+      "final": "argmax",
+  }
+
+  GAMES = ("python_sushi_go",)
+
+  def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
+    super().__init__(game, player_id, seed, **params)
+    self.settings = self._settings(self.game)
+    self.worlds_searched = 0  # worlds sampled at the last decision
+
+  def _settings(self, game: pyspiel.Game) -> world_solvers.Settings:
+    params, n = self.params, self.rules.num_players
+    kind = params["world_solver"]
+    if kind not in WORLD_SOLVERS:
+      raise ValueError(f"parameter 'world_solver' is {kind!r}; allowed: {', '.join(WORLD_SOLVERS)}")
+    if kind == "auto":
+      kind = "exact" if n == 2 else "maxn"
+    world_solvers.check_kind(kind, n)
+    if params["final"] not in FINALS:
+      raise ValueError(f"parameter 'final' is {params['final']!r}; allowed: {', '.join(FINALS)}")
+    for name in ("worlds", "iterations", "rollouts"):
+      if int(params[name]) < 1 or params[name] != int(params[name]):
+        raise ValueError(f"parameter {name!r} is {params[name]}; allowed: an integer >= 1")
+    if params["exact_threshold"] == -1:
+      params["exact_threshold"] = AUTO_THRESHOLD_ROBOT if self.rules.robot else AUTO_THRESHOLDS[n]
+    for name in ("exact_threshold", "depth"):
+      if int(params[name]) < 0 or params[name] != int(params[name]):
+        raise ValueError(f"parameter {name!r} is {params[name]}; allowed: an integer >= 0"
+                         + (" (or -1: by player count)" if name == "exact_threshold" else ""))
+    if params["seconds"] < 0:
+      raise ValueError(f"parameter 'seconds' is {params['seconds']}; allowed: a number >= 0")
+    return world_solvers.Settings(
+        kind=kind, exact_threshold=int(params["exact_threshold"]), depth=int(params["depth"]),
+        rollouts=int(params["rollouts"]), iterations=int(params["iterations"]),
+        rollout_policy=rollouts.make_rollout_policy(params["rollout"], game),
+        bandit_factory=selection.make_bandit_factory(
+            params["selection"], self.rules.num_distinct_actions, c=params["c"],
+            gamma=params["gamma"]))
+
+  def policy_at(self, table: R.Table) -> Policy:
+    legal = R.legal_actions(self.rules, table, self.player_id)
+    if len(legal) == 1:
+      return [(legal[0], 1.0)]
+    values, policy = self.action_values(table)
+    if self.params["final"] == "policy":
+      return [(a, policy[a]) for a in legal]
+    best = max(legal, key=lambda a: (values[a], -a))
+    return [(a, float(a == best)) for a in legal]
+
+  def action_values(self, table: R.Table) -> tuple[dict[int, float], dict[int, float]]:
+    """The mean over sampled worlds of the per-world action values and policies at `table` (a
+    simultaneous node), for this bot's player. Actions no world valued get -inf."""
+    rules, player, rng = self.rules, self.player_id, self.rng
+    legal = R.legal_actions(rules, table, player)
+    value_sums = dict.fromkeys(legal, 0.0)
+    value_counts = dict.fromkeys(legal, 0)
+    policy_sums = dict.fromkeys(legal, 0.0)
+    seconds = self.params["seconds"]
+    deadline = time.perf_counter() + seconds
+    worlds = 0
+    while (time.perf_counter() < deadline or worlds == 0) if seconds > 0 \
+        else worlds < self.params["worlds"]:
+      world = knowledge.determinize(rules, table, player, rng.random)
+      result = world_solvers.solve_world(rules, world, player, self.settings, rng)
+      for action, value in result.values.items():
+        value_sums[action] += value
+        value_counts[action] += 1
+      for action, probability in result.policy.items():
+        policy_sums[action] += probability
+      worlds += 1
+    self.worlds_searched = worlds
+    values = {a: value_sums[a] / value_counts[a] if value_counts[a] else -np.inf for a in legal}
+    total = sum(policy_sums.values())
+    return values, {a: policy_sums[a] / total for a in legal}

@@ -1,0 +1,81 @@
+"""Numbering the hands a deck can deal, for `deal=hand` chance outcomes.
+
+A hand is a count vector (cards per type); dealing a whole hand is one chance outcome whose number
+is the hand's rank among every hand of that size the full deck can hold.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+
+class HandRanking:
+  """Numbers every multiset of `size` cards that the deck can hold (the `deal=hand` outcomes).
+
+  Outcome numbers follow the lexicographic order of the count vectors, computed from a table of how
+  many ways the remaining types can fill the remaining cards (the combinatorial number system).
+  """
+
+  def __init__(self, caps: Sequence[int], size: int):
+    self.caps = tuple(caps)
+    self.hand_size = size
+    types = len(self.caps)
+    ways = [[0] * (size + 1) for _ in range(types + 1)]
+    ways[types][0] = 1
+    for t in range(types - 1, -1, -1):
+      for r in range(size + 1):
+        ways[t][r] = sum(ways[t + 1][r - v] for v in range(min(self.caps[t], r) + 1))
+    self._ways = ways
+    self.size = ways[0][size]
+
+  def rank(self, hand: Sequence[int]) -> int:
+    index, remaining = 0, self.hand_size
+    for t, count in enumerate(hand):
+      for v in range(count):
+        index += self._ways[t + 1][remaining - v]
+      remaining -= count
+    return index
+
+  def unrank(self, index: int) -> tuple[int, ...]:
+    hand, remaining = [], self.hand_size
+    for t in range(len(self.caps)):
+      v = 0
+      while index >= self._ways[t + 1][remaining - v]:
+        index -= self._ways[t + 1][remaining - v]
+        v += 1
+      hand.append(v)
+      remaining -= v
+    return tuple(hand)
+
+  def outcomes(self, deck: Sequence[int]) -> list[tuple[int, float]]:
+    """Every hand the deck can deal now, with its multivariate hypergeometric probability."""
+    total = math.comb(sum(deck), self.hand_size)
+    result = []
+    for hand in _bounded_compositions(tuple(deck), self.hand_size):
+      ways = math.prod(math.comb(n, k) for n, k in zip(deck, hand))
+      result.append((self.rank(hand), ways / total))
+    return result
+
+  def __deepcopy__(self, memo):
+    return self
+
+
+def _bounded_compositions(caps: tuple[int, ...], size: int):
+  """Count vectors with entries within `caps` summing to `size`, in lexicographic order."""
+  if len(caps) == 1:
+    if size <= caps[0]:
+      yield (size,)
+    return
+  rest = sum(caps[1:])
+  for v in range(max(0, size - rest), min(caps[0], size) + 1):
+    for tail in _bounded_compositions(caps[1:], size - v):
+      yield (v,) + tail
+
+
+def deal_outcomes(rules, hands: Sequence[Sequence[int]]) -> list[int]:
+  """The chance outcomes that deal `hands` (count vectors, in dealing order) under `rules.deal`:
+  card types one card at a time (`card`), or one hand number per hand (`hand`)."""
+  if rules.deal == "hand":
+    return [rules.hand_ranking.rank(hand) for hand in hands]
+  return [card for hand in hands for card, count in enumerate(hand) for _ in range(count)]

@@ -1,0 +1,161 @@
+"""Sushi Draft as an OpenSpiel Python game: `python_sushi_draft`.
+
+Three rounds of simultaneous drafting with scoring chips, for 3-5 players (the box) or 2 (an
+extension of this package). Chance is explicit: at the start one node per chip pile picks its order
+(outcomes are the pile's distinct orders, equally likely), then each round deals a fresh shuffle of
+every card by card type (`deal=card`) or by whole hand (`deal=hand`). Each turn has two simultaneous
+nodes: Eat (revealed; a Wild is eaten as a declared type its owner already ate this round), then
+Keep (secret). When a single card is left after eating there is no Keep node: the card is the one
+discarded at the round's end.
+
+The rules live in `rules.py` and what a player knows in `knowledge.py`, declared together as
+`DYNAMICS`; this module is the pyspiel adapter (the observer is in `observer.py`). A state holds the
+shared immutable `Rules` and the current immutable `Table`, so clones cost almost nothing.
+
+Game string parameters (all optional):
+  players    2-5 (default 3; 2 is an extension, the box says 3-5)
+  rounds     number of rounds (default 3)
+  hand_size  cards dealt per hand each round (default 6); a round has hand_size - 1 turns
+  deck       "standard" (32 cards) or counts such as "tuna:8/shrimp:7/salmon:6/cucumber:5/
+             mackerel:4/wild:2"; fewer Wilds than hand_size
+  chips      "standard" or every pile's chip values, as in "tuna:3.4.5/shrimp:2.4.4/salmon:2.2.4/
+             cucumber:1.3.3/mackerel:1.2.3/dessert:2.3.5" (the standard values, which are
+             uncertain: see `cards.DEFAULT_CHIPS`)
+  deal       "card" (default) or "hand"
+  utility    "score" (chip points, general sum), "margin" (own points minus the mean of the others,
+             zero sum) or "win" (1 shared by the players with the most points, constant sum)
+  wild_half  false (default) or true: a Wild counts as half a card when comparing counts
+"""
+
+from __future__ import annotations
+
+import pyspiel
+
+from sushigo_spiel.drafting.adapter import DraftingGame, DraftingState, apply_step
+from sushigo_spiel.sushi_draft import knowledge
+from sushigo_spiel.sushi_draft import rules as R
+from sushigo_spiel.sushi_draft.cards import CARDS, NUM_PILES, PILE_NAMES
+from sushigo_spiel.sushi_draft.dynamics import DYNAMICS
+from sushigo_spiel.sushi_draft.observer import SushiDraftObserver, position
+
+_DEFAULT_PARAMS = {
+    "players": 3,
+    "rounds": 3,
+    "hand_size": 6,
+    "deck": "standard",
+    "chips": "standard",
+    "deal": "card",
+    "utility": "score",
+    "wild_half": False,
+}
+
+
+class SushiDraftGame(DraftingGame):
+  """A Sushi Draft game for one choice of parameters."""
+
+  dynamics = DYNAMICS
+  long_name = "Python Sushi Draft"
+  default_parameters = _DEFAULT_PARAMS
+
+
+class SushiDraftState(DraftingState):
+  """A position in a game of Sushi Draft."""
+
+  dynamics = DYNAMICS
+
+  def _action_to_string(self, player: int, action: int) -> str:
+    rules = self._rules
+    if player == pyspiel.PlayerId.CHANCE:
+      return chance_string(rules, self._table, action)
+    return rules.action_name(action)
+
+  def resample_from_infostate(self, player: int, sampler) -> SushiDraftState:
+    """A state `player` cannot tell from this one, with everything it has not seen redrawn.
+
+    Redrawn (`knowledge.resampled_steps`): the order of the chip values `player` does not hold
+    (exact posterior) and, for every round so far, the deal and the other players' keeps
+    (consistent with all `player` saw); the real eats and `player`'s own keeps are replayed. At
+    the end of the game the state itself is returned.
+    `sampler` is a callable returning uniform floats in [0, 1), such as
+    `pyspiel.UniformProbabilitySampler` or `random.Random(seed).random`.
+    """
+    if self.is_terminal():
+      return self.clone()
+    state = self.get_game().new_initial_state()
+    for step in knowledge.resampled_steps(self._rules, self._table, player, sampler):
+      apply_step(state, step)
+    return state
+
+  def __str__(self) -> str:
+    rules, table = self._rules, self._table
+    if self.is_terminal():
+      return f"Game over. Chip points: {R.totals(rules, table)}"
+    lines = [position(rules, table)]
+    for p in range(rules.num_players):
+      eaten = ", ".join(rules.action_name(a)[4:] for a in table.eaten[p])
+      chips = ", ".join(f"{PILE_NAMES[c.pile]} {c.value}" for c in table.chips if c.player == p)
+      lines.append(f"P{p} hand [{rules.hand_string(table.hands[p])}] ate [{eaten}] chips "
+                   f"[{chips}]")
+    return "\n".join(lines)
+
+  # ----- analysis API
+
+  def eaten(self) -> list[list[str]]:
+    """This round's eaten cards per player, as "Tuna Nigiri" or "Wild as Salmon Roll"."""
+    return [[self._rules.action_name(a)[4:] for a in actions] for actions in self._table.eaten]
+
+  def hands(self) -> list[list[str]]:
+    """Each player's current hand as card names (hidden information: for analysis only)."""
+    return [[CARDS[c].name for c, n in enumerate(hand) for _ in range(n)]
+            for hand in self._table.hands]
+
+  def round_records(self) -> list[RoundRecord]:
+    """One record per finished round: eaten cards, chips awarded (with values), points."""
+    return [RoundRecord.from_result(self._rules, r) for r in self._table.results]
+
+  def chips(self) -> list[list[tuple[str, int]]]:
+    """Chips held per player as (pile name, value), in the order taken (hidden values)."""
+    held = [[] for _ in range(self._rules.num_players)]
+    for chip in self._table.chips:
+      held[chip.player].append((PILE_NAMES[chip.pile], chip.value))
+    return held
+
+  def scores(self) -> list[int]:
+    """Chip points per player so far."""
+    return R.totals(self._rules, self._table)
+
+
+def chance_string(rules: R.Rules, table: R.Table, outcome: int) -> str:
+  if table.ordered < NUM_PILES:
+    order = rules.pile_orders[table.ordered][outcome]
+    return f"{PILE_NAMES[table.ordered]} chips {'.'.join(map(str, order))}"
+  if rules.deal == "card":
+    return CARDS[outcome].name
+  return rules.hand_string(rules.hand_ranking.unrank(outcome))
+
+
+class RoundRecord:
+  """A finished round: `eaten` (per player, names), `chips` (pile name, player, value) and
+  `points` (chip points taken this round per player)."""
+
+  def __init__(self, eaten: list[list[str]], chips: list[tuple[str, int, int]],
+               points: list[int]):
+    self.eaten = eaten
+    self.chips = chips
+    self.points = points
+
+  @classmethod
+  def from_result(cls, rules: R.Rules, result: R.RoundResult) -> RoundRecord:
+    points = [0] * rules.num_players
+    for chip in result.awards:
+      points[chip.player] += chip.value
+    return cls([[rules.action_name(a)[4:] for a in actions] for actions in result.eaten],
+               [(PILE_NAMES[c.pile], c.player, c.value) for c in result.awards], points)
+
+  def __repr__(self) -> str:
+    return f"RoundRecord(eaten={self.eaten}, chips={self.chips})"
+
+
+SushiDraftGame.state_class = SushiDraftState
+SushiDraftGame.observer_class = SushiDraftObserver
+SushiDraftGame.register()

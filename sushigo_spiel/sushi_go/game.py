@@ -1,0 +1,183 @@
+"""Sushi Go as an OpenSpiel Python game: `python_sushi_go`.
+
+Three rounds of simultaneous drafting for 2-5 players. The deal is explicit chance over card types
+(`deal=card`, one card at a time) or whole hands (`deal=hand`, one multiset per player), never over
+individual physical cards: cards of a type are identical, so this is exact and keeps trees small.
+Every player picks at once; with Chopsticks in the tableau a player may pick an ordered pair.
+
+The rules live in `rules.py` (pure functions on immutable values) and what a player knows in
+`knowledge.py`, declared together as `DYNAMICS`; this module is the thin adapter to the pyspiel API
+(the observer is in `observer.py`). A state holds two attributes, the shared immutable `Rules` and
+the current immutable `Table`, so OpenSpiel's clone (a deep copy of `__dict__`) costs almost nothing.
+
+Game string parameters (all optional):
+  players    2-5 (default 2)
+  rounds     number of rounds (default 3)
+  hand_size  cards per hand; 0 (default) means the rulebook size: 10/9/8/7 for 2/3/4/5 players
+  deck       "standard" (108 cards) or a composition such as "tempura:4/sashimi:3/squid:2"
+  deal       "card" (default) or "hand"
+  utility    "score" (points, general sum), "margin" (own points minus the mean of the others,
+             zero sum) or "win" (1 shared by the winners after the Pudding tie-break, constant sum)
+  pass_direction  "left" (default: player i passes to i + 1), "right", or "alternate" (the
+             rulebooks' variant: rounds 1 and 3 pass left, round 2 right)
+  soy_sauce  true adds `soy_sauce_count` (default 4) Soy Sauce cards to the deck: the rulebooks'
+             variant, scored by `scoring.soy_sauce_points` (colours are scoring families)
+  robot      true (2 players only): the French rulebook's two-player variant. A third hand is
+             dealt as the robot's face-down pile; each turn a chance node draws its top card
+             into the hand of the player controlling it (player 0 first, then alternating), who
+             places one card for themselves and one for the robot ("Tempura, robot Wasabi");
+             the robot's tableau competes for Maki and Pudding, and the robot has no return
+"""
+
+from __future__ import annotations
+
+import pyspiel
+
+from sushigo_spiel.drafting.adapter import DraftingGame, DraftingState, apply_step, history_steps
+from sushigo_spiel.sushi_go import knowledge
+from sushigo_spiel.sushi_go import rules as R
+from sushigo_spiel.sushi_go.dynamics import DYNAMICS
+from sushigo_spiel.sushi_go.observer import SushiGoObserver
+
+_DEFAULT_PARAMS = {
+    "players": 2,
+    "rounds": 3,
+    "hand_size": 0,
+    "deck": "standard",
+    "deal": "card",
+    "utility": "score",
+    "pass_direction": "left",
+    "soy_sauce": False,
+    "soy_sauce_count": 4,
+    "robot": False,
+}
+
+
+class SushiGoGame(DraftingGame):
+  """A Sushi Go game for one choice of parameters."""
+
+  dynamics = DYNAMICS
+  long_name = "Python Sushi Go"
+  default_parameters = _DEFAULT_PARAMS
+
+
+class SushiGoState(DraftingState):
+  """A position in a game of Sushi Go."""
+
+  dynamics = DYNAMICS
+
+  def _action_to_string(self, player: int, action: int) -> str:
+    rules = self._rules
+    if player == pyspiel.PlayerId.CHANCE:
+      if rules.deal == "card":
+        return rules.cards[action].name
+      return rules.hand_string(rules.hand_ranking.unrank(action))
+    return rules.action_name(action)
+
+  def resample_from_infostate(self, player: int, sampler) -> SushiGoState:
+    """A state `player` cannot tell from this one, with the cards it has not seen redealt.
+
+    Only the current round's deal is redrawn (every card of a finished round has been revealed):
+    hands `player` has held keep their contents, and the cards it has not seen are redealt
+    uniformly (see `knowledge.resample_deals`); then the picks are replayed, so the history of what
+    `player` observed is unchanged.
+    `sampler` is a callable returning uniform floats in [0, 1), such as
+    `pyspiel.UniformProbabilitySampler` or `random.Random(seed).random`.
+    """
+    rules, table = self._rules, self._table
+    if self.is_terminal():
+      return self.clone()
+    deals, draws = knowledge.resampled_round(rules, table, player, sampler)
+    turns_per_round = 2 * rules.hand_size if rules.robot else rules.hand_size - 1
+    steps = history_steps(self.full_history(), rules.num_players)
+    round_start = table.round * (rules.deal_steps + turns_per_round)
+    state = self.get_game().new_initial_state()
+    for step in steps[:round_start]:
+      apply_step(state, step)
+    for outcome in knowledge.deal_outcomes(rules, deals)[:table.dealt]:
+      state.apply_action(outcome)
+    picks = steps[round_start + table.dealt:]
+    if rules.robot:  # the round's draws, each followed by the real picks of that turn
+      picks = [step for draw_, pick in zip(draws, picks[1::2] + [None])
+               for step in (draw_, pick) if step is not None]
+    for step in picks:
+      apply_step(state, step)
+    return state
+
+  def __str__(self) -> str:
+    rules, table = self._rules, self._table
+    if self.is_terminal():
+      lines = [f"Game over. Scores: {R.final_scores(rules, table)}; Puddings: "
+               f"{list(table.puddings)}"]
+    else:
+      lines = [f"Round {table.round + 1}/{rules.rounds}, turn {table.turn + 1}/"
+               f"{rules.hand_size}" + (" (dealing)" if R.is_chance(rules, table) else "")]
+      for p in range(rules.num_players):
+        lines.append(f"P{p} hand [{rules.hand_string(table.hands[p])}] tableau "
+                     f"[{', '.join(rules.tableau_names(table.tableaus[p]))}] puddings "
+                     f"{table.puddings[p]} points {R.totals(table)[p]}")
+      if table.robot:
+        lines.append(f"Robot pile [{rules.hand_string(table.robot.pile)}] tableau "
+                     f"[{', '.join(rules.tableau_names(table.robot.tableau))}] puddings "
+                     f"{table.robot.puddings}")
+    return "\n".join(lines)
+
+  # ----- analysis API
+
+  def tableaus(self) -> list[list[str]]:
+    """The current round's cards per player, names in placement order."""
+    return [self._rules.tableau_names(t) for t in self._table.tableaus]
+
+  def hands(self) -> list[list[str]]:
+    """Each player's current hand as card names (hidden information: for analysis only)."""
+    return [[self._rules.cards[c].name for c, n in enumerate(hand) for _ in range(n)]
+            for hand in self._table.hands]
+
+  def round_records(self) -> list[RoundRecord]:
+    """One record per finished round: tableaus (names), points and breakdown per player."""
+    return [RoundRecord.from_result(self._rules, r) for r in self._table.results]
+
+  def puddings(self) -> list[int]:
+    """Pudding counts per player: those kept from finished rounds plus this round's."""
+    pudding = next((c for c, card in enumerate(self._rules.cards) if card.name == "Pudding"), -1)
+    return [kept + tableau.count(pudding)
+            for kept, tableau in zip(self._table.puddings, self._table.tableaus)]
+
+  def robot_tableau(self) -> list[str]:
+    """The robot's cards this round (robot variant; empty otherwise), in placement order."""
+    robot = self._table.robot
+    return self._rules.tableau_names(robot.tableau) if robot else []
+
+  def scores(self) -> list[int]:
+    """Points per player: finished rounds, plus Pudding points once the game is over."""
+    if self.is_terminal():
+      return R.final_scores(self._rules, self._table)
+    return R.totals(self._table)
+
+
+class RoundRecord:
+  """A finished round: `tableaus` (card names), `points` and `breakdown`, lists by player, and
+  `robot_tableau` in the robot variant (empty otherwise)."""
+
+  def __init__(self, tableaus: list[list[str]], points: list[int],
+               breakdown: list[dict[str, int]], robot_tableau: list[str] | None = None):
+    self.tableaus = tableaus
+    self.points = points
+    self.breakdown = breakdown
+    self.robot_tableau = robot_tableau or []
+
+  @classmethod
+  def from_result(cls, rules: R.Rules, result: R.RoundResult) -> RoundRecord:
+    return cls([rules.tableau_names(t) for t in result.tableaus], list(result.points),
+               [dict(zip(rules.categories, b)) for b in result.breakdown],
+               rules.tableau_names(result.robot_tableau))
+
+  def __repr__(self) -> str:
+    return f"RoundRecord(tableaus={self.tableaus}, points={self.points})"
+
+
+
+
+SushiGoGame.state_class = SushiGoState
+SushiGoGame.observer_class = SushiGoObserver
+SushiGoGame.register()
