@@ -24,6 +24,7 @@ import pyspiel
 
 from experiments.bench import game as bench
 from sushigo_spiel.sushi_go import scoring
+from sushigo_spiel.drafting.sampling import draw_index
 from sushigo_spiel.sushi_draft.cards import PILE_NAMES
 
 # The games `play` knows, each with an example game string (the first is the default).
@@ -379,7 +380,7 @@ def _play_game(game: pyspiel.Game, seed: int, humans: set[int], quiet: bool) -> 
   while not state.is_terminal():
     if state.is_chance_node():
       outcomes, probabilities = zip(*state.chance_outcomes())
-      state.apply_action(chance_rng.choices(outcomes, probabilities)[0])
+      state.apply_action(outcomes[draw_index(probabilities, chance_rng.random)])
       continue
     rounds_done = len(state.round_records())
     if not quiet:

@@ -40,6 +40,8 @@ import numpy as np
 import scipy.stats
 from openskill.models import PlackettLuce
 
+from sushigo_spiel.drafting.dynamics import margins
+
 Record = Mapping[str, Any]
 
 CONFIDENCE = 0.95
@@ -114,12 +116,6 @@ class GroupStats:
   ratings: dict[str, Rating]
 
 
-def seat_margins(scores: Sequence[float]) -> list[float]:
-  """Each seat's score minus the mean score of the other seats."""
-  total, others = sum(scores), len(scores) - 1
-  return [score - (total - score) / others for score in scores]
-
-
 def seat_win_shares(num_seats: int, winners: Sequence[int]) -> list[float]:
   """1/k for each of the k winning seats, 0 for the others."""
   return [1 / len(winners) if seat in winners else 0.0 for seat in range(num_seats)]
@@ -128,7 +124,7 @@ def seat_win_shares(num_seats: int, winners: Sequence[int]) -> list[float]:
 def outcomes(record: Record) -> dict[str, Outcome]:
   """Each competitor's seats at one table averaged into one `Outcome`, by competitor name."""
   scores = record["scores"]
-  margins = seat_margins(scores)
+  seat_margins = margins(scores)
   shares = seat_win_shares(len(scores), record["winners"])
   seats_of: dict[str, list[int]] = {}
   for seat, name in enumerate(record["seats"]):
@@ -137,7 +133,7 @@ def outcomes(record: Record) -> dict[str, Outcome]:
       name: Outcome(
           seats=len(seats),
           score=float(np.mean([scores[s] for s in seats])),
-          margin=float(np.mean([margins[s] for s in seats])),
+          margin=float(np.mean([seat_margins[s] for s in seats])),
           win_share=float(np.mean([shares[s] for s in seats])))
       for name, seats in sorted(seats_of.items())}
 

@@ -15,6 +15,7 @@ import scipy.stats
 
 from experiments import report
 from experiments import stats
+from sushigo_spiel.drafting.dynamics import margins
 
 THREE_PLAYERS = "python_sushi_go(players=3)"
 FOUR_PLAYERS = "python_sushi_go(players=4)"
@@ -57,11 +58,11 @@ def test_wilson_interval_of_seven_in_ten():
 
 
 def test_margins_with_two_seats():
-  assert stats.seat_margins([10, 4]) == [6, -6]
+  assert margins([10, 4]) == [6, -6]
 
 
 def test_margins_with_four_seats():
-  assert stats.seat_margins([10, 4, 6, 8]) == pytest.approx([4, -4, -4 / 3, 4 / 3])
+  assert margins([10, 4, 6, 8]) == pytest.approx([4, -4, -4 / 3, 4 / 3])
 
 
 def test_shared_wins_split_evenly():

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 import pyspiel
 
 import sushigo_spiel
+from sushigo_spiel.drafting.sampling import draw_index
 
 REFERENCE = "goofspiel(imp_info=True,num_cards=8,players=2)"
 MIN_STEP_RATIO = 0.25  # Sushi Go steps/s over goofspiel steps/s
@@ -41,13 +42,9 @@ def sushi_draft_string(players: int) -> str:
 
 
 def _chance_outcome(state: pyspiel.State, rng: random.Random) -> int:
-  """Samples a chance outcome by its probability with one uniform draw."""
-  u, cumulative = rng.random(), 0.0
-  for outcome, probability in state.chance_outcomes():
-    cumulative += probability
-    if u < cumulative:
-      break
-  return outcome  # the last outcome if rounding left `u` above the total
+  """A chance outcome drawn by its probability with one uniform."""
+  outcomes, probabilities = zip(*state.chance_outcomes())
+  return outcomes[draw_index(probabilities, rng.random)]
 
 
 def _random_step(state: pyspiel.State, n: int, rng: random.Random) -> bool:

@@ -23,6 +23,7 @@ import pyspiel
 
 import solvers
 from solvers.search.pimc import PIMCBot
+from sushigo_spiel.drafting.sampling import draw_index
 from experiments.bench import game as bench
 
 REFERENCE = "openspiel_ismcts"
@@ -35,7 +36,7 @@ def opening(game: pyspiel.Game, seed: int) -> pyspiel.State:
   rng, state = random.Random(seed), game.new_initial_state()
   while state.is_chance_node():
     outcomes, probabilities = zip(*state.chance_outcomes())
-    state.apply_action(rng.choices(outcomes, probabilities)[0])
+    state.apply_action(outcomes[draw_index(probabilities, rng.random)])
   return state
 
 

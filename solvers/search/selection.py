@@ -40,6 +40,8 @@ import functools
 import math
 from collections.abc import Callable, Sequence
 
+from sushigo_spiel.drafting.sampling import draw_index
+
 POLICIES = ("ucb1", "exp3", "regret_matching")
 FINAL_KINDS = ("visits", "mixed")
 Policy = list[tuple[int, float]]
@@ -127,12 +129,8 @@ class _Sampling(Bandit):
     for a, p in zip(arms, probabilities):
       available[a] += 1
       strategy_sum[a] += p
-    u = rng.random()
-    for a, p in zip(arms, probabilities):
-      u -= p
-      if u < 0:
-        return a, p
-    return arms[-1], probabilities[-1]  # rounding left `u` above the total
+    index = draw_index(probabilities, rng.random)
+    return arms[index], probabilities[index]
 
 
 class Exp3(_Sampling):
