@@ -69,6 +69,110 @@ CHANCE_NODE, DECISION_NODE, TERMINAL_NODE = 0, 1, 2
 _TURN_BASED_PREFIX = "Current player: {}\n"
 
 
+class _Builder:
+  """Walks a game breadth first through its dynamics, filling the lists `GameTree` keeps.
+
+  A level entry is (table, actions chosen earlier in this turn, parent node, action into the
+  node, chance probability, slot). Within a turn the players choose one after another (the
+  turn-based form); the joint action is played when the last player has chosen.
+  """
+
+  def __init__(self, game: DraftingGame):
+    self.rules, self.dynamics, self.num_players = game.rules, game.dynamics, game.num_players()
+    self.kind, self.player, self.infoset, self.depth, self.parent = [], [], [], [], []
+    self.first_child, self.num_children, self.action, self.chance_prob, self.edge_slot = \
+        [], [], [], [], []
+    self.terminal_nodes, self.terminal_returns = [], []
+    self.infoset_ids: dict = {}
+    self.inf_player, self.inf_depth, self.inf_node, self.inf_first_slot, self.inf_tables = \
+        [], [], [], [], []
+    self.slot_action, self.slot_infoset = [], []
+    self.level_starts = [0]
+    self.histories = 0
+
+  def walk(self) -> None:
+    level = [(self.dynamics.initial_table(self.rules), (), -1, -1, 1.0, -1)]
+    d = 0
+    while level:
+      next_level = []
+      next_first = self.level_starts[-1] + len(level)
+      per_table = {}  # id(table) -> (legal actions, infoset) of the player acting there
+      for table, partial, up, act, prob, slot in level:
+        node = len(self.kind)
+        self.parent.append(up)
+        self.action.append(act)
+        self.chance_prob.append(prob)
+        self.edge_slot.append(slot)
+        self.depth.append(d)
+        self.first_child.append(next_first + len(next_level))
+        if not partial:
+          self.histories += 1
+        if table.actor == TERMINAL:
+          self._terminal(node, table)
+        elif table.actor == CHANCE:
+          self._chance(node, table, next_level)
+        else:
+          assert table.actor == SIMULTANEOUS
+          self._decision(node, d, table, partial, next_level, per_table)
+      self.level_starts.append(self.level_starts[-1] + len(level))
+      level = next_level
+      d += 1
+
+  def _terminal(self, node: int, table) -> None:
+    self.kind.append(TERMINAL_NODE)
+    self.player.append(TERMINAL)
+    self.infoset.append(-1)
+    self.num_children.append(0)
+    self.terminal_nodes.append(node)
+    self.terminal_returns.append(self.dynamics.returns(self.rules, table))
+
+  def _chance(self, node: int, table, next_level: list) -> None:
+    self.kind.append(CHANCE_NODE)
+    self.player.append(CHANCE)
+    self.infoset.append(-1)
+    outcomes = self.dynamics.chance_outcomes(self.rules, table)
+    self.num_children.append(len(outcomes))
+    for outcome, p in outcomes:
+      next_level.append((self.dynamics.apply_chance(self.rules, table, outcome), (), node,
+                         outcome, p, -1))
+
+  def _decision(self, node: int, d: int, table, partial: tuple, next_level: list,
+                per_table: dict) -> None:
+    mover = len(partial)
+    cached = per_table.get(id(table))
+    if cached is None:
+      legal = self.dynamics.legal_actions(self.rules, table, mover)
+      cached = per_table[id(table)] = (legal, self._infoset_index(node, d, table, mover, legal))
+    legal, index = cached
+    self.kind.append(DECISION_NODE)
+    self.player.append(mover)
+    self.infoset.append(index)
+    self.num_children.append(len(legal))
+    base = self.inf_first_slot[index]
+    last = mover == self.num_players - 1
+    for rank, a in enumerate(legal):
+      chosen = partial + (a,)
+      child = self.dynamics.play(self.rules, table, list(chosen)) if last else table
+      next_level.append((child, () if last else chosen, node, a, 1.0, base + rank))
+
+  def _infoset_index(self, node: int, d: int, table, mover: int, legal: list[int]) -> int:
+    """The information set of `mover` at `table`, new or met before (at the same depth)."""
+    key = (mover, self.dynamics.infoset_key(self.rules, table, mover))
+    index = self.infoset_ids.get(key)
+    if index is None:
+      index = self.infoset_ids[key] = len(self.inf_player)
+      self.inf_player.append(mover)
+      self.inf_depth.append(d)
+      self.inf_node.append(node)
+      self.inf_first_slot.append(len(self.slot_action))
+      self.inf_tables.append(table)
+      self.slot_action.extend(legal)
+      self.slot_infoset.extend([index] * len(legal))
+    elif self.inf_depth[index] != d:
+      raise AssertionError(f"information set {index} spans depths {self.inf_depth[index]} and {d}")
+    return index
+
+
 class GameTree:
   """The arrays of one game's turn-based tree (see the module docstring)."""
 
@@ -79,122 +183,44 @@ class GameTree:
     self.game = game
     self.rules = game.rules
     self.num_players = game.num_players()
-    self._dynamics = game.dynamics
     self._observer = game.make_py_observer(pyspiel.IIGObservationType(perfect_recall=True))
     self._turn_based_game = None
     self._strings = None
     self._string_index = None
-    self._build()
+    builder = _Builder(game)
+    builder.walk()
+    self._store(builder)
 
-  # ----- building
-
-  def _build(self) -> None:
-    rules, dyn, n = self.rules, self._dynamics, self.num_players
-    kind, player, infoset, depth, parent = [], [], [], [], []
-    first_child, num_children, action, chance_prob, edge_slot = [], [], [], [], []
-    terminal_nodes, terminal_returns = [], []
-    infoset_ids: dict = {}
-    inf_player, inf_depth, inf_node, inf_first_slot, inf_tables = [], [], [], [], []
-    slot_action, slot_infoset = [], []
-    level_starts = [0]
-    # A level entry: (table, actions chosen earlier this turn, parent, action in, prob, slot).
-    level = [(self._root_table(), (), -1, -1, 1.0, -1)]
-    histories = 0
-    d = 0
-    while level:
-      next_level = []
-      next_first = level_starts[-1] + len(level)
-      per_table = {}  # id(table) -> (legal actions, infoset) of the player acting there
-      for entry in level:
-        table, partial, up, act, prob, slot = entry
-        node = len(kind)
-        parent.append(up)
-        action.append(act)
-        chance_prob.append(prob)
-        edge_slot.append(slot)
-        depth.append(d)
-        first_child.append(next_first + len(next_level))
-        if not partial:
-          histories += 1
-        actor = table.actor
-        if actor == TERMINAL:
-          kind.append(TERMINAL_NODE)
-          player.append(TERMINAL)
-          infoset.append(-1)
-          num_children.append(0)
-          terminal_nodes.append(node)
-          terminal_returns.append(dyn.returns(rules, table))
-        elif actor == CHANCE:
-          kind.append(CHANCE_NODE)
-          player.append(CHANCE)
-          infoset.append(-1)
-          outcomes = dyn.chance_outcomes(rules, table)
-          num_children.append(len(outcomes))
-          for outcome, p in outcomes:
-            next_level.append((dyn.apply_chance(rules, table, outcome), (), node, outcome, p, -1))
-        else:
-          assert actor == SIMULTANEOUS
-          mover = len(partial)
-          cached = per_table.get(id(table))
-          if cached is None:
-            legal = dyn.legal_actions(rules, table, mover)
-            key = (mover, dyn.infoset_key(rules, table, mover))
-            index = infoset_ids.get(key)
-            if index is None:
-              index = infoset_ids[key] = len(inf_player)
-              inf_player.append(mover)
-              inf_depth.append(d)
-              inf_node.append(node)
-              inf_first_slot.append(len(slot_action))
-              inf_tables.append(table)
-              slot_action.extend(legal)
-              slot_infoset.extend([index] * len(legal))
-            elif inf_depth[index] != d:
-              raise AssertionError(f"information set {index} spans depths {inf_depth[index]}"
-                                   f" and {d}")
-            cached = per_table[id(table)] = (legal, index)
-          legal, index = cached
-          kind.append(DECISION_NODE)
-          player.append(mover)
-          infoset.append(index)
-          num_children.append(len(legal))
-          base = inf_first_slot[index]
-          last = mover == n - 1
-          for rank, a in enumerate(legal):
-            chosen = partial + (a,)
-            child = dyn.play(rules, table, list(chosen)) if last else table
-            next_level.append((child, () if last else chosen, node, a, 1.0, base + rank))
-      level_starts.append(level_starts[-1] + len(level))
-      level = next_level
-      d += 1
-
-    self.kind = np.array(kind, np.int8)
-    self.player = np.array(player, np.int32)
-    self.infoset = np.array(infoset, np.int64)
-    self.depth = np.array(depth, np.int32)
-    self.parent = np.array(parent, np.int64)
-    self.first_child = np.array(first_child, np.int64)
-    self.num_children = np.array(num_children, np.int64)
-    self.action = np.array(action, np.int64)
-    self.chance_prob = np.array(chance_prob, np.float64)
-    self.edge_slot = np.array(edge_slot, np.int64)
-    self.level_starts = np.array(level_starts, np.int64)
-    self.num_nodes = len(kind)
-    self.num_levels = len(level_starts) - 1
-    self.num_histories = histories
-    self.terminal_nodes = np.array(terminal_nodes, np.int64)
-    self.num_terminals = len(terminal_nodes)
+  def _store(self, b: _Builder) -> None:
+    """Keeps the builder's lists as arrays, with the derived lookups the passes use."""
+    n = self.num_players
+    self.kind = np.array(b.kind, np.int8)
+    self.player = np.array(b.player, np.int32)
+    self.infoset = np.array(b.infoset, np.int64)
+    self.depth = np.array(b.depth, np.int32)
+    self.parent = np.array(b.parent, np.int64)
+    self.first_child = np.array(b.first_child, np.int64)
+    self.num_children = np.array(b.num_children, np.int64)
+    self.action = np.array(b.action, np.int64)
+    self.chance_prob = np.array(b.chance_prob, np.float64)
+    self.edge_slot = np.array(b.edge_slot, np.int64)
+    self.level_starts = np.array(b.level_starts, np.int64)
+    self.num_nodes = len(b.kind)
+    self.num_levels = len(b.level_starts) - 1
+    self.num_histories = b.histories
+    self.terminal_nodes = np.array(b.terminal_nodes, np.int64)
+    self.num_terminals = len(b.terminal_nodes)
     self.returns = np.zeros((self.num_nodes, n))
-    self.returns[self.terminal_nodes] = np.array(terminal_returns, np.float64).reshape(-1, n)
-    self.infoset_player = np.array(inf_player, np.int32)
-    self.infoset_depth = np.array(inf_depth, np.int32)
-    self.infoset_node = np.array(inf_node, np.int64)
-    self.infoset_first_slot = np.array(inf_first_slot, np.int64)
-    self.infoset_tables = inf_tables
-    self.num_infosets = len(inf_player)
-    self.slot_action = np.array(slot_action, np.int64)
-    self.slot_infoset = np.array(slot_infoset, np.int64)
-    self.num_slots = len(slot_action)
+    self.returns[self.terminal_nodes] = np.array(b.terminal_returns, np.float64).reshape(-1, n)
+    self.infoset_player = np.array(b.inf_player, np.int32)
+    self.infoset_depth = np.array(b.inf_depth, np.int32)
+    self.infoset_node = np.array(b.inf_node, np.int64)
+    self.infoset_first_slot = np.array(b.inf_first_slot, np.int64)
+    self.infoset_tables = b.inf_tables
+    self.num_infosets = len(b.inf_player)
+    self.slot_action = np.array(b.slot_action, np.int64)
+    self.slot_infoset = np.array(b.slot_infoset, np.int64)
+    self.num_slots = len(b.slot_action)
     self.infoset_num_actions = np.diff(np.append(self.infoset_first_slot, self.num_slots))
     self.slot_player = self.infoset_player[self.slot_infoset]
     self.num_infosets_per_player = tuple(
@@ -207,9 +233,6 @@ class GameTree:
                                                 np.arange(self.num_levels + 1))
     self.slot_level_starts = np.append(self.infoset_first_slot, self.num_slots)[
         self.infoset_level_starts]
-
-  def _root_table(self):
-    return self._dynamics.initial_table(self.rules)
 
   # ----- information sets
 
