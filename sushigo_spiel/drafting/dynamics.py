@@ -42,6 +42,19 @@ class RulesLike(Protocol):
   def hand_string(self, hand: Sequence[int]) -> str: ...
 
 
+class FrozenRules:
+  """The base of each game's `Rules`, a frozen dataclass built once per game: lookups derived from
+  the parameters are set once as plain attributes (the dynamics read them at every step), and a
+  deep copy (OpenSpiel's clone of a state) is the rules themselves."""
+
+  def _set_derived(self, derived: dict[str, Any]) -> None:
+    for name, value in derived.items():
+      object.__setattr__(self, name, value)
+
+  def __deepcopy__(self, memo):
+    return self
+
+
 class TableLike(Protocol):
   """What the adapter and the solvers read of any game's `Table`."""
   actor: int  # CHANCE, SIMULTANEOUS or TERMINAL

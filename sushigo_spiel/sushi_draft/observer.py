@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import numpy as np
-import pyspiel
-
+from sushigo_spiel.drafting.observation import DraftingObserver
 from sushigo_spiel.sushi_draft import rules as R
 from sushigo_spiel.sushi_draft.cards import CARDS, NUM_PILES, NUM_SUSHI, NUM_TYPES, PILE_NAMES
 
 
-class SushiDraftObserver:
+class SushiDraftObserver(DraftingObserver):
   """Observations and information states, honouring `pyspiel.IIGObservationType`.
 
   Seats are relative: index 0 is the observing player, 1 the player to its left, and so on.
@@ -31,62 +29,41 @@ class SushiDraftObserver:
   The chip piles' remaining orders are in no view: nobody sees them.
   """
 
-  def __init__(self, iig_obs_type, rules: R.Rules, params):
-    if params:
-      raise ValueError(f"observation parameters are not supported; got {params}")
-    self.iig_obs_type = iig_obs_type
-    self.rules = rules
+  def pieces(self):
+    rules, obs = self.rules, self.iig_obs_type
     n, t, h, rounds = rules.num_players, NUM_TYPES, rules.hand_size - 1, rules.rounds
     a, piles = 2 * NUM_SUSHI, NUM_PILES
-    private = iig_obs_type.private_info
-    single = private == pyspiel.PrivateInfoType.SINGLE_PLAYER
-    every = private == pyspiel.PrivateInfoType.ALL_PLAYERS
     pieces = []
-    if iig_obs_type.perfect_recall:
-      if iig_obs_type.public_info:
+    if obs.perfect_recall:
+      if obs.public_info:
         pieces += [("eats", (rounds, h, n, a)), ("awards", (rounds, piles, n))]
-      if single:
+      if self.single:
         pieces += [("hand_history", (rounds, h, t)), ("keeps", (rounds, h, t)),
                    ("values", (rounds, piles))]
-      if every:
+      if self.every:
         pieces += [("hand_history", (rounds, h, n, t)), ("keeps", (rounds, h, n, t)),
                    ("values", (rounds, piles))]
-    else:
-      if iig_obs_type.public_info:
-        pieces += [("round", (rounds,)), ("turn", (h,)), ("step", (2,)), ("eaten", (n, a)),
-                   ("chips", (n, piles))]
-      if single:
-        pieces += [("hand", (t,)), ("values", (piles,))]
-      if every:
-        pieces += [("hands", (n, t)), ("all_values", (n, piles))]
-    self.tensor = np.zeros(sum(int(np.prod(shape)) for _, shape in pieces), np.float32)
-    self.dict = {}
-    index = 0
-    for name, shape in pieces:
-      count = int(np.prod(shape))
-      self.dict[name] = self.tensor[index:index + count].reshape(shape)
-      index += count
+      return pieces
+    if obs.public_info:
+      pieces += [("round", (rounds,)), ("turn", (h,)), ("step", (2,)), ("eaten", (n, a)),
+                 ("chips", (n, piles))]
+    if self.single:
+      pieces += [("hand", (t,)), ("values", (piles,))]
+    if self.every:
+      pieces += [("hands", (n, t)), ("all_values", (n, piles))]
+    return pieces
 
   def _visible(self, player: int, owner: int) -> bool:
     """Whether `owner`'s private cards and chip values are in `player`'s view."""
-    private = self.iig_obs_type.private_info
-    return private == pyspiel.PrivateInfoType.ALL_PLAYERS or (
-        private == pyspiel.PrivateInfoType.SINGLE_PLAYER and owner == player)
-
-  def set_from(self, state, player: int) -> None:
-    self.set_from_table(state.table(), player)
-
-  def string_from(self, state, player: int) -> str:
-    return self.string_from_table(state.table(), player)
+    return self.every or (self.single and owner == player)
 
   def set_from_table(self, table: R.Table, player: int) -> None:
-    """`set_from` at a rules table (for code that walks tables rather than states)."""
     rules = self.rules
     n = rules.num_players
     seat = {p: (p - player) % n for p in range(n)}
     self.tensor.fill(0)
     d = self.dict
-    every = self.iig_obs_type.private_info == pyspiel.PrivateInfoType.ALL_PLAYERS
+    every = self.every
     if self.iig_obs_type.perfect_recall:
       for turn, entry in _numbered(table.log):
         for p, action in enumerate(entry.eats):
@@ -131,7 +108,6 @@ class SushiDraftObserver:
           d["hands"][seat[p]] = table.hands[p]
 
   def string_from_table(self, table: R.Table, player: int) -> str:
-    """`string_from` at a rules table (for code that walks tables rather than states)."""
     rules = self.rules
     if self.iig_obs_type.perfect_recall:
       return self._history_string(rules, table, player)
@@ -156,7 +132,7 @@ class SushiDraftObserver:
 
   def _history_string(self, rules: R.Rules, table: R.Table, player: int) -> str:
     public = self.iig_obs_type.public_info
-    single = self.iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
+    single = self.single
     lines = [f"P{player}"] if single else []
     n = rules.num_players
     results = iter(table.results)

@@ -24,7 +24,8 @@ import itertools
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from sushigo_spiel.drafting.dynamics import CHANCE, SIMULTANEOUS, TERMINAL, utilities
+from sushigo_spiel.drafting.dynamics import (CHANCE, SIMULTANEOUS, TERMINAL, FrozenRules,
+                                             utilities)
 from sushigo_spiel.drafting.hand_ranking import HandRanking
 from sushigo_spiel.drafting.parameters import check_common_parameters, parse_items
 from sushigo_spiel.drafting.sampling import Uniform, draw_cards, pick_index, pick_uniformly
@@ -112,7 +113,7 @@ def parse_chips(spec: str) -> tuple[tuple[int, ...], ...]:
 
 
 @dataclasses.dataclass(frozen=True)
-class Rules:
+class Rules(FrozenRules):
   """One game's fixed configuration. Build it with `Rules.from_params`."""
   num_players: int
   rounds: int
@@ -130,11 +131,7 @@ class Rules:
         "pile_orders": tuple(sorted(set(itertools.permutations(p))) for p in self.chips),
         "deal_steps": self.num_players * (self.hand_size if self.deal == "card" else 1),
     }
-    for name, value in derived.items():
-      object.__setattr__(self, name, value)
-
-  def __deepcopy__(self, memo):
-    return self
+    self._set_derived(derived)
 
   @classmethod
   def from_params(cls, players: int = 3, rounds: int = 3, hand_size: int = 6,

@@ -6,14 +6,12 @@ the abstractions and determinization); this module only lays it out as OpenSpiel
 
 from __future__ import annotations
 
-import numpy as np
-import pyspiel
-
+from sushigo_spiel.drafting.observation import DraftingObserver
 from sushigo_spiel.sushi_go import rules as R
 from sushigo_spiel.sushi_go.knowledge import is_dealt, knowledge
 
 
-class SushiGoObserver:
+class SushiGoObserver(DraftingObserver):
   """Observations and information states, honouring `pyspiel.IIGObservationType`.
 
   Seats are relative: index 0 is the observing player, 1 the player to its left (who receives
@@ -38,53 +36,33 @@ class SushiGoObserver:
                             (rounds x H x n x T every hand with ALL_PLAYERS)
   """
 
-  def __init__(self, iig_obs_type, rules: R.Rules, params):
-    if params:
-      raise ValueError(f"observation parameters are not supported; got {params}")
-    self.iig_obs_type = iig_obs_type
-    self.rules = rules
+  def pieces(self):
+    rules, obs = self.rules, self.iig_obs_type
     n, t, h, rounds = rules.num_players, rules.num_types, rules.hand_size, rules.rounds
-    private = iig_obs_type.private_info
-    single = private == pyspiel.PrivateInfoType.SINGLE_PLAYER
-    every = private == pyspiel.PrivateInfoType.ALL_PLAYERS
     pieces = []
-    if iig_obs_type.perfect_recall:
-      if iig_obs_type.public_info:
+    if obs.perfect_recall:
+      if obs.public_info:
         pieces.append(("picks", (rounds, h, n, 2, t)))
         if rules.robot:
           pieces.append(("robot_picks", (rounds, h, t)))
-      if single:
+      if self.single:
         pieces.append(("hand_history", (rounds, h, t)))
-      if every:
+      if self.every:
         pieces.append(("hand_history", (rounds, h, n, t)))
-    else:
-      if iig_obs_type.public_info:
-        if rules.robot:
-          pieces += [("robot_tableau", (t,)), ("robot_puddings", (1,))]
-        pieces += [("round", (rounds,)), ("turn", (h,)), ("tableaus", (n, t)),
-                   ("free_wasabi", (n,)), ("on_wasabi", (n, t)), ("puddings", (n,)),
-                   ("points", (n,))]
-      if single:
-        pieces += [("hand", (t,)), ("seen_hands", (n - 1, t + 1))]
-      if every:
-        pieces.append(("hands", (n, t)))
-    size = sum(int(np.prod(shape)) for _, shape in pieces)
-    self.tensor = np.zeros(size, np.float32)
-    self.dict = {}
-    index = 0
-    for name, shape in pieces:
-      count = int(np.prod(shape))
-      self.dict[name] = self.tensor[index:index + count].reshape(shape)
-      index += count
-
-  def set_from(self, state, player: int) -> None:
-    self.set_from_table(state.table(), player)
-
-  def string_from(self, state, player: int) -> str:
-    return self.string_from_table(state.table(), player)
+      return pieces
+    if obs.public_info:
+      if rules.robot:
+        pieces += [("robot_tableau", (t,)), ("robot_puddings", (1,))]
+      pieces += [("round", (rounds,)), ("turn", (h,)), ("tableaus", (n, t)),
+                 ("free_wasabi", (n,)), ("on_wasabi", (n, t)), ("puddings", (n,)),
+                 ("points", (n,))]
+    if self.single:
+      pieces += [("hand", (t,)), ("seen_hands", (n - 1, t + 1))]
+    if self.every:
+      pieces.append(("hands", (n, t)))
+    return pieces
 
   def set_from_table(self, table: R.Table, player: int) -> None:
-    """`set_from` at a rules table (for code that walks tables rather than states)."""
     rules = self.rules
     n = rules.num_players
     seats = [(player + k) % n for k in range(n)]
@@ -145,12 +123,10 @@ class SushiGoObserver:
         d["hands"][k] = table.hands[p]
 
   def string_from_table(self, table: R.Table, player: int) -> str:
-    """`string_from` at a rules table (for code that walks tables rather than states)."""
     rules = self.rules
     obs = self.iig_obs_type
-    private = obs.private_info
     if obs.perfect_recall:
-      return self._history_string(rules, table, player, private)
+      return self._history_string(rules, table, player)
     lines = []
     playing = not R.is_terminal(rules, table)
     if obs.public_info:
@@ -168,19 +144,18 @@ class SushiGoObserver:
         lines.append(f"Robot tableau [{', '.join(rules.tableau_names(table.robot.tableau))}]"
                      f" Puddings {table.robot.puddings}")
     if is_dealt(rules, table):
-      if private == pyspiel.PrivateInfoType.SINGLE_PLAYER:
+      if self.single:
         knows = knowledge(rules, table, player)
         lines.append(f"P{player} hand [{rules.hand_string(knows.hand)}]")
         for p, hand in knows.seen:
           lines.append(f"P{p} hand (seen) [{rules.hand_string(hand)}]")
-      elif private == pyspiel.PrivateInfoType.ALL_PLAYERS:
+      elif self.every:
         for p in range(rules.num_players):
           lines.append(f"P{p} hand [{rules.hand_string(table.hands[p])}]")
     return "\n".join(lines)
 
-  def _history_string(self, rules, table, player, private) -> str:
-    single = private == pyspiel.PrivateInfoType.SINGLE_PLAYER
-    every = private == pyspiel.PrivateInfoType.ALL_PLAYERS
+  def _history_string(self, rules, table, player) -> str:
+    single, every = self.single, self.every
     lines = [f"P{player}"] if single else []
     n = rules.num_players
 

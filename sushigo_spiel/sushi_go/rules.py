@@ -22,7 +22,8 @@ import dataclasses
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from sushigo_spiel.drafting.dynamics import CHANCE, SIMULTANEOUS, TERMINAL, utilities
+from sushigo_spiel.drafting.dynamics import (CHANCE, SIMULTANEOUS, TERMINAL, FrozenRules,
+                                             utilities)
 from sushigo_spiel.drafting.hand_ranking import HandRanking
 from sushigo_spiel.drafting.parameters import check_common_parameters, parse_items
 from sushigo_spiel.drafting.sampling import Uniform, draw_cards, pick_index
@@ -94,7 +95,7 @@ def parse_deck(spec: str) -> dict[str, int]:
 
 
 @dataclasses.dataclass(frozen=True)
-class Rules:
+class Rules(FrozenRules):
   """One game's fixed configuration and action table. Build it with `Rules.from_params`."""
   num_players: int
   rounds: int
@@ -119,11 +120,7 @@ class Rules:
         self.hand_size if self.deal == "card" else 1)
     derived["categories"] = scoring.CATEGORIES + (
         (scoring.SOY_SAUCE_CATEGORY,) if self.soy_sauce else ())
-    for name, value in derived.items():
-      object.__setattr__(self, name, value)
-
-  def __deepcopy__(self, memo):
-    return self
+    self._set_derived(derived)
 
   @classmethod
   def from_params(cls, players: int = 2, rounds: int = 3, hand_size: int = 0,
