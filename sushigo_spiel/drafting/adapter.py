@@ -123,6 +123,8 @@ class DraftingState(pyspiel.State):
     return self._table.actor == TERMINAL
 
   def legal_actions(self, player: int | None = None) -> list[int]:
+    if player is not None and player >= 0:
+      self._check_player(player)
     actor = self._table.actor
     if actor == TERMINAL:
       return []
@@ -133,6 +135,25 @@ class DraftingState(pyspiel.State):
     if player < 0:
       raise ValueError(f"legal_actions called for pseudo-player {player}")
     return self.dynamics.legal_actions(self._rules, self._table, player)
+
+  def _check_player(self, player: int) -> None:
+    n = self._rules.num_players
+    if not 0 <= player < n:
+      raise ValueError(f"player {player} does not exist; allowed: 0..{n - 1}, or the chance"
+                       f" player {CHANCE}")
+
+  def _action_to_string(self, player: int, action: int) -> str:
+    if player != CHANCE:
+      self._check_player(player)
+      return self._rules.action_name(action)
+    limit = self.get_game().max_chance_outcomes()
+    if not 0 <= action < limit:
+      raise ValueError(f"chance outcome {action} is out of range 0..{limit - 1}")
+    return self._chance_outcome_name(action)
+
+  def _chance_outcome_name(self, outcome: int) -> str:
+    """The name of chance outcome `outcome` (within the game's range) at this node."""
+    raise NotImplementedError
 
   def is_chance_node(self) -> bool:
     return self._table.actor == CHANCE

@@ -6,8 +6,24 @@ is the hand's rank among every hand of that size the full deck can hold.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
+
+# The most outcomes a chance node lists: a list of a million (outcome, probability) pairs takes
+# about 100 MB; more is refused with the count (sampling needs no list: see `sample_chance`).
+MAX_LISTED_OUTCOMES = 1_000_000
+MAX_OUTCOME_ID = 2**31 - 1  # OpenSpiel's actions are C++ ints
+
+
+def check_hand_deal(caps: Sequence[int], size: int) -> None:
+  """Refuses `deal=hand` when the hands of `size` cards of the deck are too many to number as
+  OpenSpiel actions."""
+  count = HandRanking(caps, size).size
+  if count > MAX_OUTCOME_ID:
+    raise ValueError(f"parameter 'deal' is 'hand' with hands of {size} cards: the deck can deal"
+                     f" {count:.3e} different hands, more than OpenSpiel's action ids hold"
+                     f" ({MAX_OUTCOME_ID:,}); allowed: deal=card, or a smaller hand_size or deck")
 
 
 class HandRanking:
@@ -20,12 +36,10 @@ class HandRanking:
   def __init__(self, caps: Sequence[int], size: int):
     self.caps = tuple(caps)
     self.hand_size = size
-    types = len(self.caps)
-    ways = [[0] * (size + 1) for _ in range(types + 1)]
-    ways[types][0] = 1
-    for t in range(types - 1, -1, -1):
-      for r in range(size + 1):
-        ways[t][r] = sum(ways[t + 1][r - v] for v in range(min(self.caps[t], r) + 1))
+    ways = [[1] + [0] * size]  # ways[k][r]: hands of r cards from the last k types
+    for cap in reversed(self.caps):
+      below = list(itertools.accumulate(ways[0]))
+      ways.insert(0, [below[r] - (below[r - cap - 1] if r > cap else 0) for r in range(size + 1)])
     self._ways = ways
     self.size = ways[0][size]
 
@@ -49,7 +63,14 @@ class HandRanking:
     return tuple(hand)
 
   def outcomes(self, deck: Sequence[int]) -> list[tuple[int, float]]:
-    """Every hand the deck can deal now, with its multivariate hypergeometric probability."""
+    """Every hand the deck can deal now, with its multivariate hypergeometric probability; a
+    ValueError, before any work, when there are more than `MAX_LISTED_OUTCOMES`."""
+    count = HandRanking(deck, self.hand_size).size
+    if count > MAX_LISTED_OUTCOMES:
+      raise ValueError(
+          f"this deal=hand chance node has {count:,} outcomes (every hand of {self.hand_size} cards"
+          f" the deck can deal), more than the {MAX_LISTED_OUTCOMES:,} a chance node lists; allowed:"
+          " deal=card, a smaller hand_size or deck, or sampling the deal (sample_chance)")
     total = math.comb(sum(deck), self.hand_size)
     result = []
     for hand in _bounded_compositions(tuple(deck), self.hand_size):

@@ -13,6 +13,7 @@ from sushigo_spiel.drafting.dynamics import MAX_PLAYERS, MIN_PLAYERS
 
 DEAL_MODES = ("card", "hand")
 UTILITIES = ("score", "margin", "win")
+MAX_COUNT = 999  # the largest count or value an item may give (the real games stay below 15)
 
 
 def check_common_parameters(players: int, rounds: int, deal: str, utility: str) -> None:
@@ -33,8 +34,9 @@ def parse_items(name: str, spec: str, codes: Container[str], example: str
   """The `code:n` or `code:n.n.n` items of parameter `name`, as (code, [n, ...]).
 
   `codes` are the allowed codes (iterated for the error message); `example` is a well-formed item
-  shown when one is not.
+  shown when one is not. A code given twice, or a number above `MAX_COUNT`, is refused.
   """
+  given = set()
   for item in spec.split("/"):
     code, sep, numbers = item.strip().partition(":")
     if code not in codes:
@@ -44,4 +46,12 @@ def parse_items(name: str, spec: str, codes: Container[str], example: str
     if not sep or not all(v.strip().isdigit() for v in values):
       raise ValueError(f"parameter '{name}': {item!r} in {spec!r} needs non-negative whole"
                        f" numbers, as in {example!r}")
-    yield code, [int(v) for v in values]
+    numbers = [int(v) for v in values]
+    if code in given:
+      raise ValueError(f"parameter '{name}': {code!r} is repeated in {spec!r}; allowed: each code"
+                       " once")
+    if max(numbers) > MAX_COUNT:
+      raise ValueError(f"parameter '{name}': {item!r} in {spec!r} has {max(numbers)}; allowed:"
+                       f" 0 to {MAX_COUNT}")
+    given.add(code)
+    yield code, numbers

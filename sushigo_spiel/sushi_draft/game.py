@@ -29,7 +29,6 @@ Game string parameters (all optional):
 
 from __future__ import annotations
 
-import pyspiel
 
 from sushigo_spiel.drafting.adapter import DraftingGame, DraftingState, apply_step
 from sushigo_spiel.sushi_draft import knowledge
@@ -63,11 +62,8 @@ class SushiDraftState(DraftingState):
 
   dynamics = DYNAMICS
 
-  def _action_to_string(self, player: int, action: int) -> str:
-    rules = self._rules
-    if player == pyspiel.PlayerId.CHANCE:
-      return chance_string(rules, self._table, action)
-    return rules.action_name(action)
+  def _chance_outcome_name(self, outcome: int) -> str:
+    return chance_string(self._rules, self._table, outcome)
 
   def resample_from_infostate(self, player: int, sampler) -> SushiDraftState:
     """A state `player` cannot tell from this one, with everything it has not seen redrawn.
@@ -126,10 +122,16 @@ class SushiDraftState(DraftingState):
 
 
 def chance_string(rules: R.Rules, table: R.Table, outcome: int) -> str:
+  """The name of chance outcome `outcome` at `table`: a pile's order, a card or a hand."""
   if table.ordered < NUM_PILES:
-    order = rules.pile_orders[table.ordered][outcome]
-    return f"{PILE_NAMES[table.ordered]} chips {'.'.join(map(str, order))}"
+    orders = rules.pile_orders[table.ordered]
+    if outcome >= len(orders):
+      raise ValueError(f"chance outcome {outcome} is not an order of the"
+                       f" {PILE_NAMES[table.ordered]} pile; allowed: 0..{len(orders) - 1}")
+    return f"{PILE_NAMES[table.ordered]} chips {'.'.join(map(str, orders[outcome]))}"
   if rules.deal == "card":
+    if outcome >= len(CARDS):
+      raise ValueError(f"chance outcome {outcome} is not a card; allowed: 0..{len(CARDS) - 1}")
     return CARDS[outcome].name
   return rules.hand_string(rules.hand_ranking.unrank(outcome))
 

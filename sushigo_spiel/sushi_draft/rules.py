@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 from sushigo_spiel.drafting.dynamics import (CHANCE, SIMULTANEOUS, TERMINAL, FrozenRules,
                                              utilities)
-from sushigo_spiel.drafting.hand_ranking import HandRanking
+from sushigo_spiel.drafting.hand_ranking import HandRanking, check_hand_deal
 from sushigo_spiel.drafting.parameters import check_common_parameters, parse_items
 from sushigo_spiel.drafting.sampling import Uniform, draw_cards, pick_index, pick_uniformly
 from sushigo_spiel.sushi_draft.cards import (BY_CODE, CARDS, DEFAULT_CHIPS, DESSERT, NUM_PILES,
@@ -90,7 +90,7 @@ def parse_deck(spec: str) -> tuple[int, ...]:
   for code, values in parse_items("deck", spec, BY_CODE, "tuna:8"):
     if len(values) != 1:
       raise ValueError(f"parameter 'deck': {code!r} in {spec!r} needs one count, as in 'tuna:8'")
-    counts[BY_CODE[code]] += values[0]
+    counts[BY_CODE[code]] = values[0]
   return tuple(counts)
 
 
@@ -100,10 +100,9 @@ def parse_chips(spec: str) -> tuple[tuple[int, ...], ...]:
     return DEFAULT_CHIPS
   piles = {}
   for code, values in parse_items("chips", spec, PILE_CODES, "tuna:3.4.5"):
-    if code in piles or not 1 <= len(values) <= MAX_PILE:
-      raise ValueError(
-          f"parameter 'chips': {code!r} in {spec!r} is repeated or has {len(values)} chips;"
-          f" allowed: each pile once, with 1 to {MAX_PILE} values")
+    if not 1 <= len(values) <= MAX_PILE:
+      raise ValueError(f"parameter 'chips': {code!r} in {spec!r} has {len(values)} chips;"
+                       f" allowed: 1 to {MAX_PILE} values per pile")
     piles[code] = tuple(values)
   missing = [code for code in PILE_CODES if code not in piles]
   if missing:
@@ -151,6 +150,8 @@ class Rules(FrozenRules):
       raise ValueError(
           f"parameter 'deck' ({deck!r}) has {counts[WILD]} Wilds; allowed: fewer than"
           f" hand_size ({hand_size})")
+    if deal == "hand":
+      check_hand_deal(counts, hand_size)
     return cls(players, rounds, hand_size, counts, parse_chips(chips), deal, utility,
                bool(wild_half))
 

@@ -31,7 +31,6 @@ Game string parameters (all optional):
 
 from __future__ import annotations
 
-import pyspiel
 
 from sushigo_spiel.drafting.adapter import DraftingGame, DraftingState, apply_step, history_steps
 from sushigo_spiel.sushi_go import knowledge
@@ -48,7 +47,7 @@ _DEFAULT_PARAMS = {
     "utility": "score",
     "pass_direction": "left",
     "soy_sauce": False,
-    "soy_sauce_count": 4,
+    "soy_sauce_count": R.DEFAULT_SOY_SAUCE_COUNT,
     "robot": False,
 }
 
@@ -66,13 +65,14 @@ class SushiGoState(DraftingState):
 
   dynamics = DYNAMICS
 
-  def _action_to_string(self, player: int, action: int) -> str:
-    rules = self._rules
-    if player == pyspiel.PlayerId.CHANCE:
-      if rules.deal == "card":
-        return rules.cards[action].name
-      return rules.hand_string(rules.hand_ranking.unrank(action))
-    return rules.action_name(action)
+  def _chance_outcome_name(self, outcome: int) -> str:
+    rules, table = self._rules, self._table
+    if rules.deal == "hand" and table.dealt < rules.deal_steps:
+      return rules.hand_string(rules.hand_ranking.unrank(outcome))
+    if outcome >= rules.num_types:  # a card: dealt one at a time, or drawn by the robot
+      raise ValueError(f"chance outcome {outcome} is not a card here; allowed: 0.."
+                       f"{rules.num_types - 1}")
+    return rules.cards[outcome].name
 
   def resample_from_infostate(self, player: int, sampler) -> SushiGoState:
     """A state `player` cannot tell from this one, with the cards it has not seen redealt.

@@ -24,13 +24,14 @@ from typing import NamedTuple
 
 from sushigo_spiel.drafting.dynamics import (CHANCE, SIMULTANEOUS, TERMINAL, FrozenRules,
                                              utilities)
-from sushigo_spiel.drafting.hand_ranking import HandRanking
-from sushigo_spiel.drafting.parameters import check_common_parameters, parse_items
+from sushigo_spiel.drafting.hand_ranking import HandRanking, check_hand_deal
+from sushigo_spiel.drafting.parameters import MAX_COUNT, check_common_parameters, parse_items
 from sushigo_spiel.drafting.sampling import Uniform, draw_cards, pick_index
 from sushigo_spiel.sushi_go import scoring
 from sushigo_spiel.sushi_go.cards import BY_CODE, CARDS, HAND_SIZE_BY_PLAYERS, SOY_SAUCE, Card, Kind
 
 PASS_DIRECTIONS = ("left", "right", "alternate")
+DEFAULT_SOY_SAUCE_COUNT = 4  # the cards the Soy Sauce variant adds
 
 # When a reversed Chopsticks pair is legal (see the module docstring).
 _ALWAYS, _NO_FREE_WASABI, _ONE_FREE_WASABI = 0, 1, 2
@@ -90,7 +91,7 @@ def parse_deck(spec: str) -> dict[str, int]:
     if len(values) != 1:
       raise ValueError(f"parameter 'deck': {code!r} in {spec!r} needs one count, as in"
                        " 'tempura:4'")
-    counts[code] += values[0]
+    counts[code] = values[0]
   return counts
 
 
@@ -126,7 +127,7 @@ class Rules(FrozenRules):
   def from_params(cls, players: int = 2, rounds: int = 3, hand_size: int = 0,
                   deck: str = "standard", deal: str = "card", utility: str = "score",
                   pass_direction: str = "left", soy_sauce: bool = False,
-                  soy_sauce_count: int = 4, robot: bool = False) -> Rules:
+                  soy_sauce_count: int = DEFAULT_SOY_SAUCE_COUNT, robot: bool = False) -> Rules:
     """Validates game parameters; errors name the parameter, the value and what is allowed."""
     check_common_parameters(players, rounds, deal, utility)
     if pass_direction not in PASS_DIRECTIONS:
@@ -137,9 +138,13 @@ class Rules(FrozenRules):
       raise ValueError(f"parameter 'deck' ({deck!r}) lists Soy Sauce; allowed: the other cards,"
                        " since Soy Sauce joins the deck with soy_sauce=true and soy_sauce_count")
     if soy_sauce:
-      if soy_sauce_count < 1:
-        raise ValueError(f"parameter 'soy_sauce_count' is {soy_sauce_count}; allowed: 1 or more")
+      if not 1 <= soy_sauce_count <= MAX_COUNT:
+        raise ValueError(f"parameter 'soy_sauce_count' is {soy_sauce_count}; allowed: 1 or more,"
+                         f" up to {MAX_COUNT}")
       counts[SOY_SAUCE.code] = soy_sauce_count
+    elif soy_sauce_count != DEFAULT_SOY_SAUCE_COUNT:
+      raise ValueError(f"parameter 'soy_sauce_count' is {soy_sauce_count} with soy_sauce=false;"
+                       " allowed: soy_sauce_count only with soy_sauce=true")
     if robot and players != 2:
       raise ValueError(f"parameter 'robot' is true with players={players}; allowed: robot=true"
                        " with players=2 only (the two-player variant)")
@@ -156,6 +161,8 @@ class Rules(FrozenRules):
           f"parameter 'deck' ({deck!r}) has {total} cards, too few to deal {rounds} round(s) of"
           f" {size} cards to {hands} hands; allowed: a deck of at least {needed} cards")
     present = tuple(card for card in CARDS if counts[card.code])
+    if deal == "hand":
+      check_hand_deal([counts[c.code] for c in present], size)
     return cls(players, rounds, size, present, tuple(counts[c.code] for c in present), deal,
                utility, pass_direction, soy_sauce, bool(robot))
 
