@@ -322,6 +322,26 @@ class GameTree:
                        f" information set and action; got {policy.shape}")
     return policy
 
+  def check_distributions(self, policy: np.ndarray, tolerance: float = 1e-6) -> np.ndarray:
+    """`policy` if it is a distribution over the legal actions at every information set (finite,
+    non-negative, summing to 1 within `tolerance`); else a ValueError naming the first information
+    set where it is not, with its actions and probabilities."""
+    policy = self.check_policy(policy)
+    sums = np.add.reduceat(policy, self.infoset_first_slot) if self.num_slots else policy
+    bad_slots = ~np.isfinite(policy) | (policy < -tolerance)
+    bad = np.abs(sums - 1.0) > tolerance
+    bad[self.slot_infoset[bad_slots]] = True
+    if bad.any():
+      infoset = int(np.flatnonzero(bad)[0])
+      given = dict(zip(self.infoset_actions(infoset),
+                       self._infoset_slice(policy, infoset).tolist()))
+      raise ValueError(
+          f"the policy is not a distribution at information set {infoset} (player"
+          f" {self.infoset_player[infoset]}; {int(bad.sum())} such sets in all): probabilities"
+          f" {given} sum to {sums[infoset]:.6g}; allowed: non-negative, finite, summing to 1"
+          f" over the legal actions. The information state:\n{self.infoset_string(infoset)}")
+    return policy
+
   def edge_probabilities(self, policy: np.ndarray, players: Sequence[int] | None = None,
                          chance: bool = True) -> np.ndarray:
     """Per edge (child node): its chance probability, or its policy probability when the acting
@@ -383,11 +403,15 @@ class GameTree:
     at a representative state of each information set). A policy that also answers at tables,
     `probabilities(rules, table, player)` (as `abstraction.LiftedPolicy`), is asked at each
     information set's representative table instead, without building states.
-    Actions missing from a policy's answer get probability 0."""
-    if isinstance(policy, np.ndarray):
-      return self.check_policy(policy)
+    Actions missing from a policy's answer get probability 0; the result must be a distribution
+    at every information set (`check_distributions`)."""
     if isinstance(policy, TreePolicy) and policy.tree is self:
       return policy.array
+    return self.check_distributions(self._read_policy(policy))
+
+  def _read_policy(self, policy) -> np.ndarray:
+    if isinstance(policy, np.ndarray):
+      return policy
     if isinstance(policy, policy_lib.TabularPolicy):
       return self._from_rows(policy.state_lookup, policy.action_probability_array)
     if isinstance(policy, pyspiel.TabularPolicy):

@@ -1,5 +1,8 @@
-"""The exact value and an equilibrium of a two-player zero-sum game: the sequence-form linear
-program (Koller, Megiddo and von Stengel 1996) over the array tree, solved by scipy's HiGHS.
+"""The exact value and an equilibrium of a two-player zero- or constant-sum game: the
+sequence-form linear program (Koller, Megiddo and von Stengel 1996) over the array tree, solved by
+scipy's HiGHS. A constant-sum game (`utility=win`: the two returns sum to 1) is solved as the
+zero-sum game of its returns less half the constant, which has the same equilibria; its values are
+mapped back.
 
 OpenSpiel's `sequence_form_lp` needs cvxpy and walks pyspiel states; this builds the same program
 from a `GameTree` with sparse matrices. A sequence of player p is the empty one or one of p's slots
@@ -31,9 +34,9 @@ from solvers.equilibrium.game_tree import GameTree
 
 
 class SequenceFormSolution(NamedTuple):
-  value: float  # player 0's equilibrium value (player 1's is its negative)
+  value: float  # player 0's equilibrium value (player 1's is the game's utility sum less it)
   policy: np.ndarray  # an equilibrium behaviour strategy for both players (slot array)
-  values: tuple[float, float]  # each player's LP optimum, a check: values[1] == -values[0]
+  values: tuple[float, float]  # each player's LP optimum, a check: they sum to the utility sum
 
 
 def sequences(tree: GameTree) -> tuple[np.ndarray, np.ndarray, list[int]]:
@@ -92,24 +95,28 @@ def _solve_for(player, payoff, constraints, counts):
 
 
 def solve(game_or_tree) -> SequenceFormSolution:
-  """Game value and an equilibrium of a two-player zero-sum game (`utility=margin`)."""
+  """Game value and an equilibrium of a two-player zero-sum game (`utility=margin`) or
+  constant-sum game (`utility=win`)."""
   tree = as_tree(game_or_tree)
-  if tree.num_players != 2 or \
-      tree.game.get_type().utility != pyspiel.GameType.Utility.ZERO_SUM:
-    raise ValueError("the sequence-form LP needs a two-player zero-sum game (utility=margin); got"
-                     f" {tree.num_players} players, {tree.game.get_type().utility.name} utility")
+  utility = tree.game.get_type().utility
+  if tree.num_players != 2 or utility not in (pyspiel.GameType.Utility.ZERO_SUM,
+                                              pyspiel.GameType.Utility.CONSTANT_SUM):
+    raise ValueError("the sequence-form LP needs a two-player zero-sum or constant-sum game"
+                     f" (utility=margin or win); got {tree.num_players} players,"
+                     f" {utility.name} utility (utility=score is general sum)")
+  half = tree.game.utility_sum() / 2 if utility == pyspiel.GameType.Utility.CONSTANT_SUM else 0.0
   seq_of_slot, node_seq, counts = sequences(tree)
   terminals = tree.terminal_nodes
   chance_reach = tree.reach_probabilities(np.ones(tree.num_slots))[terminals]
   payoff = sparse.csr_matrix(
-      (chance_reach * tree.returns[terminals, 0],
+      (chance_reach * (tree.returns[terminals, 0] - half),
        (node_seq[terminals, 0], node_seq[terminals, 1])), shape=tuple(counts))
   constraints = [_constraints(tree, p, seq_of_slot, node_seq, counts[p]) for p in range(2)]
   policy = np.zeros(tree.num_slots)
   values = []
   for p in range(2):
     value, plan = _solve_for(p, payoff, constraints, counts)
-    values.append(value)
+    values.append(value + half)
     mine = np.flatnonzero(tree.slot_player == p)
     infosets = tree.slot_infoset[mine]
     parent_plan = plan[node_seq[tree.infoset_node[infosets], p]]
