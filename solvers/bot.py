@@ -16,6 +16,7 @@ All randomness comes from the seed: `self.uniform` draws floats in [0, 1) from
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -68,7 +69,7 @@ class Bot(pyspiel.Bot):
     return self.policy_at(self.table(state))
 
   def step_with_policy(self, state: pyspiel.State) -> tuple[Policy, int]:
-    policy = self.get_policy(state)
+    policy = check_distribution(self.get_policy(state), type(self).__name__)
     return policy, draw_action(policy, self.uniform)
 
   def step(self, state: pyspiel.State) -> int:
@@ -105,3 +106,13 @@ def checked_parameters(bot_class: type[Bot], params: dict[str, Any]) -> dict[str
                      f"allowed (with defaults): {defaults}")
   return {**defaults, **params}
 
+
+def check_distribution(policy: Policy, source: str, tolerance: float = 1e-6) -> Policy:
+  """`policy` if its probabilities are finite, non-negative and sum to 1 within `tolerance`; a
+  ValueError naming `source` otherwise."""
+  probabilities = [p for _, p in policy]
+  if not policy or not all(math.isfinite(p) and p >= 0 for p in probabilities) or \
+      abs(sum(probabilities) - 1.0) > tolerance:
+    raise ValueError(f"{source} gave the policy {policy}, which is not a distribution; allowed:"
+                     " finite, non-negative probabilities summing to 1")
+  return policy

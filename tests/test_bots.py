@@ -425,3 +425,14 @@ def mean_score_margin(stronger: str, weaker: str, deals: int) -> float:
 def test_strength_order(stronger, weaker):
   margin, error = mean_score_margin(stronger, weaker, deals=100)
   assert margin > 4 * error and margin > 3
+
+
+@pytest.mark.parametrize("policy", [[], [(0, 0.5)], [(0, 1.5), (1, -0.5)], [(0, float("nan"))]])
+def test_a_policy_that_is_not_a_distribution_is_refused(policy):
+  class Broken(solvers.bot_class("random")):
+    def policy_at(self, table):
+      return policy
+  game = load(players=2)
+  state = decision_states(game, seed=1, every=1)[0]
+  with pytest.raises(ValueError, match="Broken gave the policy .* not a distribution"):
+    Broken(game, 0, 1).step(state)
