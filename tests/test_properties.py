@@ -148,7 +148,7 @@ def test_round_points_are_non_negative(players, utility, variant, seed):
 
 
 def expected_returns(state, utility: str) -> list[float]:
-  """Returns from the round records and the Pudding counts, by SPEC.md's end-of-game rules
+  """Returns from the round records and the Pudding counts, by docs/rules.md's end-of-game rules
   (the robot's Pudding count, in the robot variant, counted from its round tableaus)."""
   records = state.round_records()
   n = len(state.puddings())
