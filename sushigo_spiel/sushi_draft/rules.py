@@ -7,7 +7,7 @@ The structure mirrors Sushi Go's rules: `Rules` is a game's fixed configuration,
 that changes, and each function returns a new `Table`, so cloning a state is free. What a player
 knows, and redrawing what it does not, is in `knowledge.py`.
 
-Cards are numbered as in `draft_cards.CARDS` (five sushi types, then the Wild); every type keeps its
+Cards are numbered as in `cards.CARDS` (five sushi types, then the Wild); every type keeps its
 number even when the `deck` parameter leaves it out, so the action table never changes. A hand is
 a tuple of counts per card type. With S sushi types, actions are:
   c          < S       Eat sushi card c

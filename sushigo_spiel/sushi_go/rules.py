@@ -3,7 +3,7 @@
 `Rules` is one game's fixed configuration (players, rounds, hand size, deck, deal granularity,
 utility) with its action table. `Table` is everything that changes during a game. Each function
 takes a `Table` and returns a new one, so a state is cloned by sharing it: this is what makes tree
-search over the OpenSpiel adapter (`sushi_go.py`) cheap.
+search over the OpenSpiel adapter (`game.py`) cheap.
 
 Cards are numbered by their position in `Rules.cards`, the card types present in the deck in the
 canonical order of `cards.CARDS`. A hand is a tuple of counts per card type; a tableau is a tuple of
