@@ -3,9 +3,9 @@
 `sushigo play` plays one game between random bots and people at the terminal; `sushigo bench` runs
 the speed benchmarks of `experiments.bench`; `sushigo train` trains and saves a CFR policy;
 `sushigo run`, `reproduce` and `report` play, check and summarise experiments between solvers
-(`experiments.runner`). This module parses the command line; what each command does is a module of
-`experiments.commands`, loaded only when that command runs, so that `sushigo --help` and playing a
-game stay quick.
+(`experiments.runner`). This module parses the command line; what each command does is a module
+of `experiments.commands`, loaded only when that command runs, so that `sushigo --help` and
+playing a game stay quick.
 """
 
 from __future__ import annotations

@@ -256,7 +256,7 @@ def load_game(game: str) -> pyspiel.Game:
   return pyspiel.load_game(game)
 
 
-def loadable_game(game: str, path: str) -> pyspiel.Game:
+def checked_game(game: str, path: str) -> pyspiel.Game:
   """The game of `game`, the string at `path`; ConfigError if it cannot be loaded."""
   try:
     return load_game(game)

@@ -4,14 +4,14 @@ A run folder holds everything needed to read, check and redo a run, whatever its
 
   config.toml            the config exactly as written
   resolved_config.json   the config with its defaults filled in, its size, and `config_hash`
-  records.jsonl          one JSON line per unit of work: a tournament's games (records.jsonl,
-    or results.jsonl       `experiments.tournament`) or a solving experiment's units (results.jsonl,
-                           `experiments.solving`), sorted once the run is complete
+  records.jsonl          one JSON line per unit of work, sorted by unit once the run is complete:
+                           a tournament's games (`experiments.tournament`)
+  results.jsonl          the same for a solving experiment's units (`experiments.solving`)
   timings.jsonl          the seconds of every unit: kept apart from the results, which must not
                            depend on where or how fast a unit ran
   provenance.json        one entry per session: versions, git commit, source hashes, machine,
                            backend, workers, budget, wall time
-  summary.md, summary.csv or results.csv, plots/
+  summary.md, summary.csv (tournaments) or results.csv (solving), plots/
                          the report, rebuilt from the folder alone
 
 Durable: each finished unit is one line, flushed and fsynced before the next is written (its timing

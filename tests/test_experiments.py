@@ -391,7 +391,8 @@ def test_other_config_in_the_same_folder_is_refused_unless_forced(reference, tmp
   assert "holds a run of a different config" in err and "--force" in err
   assert "Traceback" not in err
   assert main(["run", str(other), "--out", str(run_dir), "--quiet", "--force"]) == 0
-  records = [json.loads(line) for line in (run_dir / run_folder.RECORDS_FILE).read_text().splitlines()]
+  records = [json.loads(line)
+             for line in (run_dir / run_folder.RECORDS_FILE).read_text().splitlines()]
   assert len(records) == 24 and {r["seed"]["entropy"] for r in records} == {6}
   assert (run_dir / run_folder.CONFIG_FILE).read_text() == other.read_text()
   assert len(json.loads((run_dir / run_folder.PROVENANCE_FILE).read_text())["sessions"]) == 1

@@ -160,7 +160,8 @@ class _SushiGoPrinter(_Printer):
             " last cards, played automatically")
       _print_reveal([tableau[-1] for tableau in record.tableaus], None)
     if record.robot_tableau:
-      print(f"\nRobot's cards: {', '.join(record.robot_tableau)} (they compete for Maki and Pudding)")
+      print(f"\nRobot's cards: {', '.join(record.robot_tableau)}"
+            " (they compete for Maki and Pudding)")
     print(f"\nRound {len(records)} scores")
     categories = tuple(record.breakdown[0])  # the game's categories, Soy Sauce included if played
     rows = [("player",) + categories + ("round", "total")]

@@ -107,9 +107,10 @@ def _games(experiment: config_lib.Section) -> tuple[tuple[str, str], ...]:
     elif label.startswith(config_lib.GAME_NAME + "("):
       game = label
     else:
-      raise ConfigError(f"{path}: expected a reduced game ({', '.join(reduced_games.REDUCED_GAMES)})"
-                        f" or a {config_lib.GAME_NAME} game string, got {label!r}")
-    config_lib.loadable_game(game, path)
+      raise ConfigError(f"{path}: expected a reduced game"
+                        f" ({', '.join(reduced_games.REDUCED_GAMES)}) or a {config_lib.GAME_NAME}"
+                        f" game string, got {label!r}")
+    config_lib.checked_game(game, path)
     games.append((label, game))
   return tuple(games)
 

@@ -65,15 +65,15 @@ def units(config: SolvingConfig, label: str) -> list[Unit]:
   games seat by seat, `GAMES_PER_UNIT` at a time."""
   num_games = config.section["num_games"]
   exact = config.section["exact"] and label in reduced_games.REDUCED_GAMES
-  units = []
+  chosen = []
   for competitor in config.players:
     if exact:
-      units.append({"game": label, "competitor": competitor.name, "exact": True})
+      chosen.append({"game": label, "competitor": competitor.name, "exact": True})
     for seat in range(config.game(label).num_players()):
       for first in range(0, num_games, GAMES_PER_UNIT):
-        units.append({"game": label, "competitor": competitor.name, "seat": seat,
-                      "games": [first, min(first + GAMES_PER_UNIT, num_games)]})
-  return units
+        chosen.append({"game": label, "competitor": competitor.name, "seat": seat,
+                       "games": [first, min(first + GAMES_PER_UNIT, num_games)]})
+  return chosen
 
 
 def run_unit(config: SolvingConfig, game: pyspiel.Game, unit: Unit, seed: int) -> dict[str, Any]:

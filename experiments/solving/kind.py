@@ -70,7 +70,7 @@ class SolvingConfig:
     """The config with every default filled in, its number of units, and `config_hash`."""
     resolved = {
         "experiment": {"name": self.name, "kind": self.kind.name, "seed": self.seed,
-                       "games": {label: game for label, game in self.games}},
+                       "games": dict(self.games)},
         "section": self.section,
         "players": [dataclasses.asdict(p) for p in self.players],
         "units": len(self.units()),

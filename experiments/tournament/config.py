@@ -124,7 +124,7 @@ class Matchup(NamedTuple):
 
 @dataclasses.dataclass(frozen=True)
 class Config:
-  """A checked experiment config; `text` is the TOML exactly as written."""
+  """A checked tournament config; `text` is the TOML exactly as written."""
   name: str
   seed: int
   games: tuple[str, ...]
@@ -304,7 +304,7 @@ def _games(experiment: config_lib.Section) -> tuple[str, ...]:
     if name != GAME_NAME:
       raise ConfigError(f"{path}: expected a {GAME_NAME} game string such as"
                         f" '{GAME_NAME}(players=3)', got game {name!r}")
-    config_lib.loadable_game(game, path)
+    config_lib.checked_game(game, path)
   return tuple(games)
 
 

@@ -57,7 +57,7 @@ class OpenSpielISMCTSBot(Bot):
     return self._search.get_policy(self._turn_based_state(state))
 
   def last_search_visits(self) -> int:
-    """The visits of the root of the last search: its simulations (what a speed benchmark counts)."""
+    """The visits of the root of the last search: the simulations a speed benchmark counts."""
     return self._search.root_visits()
 
   def _turn_based_state(self, state: pyspiel.State) -> pyspiel.State:
