@@ -1,5 +1,4 @@
-"""Runs, reproduces or reports an experiment of any kind: the entry point of `sushigo run`,
-`reproduce` and `report`.
+"""Runs, reproduces or reports an experiment of any kind, as `sushigo run/reproduce/report` do.
 
 The `[experiment] kind` of a config (or of a run folder's config.toml) picks the module that knows
 it: "tournament", the default, is `experiments.tournament`; every other kind is a solving
