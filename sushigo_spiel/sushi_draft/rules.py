@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 from sushigo_spiel.drafting.dynamics import (CHANCE, SIMULTANEOUS, TERMINAL, FrozenRules,
                                              utilities)
-from sushigo_spiel.drafting.hand_ranking import HandRanking, check_hand_deal
+from sushigo_spiel.drafting.hand_ranking import HandRanking, check_hand_deal, deal_step
 from sushigo_spiel.drafting.parameters import check_common_parameters, parse_items
 from sushigo_spiel.drafting.sampling import Uniform, draw_cards, pick_index, pick_uniformly
 from sushigo_spiel.sushi_draft.cards import (BY_CODE, CARDS, DEFAULT_CHIPS, DESSERT, NUM_PILES,
@@ -229,27 +229,11 @@ def apply_chance(rules: Rules, table: Table, outcome: int) -> Table:
                        f" for the order of the {PILE_NAMES[table.ordered]} pile")
     piles = table.piles[:table.ordered] + (orders[outcome],) + table.piles[table.ordered + 1:]
     return table._replace(ordered=table.ordered + 1, piles=piles)
-  deck, hands = list(table.deck), list(table.hands)
-  if rules.deal == "card":
-    if not 0 <= outcome < NUM_TYPES or not deck[outcome]:
-      raise ValueError(f"chance outcome {outcome} is not a card left in the deck; allowed: "
-                       f"{[c for c, n in enumerate(deck) if n]}")
-    player = table.dealt // rules.hand_size
-    hand = list(hands[player])
-    hand[outcome] += 1
-    deck[outcome] -= 1
-  else:
-    if not 0 <= outcome < rules.hand_ranking.size:
-      raise ValueError(f"chance outcome {outcome} is out of range 0..{rules.hand_ranking.size - 1}")
-    hand = rules.hand_ranking.unrank(outcome)
-    if any(k > n for k, n in zip(hand, deck)):
-      raise ValueError(f"chance outcome {outcome} ({rules.hand_string(hand)}) is not in the deck")
-    player = table.dealt
-    deck = [n - k for n, k in zip(deck, hand)]
-  hands[player] = tuple(hand)
+  player, hand, deck = deal_step(rules, table.deck, table.dealt, table.hands, outcome)
+  hands = table.hands[:player] + (hand,) + table.hands[player + 1:]
   dealt = table.dealt + 1
   return table._replace(actor=CHANCE if dealt < rules.deal_steps else SIMULTANEOUS, dealt=dealt,
-                        deck=tuple(deck), hands=tuple(hands))
+                        deck=deck, hands=hands)
 
 
 def sample_chance(rules: Rules, table: Table, uniform: Uniform) -> int:
