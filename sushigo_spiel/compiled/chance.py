@@ -1,0 +1,167 @@
+"""Dealing: the initial position and the chance nodes, as kernels (`rules.chance_outcomes`,
+`apply_chance`, `sample_chance`, `skip_chance`).
+
+Outcomes are those of the pyspiel game: a card type (`deal=card`, and the robot's draw) or a hand's
+number (`deal=hand`, numbered as `drafting.hand_ranking` numbers them, from the spec's ways table).
+Sampling uses the uniforms the Python rules use: one a card, one a card of a whole hand.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sushigo_spiel.compiled import views
+from sushigo_spiel.compiled.jit import njit
+from sushigo_spiel.compiled.layout import (ACTOR, ACTOR_CHANCE, ACTOR_SIMULTANEOUS, BREAKDOWN_AT,
+                                           DEAL_BY_HAND, DEAL_STEPS, DEALT, DEALT_HANDS, DRAWN,
+                                           FULL_DECK_TABLE, HAND_SIZE, LOG_PICKS_AT, PLAYERS,
+                                           POSITION_DTYPE, POSITION_SIZE, RANKING_SIZE, ROBOT,
+                                           TYPES, WAYS_TABLE)
+from sushigo_spiel.compiled.sampling import comb, draw_cards, pick_index
+
+
+@njit
+def initial_position(g):
+  """The position before the first chance node."""
+  pos = np.zeros(g[POSITION_SIZE], dtype=POSITION_DTYPE)
+  pos[ACTOR] = ACTOR_CHANCE
+  pos[DRAWN] = -1
+  pos[g[LOG_PICKS_AT]:g[BREAKDOWN_AT]] = -1  # no pick, draw or robot card logged yet
+  views.deck(g, pos)[:] = g[g[FULL_DECK_TABLE]:g[FULL_DECK_TABLE] + g[TYPES]]
+  views.round_deck(g, pos)[:] = views.deck(g, pos)
+  return pos
+
+
+@njit
+def chance_outcomes(g, pos, outcomes, probabilities):
+  """Fills `outcomes` and `probabilities` (each at least `MAX_OUTCOMES` long) with the chance
+  node's outcomes in increasing order and their probabilities; returns how many there are."""
+  if pos[DEALT] < g[DEAL_STEPS] and g[DEAL_BY_HAND]:
+    return _hand_outcomes(g, pos, outcomes, probabilities)
+  counts = _draw_pool(g, pos)
+  total = counts.sum()
+  found = 0
+  for card in range(len(counts)):
+    if counts[card]:
+      outcomes[found] = card
+      probabilities[found] = counts[card] / total
+      found += 1
+  return found
+
+
+@njit
+def _hand_outcomes(g, pos, outcomes, probabilities):
+  """Every hand the deck can deal now, by number, with its multivariate hypergeometric chance."""
+  deck = views.deck(g, pos)
+  size = g[HAND_SIZE]
+  hand = np.zeros(g[TYPES], dtype=np.int64)
+  total = comb(deck.sum(), size)
+  found = 0
+  for number in range(g[RANKING_SIZE]):
+    unrank(g, number, hand)
+    if np.all(hand <= deck):
+      ways = 1.0
+      for card in range(len(hand)):
+        ways *= comb(deck[card], hand[card])
+      outcomes[found] = number
+      probabilities[found] = ways / total
+      found += 1
+  return found
+
+
+@njit
+def _draw_pool(g, pos):
+  """Where the next card comes from: the deck while dealing, then the robot's pile."""
+  if pos[DEALT] < g[DEAL_STEPS]:
+    return views.deck(g, pos)
+  return views.hands(g, pos, g[DEALT_HANDS])[g[PLAYERS]]
+
+
+@njit
+def apply_chance(g, pos, outcome):
+  """Applies one chance outcome (already checked to be possible)."""
+  if pos[DEALT] == g[DEAL_STEPS]:
+    draw_for_robot(g, pos, outcome)
+  elif g[DEAL_BY_HAND]:
+    hand = np.zeros(g[TYPES], dtype=np.int64)
+    unrank(g, outcome, hand)
+    deal_hand(g, pos, hand)
+  else:
+    deal_card(g, pos, outcome)
+
+
+@njit
+def sample_chance(g, pos, rng):
+  """A chance outcome drawn with its probability, with the uniforms `rules.sample_chance` uses."""
+  if pos[DEALT] < g[DEAL_STEPS] and g[DEAL_BY_HAND]:
+    hand = np.zeros(g[TYPES], dtype=np.int64)
+    draw_cards(views.deck(g, pos).copy(), g[HAND_SIZE], rng, hand)
+    return rank(g, hand)
+  return pick_index(_draw_pool(g, pos), rng)
+
+
+@njit
+def skip_chance(g, pos, rng):
+  """Samples chance outcomes until a simultaneous node or the end of the game."""
+  while pos[ACTOR] == ACTOR_CHANCE:
+    apply_chance(g, pos, sample_chance(g, pos, rng))
+
+
+@njit
+def deal_card(g, pos, card):
+  """Deals one card to the hand being dealt (`deal=card`; the robot's pile is the last hand)."""
+  views.hands(g, pos, g[DEALT_HANDS])[pos[DEALT] // g[HAND_SIZE], card] += 1
+  views.deck(g, pos)[card] -= 1
+  _dealt_one(g, pos)
+
+
+@njit
+def deal_hand(g, pos, hand):
+  """Deals a whole hand (counts per card type) to the next hand to deal (`deal=hand`)."""
+  views.hands(g, pos, g[DEALT_HANDS])[pos[DEALT]] += hand
+  views.deck(g, pos)[:] -= hand
+  _dealt_one(g, pos)
+
+
+@njit
+def _dealt_one(g, pos):
+  pos[DEALT] += 1
+  finished = pos[DEALT] == g[DEAL_STEPS] and not g[ROBOT]
+  pos[ACTOR] = ACTOR_SIMULTANEOUS if finished else ACTOR_CHANCE
+
+
+@njit
+def draw_for_robot(g, pos, card):
+  """The robot's controller draws `card` from the robot's pile into their hand."""
+  everyone = views.hands(g, pos, g[DEALT_HANDS])
+  everyone[g[PLAYERS], card] -= 1
+  everyone[views.controller(g, pos), card] += 1
+  pos[DRAWN] = card
+  pos[ACTOR] = ACTOR_SIMULTANEOUS
+
+
+@njit
+def rank(g, hand):
+  """The outcome number of a hand (`HandRanking.rank`)."""
+  size = g[HAND_SIZE]
+  index, remaining = 0, size
+  for card in range(len(hand)):
+    for taken in range(hand[card]):
+      index += g[g[WAYS_TABLE] + (card + 1) * (size + 1) + remaining - taken]
+    remaining -= hand[card]
+  return index
+
+
+@njit
+def unrank(g, index, hand):
+  """Fills `hand` with the hand numbered `index` (`HandRanking.unrank`)."""
+  size = g[HAND_SIZE]
+  remaining = size
+  for card in range(len(hand)):
+    row = g[WAYS_TABLE] + (card + 1) * (size + 1)
+    taken = 0
+    while index >= g[row + remaining - taken]:
+      index -= g[row + remaining - taken]
+      taken += 1
+    hand[card] = taken
+    remaining -= taken
