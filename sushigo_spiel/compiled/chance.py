@@ -69,15 +69,15 @@ def _hand_outcomes(g, pos, outcomes, probabilities):
   return found
 
 
-@njit
+@njit(inline="always")
 def _draw_pool(g, pos):
   """Where the next card comes from: the deck while dealing, then the robot's pile."""
   if pos[DEALT] < g[DEAL_STEPS]:
     return views.deck(g, pos)
-  return views.hands(g, pos, g[DEALT_HANDS])[g[PLAYERS]]
+  return views.hand(g, pos, g[PLAYERS])
 
 
-@njit
+@njit(inline="always")
 def apply_chance(g, pos, outcome):
   """Applies one chance outcome (already checked to be possible)."""
   if pos[DEALT] == g[DEAL_STEPS]:
@@ -90,7 +90,7 @@ def apply_chance(g, pos, outcome):
     deal_card(g, pos, outcome)
 
 
-@njit
+@njit(inline="always")
 def sample_chance(g, pos, rng):
   """A chance outcome drawn with its probability, with the uniforms `rules.sample_chance` uses."""
   if pos[DEALT] < g[DEAL_STEPS] and g[DEAL_BY_HAND]:
@@ -102,15 +102,35 @@ def sample_chance(g, pos, rng):
 
 @njit
 def skip_chance(g, pos, rng):
-  """Samples chance outcomes until a simultaneous node or the end of the game."""
+  """Samples chance outcomes until a simultaneous node or the end of the game; a `deal=card`
+  deal is dealt to its end in one go, with the draws one outcome at a time would make (as
+  `rules.skip_chance` does)."""
   while pos[ACTOR] == ACTOR_CHANCE:
-    apply_chance(g, pos, sample_chance(g, pos, rng))
+    if pos[DEALT] < g[DEAL_STEPS] and not g[DEAL_BY_HAND]:
+      _deal_rest(g, pos, rng)
+    else:
+      apply_chance(g, pos, sample_chance(g, pos, rng))
 
 
 @njit
+def _deal_rest(g, pos, rng):
+  """Deals the rest of a `deal=card` deal, hand by hand, one uniform a card."""
+  size, deck = g[HAND_SIZE], views.deck(g, pos)
+  while pos[DEALT] < g[DEAL_STEPS]:
+    holder = pos[DEALT] // size
+    held = views.hand(g, pos, holder)
+    for _ in range(pos[DEALT], (holder + 1) * size):
+      card = pick_index(deck, rng)
+      deck[card] -= 1
+      held[card] += 1
+    pos[DEALT] = (holder + 1) * size
+  pos[ACTOR] = ACTOR_CHANCE if g[ROBOT] else ACTOR_SIMULTANEOUS
+
+
+@njit(inline="always")
 def deal_card(g, pos, card):
   """Deals one card to the hand being dealt (`deal=card`; the robot's pile is the last hand)."""
-  views.hands(g, pos, g[DEALT_HANDS])[pos[DEALT] // g[HAND_SIZE], card] += 1
+  views.hand(g, pos, pos[DEALT] // g[HAND_SIZE])[card] += 1
   views.deck(g, pos)[card] -= 1
   _dealt_one(g, pos)
 
@@ -118,12 +138,12 @@ def deal_card(g, pos, card):
 @njit
 def deal_hand(g, pos, hand):
   """Deals a whole hand (counts per card type) to the next hand to deal (`deal=hand`)."""
-  views.hands(g, pos, g[DEALT_HANDS])[pos[DEALT]] += hand
+  views.hand(g, pos, pos[DEALT])[:] += hand
   views.deck(g, pos)[:] -= hand
   _dealt_one(g, pos)
 
 
-@njit
+@njit(inline="always")
 def _dealt_one(g, pos):
   pos[DEALT] += 1
   finished = pos[DEALT] == g[DEAL_STEPS] and not g[ROBOT]
@@ -133,9 +153,8 @@ def _dealt_one(g, pos):
 @njit
 def draw_for_robot(g, pos, card):
   """The robot's controller draws `card` from the robot's pile into their hand."""
-  everyone = views.hands(g, pos, g[DEALT_HANDS])
-  everyone[g[PLAYERS], card] -= 1
-  everyone[views.controller(g, pos), card] += 1
+  views.hand(g, pos, g[PLAYERS])[card] -= 1
+  views.hand(g, pos, views.controller(g, pos))[card] += 1
   pos[DRAWN] = card
   pos[ACTOR] = ACTOR_SIMULTANEOUS
 

@@ -17,3 +17,6 @@ except ImportError as error:
       " install it with `pip install numba` (version 0.60 or later)") from error
 
 njit = functools.partial(numba.njit, cache=True)
+# For the small accessors called at every step: inlined into their callers, where the compiler can
+# then drop the reference counting of the array views they return.
+njit_inline = functools.partial(numba.njit, cache=True, inline="always")

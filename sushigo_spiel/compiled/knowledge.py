@@ -18,7 +18,7 @@ from sushigo_spiel.compiled.layout import (ACTOR, ACTOR_CHANCE, ACTOR_SIMULTANEO
                                            ACTOR_TERMINAL, CHOPSTICKS, DEAL_BY_HAND, DEAL_STEPS,
                                            DEALT, DEALT_HANDS, DRAWN, HAND_SIZE, LOG_DRAWN_AT,
                                            LOG_ROBOT_AT, PLAYERS, ROBOT, ROUND, TURN, TYPES)
-from sushigo_spiel.compiled.moves import play_picks
+from sushigo_spiel.compiled.moves import play_logged_picks
 from sushigo_spiel.compiled.sampling import draw_cards, pick_index
 
 
@@ -64,13 +64,13 @@ def _resample_deals(g, pos, player, rng):
   cards known to be in them (`knowledge.resample_deals`)."""
   n, turn, round_index = g[PLAYERS], pos[TURN], pos[ROUND]
   first_turn = round_index * g[HAND_SIZE]
-  hands = views.hands(g, pos, n)
-  deals = (views.logged_hands(g, pos, first_turn) if turn else hands).astype(np.int64)
+  dealt = views.logged_hands(g, pos, first_turn) if turn else views.hands(g, pos, n)
+  deals = dealt.astype(np.int64).reshape((n, g[TYPES]))
   current = np.empty_like(deals)
   known = np.zeros_like(deals)
   pool = views.deck(g, pos).astype(np.int64)
   for k in range(n):
-    current[k] = hands[holder(g, round_index, k, turn)]
+    current[k] = views.hand(g, pos, holder(g, round_index, k, turn))
     if not hand_seen(g, pos, player, k):
       known[k] = _known_cards(g, pos, k)
       pool += current[k] - known[k]
@@ -91,7 +91,7 @@ def _known_cards(g, pos, dealt_to):
   round_index = pos[ROUND]
   first_turn = round_index * g[HAND_SIZE]
   for turn in range(pos[TURN]):
-    picks = views.logged_picks(g, pos, first_turn + turn)[holder(g, round_index, dealt_to, turn)]
+    picks = views.logged_pick(g, pos, first_turn + turn, holder(g, round_index, dealt_to, turn))
     for card in picks:
       if card >= 0:
         change[card] -= 1
@@ -106,26 +106,26 @@ def _resample_robot_round(g, pos, player, rng, draws):
   """The robot variant's deal (both hands and the robot's pile, as dealt) with what `player` has
   not seen redrawn, and the robot's draws so far written to `draws`
   (`knowledge.resample_robot_round`)."""
-  everyone, turn = g[DEALT_HANDS], pos[TURN]
+  everyone, turn, types = g[DEALT_HANDS], pos[TURN], g[TYPES]
   pool = views.deck(g, pos).astype(np.int64)
-  hands = views.hands(g, pos, everyone)
+  deals = np.zeros((everyone, types), dtype=np.int64)
   if pos[DEALT] < g[DEAL_STEPS]:  # nobody has seen any of this round's cards yet
-    deals = np.zeros((everyone, g[TYPES]), dtype=np.int64)
     for k in range(everyone):
-      pool += hands[k]
+      pool += views.hand(g, pos, k)
     for k in range(everyone):
-      draw_cards(pool, hands[k].sum(), rng, deals[k])
+      draw_cards(pool, views.hand(g, pos, k).sum(), rng, deals[k])
     return deals
   other = 1 - player
   first_turn = pos[ROUND] * g[HAND_SIZE]
   count = turn + (pos[DRAWN] >= 0)
   draws[:turn] = pos[g[LOG_DRAWN_AT] + first_turn:g[LOG_DRAWN_AT] + first_turn + turn]
   draws[turn] = pos[DRAWN]
-  deals = np.zeros((everyone, g[TYPES]), dtype=np.int64)
-  deals[:2] = views.logged_hands(g, pos, first_turn) if turn else hands[:2]
+  dealt = views.logged_hands(g, pos, first_turn) if turn else views.hands(g, pos, 2)
+  deals[:2] = dealt.reshape((2, types))
   if count:
     deals[first_turn % 2, draws[0]] -= 1  # drawn at the first turn
-  pool += hands[2]
+  pile = views.hand(g, pos, 2)
+  pool += pile
   if pos[DRAWN] >= 0 and views.controller(g, pos) == other:
     pool[pos[DRAWN]] += 1
     draws[count - 1] = pick_index(pool, rng)
@@ -134,7 +134,7 @@ def _resample_robot_round(g, pos, player, rng, draws):
     pool += deals[other]
     deals[other] = 0
     draw_cards(pool, g[HAND_SIZE], rng, deals[other])
-  draw_cards(pool, hands[2].sum(), rng, deals[2])
+  draw_cards(pool, pile.sum(), rng, deals[2])
   for card in draws[:count]:
     deals[2, card] += 1
   return deals
@@ -157,8 +157,7 @@ def _rebuild_round(g, pos, deals, draws):
   for turn in range(turns):
     if g[ROBOT]:
       draw_for_robot(g, pos, draws[turn])
-    picks = views.logged_picks(g, pos, first_turn + turn).astype(np.int64)
-    play_picks(g, pos, picks, pos[g[LOG_ROBOT_AT] + first_turn + turn])
+    play_logged_picks(g, pos, pos[g[LOG_ROBOT_AT] + first_turn + turn])
   if drawn >= 0:  # this turn's draw, before the picks
     draw_for_robot(g, pos, draws[turns])
 
@@ -171,8 +170,8 @@ def _restart_round(g, pos):
   pos[DEALT] = 0
   pos[TURN] = 0
   pos[DRAWN] = -1
-  views.hands(g, pos, everyone)[:, :] = 0
-  views.tableaus(g, pos, everyone)[:, :] = 0
+  views.hands(g, pos, everyone)[:] = 0
+  views.tableaus(g, pos, everyone)[:] = 0
   views.deck(g, pos)[:] = views.round_deck(g, pos)
 
 

@@ -2,8 +2,9 @@
 simultaneous play (placing, Chopsticks, the robot's card, passing, the automatic last card, round
 scoring): the counterparts of `rules.legal_actions` and `rules.play`.
 
-A turn is played from its picks, the cards each player places in placement order (`play` turns the
-actions into picks), so that determinization replays a round's logged picks through the same code.
+A turn is played from its picks, the cards each player places in placement order, written to the
+turn's log entry (`play` writes them from the actions), so that determinization replays a round's
+logged picks through the same code.
 """
 
 from __future__ import annotations
@@ -31,44 +32,44 @@ from sushigo_spiel.sushi_go.scoring import WASABI_MULTIPLIER
 def legal_actions(g, pos, player, out):
   """Fills `out` with the player's legal actions at a simultaneous node, in increasing order;
   returns how many there are."""
-  hand = views.hands(g, pos, g[PLAYERS])[player]
+  held = views.hand(g, pos, player)
   if g[ROBOT] and player == views.controller(g, pos):
-    return _robot_actions(g, hand, out)
+    return _robot_actions(g, held, out)
   found = 0
-  for card in range(len(hand)):
-    if hand[card]:
+  for card in range(len(held)):
+    if held[card]:
       out[found] = card
       found += 1
   chopsticks = g[CHOPSTICKS]
-  row = views.tableaus(g, pos, g[PLAYERS])[player]
+  row = views.tableau(g, pos, player)
   if chopsticks < 0 or row[chopsticks] == 0:
     return found
-  return _pair_actions(g, hand, row[len(hand) + FREE_WASABI], out, found)
+  return _pair_actions(g, held, row[len(held) + FREE_WASABI], out, found)
 
 
-@njit
-def _robot_actions(g, hand, out):
+@njit(inline="always")
+def _robot_actions(g, held, out):
   """The controller's actions: one card for themselves and one for the robot."""
-  types, base = len(hand), g[ROBOT_ACTIONS]
+  types, base = len(held), g[ROBOT_ACTIONS]
   found = 0
   for own in range(types):
     for given in range(types):
-      if hand[own] and hand[given] and (own != given or hand[own] > 1):
+      if held[own] and held[given] and (own != given or held[own] > 1):
         out[found] = base + own * types + given
         found += 1
   return found
 
 
-@njit
-def _pair_actions(g, hand, free_wasabi, out, singles):
+@njit(inline="always")
+def _pair_actions(g, held, free_wasabi, out, singles):
   """Appends the Chopsticks pairs the hand allows after the `singles` single picks in `out`."""
-  types = len(hand)
+  types = len(held)
   found = singles
   for i in range(singles):
     for j in range(singles):
       a, b = out[i], out[j]
       action = g[g[PAIR_ACTION_TABLE] + a * types + b]
-      if action < 0 or (a == b and hand[a] < 2):
+      if action < 0 or (a == b and held[a] < 2):
         continue
       rule = g[g[PAIR_RULE_TABLE] + action - types]
       if rule == PAIR_ALWAYS or (rule == PAIR_NO_FREE_WASABI and free_wasabi == 0) or \
@@ -85,17 +86,16 @@ def _pair_actions(g, hand, free_wasabi, out, singles):
 @njit
 def play(g, pos, actions):
   """Applies one joint action (one legal action per player, in player order)."""
-  n = g[PLAYERS]
-  picks = np.empty((n, 2), dtype=np.int64)
+  index = views.turn_index(g, pos)
   robot_card = -1
-  for p in range(n):
-    given = action_picks(g, actions[p], picks[p])
+  for p in range(g[PLAYERS]):
+    given = action_picks(g, actions[p], views.logged_pick(g, pos, index, p))
     if given >= 0:
       robot_card = given
-  play_picks(g, pos, picks, robot_card)
+  play_logged_picks(g, pos, robot_card)
 
 
-@njit
+@njit(inline="always")
 def action_picks(g, action, picks):
   """Writes the cards `action` places in the player's tableau into `picks` (two entries, -1 for
   none); returns the card it gives the robot, or -1."""
@@ -113,13 +113,14 @@ def action_picks(g, action, picks):
 
 
 @njit
-def play_picks(g, pos, picks, robot_card):
-  """Plays one turn from the cards each player places (`picks`, (n, 2)) and the robot's card,
-  then the automatic last card and the round's scoring when they follow."""
-  _place_turn(g, pos, picks, robot_card)
+def play_logged_picks(g, pos, robot_card):
+  """Plays the current turn from the picks already written to its log entry (and the robot's
+  card), then the automatic last card and the round's scoring when they follow."""
+  _place_turn(g, pos, robot_card)
   size = g[HAND_SIZE]
   if not g[ROBOT] and pos[TURN] == size - 1:
-    _place_turn(g, pos, _last_cards(g, pos), -1)
+    _log_last_cards(g, pos)
+    _place_turn(g, pos, -1)
   if pos[TURN] < size:
     pos[ACTOR] = ACTOR_CHANCE if g[ROBOT] else ACTOR_SIMULTANEOUS
   else:
@@ -127,36 +128,34 @@ def play_picks(g, pos, picks, robot_card):
     _start_next_round(g, pos)
 
 
-@njit
-def _place_turn(g, pos, picks, robot_card):
-  """Logs the turn, moves the picked cards from the hands to the tableaus, passes the hands."""
-  n, index = g[PLAYERS], views.turn_index(g, pos)
-  hands = views.hands(g, pos, n)
-  rows = views.tableaus(g, pos, g[DEALT_HANDS])
-  views.logged_hands(g, pos, index)[:, :] = hands
-  views.logged_picks(g, pos, index)[:, :] = picks
-  chopsticks = g[CHOPSTICKS]
+@njit(inline="always")
+def _place_turn(g, pos, robot_card):
+  """Logs the hands, moves the logged picks from the hands to the tableaus, passes the hands."""
+  n, index, chopsticks = g[PLAYERS], views.turn_index(g, pos), g[CHOPSTICKS]
+  views.logged_hands(g, pos, index)[:] = views.hands(g, pos, n)
   for p in range(n):
-    first, second = picks[p, 0], picks[p, 1]
-    hands[p, first] -= 1
+    picks = views.logged_pick(g, pos, index, p)
+    first, second = picks[0], picks[1]
+    held, row = views.hand(g, pos, p), views.tableau(g, pos, p)
+    held[first] -= 1
     if second >= 0:  # a Chopsticks pair: the Chopsticks go back into the hand
-      hands[p, second] -= 1
-      hands[p, chopsticks] += 1
-      rows[p, chopsticks] -= 1
-    place(g, rows[p], first)
+      held[second] -= 1
+      held[chopsticks] += 1
+      row[chopsticks] -= 1
+    place(g, row, first)
     if second >= 0:
-      place(g, rows[p], second)
+      place(g, row, second)
   if g[ROBOT]:
-    hands[views.controller(g, pos), robot_card] -= 1
-    place(g, rows[n], robot_card)
+    views.hand(g, pos, views.controller(g, pos))[robot_card] -= 1
+    place(g, views.tableau(g, pos, n), robot_card)
     pos[g[LOG_DRAWN_AT] + index] = pos[DRAWN]
     pos[g[LOG_ROBOT_AT] + index] = robot_card
     pos[DRAWN] = -1
-  _pass_hands(hands, views.direction(g, pos[ROUND]))
+  _pass_hands(views.hands(g, pos, n), g[TYPES], views.direction(g, pos[ROUND]))
   pos[TURN] += 1
 
 
-@njit
+@njit(inline="always")
 def place(g, row, card):
   """Places `card` on a tableau row: a Nigiri goes onto a free Wasabi if there is one."""
   types = g[TYPES]
@@ -168,31 +167,32 @@ def place(g, row, card):
     row[types + NIGIRI_BONUS] += (WASABI_MULTIPLIER - 1) * g[g[VALUE_TABLE] + card]
 
 
-@njit
-def _pass_hands(hands, direction):
-  """Player p receives the hand of player p - 1 when passing left (+1), of p + 1 when right."""
-  n = len(hands)
-  for card in range(hands.shape[1]):
+@njit(inline="always")
+def _pass_hands(hands, types, direction):
+  """Player p receives the hand of player p - 1 when passing left (+1), of p + 1 when right;
+  `hands` holds the players' hands flat."""
+  last = len(hands) - types
+  for card in range(types):
     if direction > 0:
-      last = hands[n - 1, card]
-      for p in range(n - 1, 0, -1):
-        hands[p, card] = hands[p - 1, card]
-      hands[0, card] = last
+      kept = hands[last + card]
+      for at in range(last + card, card, -types):
+        hands[at] = hands[at - types]
+      hands[card] = kept
     else:
-      first = hands[0, card]
-      for p in range(n - 1):
-        hands[p, card] = hands[p + 1, card]
-      hands[n - 1, card] = first
+      kept = hands[card]
+      for at in range(card, last + card, types):
+        hands[at] = hands[at + types]
+      hands[last + card] = kept
 
 
-@njit
-def _last_cards(g, pos):
-  """The picks of the automatic last turn: each player's single remaining card."""
-  hands = views.hands(g, pos, g[PLAYERS])
-  picks = np.full((len(hands), 2), -1, dtype=np.int64)
-  for p in range(len(hands)):
-    picks[p, 0] = np.argmax(hands[p])
-  return picks
+@njit(inline="always")
+def _log_last_cards(g, pos):
+  """Logs the picks of the automatic last turn: each player's single remaining card."""
+  index = views.turn_index(g, pos)
+  for p in range(g[PLAYERS]):
+    picks = views.logged_pick(g, pos, index, p)
+    picks[0] = np.argmax(views.hand(g, pos, p))
+    picks[1] = -1
 
 
 @njit
@@ -204,6 +204,6 @@ def _start_next_round(g, pos):
   pos[DEALT] = 0
   pos[TURN] = 0
   pos[DRAWN] = -1
-  views.hands(g, pos, everyone)[:, :] = 0
-  views.tableaus(g, pos, everyone)[:, :] = 0
+  views.hands(g, pos, everyone)[:] = 0
+  views.tableaus(g, pos, everyone)[:] = 0
   views.round_deck(g, pos)[:] = views.deck(g, pos)

@@ -25,7 +25,7 @@ RANDOM, GREEDY = 0, 1
 POLICIES = {"random": RANDOM, "greedy": GREEDY}
 
 
-@njit
+@njit(inline="always")
 def random_action(g, pos, player, rng, legal):
   """A legal action drawn uniformly with one uniform (`legal` is a scratch buffer)."""
   count = legal_actions(g, pos, player, legal)
@@ -51,11 +51,10 @@ def immediate_points(g, pos, player, picks):
   """Points `player` would score this round with `picks` added to its tableau (the Chopsticks
   used staying in it), if the round ended now (`baselines.immediate_points`)."""
   n = g[PLAYERS]
-  rows = views.tableaus(g, pos, n)
   tallies = np.empty((n, TALLY_SIZE), dtype=np.int64)
   for p in range(n):
-    tally(g, rows[p], tallies[p])
-  row = rows[player].copy()
+    tally(g, views.tableau(g, pos, p), tallies[p])
+  row = views.tableau(g, pos, player).copy()
   for card in picks:
     if card >= 0:
       place(g, row, card)

@@ -24,7 +24,7 @@ _DOUBLE_UNIT = 2.0 ** -53
 # Kernels
 
 
-@njit
+@njit(inline="always")
 def _rotl(x, k):
   return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
@@ -41,7 +41,7 @@ def seed_state(state, seed):
     state[i] = z ^ (z >> np.uint64(31))
 
 
-@njit
+@njit(inline="always")
 def next_double(state):
   """The next double in [0, 1) of the stream in `state` (advanced in place)."""
   result = _rotl(state[1] * np.uint64(5), 7) * np.uint64(9)

@@ -8,7 +8,7 @@ from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.rng import next_double
 
 
-@njit
+@njit(inline="always")
 def pick_index(counts, rng):
   """An index drawn with probability proportional to `counts`, with one uniform."""
   total = 0
@@ -32,7 +32,7 @@ def draw_cards(pool, size, rng, drawn):
     drawn[card] += 1
 
 
-@njit
+@njit(inline="always")
 def pick_uniformly(count, rng):
   """An index below `count`, each equally likely, with one uniform."""
   return min(int(next_double(rng) * count), count - 1)

@@ -81,12 +81,13 @@ def _maki_points(icons):
   most = icons.max()
   if most <= 0:
     return points
-  second = 0
+  second, first_count, second_count = 0, 0, 0
   for n in icons:
     if second < n < most:
       second = n
-  first_count = np.sum(icons == most)
-  second_count = np.sum(icons == second)
+  for n in icons:
+    first_count += n == most
+    second_count += n == second
   for p in range(len(icons)):
     if icons[p] == most:
       points[p] = MAKI_AWARDS[0] // first_count
@@ -98,17 +99,15 @@ def _maki_points(icons):
 @njit
 def score_round(g, pos):
   """Scores the round ending now: writes its breakdown and Puddings, keeps the Puddings."""
-  n, everyone = g[PLAYERS], g[DEALT_HANDS]
-  rows = views.tableaus(g, pos, everyone)
+  n, everyone, round_index = g[PLAYERS], g[DEALT_HANDS], pos[ROUND]
   tallies = np.empty((everyone, TALLY_SIZE), dtype=np.int64)
   for p in range(everyone):
-    tally(g, rows[p], tallies[p])
+    tally(g, views.tableau(g, pos, p), tallies[p])
   breakdown = np.empty((everyone, g[CATEGORIES]), dtype=np.int64)
   round_breakdown(g, tallies, breakdown)
-  round_index = pos[ROUND]
-  recorded = views.round_breakdowns(g, pos)[round_index]
-  recorded[:, :] = breakdown[:n]
-  views.round_puddings(g, pos)[round_index] = tallies[:n, PUDDINGS]
+  for p in range(n):
+    views.round_breakdown(g, pos, round_index, p)[:] = breakdown[p]
+  views.round_puddings(g, pos, round_index)[:] = tallies[:n, PUDDINGS]
   pos[g[PUDDINGS_AT]:g[PUDDINGS_AT] + everyone] += tallies[:, PUDDINGS]
 
 
@@ -117,10 +116,9 @@ def totals(g, pos):
   """Points per player from the finished rounds."""
   n = g[PLAYERS]
   points = np.zeros(n, dtype=np.int64)
-  breakdowns = views.round_breakdowns(g, pos)
   for r in range(pos[ROUND]):
     for p in range(n):
-      points[p] += breakdowns[r, p].sum()
+      points[p] += views.round_breakdown(g, pos, r, p).sum()
   return points
 
 

@@ -1,13 +1,17 @@
 """Views into a position's blocks and the small facts every kernel asks (whose hand passes where,
-who controls the robot), so that offsets are computed in one place (`layout` documents them)."""
+who controls the robot), so that offsets are computed in one place (`layout` documents them).
+
+Views are one-dimensional slices, rows of a block or whole blocks flat: slicing costs nothing in
+compiled code, where reshaping costs a library call, so kernels index rows rather than 2-D views.
+"""
 
 from __future__ import annotations
 
-from sushigo_spiel.compiled.jit import njit
+from sushigo_spiel.compiled.jit import njit_inline as njit
 from sushigo_spiel.compiled.layout import (ALTERNATE, BREAKDOWN_AT, CATEGORIES, DECK_AT,
                                            HAND_SIZE, HANDS_AT, LEFT, LOG_HANDS_AT, LOG_PICKS_AT,
                                            PASS_DIRECTION, PLAYERS, ROUND, ROUND_DECK_AT,
-                                           ROUND_PUDDINGS_AT, ROUNDS, TABLEAUS_AT, TURN, TYPES)
+                                           ROUND_PUDDINGS_AT, TABLEAUS_AT, TURN, TYPES)
 
 
 @njit
@@ -21,33 +25,66 @@ def round_deck(g, pos):
 
 
 @njit
+def hand(g, pos, holder):
+  """The hand `holder` holds (counts per card type); holder n is the robot's pile."""
+  start = g[HANDS_AT] + holder * g[TYPES]
+  return pos[start:start + g[TYPES]]
+
+
+@njit
 def hands(g, pos, count):
-  """The first `count` hands as a (count, T) view: the players' hands, then the robot's pile."""
-  types = g[TYPES]
-  return pos[g[HANDS_AT]:g[HANDS_AT] + count * types].reshape((count, types))
+  """The first `count` hands, flat: the players' hands, then the robot's pile."""
+  return pos[g[HANDS_AT]:g[HANDS_AT] + count * g[TYPES]]
+
+
+@njit
+def tableau(g, pos, row):
+  """A tableau row: counts per card type, free Wasabi, Nigiri bonus; row n is the robot's."""
+  width = g[TYPES] + 2
+  start = g[TABLEAUS_AT] + row * width
+  return pos[start:start + width]
 
 
 @njit
 def tableaus(g, pos, count):
-  """The first `count` tableau rows as a (count, T + 2) view (counts, free Wasabi, Nigiri bonus)."""
-  width = g[TYPES] + 2
-  return pos[g[TABLEAUS_AT]:g[TABLEAUS_AT] + count * width].reshape((count, width))
+  """The first `count` tableau rows, flat."""
+  return pos[g[TABLEAUS_AT]:g[TABLEAUS_AT] + count * (g[TYPES] + 2)]
 
 
 @njit
 def logged_hands(g, pos, turn_index):
-  """The hands turn `turn_index` of the game began with, as an (n, T) view by holder."""
-  n, types = g[PLAYERS], g[TYPES]
-  start = g[LOG_HANDS_AT] + turn_index * n * types
-  return pos[start:start + n * types].reshape((n, types))
+  """The hands turn `turn_index` of the game began with, flat by holder."""
+  size = g[PLAYERS] * g[TYPES]
+  start = g[LOG_HANDS_AT] + turn_index * size
+  return pos[start:start + size]
 
 
 @njit
-def logged_picks(g, pos, turn_index):
-  """The cards placed at turn `turn_index` of the game, as an (n, 2) view (-1 for none)."""
-  n = g[PLAYERS]
-  start = g[LOG_PICKS_AT] + turn_index * n * 2
-  return pos[start:start + n * 2].reshape((n, 2))
+def logged_hand(g, pos, turn_index, holder):
+  """The hand `holder` began turn `turn_index` of the game with."""
+  start = g[LOG_HANDS_AT] + (turn_index * g[PLAYERS] + holder) * g[TYPES]
+  return pos[start:start + g[TYPES]]
+
+
+@njit
+def logged_pick(g, pos, turn_index, player):
+  """The cards `player` placed at turn `turn_index` of the game (two entries, -1 for none)."""
+  start = g[LOG_PICKS_AT] + (turn_index * g[PLAYERS] + player) * 2
+  return pos[start:start + 2]
+
+
+@njit
+def round_breakdown(g, pos, round_index, player):
+  """A player's points per category in a round."""
+  start = g[BREAKDOWN_AT] + (round_index * g[PLAYERS] + player) * g[CATEGORIES]
+  return pos[start:start + g[CATEGORIES]]
+
+
+@njit
+def round_puddings(g, pos, round_index):
+  """The Puddings each player played in a round."""
+  start = g[ROUND_PUDDINGS_AT] + round_index * g[PLAYERS]
+  return pos[start:start + g[PLAYERS]]
 
 
 @njit
@@ -69,18 +106,3 @@ def direction(g, round_index):
 def controller(g, pos):
   """Who controls the robot this turn (player 0 first, then alternating across rounds)."""
   return turn_index(g, pos) % 2
-
-
-@njit
-def round_breakdowns(g, pos):
-  """Every round's points per category, an (R, n, C) view."""
-  rounds, n, categories = g[ROUNDS], g[PLAYERS], g[CATEGORIES]
-  start = g[BREAKDOWN_AT]
-  return pos[start:start + rounds * n * categories].reshape((rounds, n, categories))
-
-
-@njit
-def round_puddings(g, pos):
-  """Every round's Puddings played per player, an (R, n) view."""
-  rounds, n = g[ROUNDS], g[PLAYERS]
-  return pos[g[ROUND_PUDDINGS_AT]:g[ROUND_PUDDINGS_AT] + rounds * n].reshape((rounds, n))
