@@ -18,10 +18,10 @@ import sys
 import time
 from collections.abc import Sequence
 
-import numba
 import numpy as np
 
 from sushigo_spiel.compiled import chance, codec, knowledge, moves, policies, scoring
+from sushigo_spiel.compiled.jit import NUMBA_VERSION, cache_directory
 from sushigo_spiel.compiled.layout import (ACTOR, ACTOR_CHANCE, ACTOR_SIMULTANEOUS, MAX_OUTCOMES,
                                            NUM_ACTIONS, build_spec)
 from sushigo_spiel.compiled.rng import new_state
@@ -98,6 +98,7 @@ class CompiledSushiGo:
 
   def play(self, pos: np.ndarray, actions: Sequence[int]) -> None:
     """Plays one joint action in place; a ValueError naming the player if one is illegal."""
+    self._expect(pos, ACTOR_SIMULTANEOUS, "a joint action")
     if len(actions) != self.num_players:
       raise ValueError(f"expected {self.num_players} actions, one per player; got {len(actions)}")
     for player, action in enumerate(actions):
@@ -167,7 +168,7 @@ def ensure_compiled() -> None:
     _exercise_kernels()
   except Exception as error:
     raise RuntimeError(
-        f"compiling the game core with numba {numba.__version__} failed ({error}); the compiled"
+        f"compiling the game core with numba {NUMBA_VERSION} failed ({error}); the compiled"
         " core needs a working numba 0.60 or later: `pip install --upgrade numba`") from error
   if first_use:
     print(f" done in {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
@@ -181,8 +182,8 @@ def _marker() -> pathlib.Path:
   here = pathlib.Path(__file__).parent
   stamps = [f"{name}:{p.stat().st_size}:{p.stat().st_mtime_ns}"
             for name in _KERNEL_MODULES for p in [here / f"{name}.py"]]
-  digest = hashlib.sha256(" ".join([numba.__version__, *stamps]).encode()).hexdigest()[:16]
-  cache_dir = pathlib.Path(policies.playout_many._cache._cache_path)
+  digest = hashlib.sha256(" ".join([NUMBA_VERSION, *stamps]).encode()).hexdigest()[:16]
+  cache_dir = pathlib.Path(cache_directory(policies.playout_many))
   cache_dir.mkdir(parents=True, exist_ok=True)
   return cache_dir / f"sushigo-core-{digest}.compiled"
 

@@ -16,7 +16,13 @@ except ImportError as error:
       "sushigo_spiel.compiled (the compiled game core) needs numba, which is not installed here;"
       " install it with `pip install numba` (version 0.60 or later)") from error
 
+NUMBA_VERSION = numba.__version__
 njit = functools.partial(numba.njit, cache=True)
 # For the small accessors called at every step: inlined into their callers, where the compiler can
 # then drop the reference counting of the array views they return.
 njit_inline = functools.partial(numba.njit, cache=True, inline="always")
+
+
+def cache_directory(kernel) -> str:
+  """The directory where numba caches `kernel` (beside the source, or under NUMBA_CACHE_DIR)."""
+  return kernel._cache._cache_path
