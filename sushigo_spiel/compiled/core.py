@@ -161,6 +161,7 @@ def ensure_compiled() -> None:
   marker = _marker()
   first_use = not marker.exists()
   if first_use:
+    _clear_cache(marker.parent)
     print("sushigo-spiel: compiling the game core (first use, once per environment)...",
           end="", file=sys.stderr, flush=True)
   start = time.perf_counter()
@@ -186,6 +187,17 @@ def _marker() -> pathlib.Path:
   cache_dir = pathlib.Path(cache_directory(policies.playout_many))
   cache_dir.mkdir(parents=True, exist_ok=True)
   return cache_dir / f"sushigo-core-{digest}.compiled"
+
+
+def _clear_cache(cache_dir: pathlib.Path) -> None:
+  """Removes the kernels' cached code and old markers. Numba checks a cached kernel against its
+  own source file only, not against the kernels it calls from other files, so after any change to
+  the sources every kernel is compiled afresh."""
+  for path in cache_dir.iterdir():
+    module = path.name.split(".")[0]
+    if path.name.startswith("sushigo-core-") or (
+        module in _KERNEL_MODULES and path.suffix in (".nbi", ".nbc")):
+      path.unlink()
 
 
 def _exercise_kernels() -> None:
