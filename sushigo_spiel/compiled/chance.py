@@ -13,6 +13,7 @@ import numpy as np
 from sushigo_spiel.compiled import views
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.layout import (ACTOR, ACTOR_CHANCE, ACTOR_SIMULTANEOUS, BREAKDOWN_AT,
+                                           DECK_AT,
                                            DEAL_BY_HAND, DEAL_STEPS, DEALT, DEALT_HANDS, DRAWN,
                                            FULL_DECK_TABLE, HAND_SIZE, LOG_PICKS_AT, PLAYERS,
                                            POSITION_DTYPE, POSITION_SIZE, RANKING_SIZE, ROBOT,
@@ -38,7 +39,8 @@ def chance_outcomes(g, pos, outcomes, probabilities):
   node's outcomes in increasing order and their probabilities; returns how many there are."""
   if pos[DEALT] < g[DEAL_STEPS] and g[DEAL_BY_HAND]:
     return _hand_outcomes(g, pos, outcomes, probabilities)
-  counts = _draw_pool(g, pos)
+  start = _draw_pool_at(g, pos)
+  counts = pos[start:start + g[TYPES]]
   total = counts.sum()
   found = 0
   for card in range(len(counts)):
@@ -70,11 +72,11 @@ def _hand_outcomes(g, pos, outcomes, probabilities):
 
 
 @njit(inline="always")
-def _draw_pool(g, pos):
+def _draw_pool_at(g, pos):
   """Where the next card comes from: the deck while dealing, then the robot's pile."""
   if pos[DEALT] < g[DEAL_STEPS]:
-    return views.deck(g, pos)
-  return views.hand(g, pos, g[PLAYERS])
+    return g[DECK_AT]
+  return views.hand_at(g, g[PLAYERS])
 
 
 @njit(inline="always")
@@ -97,10 +99,10 @@ def sample_chance(g, pos, rng):
     hand = np.zeros(g[TYPES], dtype=np.int64)
     draw_cards(views.deck(g, pos).copy(), g[HAND_SIZE], rng, hand)
     return rank(g, hand)
-  return pick_index(_draw_pool(g, pos), rng)
+  return pick_index(pos, _draw_pool_at(g, pos), g[TYPES], rng)
 
 
-@njit
+@njit(inline="always")
 def skip_chance(g, pos, rng):
   """Samples chance outcomes until a simultaneous node or the end of the game; a `deal=card`
   deal is dealt to its end in one go, with the draws one outcome at a time would make (as
@@ -112,17 +114,17 @@ def skip_chance(g, pos, rng):
       apply_chance(g, pos, sample_chance(g, pos, rng))
 
 
-@njit
+@njit(inline="always")
 def _deal_rest(g, pos, rng):
   """Deals the rest of a `deal=card` deal, hand by hand, one uniform a card."""
-  size, deck = g[HAND_SIZE], views.deck(g, pos)
+  size, types, deck = g[HAND_SIZE], g[TYPES], g[DECK_AT]
   while pos[DEALT] < g[DEAL_STEPS]:
     holder = pos[DEALT] // size
-    held = views.hand(g, pos, holder)
+    held = views.hand_at(g, holder)
     for _ in range(pos[DEALT], (holder + 1) * size):
-      card = pick_index(deck, rng)
-      deck[card] -= 1
-      held[card] += 1
+      card = pick_index(pos, deck, types, rng)
+      pos[deck + card] -= 1
+      pos[held + card] += 1
     pos[DEALT] = (holder + 1) * size
   pos[ACTOR] = ACTOR_CHANCE if g[ROBOT] else ACTOR_SIMULTANEOUS
 
@@ -130,8 +132,8 @@ def _deal_rest(g, pos, rng):
 @njit(inline="always")
 def deal_card(g, pos, card):
   """Deals one card to the hand being dealt (`deal=card`; the robot's pile is the last hand)."""
-  views.hand(g, pos, pos[DEALT] // g[HAND_SIZE])[card] += 1
-  views.deck(g, pos)[card] -= 1
+  pos[views.hand_at(g, pos[DEALT] // g[HAND_SIZE]) + card] += 1
+  pos[g[DECK_AT] + card] -= 1
   _dealt_one(g, pos)
 
 
@@ -153,8 +155,8 @@ def _dealt_one(g, pos):
 @njit
 def draw_for_robot(g, pos, card):
   """The robot's controller draws `card` from the robot's pile into their hand."""
-  views.hand(g, pos, g[PLAYERS])[card] -= 1
-  views.hand(g, pos, views.controller(g, pos))[card] += 1
+  pos[views.hand_at(g, g[PLAYERS]) + card] -= 1
+  pos[views.hand_at(g, views.controller(g, pos)) + card] += 1
   pos[DRAWN] = card
   pos[ACTOR] = ACTOR_SIMULTANEOUS
 

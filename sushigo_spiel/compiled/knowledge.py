@@ -128,7 +128,7 @@ def _resample_robot_round(g, pos, player, rng, draws):
   pool += pile
   if pos[DRAWN] >= 0 and views.controller(g, pos) == other:
     pool[pos[DRAWN]] += 1
-    draws[count - 1] = pick_index(pool, rng)
+    draws[count - 1] = pick_index(pool, 0, len(pool), rng)
     pool[draws[count - 1]] -= 1
   if turn == 0:
     pool += deals[other]

@@ -28,48 +28,47 @@ from sushigo_spiel.sushi_go.scoring import WASABI_MULTIPLIER
 # Legal actions
 
 
-@njit
+@njit(inline="always")
 def legal_actions(g, pos, player, out):
   """Fills `out` with the player's legal actions at a simultaneous node, in increasing order;
   returns how many there are."""
-  held = views.hand(g, pos, player)
+  held, types = views.hand_at(g, player), g[TYPES]
   if g[ROBOT] and player == views.controller(g, pos):
-    return _robot_actions(g, held, out)
+    return _robot_actions(g, pos, held, out)
   found = 0
-  for card in range(len(held)):
-    if held[card]:
+  for card in range(types):
+    if pos[held + card]:
       out[found] = card
       found += 1
-  chopsticks = g[CHOPSTICKS]
-  row = views.tableau(g, pos, player)
-  if chopsticks < 0 or row[chopsticks] == 0:
+  chopsticks, row = g[CHOPSTICKS], views.tableau_at(g, player)
+  if chopsticks < 0 or pos[row + chopsticks] == 0:
     return found
-  return _pair_actions(g, held, row[len(held) + FREE_WASABI], out, found)
+  return _pair_actions(g, pos, held, pos[row + types + FREE_WASABI], out, found)
 
 
 @njit(inline="always")
-def _robot_actions(g, held, out):
+def _robot_actions(g, pos, held, out):
   """The controller's actions: one card for themselves and one for the robot."""
-  types, base = len(held), g[ROBOT_ACTIONS]
+  types, base = g[TYPES], g[ROBOT_ACTIONS]
   found = 0
   for own in range(types):
     for given in range(types):
-      if held[own] and held[given] and (own != given or held[own] > 1):
+      if pos[held + own] and pos[held + given] and (own != given or pos[held + own] > 1):
         out[found] = base + own * types + given
         found += 1
   return found
 
 
 @njit(inline="always")
-def _pair_actions(g, held, free_wasabi, out, singles):
+def _pair_actions(g, pos, held, free_wasabi, out, singles):
   """Appends the Chopsticks pairs the hand allows after the `singles` single picks in `out`."""
-  types = len(held)
+  types = g[TYPES]
   found = singles
   for i in range(singles):
     for j in range(singles):
       a, b = out[i], out[j]
       action = g[g[PAIR_ACTION_TABLE] + a * types + b]
-      if action < 0 or (a == b and held[a] < 2):
+      if action < 0 or (a == b and pos[held + a] < 2):
         continue
       rule = g[g[PAIR_RULE_TABLE] + action - types]
       if rule == PAIR_ALWAYS or (rule == PAIR_NO_FREE_WASABI and free_wasabi == 0) or \
@@ -83,36 +82,36 @@ def _pair_actions(g, held, free_wasabi, out, singles):
 # Playing a turn
 
 
-@njit
+@njit(inline="always")
 def play(g, pos, actions):
   """Applies one joint action (one legal action per player, in player order)."""
   index = views.turn_index(g, pos)
   robot_card = -1
   for p in range(g[PLAYERS]):
-    given = action_picks(g, actions[p], views.logged_pick(g, pos, index, p))
+    given = action_picks(g, actions[p], pos, views.logged_pick_at(g, index, p))
     if given >= 0:
       robot_card = given
   play_logged_picks(g, pos, robot_card)
 
 
 @njit(inline="always")
-def action_picks(g, action, picks):
-  """Writes the cards `action` places in the player's tableau into `picks` (two entries, -1 for
-  none); returns the card it gives the robot, or -1."""
+def action_picks(g, action, picks, at):
+  """Writes the cards `action` places in the player's tableau to `picks[at]` and `picks[at + 1]`
+  (-1 for none); returns the card it gives the robot, or -1."""
   types = g[TYPES]
-  picks[1] = -1
+  picks[at + 1] = -1
   if action >= g[ROBOT_ACTIONS]:
-    picks[0] = (action - g[ROBOT_ACTIONS]) // types
+    picks[at] = (action - g[ROBOT_ACTIONS]) // types
     return (action - g[ROBOT_ACTIONS]) % types
   if action < types:
-    picks[0] = action
+    picks[at] = action
   else:
     pair = g[PAIR_CARDS_TABLE] + 2 * (action - types)
-    picks[0], picks[1] = g[pair], g[pair + 1]
+    picks[at], picks[at + 1] = g[pair], g[pair + 1]
   return -1
 
 
-@njit
+@njit(inline="always")
 def play_logged_picks(g, pos, robot_card):
   """Plays the current turn from the picks already written to its log entry (and the robot's
   card), then the automatic last card and the round's scoring when they follow."""
@@ -131,58 +130,61 @@ def play_logged_picks(g, pos, robot_card):
 @njit(inline="always")
 def _place_turn(g, pos, robot_card):
   """Logs the hands, moves the logged picks from the hands to the tableaus, passes the hands."""
-  n, index, chopsticks = g[PLAYERS], views.turn_index(g, pos), g[CHOPSTICKS]
-  views.logged_hands(g, pos, index)[:] = views.hands(g, pos, n)
+  n, types, index, chopsticks = g[PLAYERS], g[TYPES], views.turn_index(g, pos), g[CHOPSTICKS]
+  hands, logged = views.hand_at(g, 0), views.logged_hands_at(g, index)
+  for i in range(n * types):
+    pos[logged + i] = pos[hands + i]
   for p in range(n):
-    picks = views.logged_pick(g, pos, index, p)
-    first, second = picks[0], picks[1]
-    held, row = views.hand(g, pos, p), views.tableau(g, pos, p)
-    held[first] -= 1
+    pick = views.logged_pick_at(g, index, p)
+    first, second = pos[pick], pos[pick + 1]
+    held, row = views.hand_at(g, p), views.tableau_at(g, p)
+    pos[held + first] -= 1
     if second >= 0:  # a Chopsticks pair: the Chopsticks go back into the hand
-      held[second] -= 1
-      held[chopsticks] += 1
-      row[chopsticks] -= 1
-    place(g, row, first)
+      pos[held + second] -= 1
+      pos[held + chopsticks] += 1
+      pos[row + chopsticks] -= 1
+    place(g, pos, row, first)
     if second >= 0:
-      place(g, row, second)
+      place(g, pos, row, second)
   if g[ROBOT]:
-    views.hand(g, pos, views.controller(g, pos))[robot_card] -= 1
-    place(g, views.tableau(g, pos, n), robot_card)
+    pos[views.hand_at(g, views.controller(g, pos)) + robot_card] -= 1
+    place(g, pos, views.tableau_at(g, n), robot_card)
     pos[g[LOG_DRAWN_AT] + index] = pos[DRAWN]
     pos[g[LOG_ROBOT_AT] + index] = robot_card
     pos[DRAWN] = -1
-  _pass_hands(views.hands(g, pos, n), g[TYPES], views.direction(g, pos[ROUND]))
+  _pass_hands(pos, hands, n, types, views.direction(g, pos[ROUND]))
   pos[TURN] += 1
 
 
 @njit(inline="always")
-def place(g, row, card):
-  """Places `card` on a tableau row: a Nigiri goes onto a free Wasabi if there is one."""
+def place(g, rows, row, card):
+  """Places `card` on the tableau row starting at `rows[row]`: a Nigiri goes onto a free Wasabi
+  if there is one."""
   types = g[TYPES]
-  row[card] += 1
+  rows[row + card] += 1
   if card == g[WASABI]:
-    row[types + FREE_WASABI] += 1
-  elif g[g[KIND_TABLE] + card] == K_NIGIRI and row[types + FREE_WASABI] > 0:
-    row[types + FREE_WASABI] -= 1
-    row[types + NIGIRI_BONUS] += (WASABI_MULTIPLIER - 1) * g[g[VALUE_TABLE] + card]
+    rows[row + types + FREE_WASABI] += 1
+  elif g[g[KIND_TABLE] + card] == K_NIGIRI and rows[row + types + FREE_WASABI] > 0:
+    rows[row + types + FREE_WASABI] -= 1
+    rows[row + types + NIGIRI_BONUS] += (WASABI_MULTIPLIER - 1) * g[g[VALUE_TABLE] + card]
 
 
 @njit(inline="always")
-def _pass_hands(hands, types, direction):
+def _pass_hands(pos, hands, n, types, direction):
   """Player p receives the hand of player p - 1 when passing left (+1), of p + 1 when right;
-  `hands` holds the players' hands flat."""
-  last = len(hands) - types
+  the players' hands start at `hands`."""
+  last = hands + (n - 1) * types
   for card in range(types):
     if direction > 0:
-      kept = hands[last + card]
-      for at in range(last + card, card, -types):
-        hands[at] = hands[at - types]
-      hands[card] = kept
+      kept = pos[last + card]
+      for at in range(last + card, hands + card, -types):
+        pos[at] = pos[at - types]
+      pos[hands + card] = kept
     else:
-      kept = hands[card]
-      for at in range(card, last + card, types):
-        hands[at] = hands[at + types]
-      hands[last + card] = kept
+      kept = pos[hands + card]
+      for at in range(hands + card, last + card, types):
+        pos[at] = pos[at + types]
+      pos[last + card] = kept
 
 
 @njit(inline="always")
@@ -190,9 +192,9 @@ def _log_last_cards(g, pos):
   """Logs the picks of the automatic last turn: each player's single remaining card."""
   index = views.turn_index(g, pos)
   for p in range(g[PLAYERS]):
-    picks = views.logged_pick(g, pos, index, p)
-    picks[0] = np.argmax(views.hand(g, pos, p))
-    picks[1] = -1
+    pick = views.logged_pick_at(g, index, p)
+    pos[pick] = np.argmax(views.hand(g, pos, p))
+    pos[pick + 1] = -1
 
 
 @njit

@@ -39,7 +39,7 @@ def greedy_action(g, pos, player, legal):
   picks = np.empty(2, dtype=np.int64)
   best_action, best_points = -1, -1
   for i in range(count):
-    action_picks(g, legal[i], picks)
+    action_picks(g, legal[i], picks, 0)
     points = immediate_points(g, pos, player, picks)
     if points > best_points:
       best_action, best_points = legal[i], points
@@ -53,12 +53,12 @@ def immediate_points(g, pos, player, picks):
   n = g[PLAYERS]
   tallies = np.empty((n, TALLY_SIZE), dtype=np.int64)
   for p in range(n):
-    tally(g, views.tableau(g, pos, p), tallies[p])
+    tally(g, pos, views.tableau_at(g, p), tallies, p)
   row = views.tableau(g, pos, player).copy()
   for card in picks:
     if card >= 0:
-      place(g, row, card)
-  tally(g, row, tallies[player])
+      place(g, row, 0, card)
+  tally(g, row, 0, tallies, player)
   breakdown = np.empty((n, g[CATEGORIES]), dtype=np.int64)
   round_breakdown(g, tallies, breakdown)
   return breakdown[player].sum()

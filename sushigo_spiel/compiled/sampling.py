@@ -9,16 +9,17 @@ from sushigo_spiel.compiled.rng import next_double
 
 
 @njit(inline="always")
-def pick_index(counts, rng):
-  """An index drawn with probability proportional to `counts`, with one uniform."""
+def pick_index(values, start, length, rng):
+  """An index below `length` drawn with probability proportional to the counts
+  `values[start:start + length]`, with one uniform."""
   total = 0
-  for count in counts:
-    total += count
+  for index in range(length):
+    total += values[start + index]
   target = min(int(next_double(rng) * total), total - 1)
-  for index in range(len(counts)):
-    if target < counts[index]:
+  for index in range(length):
+    if target < values[start + index]:
       return index
-    target -= counts[index]
+    target -= values[start + index]
   return -1  # unreachable with a positive total: the rules never draw from an empty pool
 
 
@@ -27,7 +28,7 @@ def draw_cards(pool, size, rng, drawn):
   """Draws `size` cards without replacement from `pool` (counts, decremented), adding them to
   `drawn`; one uniform per card."""
   for _ in range(size):
-    card = pick_index(pool, rng)
+    card = pick_index(pool, 0, len(pool), rng)
     pool[card] -= 1
     drawn[card] += 1
 

@@ -1,8 +1,10 @@
 """Views into a position's blocks and the small facts every kernel asks (whose hand passes where,
 who controls the robot), so that offsets are computed in one place (`layout` documents them).
 
-Views are one-dimensional slices, rows of a block or whole blocks flat: slicing costs nothing in
-compiled code, where reshaping costs a library call, so kernels index rows rather than 2-D views.
+Each row has its offset (`hand_at`: where a hand starts in the position) and its view (`hand`: a
+one-dimensional slice). The code played at every step indexes the position at offsets: a view is an
+array sharing the position's memory, and making one costs an atomic reference count, which there
+would be most of the time; determinization and scoring use the views.
 """
 
 from __future__ import annotations
@@ -25,9 +27,14 @@ def round_deck(g, pos):
 
 
 @njit
+def hand_at(g, holder):
+  """Where the hand `holder` holds starts (counts per card type); holder n is the robot's pile."""
+  return g[HANDS_AT] + holder * g[TYPES]
+
+
+@njit
 def hand(g, pos, holder):
-  """The hand `holder` holds (counts per card type); holder n is the robot's pile."""
-  start = g[HANDS_AT] + holder * g[TYPES]
+  start = hand_at(g, holder)
   return pos[start:start + g[TYPES]]
 
 
@@ -38,11 +45,16 @@ def hands(g, pos, count):
 
 
 @njit
+def tableau_at(g, row):
+  """Where a tableau row starts: counts per card type, free Wasabi, Nigiri bonus; row n is the
+  robot's."""
+  return g[TABLEAUS_AT] + row * (g[TYPES] + 2)
+
+
+@njit
 def tableau(g, pos, row):
-  """A tableau row: counts per card type, free Wasabi, Nigiri bonus; row n is the robot's."""
-  width = g[TYPES] + 2
-  start = g[TABLEAUS_AT] + row * width
-  return pos[start:start + width]
+  start = tableau_at(g, row)
+  return pos[start:start + g[TYPES] + 2]
 
 
 @njit
@@ -52,39 +64,40 @@ def tableaus(g, pos, count):
 
 
 @njit
-def logged_hands(g, pos, turn_index):
-  """The hands turn `turn_index` of the game began with, flat by holder."""
-  size = g[PLAYERS] * g[TYPES]
-  start = g[LOG_HANDS_AT] + turn_index * size
-  return pos[start:start + size]
+def logged_hands_at(g, turn_index):
+  """Where the hands turn `turn_index` of the game began with start, flat by holder."""
+  return g[LOG_HANDS_AT] + turn_index * g[PLAYERS] * g[TYPES]
 
 
 @njit
-def logged_hand(g, pos, turn_index, holder):
-  """The hand `holder` began turn `turn_index` of the game with."""
-  start = g[LOG_HANDS_AT] + (turn_index * g[PLAYERS] + holder) * g[TYPES]
-  return pos[start:start + g[TYPES]]
+def logged_hands(g, pos, turn_index):
+  start = logged_hands_at(g, turn_index)
+  return pos[start:start + g[PLAYERS] * g[TYPES]]
+
+
+@njit
+def logged_pick_at(g, turn_index, player):
+  """Where the cards `player` placed at turn `turn_index` of the game are (two entries, -1 for
+  none)."""
+  return g[LOG_PICKS_AT] + (turn_index * g[PLAYERS] + player) * 2
 
 
 @njit
 def logged_pick(g, pos, turn_index, player):
-  """The cards `player` placed at turn `turn_index` of the game (two entries, -1 for none)."""
-  start = g[LOG_PICKS_AT] + (turn_index * g[PLAYERS] + player) * 2
+  start = logged_pick_at(g, turn_index, player)
   return pos[start:start + 2]
 
 
 @njit
-def round_breakdown(g, pos, round_index, player):
-  """A player's points per category in a round."""
-  start = g[BREAKDOWN_AT] + (round_index * g[PLAYERS] + player) * g[CATEGORIES]
-  return pos[start:start + g[CATEGORIES]]
+def round_breakdown_at(g, round_index, player):
+  """Where a player's points per category in a round are."""
+  return g[BREAKDOWN_AT] + (round_index * g[PLAYERS] + player) * g[CATEGORIES]
 
 
 @njit
-def round_puddings(g, pos, round_index):
-  """The Puddings each player played in a round."""
-  start = g[ROUND_PUDDINGS_AT] + round_index * g[PLAYERS]
-  return pos[start:start + g[PLAYERS]]
+def round_puddings_at(g, round_index):
+  """Where the Puddings each player played in a round are."""
+  return g[ROUND_PUDDINGS_AT] + round_index * g[PLAYERS]
 
 
 @njit
