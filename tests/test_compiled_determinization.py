@@ -132,12 +132,13 @@ def test_determinization_draws_the_distribution_of_resample_from_infostate(
 
 
 def test_determinization_keeps_the_chopsticks_returned_to_an_unseen_hand(monkeypatch):
-  # Player 2 uses Chopsticks on the hand first dealt to player 1, which player 0 has not seen;
-  # the Chopsticks stay in that hand in every redeal (as in test_information).
+  # At the second turn player 2 uses Chopsticks on the hand first dealt to player 1, the one hand
+  # player 0 has not seen at the third turn: it must hold those Chopsticks in every redeal.
   game = load(players=4, hand_size=4, rounds=1,
-              deck="tempura:5/sashimi:3/dumpling:3/chopsticks:1/pudding:4/squid:2")
+              deck="tempura:7/sashimi:3/dumpling:3/squid:2/chopsticks:1/pudding:5")
   state = game.new_initial_state()
-  deal(state, [[T] * 4, [SA, SA, D, D], [CH, T, SA, D], [P] * 4])
-  play(state, [T, SA, CH, P])
-  play(state, [P, T, "Sashimi + Dumpling", T])
+  deal(state, [[P] * 4, [T, T, SQ, D], [CH, SA, SA, D], [T] * 4])
+  play(state, [P, T, CH, T])
+  play(state, [T, P, "Tempura + Dumpling", SA])
+  assert sorted(state.hands()[3]) == sorted([SQ, CH])
   assert check_distribution(monkeypatch, state, 0, 11) > 1

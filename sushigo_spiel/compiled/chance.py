@@ -13,8 +13,7 @@ import numpy as np
 from sushigo_spiel.compiled import views
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.layout import (ACTOR, ACTOR_CHANCE, ACTOR_SIMULTANEOUS, BREAKDOWN_AT,
-                                           DECK_AT,
-                                           DEAL_BY_HAND, DEAL_STEPS, DEALT, DEALT_HANDS, DRAWN,
+                                           DEALT, DEAL_BY_HAND, DEAL_STEPS, DECK_AT, DRAWN,
                                            FULL_DECK_TABLE, HAND_SIZE, LOG_PICKS_AT, PLAYERS,
                                            POSITION_DTYPE, POSITION_SIZE, RANKING_SIZE, ROBOT,
                                            TYPES, WAYS_TABLE)

@@ -148,8 +148,9 @@ class CompiledSushiGo:
 # Compiling on first use
 
 _COMPILED = False
-_KERNEL_MODULES = ("chance", "codec", "core", "jit", "knowledge", "layout", "moves", "policies",
-                   "rng", "sampling", "scoring", "views")
+# The modules whose code or constants are compiled into the kernels.
+_KERNEL_MODULES = ("chance", "jit", "knowledge", "layout", "moves", "policies", "rng", "sampling",
+                   "scoring", "views")
 
 
 def ensure_compiled() -> None:

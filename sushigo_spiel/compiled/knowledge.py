@@ -14,11 +14,11 @@ import numpy as np
 from sushigo_spiel.compiled import views
 from sushigo_spiel.compiled.chance import deal_card, deal_hand, draw_for_robot
 from sushigo_spiel.compiled.jit import njit
-from sushigo_spiel.compiled.layout import (ACTOR, ACTOR_CHANCE, ACTOR_SIMULTANEOUS,
-                                           ACTOR_TERMINAL, CHOPSTICKS, DEAL_BY_HAND, DEAL_STEPS,
-                                           DEALT, DEALT_HANDS, DRAWN, HAND_SIZE, LOG_DRAWN_AT,
-                                           LOG_ROBOT_AT, PLAYERS, ROBOT, ROUND, TURN, TYPES)
-from sushigo_spiel.compiled.moves import play_logged_picks
+from sushigo_spiel.compiled.layout import (ACTOR, ACTOR_CHANCE, ACTOR_SIMULTANEOUS, ACTOR_TERMINAL,
+                                           CHOPSTICKS, DEALT, DEALT_HANDS, DEAL_BY_HAND, DEAL_STEPS,
+                                           DRAWN, HAND_SIZE, LOG_DRAWN_AT, LOG_ROBOT_AT, PLAYERS,
+                                           ROBOT, ROUND, TURN, TYPES)
+from sushigo_spiel.compiled.moves import clear_round, play_logged_picks
 from sushigo_spiel.compiled.sampling import draw_cards, pick_index
 
 
@@ -165,13 +165,7 @@ def _rebuild_round(g, pos, deals, draws):
 @njit
 def _restart_round(g, pos):
   """The position at the start of the current round, before its deal (the log kept)."""
-  everyone = g[DEALT_HANDS]
-  pos[ACTOR] = ACTOR_CHANCE
-  pos[DEALT] = 0
-  pos[TURN] = 0
-  pos[DRAWN] = -1
-  views.hands(g, pos, everyone)[:] = 0
-  views.tableaus(g, pos, everyone)[:] = 0
+  clear_round(g, pos)
   views.deck(g, pos)[:] = views.round_deck(g, pos)
 
 

@@ -13,14 +13,14 @@ import numpy as np
 
 from sushigo_spiel.compiled import views
 from sushigo_spiel.compiled.jit import njit
-from sushigo_spiel.compiled.layout import (ACTOR, ACTOR_CHANCE, ACTOR_SIMULTANEOUS,
-                                           ACTOR_TERMINAL, CHOPSTICKS, DEALT, DEALT_HANDS, DRAWN,
-                                           FREE_WASABI, HAND_SIZE, K_NIGIRI, KIND_TABLE,
-                                           LOG_DRAWN_AT, LOG_ROBOT_AT, NIGIRI_BONUS,
-                                           PAIR_ACTION_TABLE, PAIR_ALWAYS, PAIR_CARDS_TABLE,
-                                           PAIR_NO_FREE_WASABI, PAIR_ONE_FREE_WASABI,
-                                           PAIR_RULE_TABLE, PLAYERS, ROBOT, ROBOT_ACTIONS, ROUND,
-                                           ROUNDS, TURN, TYPES, VALUE_TABLE, WASABI)
+from sushigo_spiel.compiled.layout import (ACTOR, ACTOR_CHANCE, ACTOR_SIMULTANEOUS, ACTOR_TERMINAL,
+                                           CHOPSTICKS, DEALT, DEALT_HANDS, DRAWN, FREE_WASABI,
+                                           HAND_SIZE, KIND_TABLE, K_NIGIRI, LOG_DRAWN_AT,
+                                           LOG_ROBOT_AT, NIGIRI_BONUS, PAIR_ACTION_TABLE,
+                                           PAIR_ALWAYS, PAIR_CARDS_TABLE, PAIR_NO_FREE_WASABI,
+                                           PAIR_ONE_FREE_WASABI, PAIR_RULE_TABLE, PLAYERS, ROBOT,
+                                           ROBOT_ACTIONS, ROUND, ROUNDS, TURN, TYPES, VALUE_TABLE,
+                                           WASABI)
 from sushigo_spiel.compiled.scoring import score_round
 from sushigo_spiel.sushi_go.scoring import WASABI_MULTIPLIER
 
@@ -199,13 +199,21 @@ def _log_last_cards(g, pos):
 
 @njit
 def _start_next_round(g, pos):
-  """Clears the hands, tableaus and robot's draw; the next round's deal (or the end) follows."""
-  everyone = g[DEALT_HANDS]
+  """Moves on to the next round's deal, or to the end of the game."""
   pos[ROUND] += 1
-  pos[ACTOR] = ACTOR_TERMINAL if pos[ROUND] == g[ROUNDS] else ACTOR_CHANCE
+  clear_round(g, pos)
+  if pos[ROUND] == g[ROUNDS]:
+    pos[ACTOR] = ACTOR_TERMINAL
+  views.round_deck(g, pos)[:] = views.deck(g, pos)
+
+
+@njit
+def clear_round(g, pos):
+  """A round before its deal: no hand, no tableau, no robot's draw, a chance node next."""
+  everyone = g[DEALT_HANDS]
+  pos[ACTOR] = ACTOR_CHANCE
   pos[DEALT] = 0
   pos[TURN] = 0
   pos[DRAWN] = -1
   views.hands(g, pos, everyone)[:] = 0
   views.tableaus(g, pos, everyone)[:] = 0
-  views.round_deck(g, pos)[:] = views.deck(g, pos)

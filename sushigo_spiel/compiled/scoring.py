@@ -15,14 +15,13 @@ import numpy as np
 from sushigo_spiel.compiled import views
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.layout import (ACTOR, ACTOR_TERMINAL, CATEGORIES, DEALT_HANDS,
-                                           K_DUMPLING, K_MAKI, K_NIGIRI, K_PUDDING, K_SASHIMI,
-                                           K_SOY_SAUCE, K_TEMPURA, KIND_TABLE, MARGIN,
-                                           NIGIRI_BONUS, NUM_KINDS, PLAYERS, PUDDINGS_AT, ROUND, SCORE,
-                                           SOY_SAUCE, TYPES, UTILITY, VALUE_TABLE)
+                                           KIND_TABLE, K_DUMPLING, K_MAKI, K_NIGIRI, K_PUDDING,
+                                           K_SASHIMI, K_SOY_SAUCE, K_TEMPURA, MARGIN, NIGIRI_BONUS,
+                                           NUM_KINDS, PLAYERS, PUDDINGS_AT, ROUND, SCORE, SOY_SAUCE,
+                                           TYPES, UTILITY, VALUE_TABLE)
 from sushigo_spiel.sushi_go.scoring import (DUMPLING_POINTS, MAKI_AWARDS, PUDDING_AWARD,
-                                            SASHIMI_SET_POINTS, SASHIMI_SET_SIZE,
-                                            SOY_SAUCE_POINTS, TEMPURA_SET_POINTS,
-                                            TEMPURA_SET_SIZE)
+                                            SASHIMI_SET_POINTS, SASHIMI_SET_SIZE, SOY_SAUCE_POINTS,
+                                            TEMPURA_SET_POINTS, TEMPURA_SET_SIZE)
 
 # A tally's fields (`scoring.TableauTally`).
 TEMPURA, SASHIMI, DUMPLING, MAKI, NIGIRI, PUDDINGS, SOY_SAUCES, COLOURS = range(8)

@@ -10,8 +10,8 @@ would be most of the time; determinization and scoring use the views.
 from __future__ import annotations
 
 from sushigo_spiel.compiled.jit import njit_inline as njit
-from sushigo_spiel.compiled.layout import (ALTERNATE, BREAKDOWN_AT, CATEGORIES, DECK_AT,
-                                           HAND_SIZE, HANDS_AT, LEFT, LOG_HANDS_AT, LOG_PICKS_AT,
+from sushigo_spiel.compiled.layout import (ALTERNATE, BREAKDOWN_AT, CATEGORIES, DECK_AT, HANDS_AT,
+                                           HAND_SIZE, LEFT, LOG_HANDS_AT, LOG_PICKS_AT,
                                            PASS_DIRECTION, PLAYERS, ROUND, ROUND_DECK_AT,
                                            ROUND_PUDDINGS_AT, TABLEAUS_AT, TURN, TYPES)
 
