@@ -18,9 +18,6 @@ except ImportError as error:
 
 NUMBA_VERSION = numba.__version__
 njit = functools.partial(numba.njit, cache=True)
-# For the small accessors called at every step: inlined into their callers, where the compiler can
-# then drop the reference counting of the array views they return.
-njit_inline = functools.partial(numba.njit, cache=True, inline="always")
 
 
 def cache_directory(kernel) -> str:
