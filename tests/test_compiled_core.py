@@ -280,6 +280,17 @@ def test_illegal_actions_and_impossible_outcomes_raise():
     compiled.play(pos, [legal[0]])
 
 
+def test_impossible_hands_raise_when_dealing_by_hand():
+  compiled = CompiledSushiGo.from_params(players=2, rounds=1, hand_size=2, deal="hand",
+                                         deck="tempura:3/sashimi:3")
+  pos = compiled.initial_position()
+  two_tempura = compiled.rules.hand_ranking.rank((2, 0))
+  compiled.apply_chance(pos, two_tempura)
+  for impossible in (two_tempura, compiled.rules.hand_ranking.size, -1):
+    with pytest.raises(ValueError, match="not possible"):
+      compiled.apply_chance(pos, impossible)
+
+
 def test_without_numba_the_import_error_says_what_to_install():
   code = ("import sys\nsys.modules['numba'] = None\n"
           "import sushigo_spiel.compiled\n")

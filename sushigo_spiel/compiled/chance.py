@@ -70,6 +70,20 @@ def _hand_outcomes(g, pos, outcomes, probabilities):
   return found
 
 
+@njit
+def is_possible(g, pos, outcome):
+  """Whether `outcome` is one of the chance node's outcomes."""
+  if outcome < 0:
+    return False
+  if pos[DEALT] < g[DEAL_STEPS] and g[DEAL_BY_HAND]:
+    if outcome >= g[RANKING_SIZE]:
+      return False
+    hand = np.zeros(g[TYPES], dtype=np.int64)
+    unrank(g, outcome, hand)
+    return np.all(hand <= views.deck(g, pos))
+  return outcome < g[TYPES] and pos[_draw_pool_at(g, pos) + outcome] > 0
+
+
 @njit(inline="always")
 def _draw_pool_at(g, pos):
   """Where the next card comes from: the deck while dealing, then the robot's pile."""

@@ -72,7 +72,7 @@ class CompiledSushiGo:
   def apply_chance(self, pos: np.ndarray, outcome: int) -> None:
     """Applies a chance outcome in place; a ValueError if it is not possible here."""
     self._expect(pos, ACTOR_CHANCE, "a chance outcome")
-    if outcome not in dict(self.chance_outcomes(pos)):
+    if not chance.is_possible(self.spec, pos, outcome):
       raise ValueError(f"chance outcome {outcome} is not possible at this node")
     chance.apply_chance(self.spec, pos, outcome)
 
@@ -211,7 +211,9 @@ def _exercise_kernels() -> None:
     pos = chance.initial_position(spec)
     size = spec[MAX_OUTCOMES]
     chance.chance_outcomes(spec, pos, np.empty(size, dtype=np.int64), np.empty(size))
-    chance.apply_chance(spec, pos, chance.sample_chance(spec, pos, rng))
+    outcome = chance.sample_chance(spec, pos, rng)
+    chance.is_possible(spec, pos, outcome)
+    chance.apply_chance(spec, pos, outcome)
     chance.skip_chance(spec, pos, rng)
     knowledge.determinize(spec, pos, 0, rng)
     legal = np.empty(spec[NUM_ACTIONS], dtype=np.int64)
