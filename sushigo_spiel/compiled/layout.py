@@ -1,0 +1,141 @@
+"""The flat integer arrays the kernels work on: a game's spec and a position.
+
+A game's `Rules` are compiled once into a spec, a 1-D int64 array: scalars at the fixed indices
+named below (`PLAYERS`, `TYPES`, ...), then lookup tables (card kinds and values, the Chopsticks
+pair table, the hand-ranking table, the full deck) and the offsets of a position's blocks, which
+depend on the game's sizes. Kernels read both through these names, so one compiled kernel serves
+every game.
+
+A position is a 1-D int32 array (`POSITION_DTYPE`), everything that changes in a game, `Table` for
+`Table` (`codec` converts both ways, exactly). With n players, T card types, hand size H, R rounds,
+K dealt hands (n, plus the robot's pile) and C scoring categories:
+
+  header          ACTOR, ROUND, DEALT, TURN, DRAWN (the card the robot's controller drew this
+                  turn, -1 before the draw): as in `Table` and `Robot.drawn`
+  deck      [T]   cards not dealt yet
+  round deck[T]   the deck when this round's deal began (determinization redeals from it)
+  hands   [K][T]  by holder; row n is the robot's pile
+  tableaus[K][T+2]  this round's tableaus: counts per card type, then the free Wasabi and the
+                  extra points of the Nigiri on a Wasabi; row n is the robot's
+  puddings  [K]   Puddings kept from finished rounds (the robot's last)
+  log hands [R*H][n][T]  the hands each turn began with, by holder (after the robot's draw)
+  log picks [R*H][n][2]  the cards each player placed, in placement order, -1 for none
+  log drawn [R*H], log robot [R*H]  the robot's draw and card each turn (-1 without the robot)
+  breakdown [R][n][C]  round points per category (`Rules.categories`)
+  round puddings [R][n]  Puddings played each round
+
+Turn g of the game is round g // H, turn g % H. Tableaus in placement order are not stored: they
+follow from the log of picks (a Chopsticks pair takes back the first Chopsticks placed), which is
+how `codec.decode` rebuilds them; scoring and the legal actions need only the counts and the Wasabi
+state kept in the tableau rows.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sushigo_spiel.drafting.dynamics import CHANCE, SIMULTANEOUS, TERMINAL
+from sushigo_spiel.drafting.parameters import UTILITIES
+from sushigo_spiel.sushi_go.cards import Kind
+from sushigo_spiel.sushi_go.rules import PASS_DIRECTIONS, Rules
+
+POSITION_DTYPE = np.int32
+ACTOR_CHANCE, ACTOR_SIMULTANEOUS, ACTOR_TERMINAL = CHANCE, SIMULTANEOUS, TERMINAL
+
+# Position header.
+ACTOR, ROUND, DEALT, TURN, DRAWN = range(5)
+HEADER_SIZE = 5
+
+# Spec scalars.
+(PLAYERS, TYPES, HAND_SIZE, ROUNDS, DEAL_BY_HAND, DEAL_STEPS, ROBOT, DEALT_HANDS, UTILITY,
+ PASS_DIRECTION, SOY_SAUCE, CHOPSTICKS, WASABI, ROBOT_ACTIONS, NUM_ACTIONS, CATEGORIES,
+ RANKING_SIZE, MAX_OUTCOMES,
+ # offsets of the spec's tables
+ KIND_TABLE, VALUE_TABLE, PAIR_ACTION_TABLE, PAIR_CARDS_TABLE, PAIR_RULE_TABLE, WAYS_TABLE,
+ FULL_DECK_TABLE,
+ # offsets of a position's blocks
+ DECK_AT, ROUND_DECK_AT, HANDS_AT, TABLEAUS_AT, PUDDINGS_AT, LOG_HANDS_AT, LOG_PICKS_AT,
+ LOG_DRAWN_AT, LOG_ROBOT_AT, BREAKDOWN_AT, ROUND_PUDDINGS_AT, POSITION_SIZE) = range(37)
+SCALARS = 37
+
+# Codes of the spec's scalars.
+SCORE, MARGIN, WIN = (UTILITIES.index(name) for name in ("score", "margin", "win"))
+LEFT, RIGHT, ALTERNATE = (PASS_DIRECTIONS.index(name) for name in ("left", "right", "alternate"))
+KIND_CODES = {kind: code for code, kind in enumerate(Kind)}
+(K_TEMPURA, K_SASHIMI, K_DUMPLING, K_MAKI, K_NIGIRI, K_WASABI, K_CHOPSTICKS, K_PUDDING,
+ K_SOY_SAUCE) = (KIND_CODES[kind] for kind in Kind)
+NUM_KINDS = len(Kind)
+# When a Chopsticks pair is legal: always, with no free Wasabi, with exactly one (`rules.py`).
+PAIR_ALWAYS, PAIR_NO_FREE_WASABI, PAIR_ONE_FREE_WASABI = 0, 1, 2
+
+# A tableau row: counts per card type, then these two at T and T + 1.
+FREE_WASABI, NIGIRI_BONUS = 0, 1
+
+MAX_RANK = 2 ** 63 - 1
+
+
+def build_spec(rules: Rules) -> np.ndarray:
+  """The spec of a game (see the module docstring), from its checked `Rules`."""
+  n, types, size, rounds = rules.num_players, rules.num_types, rules.hand_size, rules.rounds
+  hands, turns = rules.dealt_hands, rules.rounds * rules.hand_size
+  ways = hand_ways(rules.deck, size) if rules.deal == "hand" else [[1]]
+  scalars = {
+      PLAYERS: n, TYPES: types, HAND_SIZE: size, ROUNDS: rounds,
+      DEAL_BY_HAND: rules.deal == "hand", DEAL_STEPS: rules.deal_steps, ROBOT: rules.robot,
+      DEALT_HANDS: hands, UTILITY: UTILITIES.index(rules.utility),
+      PASS_DIRECTION: PASS_DIRECTIONS.index(rules.pass_direction), SOY_SAUCE: rules.soy_sauce,
+      CHOPSTICKS: rules.chopsticks, WASABI: rules.wasabi, ROBOT_ACTIONS: rules.robot_actions,
+      NUM_ACTIONS: rules.num_distinct_actions, CATEGORIES: len(rules.categories),
+      RANKING_SIZE: ways[0][size] if rules.deal == "hand" else 0,
+      MAX_OUTCOMES: rules.max_chance_outcomes,
+  }
+  pair_actions = np.full((types, types), -1)
+  for (a, b), action in rules.pair_actions.items():
+    pair_actions[a, b] = action
+  tables = [
+      (KIND_TABLE, [KIND_CODES[card.kind] for card in rules.cards]),
+      (VALUE_TABLE, [card.value for card in rules.cards]),
+      (PAIR_ACTION_TABLE, pair_actions.ravel()),
+      (PAIR_CARDS_TABLE, [c for pair in rules.pairs for c in pair]),
+      (PAIR_RULE_TABLE, rules.pair_rules),
+      (WAYS_TABLE, [w for row in ways for w in row]),
+      (FULL_DECK_TABLE, rules.deck),
+  ]
+  blocks = [
+      (DECK_AT, types), (ROUND_DECK_AT, types), (HANDS_AT, hands * types),
+      (TABLEAUS_AT, hands * (types + 2)), (PUDDINGS_AT, hands),
+      (LOG_HANDS_AT, turns * n * types), (LOG_PICKS_AT, turns * n * 2), (LOG_DRAWN_AT, turns),
+      (LOG_ROBOT_AT, turns), (BREAKDOWN_AT, rounds * n * len(rules.categories)),
+      (ROUND_PUDDINGS_AT, rounds * n),
+  ]
+  values = [0] * SCALARS
+  for name, value in scalars.items():
+    values[name] = int(value)
+  for name, table in tables:
+    values[name] = len(values)
+    values.extend(int(v) for v in table)
+  values[POSITION_SIZE] = _place_blocks(values, blocks)
+  return np.array(values, dtype=np.int64)
+
+
+def _place_blocks(values: list[int], blocks: list[tuple[int, int]]) -> int:
+  """Sets each block's offset in a position; returns the position's size."""
+  at = HEADER_SIZE
+  for name, size in blocks:
+    values[name] = at
+    at += size
+  return at
+
+
+def hand_ways(caps, size: int) -> list[list[int]]:
+  """`ways[t][r]`: the hands of r cards that card types t.. can make within `caps` (the table
+  behind the `deal=hand` outcome numbers, `drafting.hand_ranking`). A ValueError when outcome
+  numbers do not fit in 64 bits (nor do OpenSpiel's actions)."""
+  ways = [[1] + [0] * size]  # with no type left, only the empty hand
+  for cap in reversed(caps):
+    after = ways[0]
+    ways.insert(0, [sum(after[r - v] for v in range(min(cap, r) + 1)) for r in range(size + 1)])
+  if max(max(row) for row in ways) > MAX_RANK:
+    raise ValueError(f"deal=hand with hands of {size} cards from this deck numbers more hands"
+                     " than 64-bit outcome ids can hold; allowed: deal=card, or smaller hands")
+  return ways

@@ -1,0 +1,335 @@
+"""The compiled core plays the games of the readable rules, step for step.
+
+Both implementations are driven by one random stream (`compiled.rng`: the kernels' xoshiro256**
+and its pure-Python twin), so chance draws, random picks and determinizations are compared
+exactly: at every step of every game, the legal actions of every player, the chance outcomes and
+their probabilities, the sampled outcome, the decoded position against the rules' table (round
+points, Puddings and the log included), the position against the encoded table, and the streams'
+states (the same number of uniforms drawn); at sampled positions, each player's determinization;
+at the end, the scores and returns. `test_core_plays_the_rules_games` runs 50 games per
+configuration; the `slow` one 2,000.
+"""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pyspiel
+import pytest
+
+from solvers import baselines
+from solvers.search import rollouts
+from sushigo_spiel.compiled import CompiledSushiGo, Xoshiro256, core, new_state, policies
+from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
+from sushigo_spiel.sushi_go import knowledge
+from sushigo_spiel.sushi_go import rules as R
+from sushigo_spiel.sushi_go.dynamics import DYNAMICS
+
+# Chopsticks with Wasabi and every Nigiri, so reversed pairs are legal, plus Maki and Pudding.
+CHOPSTICKS_DECK = ("chopsticks:4/wasabi:4/egg:3/salmon:3/squid:3/tempura:4/sashimi:4/dumpling:4"
+                   "/maki1:2/maki2:3/maki3:2/pudding:5")
+# Small enough for deal=hand to list every hand at a chance node.
+SMALL_DECK = "chopsticks:3/wasabi:3/egg:2/salmon:2/squid:3/tempura:3/maki2:3/pudding:3"
+
+CONFIGS = {
+    "2p-standard": dict(players=2),
+    "3p-standard-alternate-margin": dict(players=3, pass_direction="alternate", utility="margin"),
+    "4p-standard-right-win": dict(players=4, pass_direction="right", utility="win"),
+    "5p-standard-soy-alternate": dict(players=5, soy_sauce=True, pass_direction="alternate"),
+    "2p-chopsticks-win": dict(players=2, hand_size=6, deck=CHOPSTICKS_DECK, utility="win"),
+    "3p-chopsticks-soy-right-margin": dict(players=3, hand_size=5, rounds=2, deck=CHOPSTICKS_DECK,
+                                           soy_sauce=True, soy_sauce_count=3,
+                                           pass_direction="right", utility="margin"),
+    "4p-chopsticks-alternate": dict(players=4, hand_size=4, rounds=2, deck=CHOPSTICKS_DECK,
+                                    pass_direction="alternate"),
+    "5p-chopsticks-soy-win": dict(players=5, hand_size=3, rounds=2, deck=CHOPSTICKS_DECK,
+                                  soy_sauce=True, utility="win"),
+    "2p-hand-margin": dict(players=2, deal="hand", hand_size=4, rounds=2, deck=SMALL_DECK,
+                           utility="margin"),
+    "3p-hand-soy-alternate": dict(players=3, deal="hand", hand_size=3, rounds=2, deck=SMALL_DECK,
+                                  soy_sauce=True, soy_sauce_count=2, pass_direction="alternate"),
+    "4p-hand-right-win": dict(players=4, deal="hand", hand_size=3, rounds=1, deck=SMALL_DECK,
+                              pass_direction="right", utility="win"),
+    "5p-hand-margin": dict(players=5, deal="hand", hand_size=2, rounds=2, deck=SMALL_DECK,
+                           utility="margin"),
+    "2p-standard-hand": dict(players=2, deal="hand"),
+    "robot-standard": dict(robot=True),
+    "robot-chopsticks-soy-alternate-win": dict(robot=True, hand_size=4, deck=CHOPSTICKS_DECK,
+                                               soy_sauce=True, pass_direction="alternate",
+                                               utility="win"),
+    "robot-hand-margin": dict(robot=True, deal="hand", hand_size=3, rounds=2, deck=SMALL_DECK,
+                              utility="margin"),
+}
+MAX_LISTED_OUTCOMES = 5000  # beyond this (a standard deck dealt by hand) outcomes are not listed
+DETERMINIZE_SHARE = 0.15  # of the positions, where every player's determinization is compared
+
+
+@pytest.fixture(scope="module")
+def cores():
+  return {}
+
+
+def _core(cores, name: str) -> CompiledSushiGo:
+  if name not in cores:
+    cores[name] = CompiledSushiGo.from_params(**CONFIGS[name])
+  return cores[name]
+
+
+class Lockstep:
+  """One game through the rules and the core side by side, from one seed."""
+
+  def __init__(self, compiled: CompiledSushiGo, seed: int):
+    self.core, self.rules, self.seed = compiled, compiled.rules, seed
+    self.python, self.kernel = Xoshiro256(seed), new_state(seed)
+    self.table, self.pos = R.initial_table(self.rules), compiled.initial_position()
+    self.legal = np.empty(self.rules.num_distinct_actions, dtype=np.int64)
+    self.steps = 0
+
+  def play(self, one_outcome_at_a_time: bool) -> None:
+    """Plays to the end, checking at every step; chance outcome by outcome, or (the rules'
+    and the core's `skip_chance`) a whole deal at once."""
+    sampler = random.Random(-self.seed)
+    while True:
+      self.check_position()
+      if sampler.random() < DETERMINIZE_SHARE:
+        self.check_determinizations()
+      if self.table.actor == TERMINAL:
+        break
+      if self.table.actor == CHANCE:
+        self.chance_step(one_outcome_at_a_time)
+      else:
+        self.simultaneous_step()
+      self.steps += 1
+    assert self.core.scores(self.pos).tolist() == R.scores(self.rules, self.table)
+    assert self.core.returns(self.pos).tolist() == R.returns(self.rules, self.table)
+
+  def check_position(self) -> None:
+    where = (self.seed, self.steps)
+    assert self.core.decode(self.pos) == self.table, where
+    assert np.array_equal(self.pos, self.core.encode(self.table)), where
+    assert np.array_equal(self.kernel, self.python.state()), where
+
+  def check_determinizations(self) -> None:
+    for player in range(self.rules.num_players):
+      seed = 1_000_003 * self.seed + 31 * self.steps + player
+      python, kernel = Xoshiro256(seed), new_state(seed)
+      expected = knowledge.determinize(self.rules, self.table, player, python.random)
+      got = self.core.determinize(self.pos, player, kernel)
+      assert self.core.decode(got) == expected, (self.seed, self.steps, player)
+      assert np.array_equal(kernel, python.state())
+
+  def chance_step(self, one_outcome_at_a_time: bool) -> None:
+    rules, table = self.rules, self.table
+    deal_by_hand = rules.deal == "hand" and table.dealt < rules.deal_steps
+    if not deal_by_hand or rules.hand_ranking.size <= MAX_LISTED_OUTCOMES:
+      assert self.core.chance_outcomes(self.pos) == R.chance_outcomes(rules, table)
+    if one_outcome_at_a_time:
+      outcome = R.sample_chance(rules, table, self.python.random)
+      assert self.core.sample_chance(self.pos, self.kernel) == outcome
+      self.table = R.apply_chance(rules, table, outcome)
+      self.core.apply_chance(self.pos, outcome)
+    else:
+      self.table = R.skip_chance(rules, table, self.python.random)
+      self.core.skip_chance(self.pos, self.kernel)
+
+  def simultaneous_step(self) -> None:
+    joint = []
+    for player in range(self.rules.num_players):
+      legal = R.legal_actions(self.rules, self.table, player)
+      assert self.core.legal_action_list(self.pos, player) == legal, (self.seed, self.steps)
+      joint.append(legal[int(self.python.random() * len(legal))])
+      drawn = policies.random_action(self.core.spec, self.pos, player, self.kernel, self.legal)
+      assert drawn == joint[-1]
+    self.table = R.play(self.rules, self.table, joint)
+    self.core.play(self.pos, joint)
+
+
+def _play_games(compiled: CompiledSushiGo, games: int) -> None:
+  for seed in range(games):
+    Lockstep(compiled, seed).play(one_outcome_at_a_time=seed % 2 == 0)
+
+
+@pytest.mark.parametrize("name", CONFIGS)
+def test_core_plays_the_rules_games(cores, name):
+  _play_games(_core(cores, name), 50)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", CONFIGS)
+def test_core_plays_the_rules_games_2000_per_configuration(cores, name):
+  _play_games(_core(cores, name), 2000)
+
+
+def test_the_configurations_reach_what_they_are_for(cores):
+  # Reversed Chopsticks pairs, robot actions and Soy Sauce all occur in the games played above.
+  compiled = _core(cores, "2p-chopsticks-win")
+  reversed_pairs = {a for (x, y), a in compiled.rules.pair_actions.items() if x > y}
+  robot = _core(cores, "robot-chopsticks-soy-alternate-win")
+  seen, robot_seen, soy_points = set(), set(), 0
+  for seed in range(50):
+    for lockstep, found in ((Lockstep(compiled, seed), seen), (Lockstep(robot, seed), robot_seen)):
+      while lockstep.table.actor != TERMINAL:
+        if lockstep.table.actor == CHANCE:
+          lockstep.chance_step(False)
+        else:
+          for p in range(lockstep.rules.num_players):
+            found.update(R.legal_actions(lockstep.rules, lockstep.table, p))
+          lockstep.simultaneous_step()
+      if lockstep.rules.soy_sauce:
+        soy_points += sum(b[-1] for r in lockstep.table.results for b in r.breakdown)
+  assert seen & reversed_pairs
+  assert max(robot_seen) >= robot.rules.robot_actions and soy_points > 0
+
+
+# --------------------------------------------------------------------------------------------
+# Playouts and the greedy policy
+
+
+@pytest.mark.parametrize("params", [dict(players=2), dict(players=5, soy_sauce=True),
+                                    dict(robot=True, utility="win"),
+                                    dict(players=3, deck=CHOPSTICKS_DECK, hand_size=4,
+                                         deal="hand", utility="margin")])
+def test_playout_many_plays_the_python_engines_random_playouts(params):
+  compiled = CompiledSushiGo.from_params(**params)
+  rules, games = compiled.rules, 100
+  stream = Xoshiro256(7)
+  policy = rollouts.RandomPolicy(DYNAMICS)
+  expected = [rollouts.rollout(DYNAMICS, rules, R.initial_table(rules),
+                               [policy] * rules.num_players, stream.random)
+              for _ in range(games)]
+  assert compiled.playout_many(games, 7).tolist() == expected
+
+
+@pytest.mark.parametrize("params", [dict(players=2), dict(players=4, soy_sauce=True),
+                                    dict(players=3, hand_size=6, rounds=2, deck=CHOPSTICKS_DECK),
+                                    dict(robot=True, soy_sauce=True)])
+def test_greedy_action_is_the_greedy_bots_choice_at_every_decision(params):
+  compiled = CompiledSushiGo.from_params(**params)
+  game = pyspiel.load_game("python_sushi_go", params)
+  bot, rules = baselines.GreedyBot(game, 0), compiled.rules
+  decisions = 0
+  for seed in range(40):
+    lockstep = Lockstep(compiled, seed)
+    while lockstep.table.actor != TERMINAL:
+      if lockstep.table.actor == CHANCE:
+        lockstep.chance_step(False)
+        continue
+      for player in range(rules.num_players):
+        policy = bot.policy(baselines.table_view(rules, lockstep.table, player))
+        best = next(action for action, probability in policy if probability == 1.0)
+        assert compiled.greedy_action(lockstep.pos, player) == best, (seed, player)
+        decisions += 1
+      lockstep.simultaneous_step()
+  assert decisions > 500
+
+
+def test_a_greedy_playout_ends_the_game():
+  compiled = CompiledSushiGo.from_params(players=3, soy_sauce=True)
+  pos = compiled.initial_position()
+  returns = compiled.playout(pos, new_state(3), policy="greedy")
+  assert compiled.actor(pos) == TERMINAL
+  assert returns.tolist() == compiled.returns(pos).tolist() != [0.0, 0.0, 0.0]
+
+
+# --------------------------------------------------------------------------------------------
+# The random stream
+
+
+def test_the_stream_is_xoshiro256_starstar():
+  # The reference outputs of xoshiro256** from the state (1, 2, 3, 4), as doubles.
+  stream = Xoshiro256(0)
+  stream.words = [1, 2, 3, 4]
+  outputs = [11520, 0, 1509978240, 1215971899390074240]
+  assert [stream.random() for _ in outputs] == [(x >> 11) * 2.0 ** -53 for x in outputs]
+
+
+def test_the_kernel_stream_and_the_python_stream_agree():
+  from sushigo_spiel.compiled.rng import next_double
+  for seed in (0, 1, 2 ** 64 - 1):
+    python, kernel = Xoshiro256(seed), new_state(seed)
+    assert [python.random() for _ in range(1000)] == [next_double(kernel) for _ in range(1000)]
+    assert np.array_equal(kernel, python.state())
+
+
+# --------------------------------------------------------------------------------------------
+# Checked input and errors
+
+
+def test_parameters_are_checked_by_the_rules_before_the_core_sees_them():
+  with pytest.raises(ValueError, match="parameter 'players'"):
+    CompiledSushiGo.from_params(players=6)
+  with pytest.raises(ValueError, match="parameter 'robot'"):
+    CompiledSushiGo.from_params(players=3, robot=True)
+
+
+def test_illegal_actions_and_impossible_outcomes_raise():
+  compiled = CompiledSushiGo.from_params(players=2, deck="tempura:10/sashimi:50")
+  pos = compiled.initial_position()
+  with pytest.raises(ValueError, match="not possible"):
+    compiled.apply_chance(pos, 5)
+  with pytest.raises(ValueError, match="actor is -1"):
+    compiled.play(pos, [0, 0])
+  compiled.skip_chance(pos, new_state(0))
+  legal = compiled.legal_action_list(pos, 0)
+  with pytest.raises(ValueError, match="player 1 cannot play action 7"):
+    compiled.play(pos, [legal[0], 7])
+  with pytest.raises(ValueError, match="expected 2 actions"):
+    compiled.play(pos, [legal[0]])
+
+
+def test_impossible_hands_raise_when_dealing_by_hand():
+  compiled = CompiledSushiGo.from_params(players=2, rounds=1, hand_size=2, deal="hand",
+                                         deck="tempura:3/sashimi:3")
+  pos = compiled.initial_position()
+  two_tempura = compiled.rules.hand_ranking.rank((2, 0))
+  compiled.apply_chance(pos, two_tempura)
+  for impossible in (two_tempura, compiled.rules.hand_ranking.size, -1):
+    with pytest.raises(ValueError, match="not possible"):
+      compiled.apply_chance(pos, impossible)
+
+
+def test_without_numba_the_import_error_says_what_to_install():
+  code = ("import sys\nsys.modules['numba'] = None\n"
+          "import sushigo_spiel.compiled\n")
+  result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300)
+  assert result.returncode != 0
+  assert "ImportError" in result.stderr and "pip install numba" in result.stderr
+
+
+def test_a_failed_compile_names_numba_and_what_to_install(monkeypatch):
+  def broken():
+    raise TypeError("no implementation")
+  monkeypatch.setattr(core, "_COMPILED", False)
+  monkeypatch.setattr(core, "_exercise_kernels", broken)
+  with pytest.raises(RuntimeError, match=r"numba .*pip install --upgrade numba"):
+    core.ensure_compiled()
+
+
+def test_the_first_use_says_it_compiles_and_later_loads_are_silent(monkeypatch, tmp_path, capsys):
+  marker = tmp_path / "compiled"
+  monkeypatch.setattr(core, "_marker", lambda: marker)
+  monkeypatch.setattr(core, "_COMPILED", False)
+  core.ensure_compiled()
+  first = capsys.readouterr().err
+  assert first.startswith("sushigo-spiel: compiling the game core (first use")
+  assert first.count("\n") == 1 and " done in " in first and marker.exists()
+  monkeypatch.setattr(core, "_COMPILED", False)
+  core.ensure_compiled()
+  assert capsys.readouterr().err == ""
+
+
+@pytest.mark.slow
+def test_a_fresh_environment_compiles_once_and_says_so(tmp_path):
+  code = ("from sushigo_spiel.compiled import CompiledSushiGo\n"
+          "print(CompiledSushiGo.from_params().playout_many(2, 0).shape)\n")
+  env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+  runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=900, check=True) for _ in range(2)]
+  assert runs[0].stderr.startswith("sushigo-spiel: compiling the game core (first use")
+  assert runs[0].stderr.count("\n") == 1
+  assert runs[1].stderr == ""
+  assert runs[0].stdout == runs[1].stdout == "(2, 2)\n"
