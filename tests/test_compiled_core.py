@@ -22,7 +22,8 @@ import pytest
 
 from solvers import baselines
 from solvers.search import rollouts
-from sushigo_spiel.compiled import CompiledSushiGo, Xoshiro256, core, new_state, policies
+from sushigo_spiel.compiled import CompiledSushiGo, Xoshiro256, new_state
+from sushigo_spiel.compiled.sushi_go import core, policies
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
 from sushigo_spiel.sushi_go import knowledge
 from sushigo_spiel.sushi_go import rules as R

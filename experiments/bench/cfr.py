@@ -1,4 +1,4 @@
-"""Speed of one full-width CFR+ iteration against OpenSpiel's C++ `CFRPlusSolver`, same game, same run.
+"""Speed of one full-width CFR+ iteration beside OpenSpiel's C++ `CFRPlusSolver`, same game and run.
 
   ours  `solvers.cfr.CFRPlus` (identity abstraction) on a `GameTree` built once
   C++   `pyspiel.CFRPlusSolver` on `convert_to_cached_tree(convert_to_turn_based(game))`; its first

@@ -3,14 +3,14 @@
 A CFR solver keeps one regret vector and one average strategy per key. An `Abstraction` maps a
 player's position at a simultaneous node, `(rules, table, player)` of the game's rules, to a
 hashable key, computed only from what that player knows (the game's `knowledge` and the public
-tableaus, Puddings and points), never from hidden cards. Most keys also fix the legal action
-set, so a regret vector per key is well defined. Keys that do not (`fixed_actions`, the `summary:N`
-family) let positions with different hands share regrets: the solver keeps a regret per action of
-the whole game and, at each visit, regret-matches over the actions legal there only (restricted
-regret matching; the other actions' regrets are left as they are). The game itself keeps its
-true perfect-recall information states: an abstraction lives only in the solver's key function,
-and strategies are judged in the real game (refining an abstraction can make a strategy more exploitable: Waugh et
-al. 2009, "Abstraction pathologies in extensive games").
+tableaus, Puddings and points), never from hidden cards. Most keys also fix the legal action set, so
+a regret vector per key is well defined. Keys that do not (`fixed_actions`, the `summary:N` family)
+let positions with different hands share regrets: the solver keeps a regret per action of the whole
+game and, at each visit, regret-matches over the actions legal there only (restricted regret
+matching; the other actions' regrets are left as they are). The game itself keeps its true
+perfect-recall information states: an abstraction lives only in the solver's key function, and
+strategies are judged in the real game (refining an abstraction can make a strategy more
+exploitable: Waugh et al. 2009, "Abstraction pathologies in extensive games").
 
 Named abstractions (`make_abstraction(name, game)`; `identity` for both games, the others for
 `python_sushi_go`):

@@ -2,10 +2,10 @@
 for an exact best response.
 
 A best response is out of reach on the full game, but any agent's gain against a policy is a lower
-bound on the best response's. Here the agent is Information-Set MCTS (`solvers/search/ismcts.py`) whose
-opponent model is the policy itself, so its search approximates a best response to that policy:
-in seat s it plays against the policy in every other seat, and its gain is its return minus the
-policy's own return in seat s when the policy plays itself.
+bound on the best response's. Here the agent is Information-Set MCTS (`solvers/search/ismcts.py`)
+whose opponent model is the policy itself, so its search approximates a best response to that
+policy: in seat s it plays against the policy in every other seat, and its gain is its return minus
+the policy's own return in seat s when the policy plays itself.
 
   gain_s  = E[u_s(agent in seat s, policy elsewhere)] - E[u_s(policy everywhere)]
   bound   = sum over seats of gain_s            (a lower bound on NashConv)
@@ -18,10 +18,11 @@ their picks differ (common random numbers), so the paired differences have a sma
 intervals over games are computed by the experiment (`experiments/solving`).
 
 The opponent model is read from the policy's own probabilities where a bot can tell them quickly at
-any table (`Bot.cheap_policy`): a saved CFR policy (`PolicyBot`) and the baselines. A search bot's policy cannot be read at every
-node of another search without searching there too; against those the agent searches with its own
-bandits for the opponents (plain ISMCTS), which still gives a valid, looser, lower bound.
-On a reduced game the experiment compares the bound with the exact best-response gain.
+any table (`Bot.cheap_policy`): a saved CFR policy (`PolicyBot`) and the baselines. A search bot's
+policy cannot be read at every node of another search without searching there too; against those the
+agent searches with its own bandits for the opponents (plain ISMCTS), which still gives a valid,
+looser, lower bound. On a reduced game the experiment compares the bound with the exact
+best-response gain.
 """
 
 from __future__ import annotations

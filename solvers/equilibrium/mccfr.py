@@ -163,7 +163,8 @@ class OutcomeSamplingMCCFR(MCCFRSolver):
     sampling = [explore + (1 - self.exploration) * p for p in strategy]
     chosen = self._sample(sampling)
     joint[traverser] = actions[chosen]
-    child = self._episode(self.dynamics.play(rules, table, joint), traverser, my_reach * strategy[chosen],
+    child = self._episode(self.dynamics.play(rules, table, joint), traverser,
+                          my_reach * strategy[chosen],
                           sample_reach * sampling[chosen])
     chosen_value = child / sampling[chosen]
     value = strategy[chosen] * chosen_value

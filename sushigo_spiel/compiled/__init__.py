@@ -16,7 +16,7 @@ Importing this package needs numba (an ImportError says what to install); compil
 the first `CompiledSushiGo`, once per environment.
 """
 
-from sushigo_spiel.compiled.core import CompiledSushiGo
+from sushigo_spiel.compiled.sushi_go.core import CompiledSushiGo
 from sushigo_spiel.compiled.rng import Xoshiro256, new_state
 
 __all__ = ["CompiledSushiGo", "Xoshiro256", "new_state"]

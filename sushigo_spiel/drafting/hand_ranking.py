@@ -68,9 +68,9 @@ class HandRanking:
     count = HandRanking(deck, self.hand_size).size
     if count > MAX_LISTED_OUTCOMES:
       raise ValueError(
-          f"this deal=hand chance node has {count:,} outcomes (every hand of {self.hand_size} cards"
-          f" the deck can deal), more than the {MAX_LISTED_OUTCOMES:,} a chance node lists; allowed:"
-          " deal=card, a smaller hand_size or deck, or sampling the deal (sample_chance)")
+          f"this deal=hand chance node has {count:,} outcomes (every hand of {self.hand_size}"
+          f" cards the deck can deal), more than the {MAX_LISTED_OUTCOMES:,} a chance node lists;"
+          " allowed: deal=card, a smaller hand_size or deck, or sampling the deal (sample_chance)")
     total = math.comb(sum(deck), self.hand_size)
     result = []
     for hand in _bounded_compositions(tuple(deck), self.hand_size):

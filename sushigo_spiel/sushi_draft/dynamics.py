@@ -1,4 +1,4 @@
-"""Sushi Draft's rules declared as the `Dynamics` the adapter, the observers and the solvers call."""
+"""Sushi Draft's rules declared as the `Dynamics` the adapter, observers and solvers call."""
 
 from sushigo_spiel.drafting.dynamics import Dynamics
 from sushigo_spiel.sushi_draft import knowledge, rules

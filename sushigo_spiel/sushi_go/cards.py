@@ -1,8 +1,8 @@
 """The Sushi Go cards: the one place where names, short codes, deck counts and card values live.
 
-Canonical names are the English names of docs/rules.md; they are what action strings, tableaus and docs
-use. Short codes are lower-case words that survive an OpenSpiel game string (no comma, no space),
-used by the `deck` parameter: `deck=tempura:4/sashimi:3/squid:2`.
+Canonical names are the English names of docs/rules.md; they are what action strings, tableaus and
+docs use. Short codes are lower-case words that survive an OpenSpiel game string (no comma, no
+space), used by the `deck` parameter: `deck=tempura:4/sashimi:3/squid:2`.
 """
 
 from __future__ import annotations

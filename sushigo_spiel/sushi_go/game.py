@@ -8,7 +8,8 @@ Every player picks at once; with Chopsticks in the tableau a player may pick an 
 The rules live in `rules.py` (pure functions on immutable values) and what a player knows in
 `knowledge.py`, declared together as `DYNAMICS`; this module is the thin adapter to the pyspiel API
 (the observer is in `observer.py`). A state holds two attributes, the shared immutable `Rules` and
-the current immutable `Table`, so OpenSpiel's clone (a deep copy of `__dict__`) costs almost nothing.
+the current immutable `Table`, so OpenSpiel's clone (a deep copy of `__dict__`) costs almost
+nothing.
 
 Game string parameters (all optional):
   players    2-5 (default 2)

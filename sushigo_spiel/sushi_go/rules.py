@@ -11,9 +11,9 @@ card numbers in placement order (order matters only for Wasabi).
 
 Actions: number `c` < T picks card type `c`. Numbers from T up are Chopsticks pairs, two cards in
 placement order. A pair is listed once in canonical order (lower card number first) and, where the
-order can change the score, also reversed; the reversed pair is legal only when its order does make a
-difference now: Nigiri and Wasabi when the player has no free Wasabi; two different Nigiri when the
-player has exactly one free Wasabi.
+order can change the score, also reversed; the reversed pair is legal only when its order does make
+a difference now: Nigiri and Wasabi when the player has no free Wasabi; two different Nigiri when
+the player has exactly one free Wasabi.
 """
 
 from __future__ import annotations

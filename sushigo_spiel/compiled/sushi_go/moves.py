@@ -11,17 +11,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from sushigo_spiel.compiled import views
+from sushigo_spiel.compiled.sushi_go import views
 from sushigo_spiel.compiled.jit import njit
-from sushigo_spiel.compiled.layout import (ACTOR, ACTOR_CHANCE, ACTOR_SIMULTANEOUS, ACTOR_TERMINAL,
-                                           CHOPSTICKS, DEALT, DEALT_HANDS, DRAWN, FREE_WASABI,
-                                           HAND_SIZE, KIND_TABLE, K_NIGIRI, LOG_DRAWN_AT,
-                                           LOG_ROBOT_AT, NIGIRI_BONUS, PAIR_ACTION_TABLE,
-                                           PAIR_ALWAYS, PAIR_CARDS_TABLE, PAIR_NO_FREE_WASABI,
-                                           PAIR_ONE_FREE_WASABI, PAIR_RULE_TABLE, PLAYERS, ROBOT,
-                                           ROBOT_ACTIONS, ROUND, ROUNDS, TURN, TYPES, VALUE_TABLE,
-                                           WASABI)
-from sushigo_spiel.compiled.scoring import score_round
+from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_CHANCE, ACTOR_SIMULTANEOUS,
+                                                    ACTOR_TERMINAL, CHOPSTICKS, DEALT, DEALT_HANDS,
+                                                    DRAWN, FREE_WASABI, HAND_SIZE, KIND_TABLE,
+                                                    K_NIGIRI, LOG_DRAWN_AT, LOG_ROBOT_AT,
+                                                    NIGIRI_BONUS, PAIR_ACTION_TABLE, PAIR_ALWAYS,
+                                                    PAIR_CARDS_TABLE, PAIR_NO_FREE_WASABI,
+                                                    PAIR_ONE_FREE_WASABI, PAIR_RULE_TABLE, PLAYERS,
+                                                    ROBOT, ROBOT_ACTIONS, ROUND, ROUNDS, TURN,
+                                                    TYPES, VALUE_TABLE, WASABI)
+from sushigo_spiel.compiled.sushi_go.scoring import score_round
 from sushigo_spiel.sushi_go.scoring import WASABI_MULTIPLIER
 
 # --------------------------------------------------------------------------------------------

@@ -20,11 +20,12 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from sushigo_spiel.compiled import chance, codec, knowledge, moves, policies, scoring
+from sushigo_spiel.compiled.sushi_go import chance, codec, knowledge, moves, policies, scoring
 from sushigo_spiel.compiled.jit import NUMBA_VERSION, cache_directory
-from sushigo_spiel.compiled.layout import (ACTOR, ACTOR_CHANCE, ACTOR_SIMULTANEOUS, MAX_OUTCOMES,
-                                           NUM_ACTIONS, build_spec)
+from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_CHANCE, ACTOR_SIMULTANEOUS,
+                                                    MAX_OUTCOMES, NUM_ACTIONS, build_spec)
 from sushigo_spiel.compiled.rng import new_state
+from sushigo_spiel.compiled.rng import next_double as rng_kernel
 from sushigo_spiel.sushi_go.rules import Rules
 
 
@@ -148,9 +149,13 @@ class CompiledSushiGo:
 # Compiling on first use
 
 _COMPILED = False
-# The modules whose code or constants are compiled into the kernels.
-_KERNEL_MODULES = ("chance", "jit", "knowledge", "layout", "moves", "policies", "rng", "sampling",
-                   "scoring", "views")
+# The sources whose code or constants are compiled into the kernels, and a kernel cached beside
+# each folder of them (numba caches a kernel beside its source, or mirrors that under
+# NUMBA_CACHE_DIR).
+_HERE = pathlib.Path(__file__).parent
+_KERNEL_SOURCES = tuple(_HERE.parent / f"{name}.py" for name in ("jit", "rng", "sampling")) + \
+    tuple(_HERE / f"{name}.py" for name in ("chance", "knowledge", "layout", "moves", "policies",
+                                              "scoring", "views"))
 
 
 def ensure_compiled() -> None:
@@ -181,9 +186,8 @@ def ensure_compiled() -> None:
 def _marker() -> pathlib.Path:
   """A file beside numba's cache of the kernels, named after the numba version and the kernel
   sources' sizes and times (what numba's cache is keyed on), made once they are compiled."""
-  here = pathlib.Path(__file__).parent
-  stamps = [f"{name}:{p.stat().st_size}:{p.stat().st_mtime_ns}"
-            for name in _KERNEL_MODULES for p in [here / f"{name}.py"]]
+  stamps = [f"{p.relative_to(_HERE.parent)}:{p.stat().st_size}:{p.stat().st_mtime_ns}"
+            for p in _KERNEL_SOURCES]
   digest = hashlib.sha256(" ".join([NUMBA_VERSION, *stamps]).encode()).hexdigest()[:16]
   cache_dir = pathlib.Path(cache_directory(policies.playout_many))
   cache_dir.mkdir(parents=True, exist_ok=True)
@@ -194,11 +198,14 @@ def _clear_cache(cache_dir: pathlib.Path) -> None:
   """Removes the kernels' cached code and old markers. Numba checks a cached kernel against its
   own source file only, not against the kernels it calls from other files, so after any change to
   the sources every kernel is compiled afresh."""
-  for path in cache_dir.iterdir():
-    module = path.name.split(".")[0]
-    if path.name.startswith("sushigo-core-") or (
-        module in _KERNEL_MODULES and path.suffix in (".nbi", ".nbc")):
-      path.unlink()
+  modules = {source.stem for source in _KERNEL_SOURCES}
+  for directory in {cache_dir, pathlib.Path(cache_directory(rng_kernel))}:
+    if not directory.is_dir():
+      continue
+    for path in directory.iterdir():
+      if path.name.startswith("sushigo-core-") or (
+          path.name.split(".")[0] in modules and path.suffix in (".nbi", ".nbc")):
+        path.unlink()
 
 
 def _exercise_kernels() -> None:

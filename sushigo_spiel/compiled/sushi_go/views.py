@@ -11,10 +11,11 @@ are inlined into their callers.
 from __future__ import annotations
 
 from sushigo_spiel.compiled.jit import njit
-from sushigo_spiel.compiled.layout import (ALTERNATE, BREAKDOWN_AT, CATEGORIES, DECK_AT, HANDS_AT,
-                                           HAND_SIZE, LEFT, LOG_HANDS_AT, LOG_PICKS_AT,
-                                           PASS_DIRECTION, PLAYERS, ROUND, ROUND_DECK_AT,
-                                           ROUND_PUDDINGS_AT, TABLEAUS_AT, TURN, TYPES)
+from sushigo_spiel.compiled.sushi_go.layout import (ALTERNATE, BREAKDOWN_AT, CATEGORIES, DECK_AT,
+                                                    HANDS_AT, HAND_SIZE, LEFT, LOG_HANDS_AT,
+                                                    LOG_PICKS_AT, PASS_DIRECTION, PLAYERS, ROUND,
+                                                    ROUND_DECK_AT, ROUND_PUDDINGS_AT, TABLEAUS_AT,
+                                                    TURN, TYPES)
 
 
 @njit(inline="always")

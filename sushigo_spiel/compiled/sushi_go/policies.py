@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from sushigo_spiel.compiled import views
-from sushigo_spiel.compiled.chance import initial_position, skip_chance
+from sushigo_spiel.compiled.sushi_go import views
+from sushigo_spiel.compiled.sushi_go.chance import initial_position, skip_chance
 from sushigo_spiel.compiled.jit import njit
-from sushigo_spiel.compiled.layout import (ACTOR, ACTOR_CHANCE, ACTOR_TERMINAL, CATEGORIES,
-                                           NUM_ACTIONS, PLAYERS)
-from sushigo_spiel.compiled.moves import action_picks, legal_actions, place, play
+from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_CHANCE, ACTOR_TERMINAL, CATEGORIES,
+                                                    NUM_ACTIONS, PLAYERS)
+from sushigo_spiel.compiled.sushi_go.moves import action_picks, legal_actions, place, play
 from sushigo_spiel.compiled.rng import seed_state
 from sushigo_spiel.compiled.sampling import pick_uniformly
-from sushigo_spiel.compiled.scoring import TALLY_SIZE, returns, round_breakdown, tally
+from sushigo_spiel.compiled.sushi_go.scoring import TALLY_SIZE, returns, round_breakdown, tally
 
 RANDOM, GREEDY = 0, 1
 POLICIES = {"random": RANDOM, "greedy": GREEDY}

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from sushigo_spiel.compiled import views
+from sushigo_spiel.compiled.sushi_go import views
 from sushigo_spiel.compiled.jit import njit
-from sushigo_spiel.compiled.layout import (ACTOR, ACTOR_TERMINAL, CATEGORIES, DEALT_HANDS,
-                                           KIND_TABLE, K_DUMPLING, K_MAKI, K_NIGIRI, K_PUDDING,
-                                           K_SASHIMI, K_SOY_SAUCE, K_TEMPURA, MARGIN, NIGIRI_BONUS,
-                                           NUM_KINDS, PLAYERS, PUDDINGS_AT, ROUND, SCORE, SOY_SAUCE,
-                                           TYPES, UTILITY, VALUE_TABLE)
+from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_TERMINAL, CATEGORIES, DEALT_HANDS,
+                                                    KIND_TABLE, K_DUMPLING, K_MAKI, K_NIGIRI,
+                                                    K_PUDDING, K_SASHIMI, K_SOY_SAUCE, K_TEMPURA,
+                                                    MARGIN, NIGIRI_BONUS, NUM_KINDS, PLAYERS,
+                                                    PUDDINGS_AT, ROUND, SCORE, SOY_SAUCE, TYPES,
+                                                    UTILITY, VALUE_TABLE)
 from sushigo_spiel.sushi_go.scoring import (DUMPLING_POINTS, MAKI_AWARDS, PUDDING_AWARD,
                                             SASHIMI_SET_POINTS, SASHIMI_SET_SIZE, SOY_SAUCE_POINTS,
                                             TEMPURA_SET_POINTS, TEMPURA_SET_SIZE)

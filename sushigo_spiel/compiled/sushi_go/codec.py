@@ -12,11 +12,12 @@ import math
 
 import numpy as np
 
-from sushigo_spiel.compiled.layout import (BREAKDOWN_AT, CATEGORIES, DECK_AT, FREE_WASABI, HANDS_AT,
-                                           HEADER_SIZE, LOG_DRAWN_AT, LOG_HANDS_AT, LOG_PICKS_AT,
-                                           LOG_ROBOT_AT, NIGIRI_BONUS, POSITION_DTYPE,
-                                           POSITION_SIZE, PUDDINGS_AT, ROUND_DECK_AT,
-                                           ROUND_PUDDINGS_AT, TABLEAUS_AT)
+from sushigo_spiel.compiled.sushi_go.layout import (BREAKDOWN_AT, CATEGORIES, DECK_AT, FREE_WASABI,
+                                                    HANDS_AT, HEADER_SIZE, LOG_DRAWN_AT,
+                                                    LOG_HANDS_AT, LOG_PICKS_AT, LOG_ROBOT_AT,
+                                                    NIGIRI_BONUS, POSITION_DTYPE, POSITION_SIZE,
+                                                    PUDDINGS_AT, ROUND_DECK_AT, ROUND_PUDDINGS_AT,
+                                                    TABLEAUS_AT)
 from sushigo_spiel.sushi_go import rules as R
 from sushigo_spiel.sushi_go.scoring import WASABI_MULTIPLIER
 

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from sushigo_spiel.compiled import views
-from sushigo_spiel.compiled.chance import deal_card, deal_hand, draw_for_robot
+from sushigo_spiel.compiled.sushi_go import views
+from sushigo_spiel.compiled.sushi_go.chance import deal_card, deal_hand, draw_for_robot
 from sushigo_spiel.compiled.jit import njit
-from sushigo_spiel.compiled.layout import (ACTOR, ACTOR_CHANCE, ACTOR_SIMULTANEOUS, ACTOR_TERMINAL,
-                                           CHOPSTICKS, DEALT, DEALT_HANDS, DEAL_BY_HAND, DEAL_STEPS,
-                                           DRAWN, HAND_SIZE, LOG_DRAWN_AT, LOG_ROBOT_AT, PLAYERS,
-                                           ROBOT, ROUND, TURN, TYPES)
-from sushigo_spiel.compiled.moves import clear_round, play_logged_picks
+from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_CHANCE, ACTOR_SIMULTANEOUS,
+                                                    ACTOR_TERMINAL, CHOPSTICKS, DEALT, DEALT_HANDS,
+                                                    DEAL_BY_HAND, DEAL_STEPS, DRAWN, HAND_SIZE,
+                                                    LOG_DRAWN_AT, LOG_ROBOT_AT, PLAYERS, ROBOT,
+                                                    ROUND, TURN, TYPES)
+from sushigo_spiel.compiled.sushi_go.moves import clear_round, play_logged_picks
 from sushigo_spiel.compiled.sampling import draw_cards, pick_index
 
 

@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from sushigo_spiel.compiled import views
+from sushigo_spiel.compiled.sushi_go import views
 from sushigo_spiel.compiled.jit import njit
-from sushigo_spiel.compiled.layout import (ACTOR, ACTOR_CHANCE, ACTOR_SIMULTANEOUS, BREAKDOWN_AT,
-                                           DEALT, DEAL_BY_HAND, DEAL_STEPS, DECK_AT, DRAWN,
-                                           FULL_DECK_TABLE, HAND_SIZE, LOG_PICKS_AT, PLAYERS,
-                                           POSITION_DTYPE, POSITION_SIZE, RANKING_SIZE, ROBOT,
-                                           TYPES, WAYS_TABLE)
+from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_CHANCE, ACTOR_SIMULTANEOUS,
+                                                    BREAKDOWN_AT, DEALT, DEAL_BY_HAND, DEAL_STEPS,
+                                                    DECK_AT, DRAWN, FULL_DECK_TABLE, HAND_SIZE,
+                                                    LOG_PICKS_AT, PLAYERS, POSITION_DTYPE,
+                                                    POSITION_SIZE, RANKING_SIZE, ROBOT, TYPES,
+                                                    WAYS_TABLE)
 from sushigo_spiel.compiled.sampling import comb, draw_cards, pick_index
 
 

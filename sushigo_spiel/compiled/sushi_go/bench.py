@@ -19,7 +19,7 @@ import time
 from collections.abc import Callable
 from typing import NamedTuple
 
-from sushigo_spiel.compiled.core import CompiledSushiGo
+from sushigo_spiel.compiled.sushi_go.core import CompiledSushiGo
 from sushigo_spiel.sushi_go import rules as R
 from sushigo_spiel.sushi_go.dynamics import DYNAMICS
 
