@@ -304,21 +304,21 @@ def test_without_numba_the_import_error_says_what_to_install():
 def test_a_failed_compile_names_numba_and_what_to_install(monkeypatch):
   def broken():
     raise TypeError("no implementation")
-  monkeypatch.setattr(core, "_COMPILED", False)
-  monkeypatch.setattr(core, "_exercise_kernels", broken)
+  monkeypatch.setattr(core.KERNELS, "_ready", False)
+  monkeypatch.setattr(core.KERNELS, "exercise", broken)
   with pytest.raises(RuntimeError, match=r"numba .*pip install --upgrade numba"):
     core.ensure_compiled()
 
 
 def test_the_first_use_says_it_compiles_and_later_loads_are_silent(monkeypatch, tmp_path, capsys):
   marker = tmp_path / "compiled"
-  monkeypatch.setattr(core, "_marker", lambda: marker)
-  monkeypatch.setattr(core, "_COMPILED", False)
+  monkeypatch.setattr(core.KERNELS, "_marker", lambda: marker)
+  monkeypatch.setattr(core.KERNELS, "_ready", False)
   core.ensure_compiled()
   first = capsys.readouterr().err
   assert first.startswith("sushigo-spiel: compiling the game core (first use")
   assert first.count("\n") == 1 and " done in " in first and marker.exists()
-  monkeypatch.setattr(core, "_COMPILED", False)
+  monkeypatch.setattr(core.KERNELS, "_ready", False)
   core.ensure_compiled()
   assert capsys.readouterr().err == ""
 

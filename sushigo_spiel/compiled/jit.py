@@ -1,13 +1,26 @@
-"""The one import of numba: every kernel module takes `njit` from here.
+"""The one import of numba, and compiling on first use: every kernel module takes `njit` from
+here, and every compiled component declares its kernels as a `KernelSet`.
 
 Kernels are compiled with `cache=True`, so a user compiles them once per environment, not once per
 process. Without numba the compiled core cannot run at all, and this module says what to install
 rather than leaving a bare ModuleNotFoundError; there is no slow fallback that could change results.
+
+Numba checks a cached kernel against its own source file only, not against the kernels it calls
+from other files, so after an edit a caller could keep running a stale callee. A `KernelSet`
+therefore keys a marker file on the numba version and every source its kernels depend on, and
+when the marker is missing (first use, or any source changed) it clears those sources' cached
+kernels, compiles everything by exercising it once, says so on stderr with the time it took, and
+leaves the marker. Later processes load the cache silently.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import pathlib
+import sys
+import time
+from collections.abc import Callable, Sequence
 
 try:
   import numba
@@ -23,3 +36,68 @@ njit = functools.partial(numba.njit, cache=True)
 def cache_directory(kernel) -> str:
   """The directory where numba caches `kernel` (beside the source, or under NUMBA_CACHE_DIR)."""
   return kernel._cache._cache_path
+
+
+class KernelSet:
+  """One compiled component: its `name` (for the notice), the `sources` its kernels are compiled
+  from (every file whose code or constants they use, shared ones included), `exercise`, which
+  calls every kernel once with the argument types used, and one of its kernels, beside whose
+  cache the marker lives."""
+
+  def __init__(self, name: str, sources: Sequence[pathlib.Path], exercise: Callable[[], None],
+               anchor: Callable):
+    self.name, self.sources, self.exercise, self.anchor = name, tuple(sources), exercise, anchor
+    self._ready = False
+
+  def ensure(self) -> None:
+    """Compiles (or loads from numba's cache) every kernel of the set, once per process."""
+    if self._ready:
+      return
+    marker = self._marker()
+    first_use = not marker.exists()
+    if first_use:
+      self._clear_cache(marker.parent)
+      print(f"sushigo-spiel: compiling the {self.name} (first use, once per environment)...",
+            end="", file=sys.stderr, flush=True)
+    start = time.perf_counter()
+    try:
+      self.exercise()
+    except Exception as error:
+      raise RuntimeError(
+          f"compiling the {self.name} with numba {NUMBA_VERSION} failed ({error}); the compiled"
+          " core needs a working numba 0.60 or later: `pip install --upgrade numba`") from error
+    if first_use:
+      print(f" done in {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+      marker.touch()
+    self._ready = True
+
+  def _marker(self) -> pathlib.Path:
+    stamps = [f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in self.sources]
+    digest = hashlib.sha256(" ".join([NUMBA_VERSION, *stamps]).encode()).hexdigest()[:16]
+    cache_dir = pathlib.Path(cache_directory(self.anchor))
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    slug = self.name.replace(" ", "-")
+    return cache_dir / f"sushigo-{slug}-{digest}.compiled"
+
+  def _clear_cache(self, marker_dir: pathlib.Path) -> None:
+    """Removes the cached kernels of the set's sources and the set's old markers."""
+    slug = f"sushigo-{self.name.replace(' ', '-')}-"
+    for path in marker_dir.glob(f"{slug}*.compiled"):
+      path.unlink()
+    for source in self.sources:
+      for directory in _cache_directories(source):
+        for path in directory.glob(f"{source.stem}.*"):
+          if path.suffix in (".nbi", ".nbc"):
+            path.unlink()
+
+
+def _cache_directories(source: pathlib.Path) -> set[pathlib.Path]:
+  """Where numba caches the kernels defined in `source` (read off those kernels, since numba
+  chooses the place: beside the source, or under NUMBA_CACHE_DIR)."""
+  module = next((m for m in list(sys.modules.values())
+                 if getattr(m, "__file__", None) and pathlib.Path(m.__file__) == source), None)
+  if module is None:
+    return set()
+  return {pathlib.Path(cache_directory(value)) for value in vars(module).values()
+          if isinstance(value, numba.core.registry.CPUDispatcher)
+          and pathlib.Path(value.py_func.__code__.co_filename) == source}

@@ -12,20 +12,16 @@ first use says so on stderr, with the time it took; later loads are silent.
 
 from __future__ import annotations
 
-import hashlib
 import pathlib
-import sys
-import time
 from collections.abc import Sequence
 
 import numpy as np
 
 from sushigo_spiel.compiled.sushi_go import chance, codec, knowledge, moves, policies, scoring
-from sushigo_spiel.compiled.jit import NUMBA_VERSION, cache_directory
+from sushigo_spiel.compiled.jit import KernelSet
 from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_CHANCE, ACTOR_SIMULTANEOUS,
                                                     MAX_OUTCOMES, NUM_ACTIONS, build_spec)
 from sushigo_spiel.compiled.rng import new_state
-from sushigo_spiel.compiled.rng import next_double as rng_kernel
 from sushigo_spiel.sushi_go.rules import Rules
 
 
@@ -148,65 +144,6 @@ class CompiledSushiGo:
 # --------------------------------------------------------------------------------------------
 # Compiling on first use
 
-_COMPILED = False
-# The sources whose code or constants are compiled into the kernels, and a kernel cached beside
-# each folder of them (numba caches a kernel beside its source, or mirrors that under
-# NUMBA_CACHE_DIR).
-_HERE = pathlib.Path(__file__).parent
-_KERNEL_SOURCES = tuple(_HERE.parent / f"{name}.py" for name in ("jit", "rng", "sampling")) + \
-    tuple(_HERE / f"{name}.py" for name in ("chance", "knowledge", "layout", "moves", "policies",
-                                              "scoring", "views"))
-
-
-def ensure_compiled() -> None:
-  """Compiles (or loads from numba's cache) every kernel, once per process; on the first use in
-  an environment, says so on stderr with the time it took."""
-  global _COMPILED
-  if _COMPILED:
-    return
-  marker = _marker()
-  first_use = not marker.exists()
-  if first_use:
-    _clear_cache(marker.parent)
-    print("sushigo-spiel: compiling the game core (first use, once per environment)...",
-          end="", file=sys.stderr, flush=True)
-  start = time.perf_counter()
-  try:
-    _exercise_kernels()
-  except Exception as error:
-    raise RuntimeError(
-        f"compiling the game core with numba {NUMBA_VERSION} failed ({error}); the compiled"
-        " core needs a working numba 0.60 or later: `pip install --upgrade numba`") from error
-  if first_use:
-    print(f" done in {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
-    marker.touch()
-  _COMPILED = True
-
-
-def _marker() -> pathlib.Path:
-  """A file beside numba's cache of the kernels, named after the numba version and the kernel
-  sources' sizes and times (what numba's cache is keyed on), made once they are compiled."""
-  stamps = [f"{p.relative_to(_HERE.parent)}:{p.stat().st_size}:{p.stat().st_mtime_ns}"
-            for p in _KERNEL_SOURCES]
-  digest = hashlib.sha256(" ".join([NUMBA_VERSION, *stamps]).encode()).hexdigest()[:16]
-  cache_dir = pathlib.Path(cache_directory(policies.playout_many))
-  cache_dir.mkdir(parents=True, exist_ok=True)
-  return cache_dir / f"sushigo-core-{digest}.compiled"
-
-
-def _clear_cache(cache_dir: pathlib.Path) -> None:
-  """Removes the kernels' cached code and old markers. Numba checks a cached kernel against its
-  own source file only, not against the kernels it calls from other files, so after any change to
-  the sources every kernel is compiled afresh."""
-  modules = {source.stem for source in _KERNEL_SOURCES}
-  for directory in {cache_dir, pathlib.Path(cache_directory(rng_kernel))}:
-    if not directory.is_dir():
-      continue
-    for path in directory.iterdir():
-      if path.name.startswith("sushigo-core-") or (
-          path.name.split(".")[0] in modules and path.suffix in (".nbi", ".nbc")):
-        path.unlink()
-
 
 def _exercise_kernels() -> None:
   """Calls every kernel once, with the argument types the core uses, on a small robot game with
@@ -231,3 +168,17 @@ def _exercise_kernels() -> None:
     policies.playout(spec, pos, rng, policies.RANDOM, out[0])
     scoring.scores(spec, pos)
     policies.playout_many(spec, 1, 0, policies.GREEDY, out)
+
+
+_HERE = pathlib.Path(__file__).resolve().parent
+KERNELS = KernelSet(
+    "game core",
+    [_HERE.parent / f"{name}.py" for name in ("jit", "rng", "sampling")] +
+    [_HERE / f"{name}.py" for name in ("chance", "knowledge", "layout", "moves", "policies",
+                                        "scoring", "views")],
+    _exercise_kernels, policies.playout_many)
+
+
+def ensure_compiled() -> None:
+  """Compiles (or loads from numba's cache) every kernel of the game core, once per process."""
+  KERNELS.ensure()
