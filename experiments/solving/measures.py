@@ -67,8 +67,8 @@ def bot_nash_conv(game: pyspiel.Game, competitor: Competitor, seed: int) -> dict
   """`nash_conv` of a competitor's bot, read as a policy at every information set."""
   game_tree = tree(game)
   array = exploitability.policy_from_bot(
-      game_tree, lambda g, player: solvers.make_bot(competitor.bot, g, player, seed,
-                                                    **competitor.params))
+      game_tree, lambda g, player, bot_seed: solvers.make_bot(competitor.bot, g, player, bot_seed,
+                                                              **competitor.params), seed)
   return nash_conv(game_tree, game_tree.policy_array(array))
 
 
