@@ -117,9 +117,10 @@ def _file_errors(run_dir: pathlib.Path, results: ResultsFile, started: bool) -> 
   try:
     yield
   except OSError as e:
-    resume = (f"; the {results.noun}s finished so far are kept: run the same command with --out"
-              f" {run_dir} once that is fixed to resume") if started else ""
-    raise RunError(f"{file_errors.describe(e)}{resume}") from None
+    if not started:
+      raise RunError(f"cannot write the run folder: {file_errors.describe(e)}") from None
+    raise RunError(f"{file_errors.describe(e)}; the {results.noun}s finished so far are kept: run"
+                   f" the same command with --out {run_dir} once that is fixed to resume") from None
 
 
 def execute(experiment: Experiment, config: RunConfig, run_dir: pathlib.Path, session: Session,
@@ -140,8 +141,8 @@ def execute(experiment: Experiment, config: RunConfig, run_dir: pathlib.Path, se
   with stopping.on_stop_signals():
     try:
       with contextlib.closing(_results(experiment, config, missing, session, quiet)) as finished, \
-          open(results_path, "a", encoding="utf-8") as lines, \
-          open(timings_path, "a", encoding="utf-8") as timings, \
+          run_folder.open_for_appending(results_path) as lines, \
+          run_folder.open_for_appending(timings_path) as timings, \
           tqdm.tqdm(total=total, initial=len(done), unit=results.noun, disable=quiet,
                     desc=config.name, smoothing=0.05) as progress:
         for entry, timing in finished:

@@ -226,8 +226,8 @@ def read_results(run_dir: pathlib.Path, results: ResultsFile, total: int) -> dic
                      " --force")
     if key in entries:
       raise RunError(f"{where}: {results.noun} {key} is recorded twice (also on line"
-                     f" {line_of[key]}); keep one of the two lines (`sushigo reproduce` tells a"
-                     " right one from a wrong one), or start over with --force")
+                     f" {line_of[key]}); remove one of the two lines (`sushigo reproduce` then checks"
+                     " the one kept), or start over with --force")
     entries[key], line_of[key] = json.loads(line), number
   return entries
 
@@ -292,10 +292,18 @@ def _ends_complete(path: pathlib.Path) -> bool:
     return f.read(1) == b"\n"
 
 
+def open_for_appending(path: pathlib.Path):
+  """`path` opened to append lines, unbuffered: a line is written by `append_line` or not at all
+  buffered, so that closing the file after a failed write (a full disk) cannot fail again."""
+  return open(path, "ab", buffering=0)  # pylint: disable=consider-using-with
+
+
 def append_line(file, entry: dict, durable: bool) -> None:
-  """Writes one JSON line; a `durable` one is on disk (fsync) before the next is written."""
-  file.write(json.dumps(entry) + "\n")
-  file.flush()
+  """Writes one JSON line to a file from `open_for_appending`; a `durable` one is on disk (fsync)
+  before the next is written."""
+  data = memoryview((json.dumps(entry) + "\n").encode("utf-8"))
+  while data:
+    data = data[file.write(data):]
   if durable:
     os.fsync(file.fileno())
 
@@ -303,7 +311,7 @@ def append_line(file, entry: dict, durable: bool) -> None:
 def write_atomically(path: pathlib.Path, text: str) -> None:
   """Replaces `path` with `text` in one step: a reader sees the old file or the new, never part.
   The text goes to a temporary file of its own beside it first (so that concurrent writers do not
-  mix), removed if anything fails, such as a full disk."""
+  mix), removed if anything fails, such as a full disk; an OSError then names `path`."""
   temp = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
   try:
     with open(temp, "x", encoding="utf-8") as f:
@@ -311,8 +319,10 @@ def write_atomically(path: pathlib.Path, text: str) -> None:
       f.flush()
       os.fsync(f.fileno())
     os.replace(temp, path)
-  except BaseException:
+  except BaseException as e:
     temp.unlink(missing_ok=True)
+    if isinstance(e, OSError):
+      raise OSError(e.errno, e.strerror, str(path)) from None
     raise
 
 

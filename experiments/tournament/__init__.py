@@ -92,7 +92,7 @@ def report(run_dir: str | pathlib.Path) -> str:
     raise RunError(f"{run_dir}: not a run folder (no {RESULTS.name})")
   try:
     return summary.write_report(run_dir, quiet=True)
-  except ValueError as e:
+  except (FileNotFoundError, ValueError) as e:  # a folder that holds no run; no games yet
     raise RunError(f"No report: {e}") from None
 
 

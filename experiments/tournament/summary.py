@@ -76,7 +76,7 @@ def load_run(run_dir: pathlib.Path) -> tuple[dict[str, Any], list[dict[str, Any]
   """The resolved config and the game records of a run folder."""
   for name in (RESOLVED_FILE, RECORDS_FILE):
     if not (run_dir / name).is_file():
-      raise ValueError(f"{run_dir} is not a run folder: {name} is missing")
+      raise FileNotFoundError(f"{run_dir} is not a run folder: {name} is missing")
   config = json.loads((run_dir / RESOLVED_FILE).read_text(encoding="utf-8"))
   records = list(run_folder.read_results(run_dir, run_folder.GAME_RECORDS,
                                          _total_games(config)).values())

@@ -34,7 +34,7 @@ from solvers.equilibrium.abstraction import LiftedPolicy, make_abstraction
 from solvers.equilibrium.cfr import CFR, CFRPlus, DiscountedCFR, RegretSolver
 from solvers.equilibrium.game_tree import GameTree
 from solvers.equilibrium.mccfr import ExternalSamplingMCCFR, OutcomeSamplingMCCFR
-from solvers.equilibrium.tree_size import MAX_TREE_NODES, check_tree_size, check_walk_size
+from solvers.equilibrium.tree_size import MAX_TREE_NODES, REDUCED, check_tree_size, check_walk_size
 from solvers.provenance import git_commit, package_version
 from sushigo_spiel.reduced_games import REDUCED_GAMES, reduced_game_string
 
@@ -64,7 +64,8 @@ def make_solver(algorithm: str, game: pyspiel.Game, abstraction: str = "identity
     check_walk_size(game, max_nodes, raise_limit)
   if algorithm not in FULL_WIDTH:
     return ALGORITHMS[algorithm](game, keys, seed=seed)
-  check_tree_size(game, max_nodes, f"full-width {algorithm} builds its whole tree", raise_limit)
+  check_tree_size(game, max_nodes, f"full-width {algorithm} builds its whole tree", raise_limit,
+                  alternatives=f"{REDUCED} or a sampling algorithm (os-mccfr)")
   return ALGORITHMS[algorithm](game, keys, tree=GameTree(game, max_nodes), seed=seed)
 
 

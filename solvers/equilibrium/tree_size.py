@@ -34,8 +34,8 @@ BYTES_PER_NODE = 1_700  # measured peak memory of building a tree, per node ("me
 PROBES = 400  # random walks per estimate
 _SEED = 20260101
 _FAR_OVER = 1_000  # walks stop once their mean estimate is this many times the limit
-_ADVICE = ("allowed: a reduced game (tiny, small, medium, ...), a sampling algorithm (os-mccfr) where"
-           " one applies, or a higher limit ({raise_limit}) on a machine with the memory for it")
+REDUCED = "a reduced game (tiny, small, medium, ...)"
+_ADVICE = "allowed: {alternatives}, or a higher limit ({raise_limit}) on a machine with the memory"
 
 
 class TreeTooLarge(ValueError):
@@ -110,11 +110,11 @@ class _Walk:
 
 
 def check_tree_size(game: pyspiel.Game, max_nodes: int = MAX_TREE_NODES,
-                    what: str = "this needs its whole tree",
-                    raise_limit: str = "max_nodes") -> int:
+                    what: str = "this needs its whole tree", raise_limit: str = "max_nodes",
+                    alternatives: str = REDUCED) -> int:
   """The estimated node count of the game's tree if it is within `max_nodes`; TreeTooLarge, with
-  the estimate, the limit and what is allowed, if it is over. `what` says why the tree is needed
-  and `raise_limit` how the caller raises the limit."""
+  the estimate, the limit and what is allowed, if it is over. `what` says why the tree is needed,
+  `raise_limit` how the caller raises the limit and `alternatives` what else would do."""
   try:
     estimate = estimate_tree_nodes(game, stop_above=_FAR_OVER * max_nodes)
   except ValueError as e:
@@ -123,7 +123,7 @@ def check_tree_size(game: pyspiel.Game, max_nodes: int = MAX_TREE_NODES,
     raise TreeTooLarge(f"{game}: {what}, which would have about {estimate:.2g} nodes (estimated),"
                        f" more than the limit of {max_nodes:,} (about"
                        f" {max_nodes * BYTES_PER_NODE / 1e9:.0f} GB of memory); "
-                       + _ADVICE.format(raise_limit=raise_limit))
+                       + _ADVICE.format(alternatives=alternatives, raise_limit=raise_limit))
   return estimate
 
 
@@ -134,5 +134,6 @@ def check_walk_size(game: pyspiel.Game, max_nodes: int = MAX_TREE_NODES,
   if estimate > max_nodes:
     raise TreeTooLarge(f"{game}: es-mccfr visits every action sequence of each player in each"
                        f" iteration, about {estimate:.2g} nodes here (estimated), more than the"
-                       f" limit of {max_nodes:,}; " + _ADVICE.format(raise_limit=raise_limit))
+                       f" limit of {max_nodes:,}; " + _ADVICE.format(
+                           alternatives=f"{REDUCED} or os-mccfr", raise_limit=raise_limit))
   return estimate
