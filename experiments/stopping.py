@@ -39,9 +39,10 @@ _installed: list[bool] = []  # whether it is (a nested use leaves the outer one 
 
 @contextlib.contextmanager
 def on_stop_signals() -> Iterator[None]:
-  """While inside: the first SIGINT or SIGTERM raises KeyboardInterrupt; the next one kills this
-  process's worker processes and exits at once. Nested uses count the signals as one. Outside the
-  main thread, signals are left as they are (Python delivers them to the main thread only)."""
+  """While inside: the first SIGINT or SIGTERM raises KeyboardInterrupt; the next one, inside or
+  after (while the process exits), kills this process's worker processes and exits at once.
+  Nested uses count the signals as one. Outside the main thread, signals are left as they are
+  (Python delivers them to the main thread only)."""
   if _installed or threading.current_thread() is not threading.main_thread():
     yield
     return
@@ -52,8 +53,9 @@ def on_stop_signals() -> Iterator[None]:
     yield
   finally:
     _installed.clear()
-    for signum, handler in previous.items():
-      signal.signal(signum, handler)
+    if not _received:  # once stopping, a further signal ends the process, even while it exits
+      for signum, handler in previous.items():
+        signal.signal(signum, handler)
 
 
 def _stop(signum, frame) -> None:
