@@ -72,9 +72,11 @@ _RUN_EPILOG = """examples:
 The config is checked in full before any game is played (its format:
 experiments/tournament/config.py). The run folder gets config.toml, resolved_config.json,
 records.jsonl (one line per game), timings.jsonl, provenance.json and, once complete, the report
-(summary.md, summary.csv, plots/). Records do not depend on --workers or --backend. Run the same
-command again to resume an interrupted run; a folder holding another config is refused unless
---force.
+(summary.md, summary.csv, plots/), and manifest.json, the list of the run's files. Records do not
+depend on --workers or --backend. Run the same command again to resume an interrupted run; a
+folder holding another config is refused unless --force, which removes the run's files and no
+other. One run writes a folder at a time (run.lock). Ctrl-C or SIGTERM stops a run cleanly, a
+second one at once.
 A config whose [experiment] has a kind (convergence, abstraction, exploitability,
 approximate_exploitability) is a solving experiment (its format: experiments/solving/): its
 folder gets results.jsonl (one line per unit of work) and the report summary.md, results.csv,
@@ -199,7 +201,8 @@ def _add_experiment_commands(commands) -> None:
   experiment.add_argument("--address", metavar="ADDR",
                           help="with --backend ray: an existing cluster (default: a local Ray)")
   experiment.add_argument("--force", action="store_true",
-                          help="start over in a folder that holds another (or the same) run")
+                          help="start over in a folder that holds another (or the same) run,"
+                          " removing the files of its manifest (no other file)")
   experiment.add_argument("--quiet", action="store_true", help="no progress bar or notes")
   experiment.set_defaults(error=experiment.error)
 

@@ -24,6 +24,7 @@ import pytest
 from experiments import run_folder
 from experiments import runner
 from experiments.cli import main
+from support import tournament_config
 
 pytestmark = [
     pytest.mark.slow,
@@ -32,21 +33,7 @@ pytestmark = [
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 GAMES = 600
-CONFIG = f"""
-[experiment]
-name = "faults"
-seed = 11
-games = ["python_sushi_go(players=2,rounds=1)"]
-num_games = {GAMES}
-
-[[players]]
-name = "random"
-bot = "random"
-
-[[players]]
-name = "greedy"
-bot = "greedy"
-"""
+CONFIG = tournament_config("faults", 11, "python_sushi_go(players=2,rounds=1)", GAMES)
 EXIT_SECONDS = 20  # the most a signalled run may take to end
 ORPHAN_SECONDS = 10  # the most its processes may outlive it
 

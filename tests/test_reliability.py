@@ -34,29 +34,16 @@ from experiments import solving
 from experiments.cli import main
 from experiments.config import ConfigError
 from experiments.run_folder import RunError
-from experiments.tournament import config as tournament_config
+from experiments.tournament import config as tournament_lib
 from solvers.equilibrium import policies
+from support import tournament_config
 from solvers.equilibrium import tree_size
 from solvers.equilibrium.game_tree import GameTree
 from sushigo_spiel import reduced_games
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 FULL_GAME = "python_sushi_go(players=2)"
-TOURNAMENT = """
-[experiment]
-name = "reliability"
-seed = 3
-games = ["python_sushi_go(players=2,rounds=1)"]
-num_games = 10
-
-[[players]]
-name = "random"
-bot = "random"
-
-[[players]]
-name = "greedy"
-bot = "greedy"
-"""
+TOURNAMENT = tournament_config("reliability", 3, "python_sushi_go(players=2,rounds=1)", 10)
 CONVERGENCE = """
 [experiment]
 name = "sizes"
@@ -347,16 +334,17 @@ def test_a_tree_with_a_deal_too_large_to_list_is_refused_before_building():
     ("heuristic", "deny_weight", "inf"), ("so_ismcts", "seconds", "inf"),
     ("so_ismcts", "c", "-inf")])
 def test_parameters_that_are_not_finite_are_refused_at_the_config_check(bot, param, value):
-  text = TOURNAMENT.replace('bot = "greedy"', f'bot = "{bot}"\nparams = {{ {param} = {value} }}')
+  text = tournament_config("reliability", 3, "python_sushi_go(players=2,rounds=1)", 10,
+                           f'{{ bot = "{bot}", params = {{ {param} = {value} }} }}')
   with pytest.raises(ConfigError, match=rf"players\[1\].params.{param}: expected a finite number,"
                      rf" got {value}"):
-    tournament_config.parse(text)
+    tournament_lib.parse(text)
 
 
 @pytest.mark.parametrize("budget", ["seconds = inf", "seconds = nan", "seconds = -inf"])
 def test_a_budget_that_is_not_finite_is_refused(budget):
   with pytest.raises(ConfigError, match="budget.seconds: expected a finite number > 0"):
-    tournament_config.parse(TOURNAMENT + f"\n[budget]\n{budget}\n")
+    tournament_lib.parse(TOURNAMENT + f"\n[budget]\n{budget}\n")
 
 
 def test_an_agent_parameter_that_is_not_finite_is_refused():
