@@ -268,11 +268,26 @@ def load_game(game: str) -> pyspiel.Game:
 
 
 def checked_game(game: str, path: str) -> pyspiel.Game:
-  """The game of `game`, the string at `path`; ConfigError if it cannot be loaded."""
+  """The game of `game`, the string at `path`; ConfigError if it cannot be loaded, or if its deal
+  has too many outcomes to list (`check_deal`)."""
   try:
-    return load_game(game)
+    loaded = load_game(game)
   except (pyspiel.SpielError, ValueError) as e:
     raise ConfigError(f"{path}: {game!r} cannot be loaded: {e}") from None
+  try:
+    check_deal(loaded)
+  except ValueError as e:
+    raise ConfigError(f"{path}: {game!r} cannot be played: {e}") from None
+  return loaded
+
+
+def check_deal(game: pyspiel.Game) -> None:
+  """Lists the outcomes of the chance nodes before the first decision (the first deal, from the
+  whole deck, has the most), so that a deal every game would refuse to list (`deal=hand` with
+  large hands) is refused once, now; the game's ValueError otherwise."""
+  state = game.new_initial_state()
+  while state.is_chance_node():
+    state.apply_action(state.chance_outcomes()[0][0])
 
 
 def config_hash(resolved: Mapping[str, Any]) -> str:

@@ -141,23 +141,29 @@ def execute(experiment: Experiment, config: RunConfig, run_dir: pathlib.Path, se
   with stopping.on_stop_signals():
     try:
       with contextlib.closing(_results(experiment, config, missing, session, quiet)) as finished, \
-          run_folder.open_for_appending(results_path) as lines, \
-          run_folder.open_for_appending(timings_path) as timings, \
           tqdm.tqdm(total=total, initial=len(done), unit=results.noun, disable=quiet,
                     desc=config.name, smoothing=0.05) as progress:
-        for entry, timing in finished:
-          with file_errors.naming(timings_path):
-            run_folder.append_line(timings, timing, durable=False)  # first: see keep_timings_of
-          with file_errors.naming(results_path):
-            run_folder.append_line(lines, entry, durable=True)
-          session.played += 1
-          progress.update()
+        _append_results(finished, results_path, timings_path, session, progress)
     except BaseException:
       with contextlib.suppress(OSError):  # the error being raised is the one to tell
         run_folder.add_provenance(run_dir, config, session)
       raise
     run_folder.add_provenance(run_dir, config, session)
   run_folder.sort_results(run_dir, results)
+
+
+def _append_results(finished: Iterator[Result], results_path: pathlib.Path,
+                    timings_path: pathlib.Path, session: Session, progress: tqdm.tqdm) -> None:
+  """Appends each unit's timing line, then its result line (durable), as the units finish."""
+  with run_folder.open_for_appending(results_path) as lines, \
+      run_folder.open_for_appending(timings_path) as timings:
+    for entry, timing in finished:
+      with file_errors.naming(timings_path):
+        run_folder.append_line(timings, timing, durable=False)  # first: see keep_timings_of
+      with file_errors.naming(results_path):
+        run_folder.append_line(lines, entry, durable=True)
+      session.played += 1
+      progress.update()
 
 
 def stored_config(experiment: Experiment, run_dir: pathlib.Path) -> RunConfig:

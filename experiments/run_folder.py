@@ -93,7 +93,8 @@ class ResultsFile:
   again: str
 
 
-# The results of the two families of experiments: a tournament's games, a solving experiment's units.
+# The results of the two families of experiments: a tournament's games, a solving experiment's
+# units.
 GAME_RECORDS = ResultsFile(RECORDS_FILE, key="index", noun="game", kept="recorded",
                            again="played again")
 UNIT_RESULTS = ResultsFile(RESULTS_FILE, key="unit", noun="unit", kept="done", again="run again")
@@ -153,9 +154,9 @@ def run_files(run_dir: pathlib.Path) -> list[str]:
   if listed is not None:
     return listed
   if (run_dir / RESOLVED_FILE).is_file():
-    raise RunError(f"{run_dir} holds a run written before runs listed their files ({MANIFEST_FILE}),"
-                   " so --force cannot tell its files from others; remove them yourself, or"
-                   " choose another --out")
+    raise RunError(f"{run_dir} holds a run written before runs listed their files"
+                   f" ({MANIFEST_FILE}), so --force cannot tell its files from others; remove them"
+                   " yourself, or choose another --out")
   if _user_files(run_dir):
     raise RunError(f"{run_dir} holds no run (no {MANIFEST_FILE}); --force removes only a run's"
                    " own files, so it refuses a folder of other files: choose a new or empty"
@@ -219,28 +220,30 @@ def read_results(run_dir: pathlib.Path, results: ResultsFile, total: int) -> dic
   entries, line_of = {}, {}
   for number, line in enumerate(complete_lines(path), 1):
     where = f"{path}, line {number}"
-    key = _result_key(line, results, where)
+    entry, key = _keyed_entry(line, results, where)
     if not 0 <= key < total:
       raise RunError(f"{where}: {results.noun} {key} is not one of the config's {total}"
                      f" {results.noun}s (0 to {total - 1}); remove the line, or start over with"
                      " --force")
     if key in entries:
       raise RunError(f"{where}: {results.noun} {key} is recorded twice (also on line"
-                     f" {line_of[key]}); remove one of the two lines (`sushigo reproduce` then checks"
-                     " the one kept), or start over with --force")
-    entries[key], line_of[key] = json.loads(line), number
+                     f" {line_of[key]}); remove one of the two lines (`sushigo reproduce` then"
+                     " checks the one kept), or start over with --force")
+    entries[key], line_of[key] = entry, number
   return entries
 
 
-def _result_key(line: str, results: ResultsFile, where: str) -> int:
+def _keyed_entry(line: str, results: ResultsFile, where: str) -> tuple[dict, int]:
+  """The result of a line and its key, an integer; RunError if the line is not a result."""
   try:
-    key = json.loads(line)[results.key]
+    entry = json.loads(line)
+    key = entry[results.key]
   except (ValueError, TypeError, KeyError):
     key = None
   if isinstance(key, bool) or not isinstance(key, int):
     raise RunError(f"{where}: not a {results.noun} record; remove the line (the {results.noun} is"
                    f" then {results.again}) or start over with --force")
-  return key
+  return entry, key
 
 
 def sort_results(run_dir: pathlib.Path, results: ResultsFile) -> None:

@@ -289,7 +289,8 @@ def test_train_on_the_full_game_is_refused_with_the_estimate_and_the_limit(capsy
 
 @pytest.mark.parametrize("kind, table", [
     ("convergence", '[convergence]\nalgorithms = ["os-mccfr"]\niterations = 2'),
-    ("abstraction", '[abstraction]\nalgorithm = "cfr+"\niterations = 2\nabstractions = ["identity"]'),
+    ("abstraction",
+     '[abstraction]\nalgorithm = "cfr+"\niterations = 2\nabstractions = ["identity"]'),
     ("exploitability", '[[players]]\nbot = "random"')])
 def test_exact_solving_kinds_refuse_the_full_game_at_the_config_check(kind, table):
   text = textwrap.dedent(f"""
@@ -324,6 +325,15 @@ def test_a_tree_with_a_deal_too_large_to_list_is_refused_before_building():
   game = pyspiel.load_game("python_sushi_go(deal=hand,hand_size=20,rounds=1)")
   with pytest.raises(tree_size.TreeTooLarge, match="cannot be built: .* 62,682,858 outcomes"):
     GameTree(game)
+
+
+def test_a_deal_too_large_to_list_is_refused_by_the_config_check_and_by_play(capsys):
+  """Every game would refuse to list such a deal: the run refuses it before the first game."""
+  game = "python_sushi_go(deal=hand,hand_size=20,rounds=1)"
+  with pytest.raises(ConfigError, match=r"experiment.games\[0\]: .* cannot be played: .*"
+                     "62,682,858 outcomes"):
+    tournament_lib.parse(tournament_config("reliability", 3, game, 10))
+  assert "62,682,858 outcomes" in error_of(capsys, "play", "--game", game, "--quiet")
 
 
 # ----- numbers that are not finite

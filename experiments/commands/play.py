@@ -16,6 +16,7 @@ import random
 
 import pyspiel
 
+from experiments import config
 from experiments.bench.game import format_table
 from sushigo_spiel.drafting.sampling import draw_index
 from sushigo_spiel.sushi_draft.cards import PILE_NAMES
@@ -56,9 +57,11 @@ def _load_game(game_string: str, error) -> pyspiel.Game:
     error(f"--game {game_string!r}: this command plays {' or '.join(GAMES)} only, as in"
           f" {' or '.join(map(repr, GAMES.values()))}; got game {name!r}")
   try:
-    return pyspiel.load_game(game_string)
+    game = pyspiel.load_game(game_string)
+    config.check_deal(game)
   except (pyspiel.SpielError, ValueError) as e:
     error(f"--game {game_string!r}: {e}")
+  return game
 
 
 def _play_game(game: pyspiel.Game, seed: int, humans: set[int], quiet: bool) -> None:

@@ -61,7 +61,7 @@ def write_report(run_dir: pathlib.Path, quiet: bool = False) -> str:
   order = competitor_order(config, records)
   write_csv(run_dir / SUMMARY_CSV, results, order)
   markdown = markdown_report(config, results, order)
-  (run_dir / SUMMARY_MD).write_text(markdown, encoding="utf-8")
+  run_folder.write_atomically(run_dir / SUMMARY_MD, markdown)
   plots = run_dir / PLOTS_DIR
   plots.mkdir(exist_ok=True)
   plot_score_distribution(plots / SCORE_PLOT, groups, order)
