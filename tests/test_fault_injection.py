@@ -32,7 +32,7 @@ pytestmark = [
 ]
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-GAMES = 600
+GAMES = 300
 CONFIG = tournament_config("faults", 11, "python_sushi_go(players=2,rounds=1)", GAMES)
 EXIT_SECONDS = 20  # the most a signalled run may take to end
 ORPHAN_SECONDS = 10  # the most its processes may outlive it
