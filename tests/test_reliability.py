@@ -575,3 +575,13 @@ def gone(pid: int) -> bool:
   except FileNotFoundError:
     return True
   return stat.rsplit(")", 1)[1].split()[0] in "ZX"
+
+
+def test_a_policy_that_cannot_be_saved_leaves_no_half_written_file(capsys, tmp_path, monkeypatch):
+  def full(*args, **kwargs):
+    raise OSError(errno.ENOSPC, "No space left on device")
+  monkeypatch.setattr(policies.np, "savez_compressed", full)
+  err = error_of(capsys, "train", "tiny", "--iterations", "2", "--quiet", "--out",
+                 str(tmp_path / "p.npz"))
+  assert f"the policy could not be saved to {tmp_path / 'p.npz'}: No space left on device" in err
+  assert list(tmp_path.iterdir()) == []

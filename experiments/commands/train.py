@@ -31,7 +31,7 @@ def train(args: argparse.Namespace) -> int:
   except (ValueError, pyspiel.SpielError) as e:
     args.error(str(e))
   except OSError as e:
-    args.error(f"the policy could not be saved: {file_errors.describe(e)}")
+    args.error(f"the policy could not be saved to {args.out}: {e.strerror or e}")
   meta = policy.metadata
   print(f"{meta['algorithm']} on {meta['game']}, abstraction {meta['abstraction']}:"
         f" {meta['iterations']:,} iterations in {meta['seconds']:.1f} s, {len(policy.strategy):,}"

@@ -20,6 +20,7 @@ walks one player's whole tree per iteration) is refused on a game over `max_node
 from __future__ import annotations
 
 import ast
+import contextlib
 import dataclasses
 import functools
 import json
@@ -107,7 +108,8 @@ def provenance(solver: RegretSolver) -> dict:
 
 
 def save_policy(path: str, policy: LiftedPolicy) -> None:
-  """Writes the policy (strategy, abstraction data, metadata) to `path` (.npz)."""
+  """Writes the policy (strategy, abstraction data, metadata) to `path` (.npz), through a
+  temporary file beside it: a failed write (a full disk) leaves no half-written policy."""
   keys, counts, actions, probabilities = [], [], [], []
   for key, (acts, probs) in policy.strategy.items():
     keys.append(repr(key))
@@ -117,12 +119,19 @@ def save_policy(path: str, policy: LiftedPolicy) -> None:
   metadata = {**policy.metadata, "game": str(policy.game),
               "abstraction": policy.abstraction.name}
   arrays = {f"abstraction_{name}": value for name, value in policy.abstraction.arrays.items()}
-  with open(path, "wb") as file:
-    np.savez_compressed(
-        file, keys=np.array(keys, dtype=str), counts=np.array(counts, np.int64),
-        actions=np.array(actions, np.int64),
-        probabilities=np.concatenate(probabilities) if probabilities else np.zeros(0),
-        metadata=np.array(json.dumps(metadata)), **arrays)
+  temp = f"{path}.{os.getpid()}.tmp"
+  try:
+    with open(temp, "wb") as file:
+      np.savez_compressed(
+          file, keys=np.array(keys, dtype=str), counts=np.array(counts, np.int64),
+          actions=np.array(actions, np.int64),
+          probabilities=np.concatenate(probabilities) if probabilities else np.zeros(0),
+          metadata=np.array(json.dumps(metadata)), **arrays)
+    os.replace(temp, path)
+  except BaseException:
+    with contextlib.suppress(OSError):
+      os.remove(temp)
+    raise
 
 
 def load_policy(path: str) -> LiftedPolicy:
