@@ -21,6 +21,7 @@ from solvers.equilibrium import approximate
 from solvers.equilibrium import exploitability
 from solvers.equilibrium import policies as policy_io
 from solvers.equilibrium.game_tree import GameTree
+from solvers.equilibrium.tree_size import MAX_TREE_NODES
 from sushigo_spiel import reduced_games
 
 ALGORITHMS = tuple(policy_io.ALGORITHMS)
@@ -28,9 +29,10 @@ ALGORITHMS = tuple(policy_io.ALGORITHMS)
 _TREES: dict[str, GameTree] = {}  # game string -> its tree, built once per process
 
 
-def tree(game: pyspiel.Game) -> GameTree:
+def tree(game: pyspiel.Game, max_nodes: int = MAX_TREE_NODES) -> GameTree:
+  """The game's tree, built on first use in this process if it has at most `max_nodes` nodes."""
   if str(game) not in _TREES:
-    _TREES[str(game)] = GameTree(game)
+    _TREES[str(game)] = GameTree(game, max_nodes)
   return _TREES[str(game)]
 
 
