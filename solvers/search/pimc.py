@@ -89,12 +89,17 @@ class PIMCBot(Bot):
 
   GAMES = ("python_sushi_go",)
 
-  def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
+  def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None,
+               engine: str | None = None, **params):
+    """`engine="python"` keeps every world in Python (the speed benchmark's baseline); None uses
+    the compiled core where it can."""
     super().__init__(game, player_id, seed, **params)
+    if engine not in (None, "python"):
+      raise ValueError(f"engine {engine!r} is unknown; allowed: python (or None)")
     self.search_game = SearchGame(self.dynamics.short_name, self.rules)
     stream_seed = int(np.random.SeedSequence(seed).generate_state(1)[0])
     self.settings = self._settings(self.game)
-    self.sampler = self._sampler(stream_seed)
+    self.sampler = None if engine == "python" else self._sampler(stream_seed)
     if self.sampler is not None:  # the tree solvers' rollouts in the core, on a stream of theirs
       self.settings = self.settings._replace(
           core=self.search_game.core, rollout_name=self.params["rollout"],
