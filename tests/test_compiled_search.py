@@ -39,15 +39,18 @@ def _statistics(bandit, actions: int):
 
 
 @pytest.mark.parametrize("bot_class", [SOISMCTSBot, MOISMCTSBot], ids=["so", "mo"])
-@pytest.mark.parametrize("selection_name", ["ucb1", "exp3", "regret_matching"])
+@pytest.mark.parametrize("selection_name, objective", [
+    ("ucb1", "utility"), ("exp3", "utility"), ("regret_matching", "utility"), ("ucb1", "margin")])
 @pytest.mark.parametrize("players, turn", [(2, 0), (3, 1)])
-def test_compiled_ismcts_keeps_the_python_statistics(bot_class, selection_name, players, turn):
+def test_compiled_ismcts_keeps_the_python_statistics(bot_class, selection_name, objective,
+                                                     players, turn):
   """Driven by one xoshiro stream, the compiled and the Python search visit, reward and choose
   alike: every root statistic is equal, to the last bit."""
   game = load(players=players, **SMALL)
   table = _table(game, seed=players + turn, turn=turn)
-  compiled = bot_class(game, 1, 11, engine="compiled", iterations=300, selection=selection_name)
-  python = bot_class(game, 1, 11, engine="python", iterations=300, selection=selection_name)
+  params = dict(iterations=300, selection=selection_name, objective=objective)
+  compiled = bot_class(game, 1, 11, engine="compiled", **params)
+  python = bot_class(game, 1, 11, engine="python", **params)
   python._random = Xoshiro256(python.stream_seed)  # pylint: disable=protected-access
   actions = game.num_distinct_actions()
   expected = _statistics(python.search_table(table), actions)
@@ -153,6 +156,7 @@ def test_priors_and_epsilon_rollouts_beat_random_play():
     (dict(bias=-1), "'bias' is -1; allowed: a number >= 0"),
     (dict(prior="greedy", selection="exp3"), "progressive bias is UCB1's"),
     (dict(prior="smart"), "no kernel for smart"),
+    (dict(objective="points"), "'objective' is 'points'; allowed: utility, margin"),
 ])
 def test_bad_search_parameters_are_refused(params, message):
   with pytest.raises(ValueError, match=message):

@@ -32,11 +32,16 @@ Sushi Go today) the whole iteration runs there, from a stream seeded with the bo
 seed fixes every statistic in every process under an iteration budget. Elsewhere (Sushi Draft until
 its core lands, a rollout policy or opponent model the core has no kernel for) the Python search
 of this module runs on the rules' tables: the readable reference, which keeps the same statistics
-as the compiled one when both are driven by one stream (tested). Only the compiled engine has:
+as the compiled one when both are driven by one stream (tested). Both have `objective`; only the
+compiled engine has `prior`, `bias` and `epsilon`:
 
   prior, bias   progressive bias (Chaslot et al. 2008): UCB1 adds bias / (n_a + 1) to the score of
                 the action the `prior` policy (greedy, ...) would pick, for every player choosing
                 by bandit; "none" adds nothing
+  objective     what the bandits learn: `utility`, the game's utility scaled to [0, 1] by its
+                bounds, or `margin`, own points less the others' mean, `2 * rounds * hand_size`
+                points of margin to one half, clipped (as PIMC's SM-MCTS learns), which spreads
+                typical outcomes over the range and values denying the others
   epsilon       rollouts by the `rollout` policy mixed with uniform random play: each rollout pick
                 is uniformly random with probability epsilon
 
@@ -69,7 +74,7 @@ from solvers.bot import Bot, Policy
 from solvers.search import rollouts
 from solvers.search.selection import FINAL_KINDS, POLICIES, Bandit, make_bandit_factory
 from sushigo_spiel.compiled.search import game as compiled_games
-from sushigo_spiel.drafting.dynamics import TERMINAL
+from sushigo_spiel.drafting.dynamics import TERMINAL, margins
 from sushigo_spiel.drafting.sampling import Uniform, draw_action
 
 OpponentModel = Callable[[object, object, int], Policy]
@@ -101,7 +106,9 @@ class ISMCTSBot(Bot):
       "epsilon": 0.0,
       "prior": "none",
       "bias": 0.0,
+      "objective": "utility",
   }
+  OBJECTIVES = ("utility", "margin")
   ENGINES = ("compiled", "python")
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None,
@@ -119,6 +126,7 @@ class ISMCTSBot(Bot):
     self.model_in_rollouts = model_in_rollouts
     low, high = self.game.min_utility(), self.game.max_utility()
     self._offset, self._scale = low, 1.0 / (high - low)
+    self._margin_scale = float(self.rules.rounds * self.rules.hand_size * 2)
     self.stream_seed = int(np.random.SeedSequence(seed).generate_state(1)[0])
     self._random = random.Random(self.stream_seed)
     self.uniform = self._random.random
@@ -146,6 +154,12 @@ class ISMCTSBot(Bot):
       raise ValueError(f"parameter 'epsilon' is {p['epsilon']}; allowed: 0 <= epsilon <= 1")
     if not p["bias"] >= 0:
       raise ValueError(f"parameter 'bias' is {p['bias']}; allowed: a number >= 0")
+    if p["objective"] not in self.OBJECTIVES:
+      raise ValueError(f"parameter 'objective' is {p['objective']!r}; allowed:"
+                       f" {', '.join(self.OBJECTIVES)}")
+    if p["objective"] == "margin" and self.rules.utility == "win":
+      raise ValueError("parameter 'objective' is 'margin' in a game with utility=win; allowed"
+                       " there: utility")
     if p["prior"] != "none" and p["selection"] != "ucb1":
       raise ValueError(f"parameter 'prior' is {p['prior']!r} with selection"
                        f" {p['selection']!r}; progressive bias is UCB1's: allowed with"
@@ -188,7 +202,8 @@ class ISMCTSBot(Bot):
         model=None if model is None else model.compiled_policy,
         model_in_rollouts=self.model_in_rollouts,
         utility_bounds=(self.game.min_utility(), self.game.max_utility()),
-        max_depth=self.game.max_game_length(), seed=self.stream_seed)
+        margin=p["objective"] == "margin", utility=self.rules.utility,
+        margin_scale=self._margin_scale, max_depth=self.game.max_game_length(), seed=self.stream_seed)
 
   @property
   def engine(self) -> str:
@@ -284,9 +299,18 @@ class ISMCTSBot(Bot):
       if expanded:
         utilities = rollouts.rollout(dynamics, rules, world, self._rollout_policies(), uniform)
         break
-    offset, scale = self._offset, self._scale
+    rewards = self._rewards(utilities)
     for bandit, p, action, probability in path:
-      bandit.update(action, (utilities[p] - offset) * scale, probability)
+      bandit.update(action, rewards[p], probability)
+
+  def _rewards(self, utilities) -> list[float]:
+    """Each player's reward in [0, 1]: the utility scaled by its bounds, or with
+    `objective=margin` the margin, `_margin_scale` points to one half, clipped."""
+    if self.params["objective"] == "utility":
+      return [(u - self._offset) * self._scale for u in utilities]
+    margin = margins(utilities) if self.rules.utility == "score" else utilities
+    half = 2.0 * self._margin_scale
+    return [min(1.0, max(0.0, 0.5 + m / half)) for m in margin]
 
   def _rollout_policies(self) -> list[rollouts.RolloutPolicy]:
     policies = [self._rollout] * self.rules.num_players

@@ -6,7 +6,7 @@ observer (SO-ISMCTS: the searching player's only; MO-ISMCTS: one per player), ev
 from its own bandit at its tree's node (decoupled selection, `bandits.py`), moves each tree to the
 child keyed by what its owner observes (`observation_key`), samples chance, stops at the first new
 node, plays out (`playing.py`) and backs every bandit on the path up with its player's utility
-scaled to [0, 1]. Uniforms are drawn in the order of the Python search, so with random rollouts and
+scaled to [0, 1] (or its margin, `MARGIN`). Uniforms are drawn in the order of the Python search, so with random rollouts and
 no prior both keep the same statistics from the same stream (tested).
 
 `run` does up to `iterations` iterations and returns how many it did: fewer when the tree has no
@@ -27,12 +27,14 @@ from sushigo_spiel.compiled.search.game import (DETERMINIZE, LEGAL_ACTIONS, OBSE
 from sushigo_spiel.drafting.dynamics import TERMINAL
 
 # Integer settings.
+# MARGIN: learn margins (`playing.reward`, turning scores into margins when TO_MARGIN) rather
+# than the utility scaled by its bounds (OFFSET, SCALE).
 (PLAYERS, SEARCHER, TREES, SELECTION, MODEL, MODEL_IN_ROLLOUTS, ROLLOUT, PRIOR, MAX_DEPTH,
- ACTIONS) = range(10)
-INT_SETTINGS = 10
+ MARGIN, TO_MARGIN, ACTIONS) = range(12)
+INT_SETTINGS = 12
 # Real settings.
-C, GAMMA, EPSILON, BIAS, OFFSET, SCALE = range(6)
-REAL_SETTINGS = 6
+C, GAMMA, EPSILON, BIAS, OFFSET, SCALE, MARGIN_SCALE = range(7)
+REAL_SETTINGS = 7
 
 
 @njit
@@ -101,9 +103,12 @@ def _iterate(game, g, root, owners, ints, reals, tree, rng, scratch):
                       model if ints[MODEL_IN_ROLLOUTS] else playing.NO_POLICY, me, spare, joint,
                       utilities)
       break
+  if ints[MARGIN]:
+    playing.objective(utilities, ints[TO_MARGIN])
   for step in range(steps):
     row, p, action, count = path[step, 0], path[step, 1], path[step, 2], path[step, 3]
-    reward = (utilities[p] - reals[OFFSET]) * reals[SCALE]
+    reward = (playing.reward(utilities[p], False, reals[MARGIN_SCALE]) if ints[MARGIN]
+              else (utilities[p] - reals[OFFSET]) * reals[SCALE])
     bandits.update(tree[1], row, action, reward, path_p[step], ints[SELECTION], path_arms[step],
                    count)
 

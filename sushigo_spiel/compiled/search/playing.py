@@ -1,5 +1,8 @@
 """Choosing actions and playing out inside the search kernels, for any game (`game.py`).
 
+`objective` and `reward` turn returns into what the bandits learn: margins (own points less the
+others' mean) as rewards in [0, 1], `margin_scale` points of margin to one half, clipped.
+
 `policy_action` is the action of a policy code of the game's policy kernel, mixed with uniform
 random play: with probability `epsilon` (one uniform drawn, only when 0 < epsilon) the action is
 uniform over the legal ones instead. `playout` plays a position to the end, every player by the
@@ -41,3 +44,21 @@ def playout(game, g, pos, rng, players, rollout, epsilon, model, modelled, legal
         joint[p] = policy_action(game, g, pos, p, rng, legal, rollout, epsilon)
     game[PLAY](g, pos, joint)
   game[RETURNS](g, pos, out)
+
+
+@njit(inline="always")
+def objective(values, margin):
+  """The returns turned into margins in place (own minus the others' mean) when `margin`."""
+  if not margin:
+    return
+  total, others = values.sum(), len(values) - 1
+  for p in range(len(values)):
+    values[p] = values[p] - (total - values[p]) / others
+
+
+@njit(inline="always")
+def reward(value, win, margin_scale):
+  """A value as a reward in [0, 1] (`SMMCTS._reward`)."""
+  if win:
+    return value
+  return min(1.0, max(0.0, 0.5 + value / (2.0 * margin_scale)))

@@ -54,7 +54,7 @@ class ISMCTSSearch:
   def __init__(self, game: SearchGame, searcher: int, owners: Sequence[int], *, selection: str,
                c: float, gamma: float, rollout: str, epsilon: float, prior: str | None,
                bias: float, model: str | None, model_in_rollouts: bool, utility_bounds,
-               max_depth: int, seed: int):
+               margin: bool, utility: str, margin_scale: float, max_depth: int, seed: int):
     ensure_compiled()
     self.game, self.searcher = game, searcher
     n, actions = game.core.num_players, game.core.rules.num_distinct_actions
@@ -66,10 +66,11 @@ class ISMCTSSearch:
     ints[ismcts.PRIOR] = NO_POLICY if prior is None else game.policy_code(prior)
     ints[ismcts.MODEL] = NO_POLICY if model is None else game.policy_code(model)
     ints[ismcts.MODEL_IN_ROLLOUTS] = model_in_rollouts
+    ints[ismcts.MARGIN], ints[ismcts.TO_MARGIN] = margin, utility == "score"
     low, high = utility_bounds
     reals = np.zeros(ismcts.REAL_SETTINGS)
-    reals[[ismcts.C, ismcts.GAMMA, ismcts.EPSILON, ismcts.BIAS, ismcts.OFFSET, ismcts.SCALE]] = (
-        c, gamma, epsilon, bias, low, 1.0 / (high - low))
+    reals[[ismcts.C, ismcts.GAMMA, ismcts.EPSILON, ismcts.BIAS, ismcts.OFFSET, ismcts.SCALE,
+           ismcts.MARGIN_SCALE]] = (c, gamma, epsilon, bias, low, 1.0 / (high - low), margin_scale)
     self.ints, self.reals = ints, reals
     self.tree = Tree(len(owners), n, actions, selection != "ucb1")
     self.rng = new_state(seed)

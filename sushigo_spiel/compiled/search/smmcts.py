@@ -21,6 +21,7 @@ import numpy as np
 from sushigo_spiel.compiled import hashing
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.search import bandits, playing
+from sushigo_spiel.compiled.search.playing import objective, reward
 from sushigo_spiel.compiled.search import tree as trees
 from sushigo_spiel.compiled.search.game import (DETERMINIZE, LEGAL_ACTIONS, PLAY, RETURNS,
                                                 SKIP_CHANCE)
@@ -101,24 +102,6 @@ def _simulate(game, g, world, ints, reals, tree, rng, scratch):
     for p in range(n):
       bandits.update(tree[1], path[step, p, 0], path[step, p, 1], rewards[p], path_p[step, p],
                      selection, path_arms[step, p], path[step, p, 2])
-
-
-@njit(inline="always")
-def objective(values, margin):
-  """The returns turned into margins in place (own minus the others' mean) when `margin`."""
-  if not margin:
-    return
-  total, others = values.sum(), len(values) - 1
-  for p in range(len(values)):
-    values[p] = values[p] - (total - values[p]) / others
-
-
-@njit(inline="always")
-def reward(value, win, margin_scale):
-  """A value as a reward in [0, 1] (`SMMCTS._reward`)."""
-  if win:
-    return value
-  return min(1.0, max(0.0, 0.5 + value / (2.0 * margin_scale)))
 
 
 @njit
