@@ -193,7 +193,8 @@ class ISMCTSBot(Bot):
     return None
 
   def _new_compiled_search(self, search_game):
-    from sushigo_spiel.compiled.search.searches import ISMCTSSearch  # pylint: disable=import-outside-toplevel
+    # Imported here: the compiled search loads numba's kernels, which Sushi Draft never needs.
+    from sushigo_spiel.compiled.search.searches import ISMCTSSearch  # pylint: disable=C0415
     p, model = self.params, self.opponent_model
     return ISMCTSSearch(
         search_game, self.player_id, self._owners(), selection=p["selection"], c=float(p["c"]),
@@ -203,7 +204,8 @@ class ISMCTSBot(Bot):
         model_in_rollouts=self.model_in_rollouts,
         utility_bounds=(self.game.min_utility(), self.game.max_utility()),
         margin=p["objective"] == "margin", utility=self.rules.utility,
-        margin_scale=self._margin_scale, max_depth=self.game.max_game_length(), seed=self.stream_seed)
+        margin_scale=self._margin_scale, max_depth=self.game.max_game_length(),
+        seed=self.stream_seed)
 
   @property
   def engine(self) -> str:

@@ -137,7 +137,7 @@ class PIMCBot(Bot):
 
   def _sampler(self, stream_seed: int):
     """The compiled SM-MCTS worlds, or None when the rollout policy has no compiled kernel."""
-    from sushigo_spiel.compiled.search.searches import WorldSampler  # pylint: disable=import-outside-toplevel
+    from sushigo_spiel.compiled.search.searches import WorldSampler  # pylint: disable=C0415
     params = self.params
     if params["rollout"] not in self.search_game.policies:
       return None

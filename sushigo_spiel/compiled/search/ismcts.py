@@ -6,8 +6,8 @@ observer (SO-ISMCTS: the searching player's only; MO-ISMCTS: one per player), ev
 from its own bandit at its tree's node (decoupled selection, `bandits.py`), moves each tree to the
 child keyed by what its owner observes (`observation_key`), samples chance, stops at the first new
 node, plays out (`playing.py`) and backs every bandit on the path up with its player's utility
-scaled to [0, 1] (or its margin, `MARGIN`). Uniforms are drawn in the order of the Python search, so with random rollouts and
-no prior both keep the same statistics from the same stream (tested).
+scaled to [0, 1] (or its margin, `MARGIN`). Uniforms are drawn in the order of the Python search,
+so with random rollouts and no prior both keep the same statistics from the same stream (tested).
 
 `run` does up to `iterations` iterations and returns how many it did: fewer when the tree has no
 room for the next one, for Python to grow it (numba has no clock: the bot times batches of
