@@ -149,9 +149,9 @@ def test_priors_and_epsilon_rollouts_beat_random_play():
 
 
 @pytest.mark.parametrize("params, message", [
-    (dict(c=float("nan")), "'c' is nan; allowed: a finite number"),
-    (dict(gamma=float("inf")), "'gamma' is inf; allowed: a finite number"),
-    (dict(seconds=float("inf")), "'seconds' is inf; allowed: a finite number"),
+    (dict(c=float("nan")), "'c' of SOISMCTSBot is nan; allowed: a finite number"),
+    (dict(gamma=float("inf")), "'gamma' of SOISMCTSBot is inf; allowed: a finite number"),
+    (dict(seconds=float("inf")), "'seconds' of SOISMCTSBot is inf; allowed: a finite number"),
     (dict(epsilon=1.5), "'epsilon' is 1.5; allowed: 0 <= epsilon <= 1"),
     (dict(bias=-1), "'bias' is -1; allowed: a number >= 0"),
     (dict(prior="greedy", selection="exp3"), "progressive bias is UCB1's"),
