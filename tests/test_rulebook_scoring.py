@@ -18,7 +18,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import rulebook
-from support import (CH, D, EGG, M1, M2, M3, SA, SAL, SQ, P, T, W, load, random_playout)
+from invariants import check_final_scores, check_round_records, check_sushi_draft_state
+from support import CH, D, EGG, M1, M2, M3, P, SA, SAL, SQ, T, W, load, random_playout
 from sushigo_spiel.sushi_go import scoring
 from sushigo_spiel.sushi_go.cards import card_named
 
@@ -156,30 +157,6 @@ def sushi_go(players: int, utility: str, variant: int):
   return load(players=2 if params.get("robot") else players, utility=utility, **params)
 
 
-def check_round_records(state) -> None:
-  """Every finished round's points and breakdown are the rulebook's for its tableaus."""
-  soy_sauce = state.get_game().rules.soy_sauce
-  n = state.get_game().num_players()
-  for record in state.round_records():
-    table = record.tableaus + ([record.robot_tableau] if state.get_game().rules.robot else [])
-    categories = rulebook.round_categories(table, soy_sauce)[:n]
-    assert record.breakdown == categories, record
-    assert record.points == [sum(c.values()) for c in categories]
-
-
-def check_final_scores(state, utility: str) -> None:
-  """Scores, winners' returns and every utility are the rulebook's for the tableaus played."""
-  game = state.get_game()
-  n = game.num_players()
-  robot = game.rules.robot
-  rounds = [r.tableaus + ([r.robot_tableau] if robot else []) for r in state.round_records()]
-  scores = rulebook.game_scores(rounds, n, game.rules.soy_sauce)
-  puddings = [sum(tableaus[p].count(P) for tableaus in rounds) for p in range(n)]
-  assert state.scores() == scores
-  assert state.puddings() == puddings
-  assert state.returns() == pytest.approx(rulebook.utility_of(utility, scores, puddings))
-
-
 GAMES = dict(players=st.sampled_from([2, 3, 4, 5]), utility=st.sampled_from(UTILITIES),
              variant=st.sampled_from(range(len(VARIANTS))), seed=st.integers(0, 2**32 - 1))
 
@@ -190,7 +167,7 @@ def test_random_games_score_as_the_rulebook_says(players, utility, variant, seed
   state = random_playout(sushi_go(players, utility, variant).new_initial_state(),
                          random.Random(seed))
   check_round_records(state)
-  check_final_scores(state, utility)
+  check_final_scores(state)
 
 
 @examples(60)
@@ -206,7 +183,7 @@ def test_points_so_far_are_the_finished_rounds_at_every_round(players, utility, 
       assert state.returns() == [0.0] * game.num_players()
       assert state.scores() == [sum(r.points[p] for r in state.round_records())
                                 for p in range(game.num_players())]
-  check_final_scores(state, utility)
+  check_final_scores(state)
 
 
 # --------------------------------------------------------------------------------------------
@@ -256,10 +233,4 @@ def test_draft_chips_go_where_the_rulebook_says(players, utility, variant, seed)
     remaining = list(values)
     for value in given_out:  # every chip given is one of the pile's, each at most once
       remaining.remove(value)
-  best = max(scores)
-  won = [p for p in range(players) if scores[p] == best]
-  if utility == "win":
-    expected_returns = [1 / len(won) if p in won else 0.0 for p in range(players)]
-  else:
-    expected_returns = rulebook.utility_of(utility, scores, [0] * players)
-  assert state.returns() == pytest.approx(expected_returns)
+  check_sushi_draft_state(state)
