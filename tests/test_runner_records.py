@@ -20,7 +20,6 @@ folder's files (records.jsonl), as a user would, so these tests survive any reor
 from __future__ import annotations
 
 import json
-import math
 import pathlib
 import tomllib
 
@@ -33,6 +32,7 @@ import solvers
 import sushigo_spiel  # noqa: F401  (registers the games)
 from experiments.cli import main
 from solvers.match import play_match
+from strength import wilson_lower_bound
 
 REPLAY_CONFIG = """
 [experiment]
@@ -91,18 +91,6 @@ name = "hater"
 bot = "heuristic"
 params = { pudding_weight = -50.0 }
 """
-
-Z_999 = 3.29  # two-sided 99.9% normal quantile: a seeded claim this bound would refute by chance
-              # about once in a thousand configurations
-
-
-def wilson_lower_bound(successes: int, trials: int, z: float = Z_999) -> float:
-  """The lower end of the Wilson score interval for a binomial proportion."""
-  p = successes / trials
-  centre = p + z * z / (2 * trials)
-  spread = z * math.sqrt(p * (1 - p) / trials + z * z / (4 * trials * trials))
-  return (centre - spread) / (1 + z * z / trials)
-
 
 def run_records(tmp_path: pathlib.Path, text: str) -> list[dict]:
   """Runs `text` through the command line into a fresh folder; returns its records."""
