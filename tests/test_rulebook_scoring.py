@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import random
+from collections import Counter
 
 import pyspiel
 import pytest
@@ -113,6 +114,17 @@ def test_round_points_match_the_rulebook(tableaus):
 def test_round_categories_match_the_rulebook(tableaus, soy_sauce):
   breakdown = scoring.round_breakdown(tallies_of(tableaus), soy_sauce)
   assert breakdown == rulebook.round_categories(tableaus, soy_sauce)
+
+
+@examples(200)
+@given(tableaus=tables(min_tableaus=1, max_tableaus=1))
+def test_tally_counts_every_card(tableaus):
+  tableau, = tableaus
+  counts = Counter(tableau)
+  assert scoring.tally(card_named(name) for name in tableau) == (
+      counts[T], counts[SA], counts[D], sum(rulebook.MAKI_ICONS.get(n, 0) for n in tableau),
+      rulebook.nigiri_points(tableau), counts[P], counts[SOY],
+      len({rulebook.COLOUR[name] for name in tableau}))
 
 
 @examples(300)
