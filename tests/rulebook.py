@@ -31,9 +31,9 @@ COLOUR = {  # the colour grouping of the Soy Sauce variant
 CATEGORIES = ("maki", "tempura", "sashimi", "dumpling", "nigiri")
 
 
-def nigiri_points(tableau: Sequence[str]) -> int:
-  """Each Wasabi takes the first Nigiri placed after it that no earlier Wasabi took; that Nigiri
-  scores triple, every other Nigiri its face value."""
+def nigiri_on_wasabi(tableau: Sequence[str]) -> set[int]:
+  """Positions of the Nigiri sitting on a Wasabi: each Wasabi takes the first Nigiri placed after
+  it that no earlier Wasabi took."""
   taken = set()
   for w, name in enumerate(tableau):
     if name != "Wasabi":
@@ -42,7 +42,18 @@ def nigiri_points(tableau: Sequence[str]) -> int:
       if tableau[n] in NIGIRI_POINTS and n not in taken:
         taken.add(n)
         break
-  return sum(NIGIRI_POINTS[name] * (3 if i in taken else 1)
+  return taken
+
+
+def free_wasabi(tableau: Sequence[str]) -> int:
+  """Wasabi still waiting for a Nigiri."""
+  return tableau.count("Wasabi") - len(nigiri_on_wasabi(tableau))
+
+
+def nigiri_points(tableau: Sequence[str]) -> int:
+  """A Nigiri on a Wasabi scores triple, every other Nigiri its face value."""
+  tripled = nigiri_on_wasabi(tableau)
+  return sum(NIGIRI_POINTS[name] * (3 if i in tripled else 1)
              for i, name in enumerate(tableau) if name in NIGIRI_POINTS)
 
 

@@ -17,7 +17,8 @@ import pyspiel
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from support import CH, load, walk
+import rulebook
+from support import CH, card_totals, load, walk
 
 SMALL_DECK = ("tempura:12/sashimi:8/dumpling:8/maki2:8/egg:6/salmon:6/squid:6/wasabi:10"
               "/chopsticks:12/pudding:8")
@@ -65,6 +66,7 @@ def test_sushi_go_turns_follow_the_rulebook(players, variant, seed):
     if not state.is_simultaneous_node():
       state.apply_action(rng.choices(*zip(*state.chance_outcomes()))[0])
       continue
+    assert card_totals(state) == list(game.rules.deck)
     round_index, finished = state.table().round, len(state.round_records())
     hands, tableaus = state.hands(), state.tableaus()
     joint = [rng.choice(state.legal_actions(p)) for p in range(players)]
@@ -130,3 +132,39 @@ def test_sushi_draft_steps_follow_the_rulebook(players, variant, seed):
       assert [collections.Counter(h) for h in probe.hands()] == expected
       assert probe.eaten() == eaten
   assert eats == game.rules.rounds * (game.rules.hand_size - 1)
+
+
+CHOPSTICKS_DECK = "chopsticks:14/wasabi:14/egg:8/salmon:8/squid:8/tempura:8"
+
+
+@examples(60)
+@given(players=st.sampled_from([2, 3, 4]), seed=st.integers(0, 2**32 - 1))
+def test_chopsticks_offer_both_orders_exactly_when_the_order_matters(players, seed):
+  # SPEC.md: "The action space must allow both orders where they differ." Two orders differ when
+  # they leave different Nigiri points or a different number of free Wasabi.
+  game = load(players=players, hand_size=6, rounds=2, deck=CHOPSTICKS_DECK)
+  checked = 0
+  for state in walk(game.new_initial_state(), random.Random(seed)):
+    if not state.is_simultaneous_node():
+      continue
+    for player in range(players):
+      tableau, hand = state.tableaus()[player], collections.Counter(state.hands()[player])
+      offered = {tuple(placed_cards(state.action_to_string(player, a)))
+                 for a in state.legal_actions(player)}
+      pairs = {pick for pick in offered if len(pick) == 2}
+      if CH not in tableau:
+        assert not pairs
+        continue
+      checked += 1
+      for first in hand:
+        for second in hand:
+          if first == second:
+            assert ((first, first) in pairs) == (hand[first] >= 2)
+            continue
+          in_order, reversed_ = tableau + [first, second], tableau + [second, first]
+          differ = (rulebook.nigiri_points(in_order), rulebook.free_wasabi(in_order)) != \
+              (rulebook.nigiri_points(reversed_), rulebook.free_wasabi(reversed_))
+          both = {(first, second), (second, first)} <= pairs
+          assert (first, second) in pairs or (second, first) in pairs, (first, second, pairs)
+          assert both == differ, (tableau, first, second, sorted(pairs))
+  assert checked > 0
