@@ -55,6 +55,29 @@ name = "plain"
 bot = "greedy"
 """
 
+FIXED_CONFIG = """
+[experiment]
+name = "fixed"
+seed = 8
+games = ["python_sushi_go(players=3,rounds=1,hand_size=5)"]
+num_games = 5
+rotation = "fixed"
+
+[[players]]
+name = "lover"
+bot = "heuristic"
+params = { pudding_weight = 40.0 }
+
+[[players]]
+name = "wild"
+bot = "random"
+
+[[players]]
+name = "hater"
+bot = "heuristic"
+params = { pudding_weight = -40.0, temperature = 0.3 }
+"""
+
 STRENGTH_CONFIG = """
 [experiment]
 name = "strength"
@@ -119,6 +142,19 @@ def replayed_run(tmp_path_factory):
   return run_records(tmp_path_factory.mktemp("replay"), REPLAY_CONFIG)
 
 
+@pytest.fixture(scope="module")
+def fixed_run(tmp_path_factory):
+  return run_records(tmp_path_factory.mktemp("fixed"), FIXED_CONFIG)
+
+
+@pytest.fixture(scope="module", params=["rotated", "fixed"])
+def config_and_records(request):
+  """A run with rotated seats (REPLAY_CONFIG) and one with fixed seats (FIXED_CONFIG)."""
+  if request.param == "rotated":
+    return REPLAY_CONFIG, request.getfixturevalue("replayed_run")
+  return FIXED_CONFIG, request.getfixturevalue("fixed_run")
+
+
 def test_records_cover_the_schedule(replayed_run):
   assert [r["index"] for r in replayed_run] == list(range(12))
   games = tomllib.loads(REPLAY_CONFIG)["experiment"]["games"]
@@ -129,20 +165,22 @@ def test_records_cover_the_schedule(replayed_run):
     assert set(record["seats"]) <= names
 
 
-def test_records_name_each_seats_bot_parameters_and_seed(replayed_run):
-  bots = competitors(REPLAY_CONFIG)
-  for record in replayed_run:
-    _, seeds = seeds_of(31, record["index"], len(record["seats"]))
-    assert record["seed"] == {"entropy": 31, "spawn_key": [record["index"]]}
+def test_records_name_each_seats_bot_parameters_and_seed(config_and_records):
+  text, records = config_and_records
+  bots, entropy = competitors(text), tomllib.loads(text)["experiment"]["seed"]
+  for record in records:
+    _, seeds = seeds_of(entropy, record["index"], len(record["seats"]))
+    assert record["seed"] == {"entropy": entropy, "spawn_key": [record["index"]]}
     assert record["bots"] == [{"bot": bots[name][0], "params": bots[name][1], "seed": seed}
                               for name, seed in zip(record["seats"], seeds)]
 
 
-def test_every_record_is_what_its_seated_bots_play(replayed_run):
-  bots = competitors(REPLAY_CONFIG)
-  for record in replayed_run:
+def test_every_record_is_what_its_seated_bots_play(config_and_records):
+  text, records = config_and_records
+  bots, entropy = competitors(text), tomllib.loads(text)["experiment"]["seed"]
+  for record in records:
     game = pyspiel.load_game(record["game"])
-    chance, seeds = seeds_of(31, record["index"], len(record["seats"]))
+    chance, seeds = seeds_of(entropy, record["index"], len(record["seats"]))
     players = [solvers.make_bot(bots[name][0], game, seat, seeds[seat], **bots[name][1])
                for seat, name in enumerate(record["seats"])]
     state = play_match(game, players, np.random.default_rng(chance))
@@ -174,3 +212,8 @@ def test_records_show_the_pudding_lover_holding_the_puddings(tmp_path):
     hater = max(n for s, n in zip(seats, record["puddings"]) if s == "hater")
     more += lover > hater
   assert wilson_lower_bound(more, len(records)) > 0.5, more
+
+
+def test_fixed_rotation_keeps_each_competitor_in_its_seat(fixed_run):
+  assert len(fixed_run) == 5
+  assert all(r["seats"] == ["lover", "wild", "hater"] for r in fixed_run)
