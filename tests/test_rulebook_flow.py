@@ -125,6 +125,7 @@ def test_sushi_draft_steps_follow_the_rulebook(players, variant, seed):
       assert [collections.Counter(h) for h in probe.hands()] == \
           [minus(h, [c]) for h, c in zip(hands, taken)]
     else:
+      assert probe.table().turn == state.table().turn + 1  # a Keep step ends the turn
       kept = [name[len("Keep "):] for name in names]
       rest = [minus(h, [k]) for h, k in zip(hands, kept)]
       expected = [rest[(p - 1) % players] + collections.Counter([kept[p]])

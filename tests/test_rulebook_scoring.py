@@ -240,9 +240,24 @@ def test_draft_chips_go_where_the_rulebook_says(players, utility, variant, seed)
       scores[player] += value
     assert record.points == [sum(v for _, p, v in record.chips if p == q) for q in range(players)]
   assert state.scores() == scores
-  for pile, values in zip(list(DRAFT_TYPES) + ["Dessert"], game.rules.chips):
-    given_out = sorted(v for r in records for name, _, v in r.chips if name == pile)
-    remaining = list(values)
-    for value in given_out:  # every chip given is one of the pile's, each at most once
-      remaining.remove(value)
+  # Each pile gives its chips top first, in the order its chance outcome dealt it.
+  orders = pile_orders(game, state)
+  for pile in orders:
+    given_out = [v for r in records for name, _, v in r.chips if name == pile]
+    assert given_out == orders[pile][:len(given_out)], (pile, orders[pile], given_out)
   check_sushi_draft_state(state)
+
+
+def pile_orders(game, state) -> dict[str, list[int]]:
+  """Each chip pile's values, top first, read from the names of the game's first chance
+  outcomes ("Tuna Nigiri chips 3.4.5")."""
+  replay, orders = game.new_initial_state(), {}
+  for entry in state.full_history():
+    name = replay.action_to_string(entry.player, entry.action)
+    if " chips " not in name:
+      break
+    pile, _, values = name.rpartition(" chips ")
+    orders[pile] = [int(v) for v in values.split(".")]
+    replay.apply_action(entry.action)
+  assert list(orders) == list(DRAFT_TYPES) + ["Dessert"]
+  return orders

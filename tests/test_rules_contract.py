@@ -159,3 +159,58 @@ def test_soy_sauce_counts_are_refused_in_full():
   assert R.Rules.from_params(soy_sauce=True, soy_sauce_count=999).deck[-1] == 999
   refused(lambda: R.Rules.from_params(soy_sauce=True, soy_sauce_count=1000),
           "parameter 'soy_sauce_count' is 1000; allowed: 1 or more, up to 999")
+
+
+# ----- Sushi Draft
+
+
+def draft(**params):
+  return pyspiel.load_game("python_sushi_draft", params)
+
+
+def test_draft_refuses_steps_at_the_wrong_node():
+  game = draft(players=3)
+  rules, state = game.rules, game.new_initial_state()
+  refused(lambda: DR.play(rules, state.table(), [0, 0, 0]),
+          "no player can act now: this is a chance node or the game is over")
+  orders = len(rules.pile_orders[0])
+  refused(lambda: DR.apply_chance(rules, state.table(), orders),
+          f"chance outcome {orders} is out of range 0..{orders - 1} for the order of the Tuna"
+          " Nigiri pile")
+  while state.is_chance_node():
+    state.apply_action(state.legal_actions()[0])
+  refused(lambda: DR.chance_outcomes(rules, state.table()),
+          "chance outcomes asked at a node that is not a chance node")
+  refused(lambda: DR.play(rules, state.table(), [0]),
+          "expected 3 actions, one per player; got 1")
+  hand = state.table().hands[1]
+  legal = DR.legal_actions(rules, state.table(), 1)
+  bad = next(a for a in range(DR.KEEP) if a not in legal)
+  refused(lambda: DR.play(rules, state.table(), [legal[0], bad, legal[0]]),
+          f"player 1 cannot play action {bad} ({rules.action_name(bad)}) with hand "
+          f"[{rules.hand_string(hand)}]; legal: "
+          + "; ".join(f"{a} ({rules.action_name(a)})" for a in legal))
+  refused(lambda: rules.action_name(DR.NUM_ACTIONS),
+          f"action {DR.NUM_ACTIONS} is out of range 0..{DR.NUM_ACTIONS - 1}")
+
+
+def test_draft_deals_are_checked_against_the_range_and_the_deck():
+  game = draft(players=2, hand_size=2, deck="tuna:2/shrimp:2")
+  rules, state = game.rules, game.new_initial_state()
+  while state.table().ordered < len(rules.chips):
+    state.apply_action(0)
+  refused(lambda: DR.apply_chance(rules, state.table(), 4),
+          "chance outcome 4 is not a card left in the deck; allowed: [0, 1]")
+  hands = draft(players=2, hand_size=2, deck="tuna:2/shrimp:2", deal="hand")
+  state = hands.new_initial_state()
+  while state.table().ordered < len(rules.chips):
+    state.apply_action(0)
+  size = hands.rules.hand_ranking.size
+  refused(lambda: DR.apply_chance(hands.rules, state.table(), size),
+          f"chance outcome {size} is out of range 0..{size - 1}")
+  two_tuna = next(o for o in range(size) if hands.rules.hand_ranking.unrank(o)[0] == 2)
+  after = DR.apply_chance(hands.rules, state.table(), two_tuna)
+  refused(lambda: DR.apply_chance(hands.rules, after, two_tuna),
+          f"chance outcome {two_tuna} (Tuna Nigiri x2) is not in the deck")
+  assert hands.rules.hand_string([0] * 6) == "-"
+  assert hands.rules.hand_string([1, 0, 0, 0, 0, 2]) == "Tuna Nigiri, Wild x2"
