@@ -104,3 +104,23 @@ def test_groups_hold_their_own_game_strings_and_all_of_them_together():
   analysed = stats.analyze(RECORDS)
   assert analysed["g2"].games == 1 and analysed[stats.OVERALL].games == 4
   assert set(itertools.chain(*analysed["g2"].head_to_head)) == {"b", "c"}
+
+
+def test_mean_interval_of_two_values_is_the_student_t_interval():
+  # Mean 2, standard error 1, one degree of freedom: t(0.975, 1) = 12.7062.
+  estimate = stats.mean_interval([1.0, 3.0])
+  assert estimate.value == 2.0
+  assert (estimate.low, estimate.high) == pytest.approx((2 - 12.7062, 2 + 12.7062), abs=1e-3)
+  single = stats.mean_interval([4.0])
+  assert single.value == 4.0 and single.low != single.low  # NaN: no interval from one game
+  assert stats.mean_interval([5.0, 5.0, 5.0]) == stats.Estimate(5.0, 5.0, 5.0)
+
+
+@pytest.mark.parametrize("successes,trials,confidence", [(5, 10, 0.95), (9, 10, 0.8), (0, 4, 0.9)])
+def test_wilson_interval_is_the_textbook_one(successes, trials, confidence):
+  z = {0.95: 1.959964, 0.8: 1.281552, 0.9: 1.644854}[confidence]
+  p = successes / trials
+  centre = (p + z * z / (2 * trials)) / (1 + z * z / trials)
+  half = z / (1 + z * z / trials) * (p * (1 - p) / trials + z * z / (4 * trials ** 2)) ** 0.5
+  assert stats.wilson_interval(successes, trials, confidence) == \
+      pytest.approx((centre - half, centre + half), abs=1e-5)
