@@ -54,8 +54,7 @@ def play_game(game, bots, seed: int) -> pyspiel.State:
       action = bots[state.current_player()].step(state)
       assert action in state.legal_actions()
       state.apply_action(action)
-  if state.get_game().get_type().dynamics == pyspiel.GameType.Dynamics.SIMULTANEOUS:
-    check_state(state)
+  check_state(simultaneous_state(state))  # the game under a turn-based one, or the game itself
   return state
 
 
