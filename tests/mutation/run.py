@@ -8,6 +8,7 @@ the score killed / (mutants - equivalent). Survivors not listed are printed with
 
     python tests/mutation/run.py                      # every module (long: see docs/testing.md)
     python tests/mutation/run.py --module experiments/stats.py --max-children 2
+    python tests/mutation/run.py --work DIR --report-only   # the table again, from a kept run
 
 The exit status is 1 when a module's score is below the target of `modules.toml`.
 Needs mutmut (`pip install -e ".[test,mutation]"`). Scratch folders go to --work (a temporary
@@ -81,11 +82,16 @@ def statuses(folder: pathlib.Path) -> dict[str, str]:
   return found
 
 
-def run_module(module: dict, work: pathlib.Path, max_children: int) -> dict[str, str]:
-  folder = work / module["path"].replace("/", "_").removesuffix(".py")
-  prepare(module, folder)
-  with open(folder / "mutmut.log", "w", encoding="utf-8") as log:
-    mutmut(folder, "run", "--max-children", str(max_children), log=log)
+def scratch_folder(work: pathlib.Path, module: dict) -> pathlib.Path:
+  return work / module["path"].replace("/", "_").removesuffix(".py")
+
+
+def run_module(module: dict, work: pathlib.Path, max_children: int, rerun: bool) -> dict[str, str]:
+  folder = scratch_folder(work, module)
+  if rerun:
+    prepare(module, folder)
+    with open(folder / "mutmut.log", "w", encoding="utf-8") as log:
+      mutmut(folder, "run", "--max-children", str(max_children), log=log)
   return statuses(folder)
 
 
@@ -95,7 +101,11 @@ def main(argv: list[str] | None = None) -> int:
                       " default: every module)")
   parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
   parser.add_argument("--work", type=pathlib.Path, help="scratch folder (kept afterwards)")
+  parser.add_argument("--report-only", action="store_true", help="print the table of the runs"
+                      " already in --work (after editing equivalent.toml, say)")
   args = parser.parse_args(argv)
+  if args.report_only and not args.work:
+    parser.error("--report-only needs --work, the folder of an earlier run")
   listing = tomllib.loads((HERE / "modules.toml").read_text(encoding="utf-8"))
   equivalent = tomllib.loads((HERE / "equivalent.toml").read_text(encoding="utf-8"))
   modules = [m for m in listing["module"] if not args.module or m["path"] in args.module]
@@ -106,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
   rows, below = [], []
   for module in modules:
     start = time.perf_counter()
-    found = run_module(module, work, args.max_children)
+    found = run_module(module, work, args.max_children, rerun=not args.report_only)
     listed = equivalent.get(module["path"], {})
     killed = sum(status in KILLED for status in found.values())
     survivors = {name: status for name, status in found.items() if status not in KILLED}
@@ -117,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
                  time.perf_counter() - start))
     if score < listing["target"]:
       below.append(module["path"])
-    folder = work / module["path"].replace("/", "_").removesuffix(".py")
+    folder = scratch_folder(work, module)
     for name, status in sorted(survivors.items()):
       if name not in listed:
         print(f"--- {status}: {name}\n{mutmut(folder, 'show', name).strip()}\n")
