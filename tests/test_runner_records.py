@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import pathlib
+import re
 import tomllib
 
 import numpy as np
@@ -217,3 +218,21 @@ def test_records_show_the_pudding_lover_holding_the_puddings(tmp_path):
 def test_fixed_rotation_keeps_each_competitor_in_its_seat(fixed_run):
   assert len(fixed_run) == 5
   assert all(r["seats"] == ["lover", "wild", "hater"] for r in fixed_run)
+
+
+def test_a_run_without_out_gets_a_new_dated_folder_under_runs(tmp_path, monkeypatch, capsys):
+  config = tmp_path / "config.toml"
+  config.write_text(FIXED_CONFIG.replace("num_games = 5", "num_games = 1"), encoding="utf-8")
+  monkeypatch.chdir(tmp_path)
+  for _ in range(3):  # within a second or two: later folders get a suffix
+    assert main(["run", str(config), "--quiet"]) in (0, None)
+  folders = sorted(path.name for path in (tmp_path / "runs").iterdir())
+  assert len(folders) == 3
+  stamps = [re.fullmatch(r"fixed-(\d{8}-\d{6})(-\d+)?", name) for name in folders]
+  assert all(stamps), folders
+  for name in folders:
+    lines = (tmp_path / "runs" / name / "records.jsonl").read_text().splitlines()
+    assert [json.loads(line)["seats"] for line in lines] == [["lover", "wild", "hater"]]
+  same_second = [m for m in stamps if m.group(1) == stamps[0].group(1)]
+  assert sorted(m.group(2) or "" for m in same_second) == \
+      ["", *[f"-{k}" for k in range(2, len(same_second) + 1)]]
