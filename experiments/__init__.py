@@ -1,4 +1,14 @@
-"""Reproducible experiments (config in, results, plots and provenance out).
+"""Reproducible experiments on top of the games (`sushigo_spiel`) and the solvers (`solvers`).
 
-Empty for now: the experiment harness lands here on top of the game in `sushigo_spiel`.
+A config (TOML) goes in; a run folder with results, a report and provenance comes out:
+
+  config.py       the checks every config shares (`Section`, `players`, ...)
+  run_folder.py   the run folder's files, durable appends, provenance
+  execution.py    running the units of any experiment: resumable, in parallel, replayable
+  runner.py       a config or run folder to its kind: `run`, `reproduce`, `report`
+  tournament/     bots playing games against each other: config, games, report
+  solving/        solving experiments, one module per kind behind `solving.KINDS`
+  stats.py        the statistics of tournament records
+  cli.py          the `sushigo` command; commands/ holds what each command does
+  bench/          speed benchmarks of the games, the searchers and the equilibrium solvers
 """

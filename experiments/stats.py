@@ -1,9 +1,9 @@
 """Statistics of an experiment run as pure functions over its game records.
 
-A record is one finished game as the runner writes it to `records.jsonl`: `index`, `game` (the game
-string), `seats` (competitor names by seat), `scores` (final points by seat) and `winners` (seats
-that won after the Pudding tie-break). Every figure is computed per game string and, when a run
-plays several game strings, over all of them together.
+A record is one finished game as a tournament writes it to `records.jsonl`: `index`, `game` (the
+game string), `seats` (competitor names by seat), `scores` (final points by seat) and `winners`
+(seats that won after the Pudding tie-break). Every figure is computed per game string and, when a
+run plays several game strings, over all of them together.
 
 The unit of observation is one competitor in one game. A competitor may hold several seats at one
 table (more seats than competitors); its seats at that table are averaged into one observation, so

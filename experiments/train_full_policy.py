@@ -42,7 +42,7 @@ def evaluate(game: pyspiel.Game, path: str, games: int, seed: int) -> dict:
     bots = [None, None]
     bots[seat] = policy_io.PolicyBot(game, seat, seed=seed + 2 * index, path=path)
     bots[1 - seat] = baselines.HeuristicBot(game, 1 - seat, seed=seed + 2 * index + 1)
-    table = play_match(game, bots, chance)._table  # pylint: disable=protected-access
+    table = play_match(game, bots, chance).table()
     scores = R.final_scores(game.rules, table)
     winners = scoring.winners(scores, table.puddings)
     margins.append(scores[seat] - scores[1 - seat])

@@ -5,22 +5,8 @@ and the number of rounds. All deal whole hands as one chance outcome (`deal=hand
 much smaller trees than dealing card by card and the same distribution over games. Two-player ones
 score `utility=margin` (zero sum), so they have a game value; the three-player one keeps points.
 
-Sizes and solve times, measured with `python -m solvers.equilibrium_bench --sizes` on the
-development machine (2 shared cores): histories are the nodes of the simultaneous game, chance and
-terminal included; the turn-based tree of `solvers.game_tree` has one more node per player and
-partial choice of a turn. The tree build walks the rules once; the sequence-form LP
-(`solvers.sequence_form`) gives the exact value and an equilibrium of the two-player ones.
-
-  name           histories  info sets per player   tree build  LP      what it is for
-  tiny                 259  68 / 68                  0.01 s    0.02 s  unit tests, readable
-  small             42,568  12,947 / 12,947          1.8 s     3.9 s   exact solution in seconds
-  medium           274,874  78,320 / 78,320          14 s      26 s    small plus two Wasabi
-  large          1,288,252  350,770 / 350,770        75 s      290 s   exact solution in minutes
-  chopsticks       165,077  32,089 / 32,089          4.8 s     6.1 s   Chopsticks, Wasabi, Maki
-  pudding           57,123  18,037 / 18,037          1.2 s     1.2 s   two rounds with Pudding
-  three_players      2,218  427 / 427 / 427          0.06 s    -       three players, NashConv
-  robot              1,937  190 / 110                0.03 s    0.01 s  robot variant, asymmetric
-  draft             10,365  970 / 970                0.30 s    0.10 s  Sushi Draft
+Their sizes and solve times are in the documentation (docs/equilibrium.md, "Reduced games"),
+printed by `python -m experiments.bench.equilibrium --sizes`.
 """
 
 from __future__ import annotations

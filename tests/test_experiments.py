@@ -20,9 +20,10 @@ import time
 import pytest
 
 import solvers
-from experiments import config as config_lib
+from experiments import run_folder
 from experiments import runner
 from experiments import solving
+from experiments.tournament import config as config_lib
 from experiments.cli import main
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -62,11 +63,11 @@ def write_config(directory: pathlib.Path, text: str = BASE_CONFIG,
 
 def run_quietly(config_path: pathlib.Path, out: pathlib.Path, **options) -> bytes:
   runner.run(config_path, out=out, quiet=True, **options)
-  return (out / runner.RECORDS_FILE).read_bytes()
+  return (out / run_folder.RECORDS_FILE).read_bytes()
 
 
 def record_count(run_dir: pathlib.Path) -> int:
-  path = run_dir / runner.RECORDS_FILE
+  path = run_dir / run_folder.RECORDS_FILE
   return path.read_bytes().count(b"\n") if path.exists() else 0
 
 
@@ -83,10 +84,10 @@ def reference(tmp_path_factory) -> tuple[pathlib.Path, bytes]:
 
 def test_reference_run_writes_every_file_and_full_records(reference):
   run_dir, records = reference
-  for name in (runner.CONFIG_FILE, runner.RESOLVED_FILE, runner.TIMINGS_FILE,
-               runner.PROVENANCE_FILE, "summary.md"):
+  for name in (run_folder.CONFIG_FILE, run_folder.RESOLVED_FILE, run_folder.TIMINGS_FILE,
+               run_folder.PROVENANCE_FILE, "summary.md"):
     assert (run_dir / name).is_file(), name
-  assert (run_dir / runner.CONFIG_FILE).read_text() == BASE_CONFIG
+  assert (run_dir / run_folder.CONFIG_FILE).read_text() == BASE_CONFIG
   lines = [json.loads(line) for line in records.decode().splitlines()]
   assert [r["index"] for r in lines] == list(range(24))
   for record in lines:
@@ -99,14 +100,14 @@ def test_reference_run_writes_every_file_and_full_records(reference):
   assert lines[0]["game"] == TINY and lines[12]["game"] == TINY_3P
   assert lines[2]["bots"][1] == {"bot": "heuristic", "params": {"temperature": 0.5},
                                  "seed": lines[2]["bots"][1]["seed"]}
-  resolved = json.loads((run_dir / runner.RESOLVED_FILE).read_text())
+  resolved = json.loads((run_dir / run_folder.RESOLVED_FILE).read_text())
   assert resolved["experiment"]["rotation"] == "all"
   assert resolved["report"]["metrics"] == ["score", "margin", "win"]
   assert resolved["config_hash"] == config_lib.parse(BASE_CONFIG).hash
-  session, = json.loads((run_dir / runner.PROVENANCE_FILE).read_text())["sessions"]
+  session, = json.loads((run_dir / run_folder.PROVENANCE_FILE).read_text())["sessions"]
   assert session["games_played"] == 24 and session["budget"] == {"kind": "none"}
   assert {"open_spiel", "numpy", "scipy", "python"} <= set(session["libraries"])
-  timings = (run_dir / runner.TIMINGS_FILE).read_text().splitlines()
+  timings = (run_dir / run_folder.TIMINGS_FILE).read_text().splitlines()
   assert sorted(json.loads(line)["index"] for line in timings) == list(range(24))
 
 
@@ -272,9 +273,9 @@ def test_game_index_maps_to_game_string_and_seating():
 
 def test_two_workers_give_identical_records(reference, tmp_path):
   _, records = reference
-  assert run_quietly(reference[0] / runner.CONFIG_FILE, tmp_path / "run", workers=2) == records
+  assert run_quietly(reference[0] / run_folder.CONFIG_FILE, tmp_path / "run", workers=2) == records
   workers = {json.loads(line)["worker"]
-             for line in (tmp_path / "run" / runner.TIMINGS_FILE).read_text().splitlines()}
+             for line in (tmp_path / "run" / run_folder.TIMINGS_FILE).read_text().splitlines()}
   assert len(workers) == 2
 
 
@@ -283,18 +284,18 @@ def test_ray_backend_gives_identical_records(reference, tmp_path):
   _, records = reference
   ray.init(num_cpus=2, include_dashboard=False)
   try:
-    assert run_quietly(reference[0] / runner.CONFIG_FILE, tmp_path / "run", backend="ray",
+    assert run_quietly(reference[0] / run_folder.CONFIG_FILE, tmp_path / "run", backend="ray",
                        workers=2) == records
   finally:
     ray.shutdown()
-  session, = json.loads((tmp_path / "run" / runner.PROVENANCE_FILE).read_text())["sessions"]
+  session, = json.loads((tmp_path / "run" / run_folder.PROVENANCE_FILE).read_text())["sessions"]
   assert session["backend"] == "ray" and "ray" in session["libraries"]
 
 
 def test_missing_ray_is_a_clear_error(reference, tmp_path, monkeypatch):
   monkeypatch.setitem(sys.modules, "ray", None)
-  with pytest.raises(runner.RunError, match=r'pip install -e "\.\[ray\]"'):
-    runner.run(reference[0] / runner.CONFIG_FILE, out=tmp_path / "run", backend="ray",
+  with pytest.raises(run_folder.RunError, match=r'pip install -e "\.\[ray\]"'):
+    runner.run(reference[0] / run_folder.CONFIG_FILE, out=tmp_path / "run", backend="ray",
                quiet=True)
 
 
@@ -318,8 +319,8 @@ def test_resume_after_kill_gives_identical_records(tmp_path):
   assert 5 <= record_count(interrupted) < 300, "the run was not interrupted mid-way"
   assert main(["run", str(config_path), "--out", str(interrupted), "--quiet"]) == 0
   whole = run_quietly(config_path, tmp_path / "whole")
-  assert (interrupted / runner.RECORDS_FILE).read_bytes() == whole
-  sessions = json.loads((interrupted / runner.PROVENANCE_FILE).read_text())["sessions"]
+  assert (interrupted / run_folder.RECORDS_FILE).read_bytes() == whole
+  sessions = json.loads((interrupted / run_folder.PROVENANCE_FILE).read_text())["sessions"]
   assert sessions[-1]["games_already_recorded"] >= 5
 
 
@@ -362,26 +363,26 @@ def test_killed_worker_process_then_rerun_gives_identical_records(tmp_path):
   assert main(["run", str(config_path), "--out", str(interrupted), "--quiet", "--workers",
                "2"]) == 0
   whole = run_quietly(config_path, tmp_path / "whole")
-  assert (interrupted / runner.RECORDS_FILE).read_bytes() == whole
+  assert (interrupted / run_folder.RECORDS_FILE).read_bytes() == whole
 
 
 def test_torn_last_line_is_ignored(reference, tmp_path):
   reference_dir, records = reference
   run_dir = tmp_path / "run"
   run_dir.mkdir()
-  for name in (runner.CONFIG_FILE, runner.RESOLVED_FILE):
+  for name in (run_folder.CONFIG_FILE, run_folder.RESOLVED_FILE):
     (run_dir / name).write_bytes((reference_dir / name).read_bytes())
   lines = records.splitlines(keepends=True)
-  (run_dir / runner.RECORDS_FILE).write_bytes(b"".join(lines[:7]) + lines[7][:40])
-  assert run_quietly(run_dir / runner.CONFIG_FILE, run_dir) == records
-  session, = json.loads((run_dir / runner.PROVENANCE_FILE).read_text())["sessions"]
+  (run_dir / run_folder.RECORDS_FILE).write_bytes(b"".join(lines[:7]) + lines[7][:40])
+  assert run_quietly(run_dir / run_folder.CONFIG_FILE, run_dir) == records
+  session, = json.loads((run_dir / run_folder.PROVENANCE_FILE).read_text())["sessions"]
   assert session["games_already_recorded"] == 7 and session["games_played"] == 17
 
 
 def test_other_config_in_the_same_folder_is_refused_unless_forced(reference, tmp_path, capsys):
   reference_dir, _ = reference
   run_dir = tmp_path / "run"
-  run_quietly(reference_dir / runner.CONFIG_FILE, run_dir)
+  run_quietly(reference_dir / run_folder.CONFIG_FILE, run_dir)
   other = write_config(tmp_path, _edit("seed = 5", "seed = 6"), name="other.toml")
   with pytest.raises(SystemExit) as exit_info:
     main(["run", str(other), "--out", str(run_dir), "--quiet"])
@@ -390,16 +391,17 @@ def test_other_config_in_the_same_folder_is_refused_unless_forced(reference, tmp
   assert "holds a run of a different config" in err and "--force" in err
   assert "Traceback" not in err
   assert main(["run", str(other), "--out", str(run_dir), "--quiet", "--force"]) == 0
-  records = [json.loads(line) for line in (run_dir / runner.RECORDS_FILE).read_text().splitlines()]
+  records = [json.loads(line)
+             for line in (run_dir / run_folder.RECORDS_FILE).read_text().splitlines()]
   assert len(records) == 24 and {r["seed"]["entropy"] for r in records} == {6}
-  assert (run_dir / runner.CONFIG_FILE).read_text() == other.read_text()
-  assert len(json.loads((run_dir / runner.PROVENANCE_FILE).read_text())["sessions"]) == 1
+  assert (run_dir / run_folder.CONFIG_FILE).read_text() == other.read_text()
+  assert len(json.loads((run_dir / run_folder.PROVENANCE_FILE).read_text())["sessions"]) == 1
 
 
 def test_non_empty_folder_without_a_run_is_refused(reference, tmp_path):
   (tmp_path / "notes.txt").write_text("mine")
-  with pytest.raises(runner.RunError, match="is not empty and holds no run"):
-    runner.run(reference[0] / runner.CONFIG_FILE, out=tmp_path, quiet=True)
+  with pytest.raises(run_folder.RunError, match="is not empty and holds no run"):
+    runner.run(reference[0] / run_folder.CONFIG_FILE, out=tmp_path, quiet=True)
 
 
 # ----- reproducing
@@ -409,7 +411,7 @@ def test_reproduce_matches_and_detects_a_tampered_record(reference, tmp_path, ca
   reference_dir, records = reference
   run_dir = tmp_path / "run"
   run_dir.mkdir()
-  for name in (runner.CONFIG_FILE, runner.RESOLVED_FILE, runner.RECORDS_FILE):
+  for name in (run_folder.CONFIG_FILE, run_folder.RESOLVED_FILE, run_folder.RECORDS_FILE):
     (run_dir / name).write_bytes((reference_dir / name).read_bytes())
   capsys.readouterr()
   assert main(["reproduce", str(run_dir)]) == 0
@@ -419,7 +421,7 @@ def test_reproduce_matches_and_detects_a_tampered_record(reference, tmp_path, ca
   tampered = json.loads(lines[3])
   tampered["scores"][0] += 1
   lines[3] = json.dumps(tampered)
-  (run_dir / runner.RECORDS_FILE).write_text("\n".join(lines) + "\n")
+  (run_dir / run_folder.RECORDS_FILE).write_text("\n".join(lines) + "\n")
   assert main(["reproduce", str(run_dir), "--workers", "2"]) == 1
   out = capsys.readouterr().out
   assert "game 3: scores differ" in out and "Mismatch: 1 of 24 records differ" in out
@@ -428,10 +430,10 @@ def test_reproduce_matches_and_detects_a_tampered_record(reference, tmp_path, ca
 def test_reproduce_refuses_an_edited_config(reference, tmp_path):
   run_dir = tmp_path / "run"
   run_dir.mkdir()
-  (run_dir / runner.RESOLVED_FILE).write_bytes(
-      (reference[0] / runner.RESOLVED_FILE).read_bytes())
+  (run_dir / run_folder.RESOLVED_FILE).write_bytes(
+      (reference[0] / run_folder.RESOLVED_FILE).read_bytes())
   write_config(run_dir, _edit("seed = 5", "seed = 8"))
-  with pytest.raises(runner.RunError, match="does not match the hash"):
+  with pytest.raises(run_folder.RunError, match="does not match the hash"):
     runner.reproduce(run_dir, quiet=True)
 
 
@@ -463,7 +465,7 @@ def test_report_of_a_folder_without_records_is_a_clean_error(tmp_path, capsys):
 
 def test_example_configs_are_valid():
   for path in sorted((ROOT / "experiments" / "configs").glob("*.toml")):
-    if solving.is_solving_config(path):
+    if runner.experiment_kind(path) != "tournament":
       assert solving.load(path).units(), path
     else:
       assert config_lib.load(path).notes() == [], path

@@ -1,8 +1,8 @@
-"""Scripted whole-game tests of `python_sushi_go` through the pyspiel API, against SPEC.md.
+"""Scripted whole-game tests of `python_sushi_go` through the pyspiel API, against docs/rules.md.
 
 Every game here uses a reduced deck made of exactly the cards the test deals (see `deck_for`) and a
 small `hand_size`/`rounds`, so every hand is chosen by the test. The expected points are worked out
-by hand in the comments from /work/shared/rules/SPEC.md, never computed with the code under test
+by hand in the comments from docs/rules.md, never computed with the code under test
 (the pure scoring functions are covered by test_scoring.py).
 
 Reading the traces: with hand_size h, on turn t each player picks from the hand it holds, then
@@ -23,7 +23,7 @@ from support import (CH, D, EGG, M1, M2, M3, SA, SAL, SQ, P, T, W, action_by_nam
                      legal_names, load, play, random_playout)
 
 
-# The 12 canonical names of SPEC.md with their standard counts and the deck codes of the brief.
+# The 12 canonical names of docs/rules.md with their standard counts and the deck codes.
 SPEC_COUNTS = {T: 14, SA: 14, D: 14, M1: 6, M2: 12, M3: 8, EGG: 5, SAL: 10, SQ: 5, W: 6, CH: 4,
                P: 10}
 CODE = {T: "tempura", SA: "sashimi", D: "dumpling", M1: "maki1", M2: "maki2", M3: "maki3",

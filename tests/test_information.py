@@ -4,7 +4,7 @@ Hands pass from player i to player i+1, so at turn t (0-based) of a round player
 first dealt to player p - t, and has held the hands dealt to p, p-1, ..., p-t. With 3 players,
 player 0 receives player 2's hand at turn 1 and player 1's hand only at turn 2.
 
-Expected values are worked out by hand from SPEC.md and the docstrings of `sushi_go.py` (observer
+Expected values are worked out by hand from docs/rules.md and the docstrings of `sushi_go.py` (observer
 layout: seats relative to the observer, index 0 is the observer, 1 the player to its left). The
 "no hidden card" checks use two independent ways of changing what a player has not seen: an edit of
 the chance history written here (`perturb_hidden`), and `resample_from_infostate` itself.
@@ -148,7 +148,7 @@ def at(game, seed: int, round_: int, turn: int | None = None, dealt: int | None 
 SCRIPT = dict(players=3, hand_size=4, rounds=2,
               deck="tempura:4/sashimi:4/dumpling:3/maki2:2/egg:2/salmon:2/squid:2/wasabi:2"
                    "/chopsticks:2/pudding:3")
-# The card numbers: the types of the deck in the canonical order of SPEC.md.
+# The card numbers: the types of the deck in the canonical order of docs/rules.md.
 ORDER = [T, SA, D, M2, EGG, SAL, SQ, W, CH, P]
 IDX = {name: i for i, name in enumerate(ORDER)}
 

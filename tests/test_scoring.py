@@ -1,7 +1,7 @@
-"""Tests of the pure Sushi Go scoring functions against /work/shared/rules/SPEC.md.
+"""Tests of the pure Sushi Go scoring functions against docs/rules.md.
 
-Every expected number is worked out by hand from SPEC.md (and the Italian/French/German rulebooks
-beside it) in the comments, never computed with the code under test. None of the rulebooks has a
+Every expected number is worked out by hand from docs/rules.md (and the Italian/French/German rulebooks
+it states) in the comments, never computed with the code under test. None of the rulebooks has a
 worked full-round example; the only rulebook examples are Maki (5, 3, 3, 2 -> 6, 1, 1, 0) and
 Pudding (4, 3, 0, 0 -> +6, 0, -3, -3), both tested below.
 """
@@ -28,7 +28,7 @@ from sushigo_spiel.sushi_go.scoring import (
 PROPERTY = settings(max_examples=200, deadline=None, database=None)
 
 
-# The 12 canonical names of SPEC.md, written out here rather than read from cards.py.
+# The 12 canonical names of docs/rules.md, written out here rather than read from cards.py.
 SPEC_NAMES = (T, SA, D, M1, M2, M3, EGG, SAL, SQ, W, CH, P)
 NIGIRI = (EGG, SAL, SQ)
 NO_MAKI_NAMES = tuple(n for n in SPEC_NAMES if n not in (M1, M2, M3))
@@ -48,7 +48,7 @@ def tallies_of(tableaus):
 
 
 # --------------------------------------------------------------------------------------------
-# The card table (SPEC.md, "Cards (108)")
+# The card table (docs/rules.md, "Cards (108)")
 # --------------------------------------------------------------------------------------------
 
 def test_card_table_matches_spec():

@@ -1,4 +1,4 @@
-"""Tests of the solving experiments (`experiments/solving.py`): configs, runs, resume, reproduce.
+"""Tests of the solving experiments (`experiments/solving/`): configs, runs, resume, reproduce.
 
 Every run here is on the `tiny` reduced game, whose tree has 68 information sets per player, so a
 whole experiment takes a fraction of a second. Figures are checked against the solvers called
@@ -14,8 +14,10 @@ import numpy as np
 import pytest
 
 from experiments import config as config_lib
+from experiments import run_folder
 from experiments import runner
 from experiments import solving
+from experiments.tournament import config as tournament_config
 from solvers.equilibrium import exploitability
 from solvers.equilibrium.game_tree import GameTree
 from sushigo_spiel import reduced_games
@@ -105,8 +107,8 @@ def test_convergence_points_match_the_solvers_run_directly(convergence_run, tiny
 
 
 def test_convergence_run_writes_report_plots_and_provenance(convergence_run):
-  for name in (solving.SUMMARY_MD, solving.RESULTS_CSV, runner.PROVENANCE_FILE,
-               runner.RESOLVED_FILE, "plots/convergence_tiny.png"):
+  for name in (solving.SUMMARY_MD, solving.RESULTS_CSV, run_folder.PROVENANCE_FILE,
+               run_folder.RESOLVED_FILE, "plots/convergence_tiny.png"):
     assert (convergence_run / name).is_file(), name
   summary = (convergence_run / solving.SUMMARY_MD).read_text()
   assert "| tiny | cfr+ | 40 |" in summary
@@ -117,11 +119,11 @@ def test_convergence_run_writes_report_plots_and_provenance(convergence_run):
 def test_interrupted_run_resumes_with_the_same_figures(convergence_run, tmp_path):
   config = solving.load(write(tmp_path, CONVERGENCE))
   run_dir = tmp_path / "run"
-  runner.prepare(run_dir, config, force=False)
+  run_folder.prepare(run_dir, config, force=False)
   first, _ = solving.run_unit(config, config.units()[0])
   (run_dir / solving.RESULTS_FILE).write_text(json.dumps(first) + "\n" + '{"unit": 1, "alg')
   solving.run(write(tmp_path, CONVERGENCE), out=run_dir, quiet=True)
-  strip = solving._without_seconds  # pylint: disable=protected-access
+  strip = solving.without_seconds
   assert strip(results(run_dir)) == strip(results(convergence_run))
 
 
@@ -173,9 +175,9 @@ def test_bad_solving_config_is_refused_naming_the_key(edit, message):
 
 
 def test_cli_tells_a_solving_config_from_a_tournament(tmp_path):
-  assert solving.is_solving_config(write(tmp_path, CONVERGENCE))
+  assert runner.experiment_kind(write(tmp_path, CONVERGENCE)) != "tournament"
   tournament = pathlib.Path(__file__).resolve().parents[1] / "experiments/configs/quickstart.toml"
-  assert not solving.is_solving_config(tournament)
+  assert runner.experiment_kind(tournament) == "tournament"
   text = tournament.read_text().replace('[experiment]\n', '[experiment]\nkind = "tournament"\n')
-  assert not solving.is_solving_config(write(tmp_path, text))
-  assert config_lib.parse(text).hash == config_lib.load(tournament).hash
+  assert runner.experiment_kind(write(tmp_path, text)) == "tournament"
+  assert tournament_config.parse(text).hash == tournament_config.load(tournament).hash

@@ -13,7 +13,7 @@ import random
 import pytest
 import scipy.stats
 
-from experiments import report
+from experiments.tournament import summary as report
 from experiments import stats
 from sushigo_spiel.drafting.dynamics import margins
 

@@ -149,16 +149,17 @@ def _targets(results: dict, players: Sequence[int]) -> list[dict]:
   reference = results[REFERENCE]["steps_per_s"]
   targets = []
   for n in players:
-    targets.append(_target(f"Sushi Go {n}p steps/s / goofspiel steps/s",
+    targets.append(target(f"Sushi Go {n}p steps/s / goofspiel steps/s",
                            results[sushi_go_string(n)]["steps_per_s"] / reference,
                            MIN_STEP_RATIO))
   if 2 in players:
-    targets.append(_target("Sushi Go 2p full games/s",
+    targets.append(target("Sushi Go 2p full games/s",
                            results[sushi_go_string(2)]["games_per_s"], MIN_GAMES_2P))
   return targets
 
 
-def _target(name: str, value: float, minimum: float) -> dict:
+def target(name: str, value: float, minimum: float) -> dict:
+  """A named figure checked against its minimum, as the reports list it."""
   return {"name": name, "value": value, "minimum": minimum, "passed": value >= minimum}
 
 

@@ -47,7 +47,7 @@ def iterations_per_second(name: str, game: pyspiel.Game, state: pyspiel.State,
   start = time.perf_counter()
   if name == REFERENCE:
     bot.step(state)
-    iterations = bot._search._root_node.total_visits  # pylint: disable=protected-access
+    iterations = bot.last_search_visits()
   else:
     root = bot.search(state)
     iterations = sum(root.visits(a) for a in root.arms())
@@ -95,7 +95,7 @@ def run(players: Sequence[int] = (2, 4), seconds: float = 1.0, repeats: int = 3,
         seed: int = 0) -> dict:
   """`ismcts_speed` for each player count, with the targets (ratio at least `MIN_RATIO`)."""
   speeds = [ismcts_speed(n, seconds, repeats, seed) for n in players]
-  targets = [bench._target(  # pylint: disable=protected-access
+  targets = [bench.target(
       f"{name} {s['players']}p iterations/s / {REFERENCE}'s", s["ratios"][name], MIN_RATIO)
       for s in speeds for name in SEARCHERS]
   return {"seconds": seconds, "repeats": repeats, "seed": seed, "speeds": speeds,

@@ -326,7 +326,7 @@ class LiftedPolicy(policy.Policy):
   a key the solver never reached gets the uniform policy over the legal actions. With an
   abstraction whose keys do not fix the action set (`fixed_actions`), a key's probabilities are
   restricted to the actions legal at the state and renormalised (uniform if none has any).
-  `metadata` holds the training provenance (see `solvers/policy_io.py`).
+  `metadata` holds the training provenance (see `policies.py`).
   """
 
   def __init__(self, game: pyspiel.Game, abstraction: Abstraction,

@@ -13,6 +13,7 @@ from collections.abc import Hashable
 
 import numpy as np
 import pyspiel
+import tqdm
 
 from solvers.equilibrium.abstraction import Abstraction, Identity, LiftedPolicy
 from solvers.equilibrium.game_tree import GameTree
@@ -52,7 +53,6 @@ class RegretSolver:
       raise ValueError("run needs exactly one of iterations and seconds")
     bar = None
     if progress:
-      import tqdm  # pylint: disable=import-outside-toplevel
       bar = tqdm.tqdm(total=iterations, unit="it", desc=self.algorithm)
     start, cpu_start = time.perf_counter(), time.process_time()
     done = 0

@@ -334,7 +334,7 @@ class GameTree:
     if bad.any():
       infoset = int(np.flatnonzero(bad)[0])
       given = dict(zip(self.infoset_actions(infoset),
-                       self._infoset_slice(policy, infoset).tolist()))
+                       self.infoset_slice(policy, infoset).tolist()))
       raise ValueError(
           f"the policy is not a distribution at information set {infoset} (player"
           f" {self.infoset_player[infoset]}; {int(bad.sum())} such sets in all): probabilities"
@@ -491,14 +491,14 @@ class GameTree:
     policy = self.check_policy(policy)
     return pyspiel.TabularPolicy({
         self.turn_based_string(i): list(zip(self.infoset_actions(i),
-                                            self._infoset_slice(policy, i).tolist()))
+                                            self.infoset_slice(policy, i).tolist()))
         for i in range(self.num_infosets)})
 
   def to_policy(self, policy: np.ndarray) -> TreePolicy:
     """A `policy.Policy` of the simultaneous game (it answers turn-based states too)."""
     return TreePolicy(self, self.check_policy(policy))
 
-  def _infoset_slice(self, policy: np.ndarray, infoset: int) -> np.ndarray:
+  def infoset_slice(self, policy: np.ndarray, infoset: int) -> np.ndarray:
     start = self.infoset_first_slot[infoset]
     return policy[start:start + self.infoset_num_actions[infoset]]
 
@@ -515,5 +515,5 @@ class TreePolicy(policy_lib.Policy):
   def action_probabilities(self, state, player_id=None) -> dict[int, float]:
     player = state.current_player() if player_id is None else player_id
     infoset = self.tree.infoset_index(state.information_state_string(player))
-    probabilities = self.tree._infoset_slice(self.array, infoset)  # pylint: disable=protected-access
+    probabilities = self.tree.infoset_slice(self.array, infoset)
     return dict(zip(self.tree.infoset_actions(infoset), probabilities.tolist()))

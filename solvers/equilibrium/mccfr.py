@@ -74,6 +74,22 @@ class MCCFRSolver(RegretSolver):
   def _walk(self, table, player: int) -> float:
     raise NotImplementedError
 
+  def _others_sampled(self, table, traverser: int, average: bool) -> list[int]:
+    """A joint action with every player but the traverser sampled from its current strategy, in
+    player order (adding that strategy to its average when `average`); the traverser's entry is
+    left at 0 for the caller."""
+    joint = [0] * self.rules.num_players
+    for player in range(self.rules.num_players):
+      if player == traverser:
+        continue
+      actions, cells = self._node(table, player)
+      strategy = regret_matching([cell[0] for cell in cells])
+      if average:
+        for cell, p in zip(cells, strategy):
+          cell[1] += p
+      joint[player] = actions[self._sample(strategy)]
+    return joint
+
   def _past_chance(self, table):
     """`table` with chance sampled until someone decides or the game ends."""
     return self.dynamics.skip_chance(self.rules, table, self._rng.random)
@@ -105,15 +121,7 @@ class ExternalSamplingMCCFR(MCCFRSolver):
     table = self._past_chance(table)
     if table.actor == TERMINAL:
       return self.dynamics.returns(rules, table)[traverser]
-    joint = [0] * rules.num_players
-    for player in range(rules.num_players):
-      if player == traverser:
-        continue
-      actions, cells = self._node(table, player)
-      strategy = regret_matching([cell[0] for cell in cells])
-      for cell, p in zip(cells, strategy):
-        cell[1] += p
-      joint[player] = actions[self._sample(strategy)]
+    joint = self._others_sampled(table, traverser, average=True)
     actions, cells = self._node(table, traverser)
     strategy = regret_matching([cell[0] for cell in cells])
     values = []
@@ -148,11 +156,7 @@ class OutcomeSamplingMCCFR(MCCFRSolver):
     table = self._past_chance(table)
     if table.actor == TERMINAL:
       return self.dynamics.returns(rules, table)[traverser]
-    joint = [0] * rules.num_players
-    for player in range(rules.num_players):
-      if player != traverser:
-        actions, cells = self._node(table, player)
-        joint[player] = actions[self._sample(regret_matching([cell[0] for cell in cells]))]
+    joint = self._others_sampled(table, traverser, average=False)
     actions, cells = self._node(table, traverser)
     strategy = regret_matching([cell[0] for cell in cells])
     explore = self.exploration / len(actions)

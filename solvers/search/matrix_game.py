@@ -1,6 +1,6 @@
 """Zero-sum matrix games: the value and optimal (maximin) strategies of both players.
 
-The exact world solvers of Perfect Information Monte Carlo (`solvers/world_solvers.py`) meet a
+The exact world solvers of Perfect Information Monte Carlo (`world_solvers.py`) meet a
 simultaneous move at every node of their search: with two players (or one player against a
 coalition) and a zero-sum objective it is a matrix game, and its value is the node's value. Most of
 these games are tiny, so the cheap cases are answered directly and only the rest go to a linear

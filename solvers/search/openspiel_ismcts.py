@@ -56,6 +56,10 @@ class OpenSpielISMCTSBot(Bot):
     """OpenSpiel's final policy at `state` (most visited action), which the move is drawn from."""
     return self._search.get_policy(self._turn_based_state(state))
 
+  def last_search_visits(self) -> int:
+    """The visits of the root of the last search: the simulations a speed benchmark counts."""
+    return self._search.root_visits()
+
   def _turn_based_state(self, state: pyspiel.State) -> pyspiel.State:
     """The turn-based state where this bot's player is to move, given either form of the game."""
     if state.get_game().get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL:
@@ -92,6 +96,10 @@ class _TimedISMCTSBot(ismcts.ISMCTSBot):
   """
 
   seconds = 0.0
+
+  def root_visits(self) -> int:
+    """The visits of the root of the last search."""
+    return self._root_node.total_visits
 
   def run_search(self, state: pyspiel.State):
     if self.seconds <= 0:

@@ -3,7 +3,7 @@
 At each decision the bot samples K worlds consistent with what its player knows
 (`knowledge.determinize`: the cards it has not seen are redealt uniformly). In a world every hand is
 known, so only the players' simultaneous choices and the deals of later rounds remain; each world
-is solved by a world solver (`solvers/world_solvers.py`: simultaneous-move MCTS, exact two-player
+is solved by a world solver (`world_solvers.py`: simultaneous-move MCTS, exact two-player
 backward induction with matrix games, paranoid, or max-n) and the per-world action values are
 averaged. The decision is the action with the best mean value (`final=argmax`, ties to the lower
 action id) or a draw from the mean of the per-world policies (`final=policy`).

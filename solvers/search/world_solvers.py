@@ -2,7 +2,7 @@
 
 A world is a `rules.Table` in which every hand is known (`knowledge.determinize`). What remains
 uncertain is the players' simultaneous choices and the deals of later rounds. Each solver returns,
-for the searching player, a value per legal action and a policy (`WorldResult`); `solvers/pimc.py`
+for the searching player, a value per legal action and a policy (`WorldResult`); `pimc.py`
 averages them over worlds.
 
 Objective. Worlds are valued by the game's utility, except that `utility=score` is replaced by the

@@ -16,6 +16,8 @@ the game's `Dynamics` tell the same story, and that what a player knows is consi
                     game is over beyond the undealt cards
   determinization   `determinize` keeps the player's information state (its `infoset_key`) and
                     knowledge; `resample_from_infostate` keeps its information state string
+  round history     `round_decisions` lists each decision of the round so far, with the joint
+                    action played, legal there
   information sets  `infoset_key` and the information state string induce the same partition
                     of every position met
   observations      after one joint action from two positions a player cannot tell apart, equal
@@ -82,7 +84,8 @@ def _check_type(game: DraftingGame) -> None:
 def _check_one_game(game: DraftingGame, rng: random.Random, strings: dict, keys: dict) -> int:
   dynamics, rules = game.dynamics, game.rules
   state, table = game.new_initial_state(), dynamics.initial_table(rules)
-  decisions = positions = 0
+  decisions = positions = this_round = 0
+  current_round = 0
   while True:
     positions += 1
     if state.table() != table:
@@ -101,7 +104,11 @@ def _check_one_game(game: DraftingGame, rng: random.Random, strings: dict, keys:
     decisions += 1
     if decisions > game.max_game_length():
       raise _fail(game, f"more than max_game_length() = {game.max_game_length()} decisions")
+    if table.round != current_round:
+      current_round, this_round = table.round, 0
+    _check_round_decisions(game, state, this_round)
     joint = _check_decision(game, state, rng, strings, keys)
+    this_round += 1
     state.apply_actions(joint)
     table = dynamics.play(rules, table, joint)
 
@@ -140,6 +147,19 @@ def _check_decision(game: DraftingGame, state: DraftingState, rng: random.Random
   _check_illegal_action(game, state, joint)
   _check_determinization(game, state, joint, rng)
   return joint
+
+
+def _check_round_decisions(game: DraftingGame, state: DraftingState, expected: int) -> None:
+  dynamics, rules = game.dynamics, game.rules
+  decisions = dynamics.round_decisions(rules, state.table())
+  if len(decisions) != expected:
+    raise _fail(game, f"round_decisions lists {len(decisions)} decisions this round; the game"
+                      f" made {expected}", state)
+  for before, actions in decisions:
+    if before.round != state.table().round or any(
+        a not in dynamics.legal_actions(rules, before, p) for p, a in enumerate(actions)):
+      raise _fail(game, f"round_decisions lists {actions}, not a legal joint action of this"
+                        " round", state)
 
 
 def _check_knowledge(game: DraftingGame, state: DraftingState, player: int) -> None:

@@ -125,6 +125,9 @@ class Dynamics:
   action `actions` at `before` followed by any chance up to `after`: the part of the joint action
   it sees, and what it newly sees at `after`. Given the player's information set at `before`, it
   identifies the one at `after`: the key of a search tree's child."""
+  round_decisions: Callable[[Any, Any], list[tuple[Any, list[int]]]]
+  """(rules, table): the decisions of the current round so far, as (the table at the decision,
+  the joint action played there), in order: what a range over hidden cards is weighted by."""
   infoset_key: Callable[[Any, Any, int], Hashable]
   """(rules, table, player): the player's perfect-recall information state as a hashable value,
   the same partition as the observer's information state string (tested), and much cheaper."""

@@ -94,6 +94,29 @@ def _bounded_compositions(caps: tuple[int, ...], size: int):
       yield (v,) + tail
 
 
+def deal_step(rules, deck: Sequence[int], dealt: int, hands: Sequence[Sequence[int]],
+              outcome: int) -> tuple[int, tuple[int, ...], tuple[int, ...]]:
+  """One step of a deal: the hand `outcome` goes to, that hand afterwards, and the deck.
+
+  With `deal=card` the outcome is a card for the hand being dealt (hands are dealt one after the
+  other, `rules.hand_size` cards each); with `deal=hand` it is a whole hand's number. `hands` are
+  the hands dealt so far, in dealing order. A ValueError says when the deck cannot deal it.
+  """
+  if rules.deal == "card":
+    if not 0 <= outcome < len(deck) or not deck[outcome]:
+      raise ValueError(f"chance outcome {outcome} is not a card left in the deck; allowed: "
+                       f"{[c for c, n in enumerate(deck) if n]}")
+    receiver = dealt // rules.hand_size
+    hand = tuple(n + (c == outcome) for c, n in enumerate(hands[receiver]))
+    return receiver, hand, tuple(n - (c == outcome) for c, n in enumerate(deck))
+  if not 0 <= outcome < rules.hand_ranking.size:
+    raise ValueError(f"chance outcome {outcome} is out of range 0..{rules.hand_ranking.size - 1}")
+  hand = rules.hand_ranking.unrank(outcome)
+  if any(k > n for k, n in zip(hand, deck)):
+    raise ValueError(f"chance outcome {outcome} ({rules.hand_string(hand)}) is not in the deck")
+  return dealt, hand, tuple(n - k for n, k in zip(deck, hand))
+
+
 def deal_outcomes(rules, hands: Sequence[Sequence[int]]) -> list[int]:
   """The chance outcomes that deal `hands` (count vectors, in dealing order) under `rules.deal`:
   card types one card at a time (`card`), or one hand number per hand (`hand`)."""

@@ -199,11 +199,34 @@ def resampled_steps(rules: R.Rules, table: R.Table, player: int, uniform: Unifor
   (chance outcomes as ints, joint actions as lists): the chip piles' orders redrawn
   (`resample_piles`), then for every round so far a redrawn deal and hidden keeps
   (`resample_round`) with the real eats and `player`'s own keeps."""
-  steps: list[int | list[int]] = list(resample_piles(rules, table, player, uniform))
+  piles = resample_piles(rules, table, player, uniform)
+  return _steps(rules, table, piles,
+                lambda round_: resample_round(rules, table, player, round_, uniform))
+
+
+def history_steps(rules: R.Rules, table: R.Table) -> list[int | list[int]]:
+  """The real history of the game that reached `table`, as `resampled_steps` gives a redrawn
+  one."""
+  piles = []
+  for pile in range(table.ordered):
+    order = [chip.value for chip in table.chips if chip.pile == pile] + list(table.piles[pile])
+    piles.append(rules.pile_orders[pile].index(tuple(order)))
+
+  def dealt(round_: int) -> RoundDeal:
+    turns = [t for t in table.log if t.round == round_]
+    return RoundDeal(list(turns[0].hands if turns else table.hands),
+                     [turn.keeps for turn in turns if turn.keeps])
+  return _steps(rules, table, piles, dealt)
+
+
+def _steps(rules: R.Rules, table: R.Table, piles: list[int], deal_of) -> list[int | list[int]]:
+  """Steps from the pile orders `piles`, then for every round so far the deal and keeps
+  `deal_of(round)` gives, with the real eats (the keeps of the log's turns, in order)."""
+  steps: list[int | list[int]] = list(piles)
   if table.ordered < NUM_PILES:
     return steps
   for round_ in range(table.round + 1):
-    deal = resample_round(rules, table, player, round_, uniform)
+    deal = deal_of(round_)
     dealt = table.dealt if round_ == table.round else rules.deal_steps
     steps += deal_outcomes(rules, deal.hands)[:dealt]
     turns = [t for t in table.log if t.round == round_]
@@ -214,16 +237,34 @@ def resampled_steps(rules: R.Rules, table: R.Table, player: int, uniform: Unifor
   return steps
 
 
+def round_decisions(rules: R.Rules, table: R.Table) -> list[tuple[R.Table, list[int]]]:
+  """The decisions of the current round so far (Eat and Keep steps): the table at each and the
+  joint action played."""
+  decisions = []
+  replayed = R.initial_table(rules)
+  for step in history_steps(rules, table):
+    if isinstance(step, list):
+      if replayed.round == table.round:
+        decisions.append((replayed, step))
+      replayed = R.play(rules, replayed, step)
+    else:
+      replayed = R.apply_chance(rules, replayed, step)
+  return decisions
+
+
 def determinize(rules: R.Rules, table: R.Table, player: int, uniform: Uniform) -> R.Table:
   """A table `player` cannot tell from `table`: `resampled_steps` replayed from the start (the
   table itself once the game is over)."""
   if table.actor == TERMINAL:
     return table
-  rebuilt = R.initial_table(rules)
-  for step in resampled_steps(rules, table, player, uniform):
-    if isinstance(step, list):
-      rebuilt = R.play(rules, rebuilt, step)
-    else:
-      rebuilt = R.apply_chance(rules, rebuilt, step)
-  return rebuilt
+  return replay(rules, resampled_steps(rules, table, player, uniform))
+
+
+def replay(rules: R.Rules, steps: list[int | list[int]]) -> R.Table:
+  """The table the steps reach from the start of the game."""
+  table = R.initial_table(rules)
+  for step in steps:
+    table = R.play(rules, table, step) if isinstance(step, list) else \
+        R.apply_chance(rules, table, step)
+  return table
 

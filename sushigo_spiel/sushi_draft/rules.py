@@ -7,7 +7,7 @@ The structure mirrors Sushi Go's rules: `Rules` is a game's fixed configuration,
 that changes, and each function returns a new `Table`, so cloning a state is free. What a player
 knows, and redrawing what it does not, is in `knowledge.py`.
 
-Cards are numbered as in `draft_cards.CARDS` (five sushi types, then the Wild); every type keeps its
+Cards are numbered as in `cards.CARDS` (five sushi types, then the Wild); every type keeps its
 number even when the `deck` parameter leaves it out, so the action table never changes. A hand is
 a tuple of counts per card type. With S sushi types, actions are:
   c          < S       Eat sushi card c
@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 from sushigo_spiel.drafting.dynamics import (CHANCE, SIMULTANEOUS, TERMINAL, FrozenRules,
                                              utilities)
-from sushigo_spiel.drafting.hand_ranking import HandRanking, check_hand_deal
+from sushigo_spiel.drafting.hand_ranking import HandRanking, check_hand_deal, deal_step
 from sushigo_spiel.drafting.parameters import check_common_parameters, parse_items
 from sushigo_spiel.drafting.sampling import Uniform, draw_cards, pick_index, pick_uniformly
 from sushigo_spiel.sushi_draft.cards import (BY_CODE, CARDS, DEFAULT_CHIPS, DESSERT, NUM_PILES,
@@ -229,27 +229,11 @@ def apply_chance(rules: Rules, table: Table, outcome: int) -> Table:
                        f" for the order of the {PILE_NAMES[table.ordered]} pile")
     piles = table.piles[:table.ordered] + (orders[outcome],) + table.piles[table.ordered + 1:]
     return table._replace(ordered=table.ordered + 1, piles=piles)
-  deck, hands = list(table.deck), list(table.hands)
-  if rules.deal == "card":
-    if not 0 <= outcome < NUM_TYPES or not deck[outcome]:
-      raise ValueError(f"chance outcome {outcome} is not a card left in the deck; allowed: "
-                       f"{[c for c, n in enumerate(deck) if n]}")
-    player = table.dealt // rules.hand_size
-    hand = list(hands[player])
-    hand[outcome] += 1
-    deck[outcome] -= 1
-  else:
-    if not 0 <= outcome < rules.hand_ranking.size:
-      raise ValueError(f"chance outcome {outcome} is out of range 0..{rules.hand_ranking.size - 1}")
-    hand = rules.hand_ranking.unrank(outcome)
-    if any(k > n for k, n in zip(hand, deck)):
-      raise ValueError(f"chance outcome {outcome} ({rules.hand_string(hand)}) is not in the deck")
-    player = table.dealt
-    deck = [n - k for n, k in zip(deck, hand)]
-  hands[player] = tuple(hand)
+  player, hand, deck = deal_step(rules, table.deck, table.dealt, table.hands, outcome)
+  hands = table.hands[:player] + (hand,) + table.hands[player + 1:]
   dealt = table.dealt + 1
   return table._replace(actor=CHANCE if dealt < rules.deal_steps else SIMULTANEOUS, dealt=dealt,
-                        deck=tuple(deck), hands=tuple(hands))
+                        deck=deck, hands=hands)
 
 
 def sample_chance(rules: Rules, table: Table, uniform: Uniform) -> int:

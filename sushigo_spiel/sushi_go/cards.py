@@ -1,6 +1,6 @@
 """The Sushi Go cards: the one place where names, short codes, deck counts and card values live.
 
-Canonical names are the English names of SPEC.md; they are what action strings, tableaus and docs
+Canonical names are the English names of docs/rules.md; they are what action strings, tableaus and docs
 use. Short codes are lower-case words that survive an OpenSpiel game string (no comma, no space),
 used by the `deck` parameter: `deck=tempura:4/sashimi:3/squid:2`.
 """
@@ -56,7 +56,7 @@ BY_CODE: dict[str, Card] = {card.code: card for card in CARDS}
 STANDARD_DECK_SIZE = sum(card.count for card in CARDS)
 SOY_SAUCE = BY_CODE["soy"]
 
-# Cards dealt to each player per round, by player count (SPEC.md, "Setup and flow").
+# Cards dealt to each player per round, by player count (docs/rules.md, "Setup and flow").
 HAND_SIZE_BY_PLAYERS: dict[int, int] = {2: 10, 3: 9, 4: 8, 5: 7}
 
 

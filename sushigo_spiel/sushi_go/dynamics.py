@@ -18,5 +18,6 @@ DYNAMICS = Dynamics(
     knowledge=knowledge.knowledge,
     determinize=knowledge.determinize,
     observation=knowledge.observation,
+    round_decisions=knowledge.round_decisions,
     infoset_key=knowledge.infoset_key,
 )

@@ -183,14 +183,44 @@ def resampled_round(rules: R.Rules, table: R.Table, player: int, uniform: Unifor
 
 
 def determinize(rules: R.Rules, table: R.Table, player: int, uniform: Uniform) -> R.Table:
-  """A table `player` cannot tell apart from `table`, the cards it has not seen redealt.
-
-  The current round is rebuilt from its first table with the rules functions: the redrawn deal,
-  then the round's real picks (and the robot's draws).
-  """
+  """A table `player` cannot tell apart from `table`, the cards it has not seen redealt: the
+  current round rebuilt from the redrawn deal with the round's real picks."""
   if table.actor == TERMINAL:
     return table
-  deals, draws = resampled_round(rules, table, player, uniform)
+  return rebuild_round(rules, table, *resampled_round(rules, table, player, uniform))
+
+
+def round_decisions(rules: R.Rules, table: R.Table) -> list[tuple[R.Table, list[int]]]:
+  """The decisions of the current round so far: the table at each and the joint action played."""
+  decisions = []
+  if table.actor != TERMINAL:
+    rebuild_round(rules, table, *dealt_round(rules, table),
+                  visit=lambda before, actions: decisions.append((before, actions)))
+  return decisions
+
+
+def dealt_round(rules: R.Rules, table: R.Table) -> tuple[list[tuple[int, ...]], list[int]]:
+  """This round's real deal (hands as dealt, the robot's pile last) and the robot's draws, in
+  the form of `resampled_round`."""
+  turns = table.log[len(table.log) - table.turn:] if table.turn else ()
+  hands = list(turns[0].hands if turns else table.hands)
+  if not rules.robot:
+    return hands, []
+  draws = [turn.drawn for turn in turns] + ([table.robot.drawn] if table.robot.drawn >= 0 else [])
+  pile = list(table.robot.pile)
+  for card in draws:
+    pile[card] += 1
+  if draws:  # the first draw went into the first controller's hand
+    first = (table.round * rules.hand_size) % 2
+    hands[first] = tuple(n - (c == draws[0]) for c, n in enumerate(hands[first]))
+  return hands + [tuple(pile)], draws
+
+
+def rebuild_round(rules: R.Rules, table: R.Table, deals: list[tuple[int, ...]], draws: list[int],
+                  visit=None) -> R.Table:
+  """The current round of `table` rebuilt from its first table with the rules functions: the
+  deal `deals` (as dealt, the robot's pile last), then the round's real picks, the robot drawing
+  `draws`. `visit(before, actions)` is called at each turn's decision, if given."""
   turns = table.log[len(table.log) - table.turn:] if table.turn else ()
   rebuilt = _round_start(rules, table)
   if table.dealt == rules.deal_steps:  # the whole deal at once
@@ -207,7 +237,10 @@ def determinize(rules: R.Rules, table: R.Table, player: int, uniform: Uniform) -
   for index, turn in enumerate(turns):
     if rules.robot:
       rebuilt = R.apply_chance(rules, rebuilt, draws[index])
-    rebuilt = R.play(rules, rebuilt, R.turn_actions(rules, rebuilt, turn))
+    actions = R.turn_actions(rules, rebuilt, turn)
+    if visit is not None:
+      visit(rebuilt, actions)
+    rebuilt = R.play(rules, rebuilt, actions)
   if len(draws) > len(turns):  # this turn's draw, before the picks
     rebuilt = R.apply_chance(rules, rebuilt, draws[-1])
   return rebuilt

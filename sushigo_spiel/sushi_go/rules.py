@@ -3,7 +3,7 @@
 `Rules` is one game's fixed configuration (players, rounds, hand size, deck, deal granularity,
 utility) with its action table. `Table` is everything that changes during a game. Each function
 takes a `Table` and returns a new one, so a state is cloned by sharing it: this is what makes tree
-search over the OpenSpiel adapter (`sushi_go.py`) cheap.
+search over the OpenSpiel adapter (`game.py`) cheap.
 
 Cards are numbered by their position in `Rules.cards`, the card types present in the deck in the
 canonical order of `cards.CARDS`. A hand is a tuple of counts per card type; a tableau is a tuple of
@@ -24,7 +24,7 @@ from typing import NamedTuple
 
 from sushigo_spiel.drafting.dynamics import (CHANCE, SIMULTANEOUS, TERMINAL, FrozenRules,
                                              utilities)
-from sushigo_spiel.drafting.hand_ranking import HandRanking, check_hand_deal
+from sushigo_spiel.drafting.hand_ranking import HandRanking, check_hand_deal, deal_step
 from sushigo_spiel.drafting.parameters import MAX_COUNT, check_common_parameters, parse_items
 from sushigo_spiel.drafting.sampling import Uniform, draw_cards, pick_index
 from sushigo_spiel.sushi_go import scoring
@@ -301,34 +301,16 @@ def apply_chance(rules: Rules, table: Table, outcome: int) -> Table:
   (deal=hand)."""
   if table.dealt == rules.deal_steps:
     return _draw_for_robot(rules, table, outcome)
-  deck, hands = table.deck, table.hands
-  if rules.deal == "card":
-    if not 0 <= outcome < len(deck) or not deck[outcome]:
-      raise ValueError(f"chance outcome {outcome} is not a card left in the deck; allowed: "
-                       f"{[c for c, n in enumerate(deck) if n]}")
-    player = table.dealt // rules.hand_size
-    hand = list(hands[player] if player < rules.num_players else table.robot.pile)
-    hand[outcome] += 1
-    deck = list(deck)
-    deck[outcome] -= 1
+  hands, robot = table.hands, table.robot
+  dealt_hands = hands + ((robot.pile,) if robot else ())  # the robot's pile is dealt last
+  player, hand, deck = deal_step(rules, table.deck, table.dealt, dealt_hands, outcome)
+  if player == rules.num_players:
+    robot = robot._replace(pile=hand)
   else:
-    if not 0 <= outcome < rules.hand_ranking.size:
-      raise ValueError(f"chance outcome {outcome} is out of range 0..{rules.hand_ranking.size - 1}")
-    hand = rules.hand_ranking.unrank(outcome)
-    if any(k > n for k, n in zip(hand, deck)):
-      raise ValueError(f"chance outcome {outcome} ({rules.hand_string(hand)}) is not in the deck")
-    player = table.dealt
-    deck = [n - k for n, k in zip(deck, hand)]
+    hands = hands[:player] + (hand,) + hands[player + 1:]
   dealt = table.dealt + 1
-  robot = table.robot
-  if player == rules.num_players:  # the robot's pile, dealt as a last hand
-    robot = robot._replace(pile=tuple(hand))
-  else:
-    hands = list(hands)
-    hands[player] = tuple(hand)
-    hands = tuple(hands)
   actor = CHANCE if dealt < rules.deal_steps or rules.robot else SIMULTANEOUS
-  return Table(actor, table.round, dealt, table.turn, tuple(deck), hands, table.tableaus,
+  return Table(actor, table.round, dealt, table.turn, deck, hands, table.tableaus,
                table.puddings, table.results, table.log, robot)
 
 

@@ -1,4 +1,4 @@
-"""Report of an experiment run: summary tables and plots, regenerated from the run folder alone.
+"""Report of a tournament run: summary tables and plots, regenerated from the run folder alone.
 
 `write_report` reads `resolved_config.json` and `records.jsonl` from a run folder and writes:
 
@@ -28,12 +28,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from experiments import stats
-
-CONFIG_FILE = "resolved_config.json"
-RECORDS_FILE = "records.jsonl"
-SUMMARY_CSV = "summary.csv"
-SUMMARY_MD = "summary.md"
-PLOTS_DIR = "plots"
+from experiments.run_folder import PLOTS_DIR, RECORDS_FILE, RESOLVED_FILE, SUMMARY_CSV, SUMMARY_MD
 
 CSV_COLUMNS = (
     "game", "competitor", "games", "seats",
@@ -72,10 +67,10 @@ def write_report(run_dir: pathlib.Path, quiet: bool = False) -> str:
 
 def load_run(run_dir: pathlib.Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
   """The resolved config and the game records of a run folder."""
-  for name in (CONFIG_FILE, RECORDS_FILE):
+  for name in (RESOLVED_FILE, RECORDS_FILE):
     if not (run_dir / name).is_file():
       raise FileNotFoundError(f"{run_dir} is not a run folder: {name} is missing")
-  config = json.loads((run_dir / CONFIG_FILE).read_text(encoding="utf-8"))
+  config = json.loads((run_dir / RESOLVED_FILE).read_text(encoding="utf-8"))
   lines = (run_dir / RECORDS_FILE).read_text(encoding="utf-8").splitlines()
   records = [json.loads(line) for line in lines if line.strip()]
   if not records:

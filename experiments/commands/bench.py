@@ -1,0 +1,51 @@
+"""`sushigo bench`: the speed benchmarks of `experiments.bench`, printed and optionally saved."""
+
+from __future__ import annotations
+
+import argparse
+
+from experiments.bench import cfr as cfr_bench
+from experiments.bench import equilibrium as equilibrium_bench
+from experiments.bench import game as game_bench
+from experiments.bench import search as search_bench
+from sushigo_spiel import reduced_games
+
+
+def bench(args: argparse.Namespace) -> int:
+  if args.equilibrium:
+    for name in (args.equilibrium_game, args.python_game):
+      if name not in reduced_games.REDUCED_GAMES:
+        args.error(f"unknown reduced game {name!r}; allowed:"
+                   f" {', '.join(reduced_games.REDUCED_GAMES)}")
+  players, draft_players = sorted(set(args.players)), sorted(set(args.draft_players))
+  count = 1 + len(players) + len(draft_players)
+  print(f"Measuring {count} games, {args.repeats} time(s) each: {args.seconds:g} s of games, then"
+        f" {args.seconds:g} s of clones (about {count * args.repeats * 2 * args.seconds:.0f} s)",
+        flush=True)
+  figures = game_bench.run(seconds=args.seconds, players=players, repeats=args.repeats,
+                           draft_players=draft_players)
+  print(game_bench.report(figures))
+  if args.search:
+    print(f"\nSearching the opening position, {args.seconds:g} s per bot and player count,"
+          f" {args.repeats} time(s)", flush=True)
+    figures["search"] = search_bench.run(players=sorted(set(args.search_players)),
+                                         seconds=args.seconds, repeats=args.repeats)
+    print(search_bench.report(figures["search"]))
+  if args.equilibrium:
+    figures["equilibrium"] = _equilibrium(args)
+  if args.json:
+    game_bench.write_json(figures, args.json)
+    print(f"Figures written to {args.json}")
+  return 0
+
+
+def _equilibrium(args: argparse.Namespace) -> dict:
+  print(f"\nExact exploitability and CFR+ on {args.equilibrium_game}, {args.repeats} time(s)",
+        flush=True)
+  exploitability = equilibrium_bench.measure(args.equilibrium_game, args.python_game, args.repeats)
+  print(equilibrium_bench.report(exploitability) + "\n")
+  cfr = cfr_bench.measure(args.equilibrium_game, args.repeats)
+  print(cfr_bench.report(cfr))
+  return {"exploitability": {**exploitability._asdict(), "cpp_ratio": exploitability.cpp_ratio,
+                             "python_speedup": exploitability.python_speedup},
+          "cfr": {**cfr._asdict(), "ratio": cfr.ratio}}

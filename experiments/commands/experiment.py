@@ -1,0 +1,39 @@
+"""`sushigo run`, `reproduce` and `report`: an experiment config into a run folder, and back."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+
+from experiments import runner
+from experiments.config import ConfigError
+from experiments.run_folder import RunError
+
+
+def run(args: argparse.Namespace) -> int:
+  if args.address and args.backend != "ray":
+    args.error("--address needs --backend ray")
+  with _experiment_errors(args):
+    runner.run(args.config, out=args.out, workers=args.workers, backend=args.backend,
+               address=args.address, force=args.force, quiet=args.quiet)
+  return 0
+
+
+def reproduce(args: argparse.Namespace) -> int:
+  with _experiment_errors(args):
+    return 0 if runner.reproduce(args.run_dir, workers=args.workers) else 1
+
+
+def report(args: argparse.Namespace) -> int:
+  with _experiment_errors(args):
+    print(runner.report(args.run_dir))
+  return 0
+
+
+@contextlib.contextmanager
+def _experiment_errors(args: argparse.Namespace):
+  """Ends a bad config or run folder with its message (no traceback) and exit status 2."""
+  try:
+    yield
+  except (ConfigError, RunError) as e:
+    args.error(str(e))

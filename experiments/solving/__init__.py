@@ -1,0 +1,190 @@
+"""Solving experiments: CFR convergence, abstraction curves, exact and approximate exploitability.
+
+A solving experiment is a TOML config like a tournament's, with `[experiment] kind` naming what it
+measures, and is run by the same `sushigo run CONFIG` into a run folder with the same guarantees
+(`experiments.execution`): checked in full before anything runs, resumable (each unit of work is
+one fsynced line of results.jsonl; a new session runs only the missing units), and reproducible
+(unit i draws its randomness from `SeedSequence(seed, spawn_key=(i,))`; wall-clock seconds are
+recorded but, like every timing, not reproducible).
+
+  [experiment]
+  name = "convergence"
+  kind = "convergence"          # one of `KINDS`, below
+  seed = 2026
+  games = ["small", "pudding"]  # reduced games by name (`sushigo_spiel.reduced_games`) or
+                                # python_sushi_go game strings
+
+and the table of the kind's parameters, or its `[[players]]` (as in tournaments: name, bot,
+params), as its module says:
+
+  "convergence"                 exploitability of CFR variants against iterations and CPU seconds
+                                (`experiments/solving/convergence.py`, [convergence])
+  "abstraction"                 abstraction size against exploitability in the real game
+                                (`experiments/solving/abstraction.py`, [abstraction])
+  "exploitability"              exact NashConv of each competitor's policy on reduced games
+                                (`experiments/solving/exploitability.py`, [[players]])
+  "approximate_exploitability"  a best-responding agent's lower bound for each competitor
+                                (`experiments/solving/approximate.py`, [approximate], [[players]])
+
+The run folder holds config.toml, resolved_config.json, results.jsonl, timings.jsonl,
+provenance.json, and the report: summary.md, results.csv and plots/.
+
+A kind is a module ending in a `kind.Kind` (its table, its units, a unit's run, its report); adding
+one is adding its module and its line to `KINDS`.
+"""
+
+from __future__ import annotations
+
+import csv
+import pathlib
+import time
+from typing import Any
+
+import numpy as np
+
+from experiments import config as config_lib
+from experiments import execution
+from experiments import run_folder
+from experiments.config import ConfigError
+from experiments.run_folder import Session
+from experiments.solving import abstraction, approximate, convergence, exploitability
+from experiments.solving.kind import SolvingConfig, Unit
+from sushigo_spiel import reduced_games
+
+KINDS = {kind.name: kind for kind in (
+    convergence.KIND,
+    abstraction.KIND,
+    exploitability.KIND,
+    approximate.KIND,
+)}
+RESULTS = run_folder.ResultsFile(run_folder.RESULTS_FILE, key="unit", noun="unit", kept="done",
+                                 again="run again")
+RESULTS_FILE = run_folder.RESULTS_FILE
+RESULTS_CSV = run_folder.RESULTS_CSV
+SUMMARY_MD = run_folder.SUMMARY_MD
+
+_EXPERIMENT_KEYS = ("name", "kind", "seed", "games")
+_TIMES = ("seconds", "cpu_seconds")  # the figures of a result that are not reproducible
+_DIFFERENCES_SHOWN = 20
+
+
+# ----- config
+
+
+def load(path: str | pathlib.Path) -> SolvingConfig:
+  """Reads and checks a solving config; ConfigError names the key and what is allowed."""
+  return config_lib.load(path, parse)
+
+
+def parse(text: str) -> SolvingConfig:
+  """Checks a solving config given as TOML text."""
+  root = config_lib.Section.parse(text)
+  experiment = root.table("experiment", required=True)
+  experiment.check_keys(_EXPERIMENT_KEYS)
+  kind = KINDS[experiment.choice("kind", tuple(KINDS))]
+  root.check_keys(["experiment"] + ([kind.section] if kind.section else []) +
+                  (["players"] if kind.takes_players else []))
+  section = kind.parse_section(root.table(kind.section, required=True)) if kind.section else {}
+  players = config_lib.players(root.get("players")) if kind.takes_players else ()
+  config = SolvingConfig(
+      name=config_lib.experiment_name(experiment.get("name")),
+      kind=kind,
+      seed=experiment.integer("seed", minimum=0),
+      games=_games(experiment),
+      section=section, players=players, text=text)
+  config_lib.check_bots(players, {label: config.game(label) for label, _ in config.games},
+                        lambda competitor: competitor.params)
+  return config
+
+
+def _games(experiment: config_lib.Section) -> tuple[tuple[str, str], ...]:
+  """(label, game string) of each game: a reduced game's name, or a python_sushi_go game string."""
+  games = []
+  for i, label in enumerate(experiment.string_list("games")):
+    path = f"{experiment.key_path('games')}[{i}]"
+    if label in reduced_games.REDUCED_GAMES:
+      game = reduced_games.REDUCED_GAMES[label].game_string
+    elif label.startswith(config_lib.GAME_NAME + "("):
+      game = label
+    else:
+      raise ConfigError(f"{path}: expected a reduced game"
+                        f" ({', '.join(reduced_games.REDUCED_GAMES)}) or a {config_lib.GAME_NAME}"
+                        f" game string, got {label!r}")
+    config_lib.checked_game(game, path)
+    games.append((label, game))
+  return tuple(games)
+
+
+# ----- running
+
+
+def run(config_path: str | pathlib.Path, out: str | pathlib.Path | None = None, workers: int = 1,
+        force: bool = False, quiet: bool = False) -> pathlib.Path:
+  """Runs (or resumes) a solving experiment on local processes, then writes and prints its
+  report; returns the run folder."""
+  return execution.run(SOLVING, load(config_path), out, _session(workers), force, quiet)
+
+
+def _session(workers: int) -> Session:
+  """Solving units run on local processes, and give bots no per-move budget."""
+  return Session("local", workers, None, budget={})
+
+
+def run_unit(config: SolvingConfig, unit: Unit) -> execution.Result:
+  """One unit's result line, and its timing line (the wall seconds it took)."""
+  start = time.perf_counter()
+  seed = int(np.random.SeedSequence(config.seed, spawn_key=(unit["unit"],)).generate_state(1)[0])
+  result = config.kind.run_unit(config, config.game(unit["game"]), unit, seed)
+  return {**unit, **result}, {"unit": unit["unit"], "seconds": time.perf_counter() - start}
+
+
+def run_numbered_unit(config: SolvingConfig, number: int) -> execution.Result:
+  return run_unit(config, config.units()[number])
+
+
+def reproduce(run_dir: str | pathlib.Path, workers: int = 1) -> bool:
+  """Runs the stored config again in a temporary folder; True if every result is identical,
+  wall-clock seconds aside."""
+  run_dir = pathlib.Path(run_dir)
+  config = execution.stored_config(SOLVING, run_dir)
+  stored, replayed = execution.replay(SOLVING, config, run_dir, _session(workers), quiet=True)
+  differing = [unit for unit in sorted(stored.keys() | replayed.keys())
+               if without_seconds(stored.get(unit)) != without_seconds(replayed.get(unit))]
+  for unit in differing[:_DIFFERENCES_SHOWN]:
+    print(f"unit {unit}: differs")
+  print(f"Match: all {len(stored)} results reproduced exactly (seconds aside)" if not differing
+        else f"Mismatch: {len(differing)} of {len(stored)} results differ")
+  return not differing
+
+
+def without_seconds(value: Any) -> Any:
+  """A result (or any part of it) without its wall-clock and CPU seconds."""
+  if isinstance(value, dict):
+    return {k: without_seconds(v) for k, v in value.items() if k not in _TIMES}
+  if isinstance(value, list):
+    return [without_seconds(v) for v in value]
+  return value
+
+
+# ----- report
+
+
+def report(run_dir: str | pathlib.Path) -> str:
+  """Writes summary.md, results.csv and plots/ for a solving run; returns the Markdown."""
+  run_dir = pathlib.Path(run_dir)
+  config = load(run_dir / run_folder.CONFIG_FILE)
+  results = list(run_folder.read_results(run_dir, RESULTS).values())
+  missing = len(config.units()) - len(results)
+  rows, lines = config.kind.report(config, results, run_dir / run_folder.PLOTS_DIR)
+  header = f"# {config.name} ({config.kind.name})\n"
+  if missing:
+    header += f"\n{missing} unit(s) not run yet: the figures below are partial.\n"
+  text = header + "\n" + "\n".join(lines) + "\n"
+  run_folder.write_atomically(run_dir / SUMMARY_MD, text)
+  with open(run_dir / RESULTS_CSV, "w", encoding="utf-8", newline="") as f:
+    csv.writer(f).writerows(rows)
+  return text
+
+
+SOLVING = execution.Experiment(results=RESULTS, parse=parse, size=lambda c: len(c.units()),
+                               play=run_numbered_unit, report=report)

@@ -1,0 +1,118 @@
+"""Kind "convergence": how fast each CFR variant's average policy becomes unexploitable.
+
+For each game and algorithm, one unit runs the solver and measures the exploitability (NashConv
+where that is not defined) of its average policy at log-spaced checkpoints, against iterations and
+against CPU seconds of solving (solving only, not evaluating; CPU time of the process rather than
+wall time, so that a loaded machine does not bend the curves; both are recorded).
+
+  [convergence]
+  algorithms = ["cfr", "cfr+", "dcfr", "es-mccfr", "os-mccfr"]
+  abstraction = "identity"    # optional (default "identity")
+  iterations = 1000           # per algorithm: an integer, or a table such as
+                              # { cfr = 1000, os-mccfr = 200000 }
+  checkpoints = 12            # optional (default 12): evaluations, log-spaced up to iterations
+"""
+
+from __future__ import annotations
+
+import pathlib
+from typing import Any
+
+import numpy as np
+import pyspiel
+from matplotlib.figure import Figure
+
+from experiments import config as config_lib
+from experiments.config import ConfigError
+from experiments.solving import figures
+from experiments.solving import measures
+from experiments.solving.kind import Kind, Report, SolvingConfig, Unit
+
+KEYS = ("algorithms", "abstraction", "iterations", "checkpoints")
+DEFAULT_CHECKPOINTS = 12
+
+
+def parse_section(section: config_lib.Section) -> dict[str, Any]:
+  section.check_keys(KEYS)
+  algorithms = section.choices("algorithms", measures.ALGORITHMS)
+  abstraction = measures.check_abstraction(section.string("abstraction", default="identity"),
+                                           section.key_path("abstraction"))
+  return {"algorithms": algorithms, "abstraction": abstraction,
+          "iterations": _iterations(section, algorithms),
+          "checkpoints": section.integer("checkpoints", minimum=1, default=DEFAULT_CHECKPOINTS)}
+
+
+def _iterations(section: config_lib.Section, algorithms: list[str]) -> dict[str, int]:
+  """Iterations by algorithm: one integer for all, or a table with one for each."""
+  value, path = section.get("iterations"), section.key_path("iterations")
+  if not isinstance(value, dict):
+    count = config_lib.integer(value, path, minimum=1)
+    return {a: count for a in algorithms}
+  by_algorithm = config_lib.Section(value, path)
+  by_algorithm.check_keys(algorithms)
+  missing = [a for a in algorithms if a not in value]
+  if missing:
+    raise ConfigError(f"{path}: no iterations for {', '.join(missing)}; give an integer for every"
+                      " algorithm, or one integer for all")
+  return {a: by_algorithm.integer(a, minimum=1) for a in algorithms}
+
+
+def units(config: SolvingConfig, label: str) -> list[Unit]:
+  return [{"game": label, "algorithm": a} for a in config.section["algorithms"]]
+
+
+def run_unit(config: SolvingConfig, game: pyspiel.Game, unit: Unit, seed: int) -> dict[str, Any]:
+  algorithm = unit["algorithm"]
+  solver = measures.make_solver(algorithm, game, config.section["abstraction"], seed)
+  total = config.section["iterations"][algorithm]
+  marks = np.unique(np.geomspace(1, total, config.section["checkpoints"]).round().astype(int))
+  points = []
+  for mark in marks:
+    solver.run(iterations=int(mark) - solver.iterations)
+    measured = measures.solver_nash_conv(game, solver)
+    points.append({"iterations": int(mark), "seconds": round(solver.seconds, 4),
+                   "cpu_seconds": round(solver.cpu_seconds, 4),
+                   **{k: measured[k] for k in ("nash_conv", "exploitability") if k in measured}})
+  return {"abstraction": config.section["abstraction"], "points": points}
+
+
+def report(config: SolvingConfig, results: list[dict], plots: pathlib.Path) -> Report:
+  del config
+  rows = [["game", "algorithm", "abstraction", "iterations", "seconds", "cpu_seconds",
+           "nash_conv", "exploitability"]]
+  lines = ["| game | algorithm | iterations | CPU seconds | final exploitability (NashConv) |",
+           "|---|---|---|---|---|"]
+  results = sorted(results, key=lambda r: r["unit"])
+  for r in results:
+    for point in r["points"]:
+      rows.append([r["game"], r["algorithm"], r["abstraction"], point["iterations"],
+                   point["seconds"], point["cpu_seconds"], point["nash_conv"],
+                   point.get("exploitability", "")])
+    last = r["points"][-1]
+    name, value = figures.measure(last)
+    lines.append(f"| {r['game']} | {r['algorithm']} | {last['iterations']} |"
+                 f" {last['cpu_seconds']:.2f} | {figures.number(value)} ({name}) |")
+  return rows, lines + figures.plots_by_game(results, plots, "convergence", "Convergence", _plot)
+
+
+def _plot(path: pathlib.Path, game: str, entries: list[dict]) -> None:
+  """The measure against iterations and against CPU seconds, one line per algorithm."""
+  fig = Figure(figsize=(10, 4))
+  axes = fig.subplots(1, 2, sharey=True)
+  for entry in entries:
+    measured = [figures.measure(p)[1] for p in entry["points"]]
+    axes[0].plot([p["iterations"] for p in entry["points"]], measured, marker=".",
+                 label=entry["algorithm"])
+    axes[1].plot([max(p["cpu_seconds"], 1e-4) for p in entry["points"]], measured, marker=".",
+                 label=entry["algorithm"])
+  name = figures.measure(entries[0]["points"][0])[0]
+  for ax, xlabel in zip(axes, ("iterations", "CPU seconds of solving")):
+    figures.log_log(ax, xlabel)
+  axes[0].set_ylabel(name)
+  axes[1].legend()
+  fig.suptitle(f"{name} of the average policy on {game}")
+  figures.save(fig, path)
+
+
+KIND = Kind(name="convergence", takes_players=False, units=units, run_unit=run_unit, report=report,
+            section="convergence", parse_section=parse_section)

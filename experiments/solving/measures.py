@@ -1,0 +1,83 @@
+"""The exact measures the solving kinds share: CFR solvers on a game's tree, and NashConv.
+
+A game's tree (`solvers.equilibrium.game_tree.GameTree`) is built once per process and shared by
+every unit on that game. A policy is judged in the real game, whatever abstraction it was solved
+on: its NashConv, the gains of a best response by player, its values, and for two-player zero-sum
+games its exploitability (half the NashConv).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pyspiel
+
+import solvers
+from experiments import config as config_lib
+from experiments.config import Competitor, ConfigError
+from solvers.equilibrium import abstraction as abstraction_lib
+from solvers.equilibrium import approximate
+from solvers.equilibrium import exploitability
+from solvers.equilibrium import policies as policy_io
+from solvers.equilibrium.game_tree import GameTree
+from sushigo_spiel import reduced_games
+
+ALGORITHMS = tuple(policy_io.ALGORITHMS)
+
+_TREES: dict[str, GameTree] = {}  # game string -> its tree, built once per process
+
+
+def tree(game: pyspiel.Game) -> GameTree:
+  if str(game) not in _TREES:
+    _TREES[str(game)] = GameTree(game)
+  return _TREES[str(game)]
+
+
+def check_abstraction(name: str, path: str) -> str:
+  """`name`, the value at `path`, if it names an abstraction (`solvers.equilibrium.abstraction`);
+  else ConfigError."""
+  try:
+    abstraction_lib.make_abstraction(name, config_lib.load_game(
+        reduced_games.REDUCED_GAMES["tiny"].game_string), 0)
+  except ValueError as e:
+    raise ConfigError(f"{path}: {e}") from None
+  return name
+
+
+def make_solver(algorithm: str, game: pyspiel.Game, abstraction: str, seed: int):
+  """A solver of `policy_io.ALGORITHMS` on `game` abstracted by `abstraction`; full-width ones
+  share the game's tree."""
+  cls = policy_io.ALGORITHMS[algorithm]
+  abstract = abstraction_lib.make_abstraction(abstraction, game, seed)
+  if algorithm in policy_io.FULL_WIDTH:
+    return cls(game, abstract, tree=tree(game), seed=seed)
+  return cls(game, abstract, seed=seed)
+
+
+def solver_nash_conv(game: pyspiel.Game, solver) -> dict[str, Any]:
+  """`nash_conv` of a solver's average strategy, as a behaviour strategy of the real game."""
+  game_tree = tree(game)
+  if getattr(solver, "tree", None) is game_tree:
+    return nash_conv(game_tree, solver.average_policy_array())
+  return nash_conv(game_tree, game_tree.policy_array(solver.average_policy()))
+
+
+def bot_nash_conv(game: pyspiel.Game, competitor: Competitor, seed: int) -> dict[str, Any]:
+  """`nash_conv` of a competitor's bot, read as a policy at every information set."""
+  game_tree = tree(game)
+  array = exploitability.policy_from_bot(
+      game_tree, lambda g, player: solvers.make_bot(competitor.bot, g, player, seed,
+                                                    **competitor.params))
+  return nash_conv(game_tree, game_tree.policy_array(array))
+
+
+def nash_conv(game_tree: GameTree, array: np.ndarray) -> dict[str, Any]:
+  """NashConv, gains and policy values of a policy array; exploitability where it is half the
+  NashConv."""
+  result = exploitability.nash_conv(game_tree, array)
+  figures = {"nash_conv": float(result.nash_conv), "gains": result.gains.tolist(),
+             "policy_values": result.policy_values.tolist()}
+  if approximate.halves_nash_conv(game_tree.game):
+    figures["exploitability"] = float(result.nash_conv) / 2
+  return figures

@@ -1,0 +1,138 @@
+"""Tournaments: competitors (bots from `solvers`) play games of Sushi Go, every game recorded.
+
+A tournament's config (`experiments.tournament.config`) fixes every game: game i has a game string,
+a seating of competitors and a seed. Its unit of work is one game, and its run folder
+(`experiments.run_folder`) holds records.jsonl with one JSON object per game: index, seed
+({"entropy", "spawn_key"} of its numpy SeedSequence), game, seats (competitor names by seat), bots
+(bot, params, seed by seat), scores (ints), returns, rounds (points by round and seat), breakdown
+(points by round, seat and category), puddings, winners (seats); timings.jsonl holds index, seconds
+and worker (host:pid) per game; the report (`experiments.tournament.summary`) is summary.md,
+summary.csv and plots/.
+
+Reproducible: game i draws everything from `np.random.SeedSequence(seed, spawn_key=(i,))`; it spawns
+the chance stream (a numpy Generator sampling `state.chance_outcomes()`) and then one seed per seat
+for `solvers.make_bot`. No game depends on another, so records are identical whatever the backend,
+the number of workers or the order in which games finish (a wall-time budget aside). Games run as
+`experiments.execution` runs any experiment's units: resumable, on local processes or on Ray.
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+import pathlib
+import socket
+import time
+
+import numpy as np
+
+import solvers
+from experiments import execution
+from experiments import run_folder
+from experiments.run_folder import RunError, Session
+from experiments.tournament import config as config_lib
+from experiments.tournament import summary
+from solvers.match import play_match
+from sushigo_spiel.sushi_go import scoring
+
+RESULTS = run_folder.ResultsFile(run_folder.RECORDS_FILE, key="index", noun="game",
+                                 kept="recorded", again="played again")
+_MISMATCHES_SHOWN = 20
+
+
+def run(config_path: str | pathlib.Path, out: str | pathlib.Path | None = None, workers: int = 1,
+        backend: str = "local", address: str | None = None, force: bool = False,
+        quiet: bool = False) -> pathlib.Path:
+  """Runs (or resumes) the tournament of `config_path`, then its report; returns the run folder."""
+  config = config_lib.load(config_path)
+  return execution.run(TOURNAMENT, config, out, Session(backend, workers, address, config.budget),
+                       force, quiet, notes=config.notes())
+
+
+def reproduce(run_dir: str | pathlib.Path, workers: int = 1, quiet: bool = False) -> bool:
+  """Replays the run's stored config in a temporary folder; True if every record is identical."""
+  run_dir = pathlib.Path(run_dir)
+  config = execution.stored_config(TOURNAMENT, run_dir)
+  if config.budget_kind == "seconds" and not quiet:
+    print("Note: this run gives bots a wall-time budget (budget.seconds), so its records need"
+          " not reproduce exactly.")
+  stored, replayed = execution.replay(TOURNAMENT, config, run_dir,
+                                      Session("local", workers, None, config.budget), quiet)
+  mismatches = _mismatches(stored, replayed)
+  for line in mismatches[:_MISMATCHES_SHOWN]:
+    print(line)
+  if len(mismatches) > _MISMATCHES_SHOWN:
+    print(f"... and {len(mismatches) - _MISMATCHES_SHOWN} more")
+  total = config.total_games
+  if mismatches:
+    print(f"Mismatch: {len(mismatches)} of {total} records differ from {run_dir}.")
+  else:
+    print(f"Match: all {total} records of {run_dir} reproduced exactly.")
+  return not mismatches
+
+
+def _mismatches(stored: dict[int, dict], replayed: dict[int, dict]) -> list[str]:
+  lines = []
+  for index in sorted(stored.keys() | replayed.keys()):
+    if index not in stored:
+      lines.append(f"game {index}: missing from the run folder")
+    elif index not in replayed:
+      lines.append(f"game {index}: recorded, but not a game of the config")
+    elif stored[index] != replayed[index]:
+      keys = sorted(k for k in stored[index].keys() | replayed[index].keys()
+                    if stored[index].get(k) != replayed[index].get(k))
+      lines.append(f"game {index}: {', '.join(keys)} differ")
+  return lines
+
+
+def report(run_dir: str | pathlib.Path) -> str:
+  """Writes the report of a run folder with `experiments.tournament.summary`; returns its Markdown
+  tables."""
+  run_dir = pathlib.Path(run_dir)
+  if not (run_dir / RESULTS.name).is_file():
+    raise RunError(f"{run_dir}: not a run folder (no {RESULTS.name})")
+  try:
+    return summary.write_report(run_dir, quiet=True)
+  except (OSError, ValueError) as e:
+    raise RunError(f"No report: {e}") from None
+
+
+def play_game(config: config_lib.Config, index: int) -> execution.Result:
+  """Plays game `index` of the config; returns its record and its timing."""
+  start = time.perf_counter()
+  matchup = config.matchup(index)
+  game = config.loaded_game(matchup.game)
+  chance_seed, *seat_seeds = np.random.SeedSequence(config.seed, spawn_key=(index,)).spawn(
+      1 + len(matchup.seats))
+  bot_seeds = [int(seed.generate_state(1)[0]) for seed in seat_seeds]
+  params = [config.bot_params(competitor) for competitor in matchup.seats]
+  bots = [solvers.make_bot(competitor.bot, game, seat, bot_seeds[seat], **params[seat])
+          for seat, competitor in enumerate(matchup.seats)]
+  state = play_match(game, bots, np.random.default_rng(chance_seed))
+  scores, puddings = [int(s) for s in state.scores()], state.puddings()
+  rounds = state.round_records()
+  record = {
+      "index": index,
+      "seed": {"entropy": config.seed, "spawn_key": [index]},
+      "game": matchup.game,
+      "seats": [competitor.name for competitor in matchup.seats],
+      "bots": [{"bot": competitor.bot, "params": params[seat], "seed": bot_seeds[seat]}
+               for seat, competitor in enumerate(matchup.seats)],
+      "scores": scores,
+      "returns": state.returns(),
+      "rounds": [r.points for r in rounds],
+      "breakdown": [r.breakdown for r in rounds],
+      "puddings": puddings,
+      "winners": scoring.winners(scores, puddings),
+  }
+  timing = {"index": index, "seconds": time.perf_counter() - start, "worker": _worker_name()}
+  return record, timing
+
+
+def _worker_name() -> str:
+  return f"{socket.gethostname()}:{os.getpid()}"
+
+
+TOURNAMENT = execution.Experiment(results=RESULTS, parse=config_lib.parse,
+                                  size=operator.attrgetter("total_games"), play=play_game,
+                                  report=report)

@@ -1,0 +1,166 @@
+"""Local Best Response: a lower bound on how much a fixed policy can be exploited, for games too
+large for an exact best response (Lisy and Bowling 2017, "Equilibrium approximation quality of
+current no-limit poker bots").
+
+At each of its decisions the responder plays the action with the best expected value against the
+policy, given what it knows:
+
+  range     K worlds are drawn uniformly among the positions the responder cannot tell apart
+            (the game's `determinize`), and each is weighted by the probability the policy gives
+            to the picks the other players actually made this round in that world (their
+            information sets replayed turn by turn). That is the posterior over hidden hands
+            given the policy, up to sampling; earlier rounds are public.
+  lookahead in each world, an expectimax over the next `depth` turns: the responder maximises,
+            every other player follows the policy (its whole support, or `branching` joint
+            actions drawn from it when the support is larger), chance is sampled. With two
+            players every hand is known from a round's second turn on, so within a round the
+            only fusion of worlds is at its first turn, where the responder must commit to one
+            pick for every world it cannot tell apart, as it does here.
+  leaves    beyond the lookahead, the mean of `rollouts` games played out with the policy for
+            the other players and the `continuation` for the responder: "policy" (the policy's
+            own play from the responder's seat), or a rollout policy (random, greedy,
+            heuristic).
+
+The responder is a bot; its gain over the policy's own return, measured in paired games, is a
+valid lower bound on the policy's exploitability whatever the responder's model, and a tight one
+when the lookahead reaches far. The policy is read through an opponent model
+`(rules, table, player) -> [(action, probability)]` (as `Bot.policy_at` of a bot with a cheap
+policy); against a policy that cannot be read cheaply, a surrogate model gives a looser but still
+valid bound.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+
+import numpy as np
+import pyspiel
+
+from solvers.bot import Bot, Policy
+from solvers.search import rollouts
+from solvers.search.ismcts import OpponentModel
+from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
+from sushigo_spiel.drafting.sampling import draw_action
+
+CONTINUATIONS = ("policy",) + rollouts.ROLLOUT_POLICIES
+_MIN_WEIGHT = 1e-12
+
+
+class LocalBestResponseBot(Bot):
+  """A local best response to the policy `opponent_model` describes (module docstring)."""
+
+  PARAMETERS = {"worlds": 16, "depth": 1, "branching": 16, "rollouts": 4,
+                "continuation": "policy"}
+
+  def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None,
+               opponent_model: OpponentModel | None = None, **params):
+    super().__init__(game, player_id, seed, **params)
+    if opponent_model is None:
+      raise ValueError("a local best response needs the policy it responds to: pass"
+                       " opponent_model, (rules, table, player) -> [(action, probability)]")
+    self._check_params()
+    self.model = opponent_model
+    continuation = self.params["continuation"]
+    self._continuation = self._modelled if continuation == "policy" else \
+        rollouts.make_rollout_policy(continuation, self.game)
+    self._random = random.Random(int(np.random.SeedSequence(seed).generate_state(1)[0]))
+
+  def _check_params(self) -> None:
+    p = self.params
+    for name, least in (("worlds", 1), ("depth", 0), ("branching", 1), ("rollouts", 1)):
+      if not isinstance(p[name], int) or p[name] < least:
+        raise ValueError(f"parameter {name!r} is {p[name]!r}; allowed: an integer >= {least}")
+    if p["continuation"] not in CONTINUATIONS:
+      raise ValueError(f"parameter 'continuation' is {p['continuation']!r}; allowed: "
+                       f"{', '.join(CONTINUATIONS)}")
+
+  def policy_at(self, table) -> Policy:
+    values = self.action_values(table)
+    best = max(values, key=lambda a: (values[a], -a))
+    return [(action, float(action == best)) for action in values]
+
+  # ----- values
+
+  def action_values(self, table) -> dict[int, float]:
+    """The expected return of each legal action against the policy, over the weighted worlds."""
+    rules, dynamics, me = self.rules, self.dynamics, self.player_id
+    legal = dynamics.legal_actions(rules, table, me)
+    worlds = self._weighted_worlds(table)
+    total = sum(weight for _, weight in worlds)
+    values = dict.fromkeys(legal, 0.0)
+    for world, weight in worlds:
+      for action in legal:
+        values[action] += weight / total * self._after_action(world, action, self.params["depth"])
+    return values
+
+  def _weighted_worlds(self, table) -> list[tuple[object, float]]:
+    """`worlds` determinizations with their posterior weights; when every draw contradicts the
+    policy (it never makes the picks seen), the draws count equally."""
+    draws = [self.dynamics.determinize(self.rules, table, self.player_id, self._random.random)
+             for _ in range(self.params["worlds"])]
+    weights = [self._reach(world) for world in draws]
+    if sum(weights) <= _MIN_WEIGHT:
+      weights = [1.0] * len(draws)
+    return list(zip(draws, weights))
+
+  def _reach(self, world) -> float:
+    """The probability the policy gives to the other players' actions of this round in `world`
+    (the game's `round_decisions`)."""
+    rules, me = self.rules, self.player_id
+    probability = 1.0
+    for before, actions in self.dynamics.round_decisions(rules, world):
+      for player, action in enumerate(actions):
+        if player != me:
+          probability *= dict(self.model(rules, before, player)).get(action, 0.0)
+          if probability <= _MIN_WEIGHT:
+            return 0.0
+    return probability
+
+  def _after_action(self, table, action: int, depth: int) -> float:
+    """The responder's expected return when it plays `action` at `table` and the others follow
+    the policy, looking `depth - 1` turns further."""
+    total = 0.0
+    for joint, probability in self._others(table, action):
+      child = self.dynamics.play(self.rules, table, joint)
+      total += probability * self._value(child, depth - 1)
+    return total
+
+  def _value(self, table, depth: int) -> float:
+    rules, dynamics = self.rules, self.dynamics
+    if table.actor == TERMINAL:
+      return dynamics.returns(rules, table)[self.player_id]
+    if depth <= 0:
+      return self._rollouts(table)
+    if table.actor == CHANCE:
+      table = dynamics.skip_chance(rules, table, self._random.random)
+      if table.actor == TERMINAL:
+        return dynamics.returns(rules, table)[self.player_id]
+    return max(self._after_action(table, action, depth)
+               for action in dynamics.legal_actions(rules, table, self.player_id))
+
+  def _others(self, table, action: int) -> list[tuple[list[int], float]]:
+    """Joint actions with the responder's `action` and the others' picks by the policy, with
+    their probabilities: the whole support, or `branching` draws from it when larger."""
+    me, n = self.player_id, self.rules.num_players
+    supports = [[(a, p) for a, p in self.model(self.rules, table, player) if p > 0]
+                if player != me else [(action, 1.0)] for player in range(n)]
+    size = math.prod(len(support) for support in supports)
+    if size <= self.params["branching"]:
+      return [([a for a, _ in combo], math.prod(p for _, p in combo))
+              for combo in itertools.product(*supports)]
+    draws = self.params["branching"]
+    return [([draw_action(support, self._random.random) for support in supports], 1.0 / draws)
+            for _ in range(draws)]
+
+  def _rollouts(self, table) -> float:
+    policies = [self._continuation if player == self.player_id else self._modelled
+                for player in range(self.rules.num_players)]
+    count = self.params["rollouts"]
+    return sum(rollouts.rollout(self.dynamics, self.rules, table, policies, self._random.random)
+               [self.player_id] for _ in range(count)) / count
+
+  def _modelled(self, rules, table, player: int, uniform) -> int:
+    return draw_action(self.model(rules, table, player), uniform)
+

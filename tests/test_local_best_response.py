@@ -1,0 +1,71 @@
+"""Local Best Response: its strategy, read at every information set of a reduced game and valued
+exactly on the game tree, gains (almost) what the exact best response gains against the policy.
+
+The responder's whole strategy is read with `policy_from_bot` (one answer per information set) and
+the profile "responder in one seat, the policy elsewhere" is valued exactly, so the figures carry
+no sampling noise from games; only the responder's own world sampling remains.
+"""
+
+from __future__ import annotations
+
+import pyspiel
+import pytest
+
+import solvers
+from solvers.equilibrium.exploitability import nash_conv, policy_from_bot
+from solvers.equilibrium.game_tree import GameTree
+from solvers.equilibrium.local_best_response import LocalBestResponseBot
+from sushigo_spiel.reduced_games import load_reduced
+
+
+def _gains(name: str, policy: str, **params) -> list[tuple[float, float]]:
+  """(exact best-response gain, local best response gain) per seat against `policy`."""
+  game = load_reduced(name)
+  tree = GameTree(game)
+  exact = nash_conv(tree, policy_from_bot(tree, lambda g, p: solvers.make_bot(policy, g, p, 0)))
+  models = [solvers.make_bot(policy, game, p, 0) for p in range(2)]
+
+  def model(rules, table, player):
+    return models[player].policy_at(table)
+
+  result = []
+  for seat in range(2):
+    def make(g, p, seat=seat):
+      if p == seat:
+        return LocalBestResponseBot(g, p, 3, opponent_model=model, **params)
+      return solvers.make_bot(policy, g, p, 0)
+    mixed = tree.policy_array(policy_from_bot(tree, make))
+    result.append((exact.gains[seat], tree.policy_values(mixed)[seat] - exact.policy_values[seat]))
+  return result
+
+
+@pytest.mark.parametrize("policy", ["random", "greedy", "heuristic"])
+def test_on_tiny_the_local_best_response_is_exact(policy):
+  for exact, local in _gains("tiny", policy, depth=3, worlds=16):
+    assert exact > 0.5
+    assert local == pytest.approx(exact, abs=1e-9)
+
+
+def test_a_one_step_lookahead_gains_less_than_the_full_round():
+  (exact, deep), _ = _gains("tiny", "random", depth=3, worlds=16)
+  (_, shallow), _ = _gains("tiny", "random", depth=1, worlds=16, continuation="random")
+  assert shallow < deep == pytest.approx(exact, abs=1e-9)
+
+
+@pytest.mark.slow
+def test_on_small_the_local_best_response_gains_at_least_nine_tenths():
+  """Measured: 0.953 and 1.000 of the exact gains against the heuristic (0.978 and 0.977 against
+  the greedy bot); about three minutes."""
+  for exact, local in _gains("small", "heuristic", depth=3, worlds=16):
+    assert local >= 0.9 * exact
+
+
+def test_it_needs_the_policy_and_sound_parameters():
+  game = pyspiel.load_game("python_sushi_go(players=2)")
+  with pytest.raises(ValueError, match="needs the policy it responds to"):
+    LocalBestResponseBot(game, 0, 1)
+  model = lambda rules, table, player: []  # noqa: E731
+  with pytest.raises(ValueError, match="'worlds' is 0; allowed: an integer >= 1"):
+    LocalBestResponseBot(game, 0, 1, opponent_model=model, worlds=0)
+  with pytest.raises(ValueError, match="'continuation' is 'smart'; allowed: policy, random"):
+    LocalBestResponseBot(game, 0, 1, opponent_model=model, continuation="smart")
