@@ -19,6 +19,7 @@ folder's files (records.jsonl), as a user would, so these tests survive any reor
 
 from __future__ import annotations
 
+import datetime
 import json
 import pathlib
 import re
@@ -220,19 +221,46 @@ def test_fixed_rotation_keeps_each_competitor_in_its_seat(fixed_run):
   assert all(r["seats"] == ["lover", "wild", "hater"] for r in fixed_run)
 
 
-def test_a_run_without_out_gets_a_new_dated_folder_under_runs(tmp_path, monkeypatch, capsys):
+def test_a_run_without_out_gets_a_new_folder_under_runs_beside_any_taken(tmp_path, monkeypatch):
   config = tmp_path / "config.toml"
   config.write_text(FIXED_CONFIG.replace("num_games = 5", "num_games = 1"), encoding="utf-8")
   monkeypatch.chdir(tmp_path)
-  for _ in range(3):  # within a second or two: later folders get a suffix
+  runs = tmp_path / "runs"
+  start = datetime.datetime.now()
+  for second in range(120):  # take every dated name of the next two minutes
+    stamp = (start + datetime.timedelta(seconds=second)).strftime("%Y%m%d-%H%M%S")
+    (runs / f"fixed-{stamp}").mkdir(parents=True)
+  taken = set(runs.iterdir())
+  for _ in range(2):
     assert main(["run", str(config), "--quiet"]) in (0, None)
-  folders = sorted(path.name for path in (tmp_path / "runs").iterdir())
-  assert len(folders) == 3
-  stamps = [re.fullmatch(r"fixed-(\d{8}-\d{6})(-\d+)?", name) for name in folders]
-  assert all(stamps), folders
-  for name in folders:
-    lines = (tmp_path / "runs" / name / "records.jsonl").read_text().splitlines()
-    assert [json.loads(line)["seats"] for line in lines] == [["lover", "wild", "hater"]]
-  same_second = [m for m in stamps if m.group(1) == stamps[0].group(1)]
-  assert sorted(m.group(2) or "" for m in same_second) == \
-      ["", *[f"-{k}" for k in range(2, len(same_second) + 1)]]
+  made = sorted(set(runs.iterdir()) - taken)
+  assert len(made) == 2
+  for folder in made:
+    assert re.fullmatch(r"fixed-\d{8}-\d{6}-[23]", folder.name), folder.name
+    assert (folder.parent / folder.name[:-2]) in taken  # beside the dated name it found taken
+    records = (folder / "records.jsonl").read_text().splitlines()
+    assert [json.loads(line)["seats"] for line in records] == [["lover", "wild", "hater"]]
+  if made[0].name[:-2] == made[1].name[:-2]:  # both in one second: -2, then -3
+    assert [m.name[-2:] for m in made] == ["-2", "-3"]
+  else:
+    assert [m.name[-2:] for m in made] == ["-2", "-2"]
+
+
+def test_force_starts_a_folder_over(tmp_path):
+  config = tmp_path / "config.toml"
+  config.write_text(FIXED_CONFIG, encoding="utf-8")
+  out = tmp_path / "run"
+  assert main(["run", str(config), "--out", str(out), "--quiet"]) in (0, None)
+  (out / "plots" / "stale.png").parent.mkdir(exist_ok=True)
+  (out / "plots" / "stale.png").write_bytes(b"old")
+  (out / "summary.md").unlink()  # a run interrupted before its report
+  (out / "notes.txt").write_text("mine")  # not the run's: kept
+  other = tmp_path / "other.toml"
+  other.write_text(FIXED_CONFIG.replace("num_games = 5", "num_games = 2"), encoding="utf-8")
+  assert main(["run", str(other), "--out", str(out), "--quiet", "--force"]) in (0, None)
+  assert not (out / "plots" / "stale.png").exists()
+  assert (out / "notes.txt").read_text() == "mine"
+  assert len((out / "records.jsonl").read_text().splitlines()) == 2
+  assert (out / "config.toml").read_text() == other.read_text()
+  sessions = json.loads((out / "provenance.json").read_text())["sessions"]
+  assert [s["games_played"] for s in sessions] == [2]
