@@ -7,6 +7,7 @@ wrong and what is allowed.
 
 from __future__ import annotations
 
+import random
 import re
 
 import pyspiel
@@ -214,3 +215,17 @@ def test_draft_deals_are_checked_against_the_range_and_the_deck():
           f"chance outcome {two_tuna} (Tuna Nigiri x2) is not in the deck")
   assert hands.rules.hand_string([0] * 6) == "-"
   assert hands.rules.hand_string([1, 0, 0, 0, 0, 2]) == "Tuna Nigiri, Wild x2"
+
+
+def test_the_dynamics_scores_are_the_states():
+  from sushigo_spiel.sushi_go.dynamics import DYNAMICS  # pylint: disable=import-outside-toplevel
+  game = load(players=3, rounds=2, hand_size=4, deck="tempura:8/pudding:8/maki2:8/squid:8")
+  state, rng = game.new_initial_state(), random.Random(3)
+  while not state.is_terminal():
+    assert DYNAMICS.scores(game.rules, state.table()) == state.scores()
+    if state.is_chance_node():
+      state.apply_action(rng.choice(state.legal_actions()))
+    else:
+      state.apply_actions([rng.choice(state.legal_actions(p)) for p in range(3)])
+  assert DYNAMICS.scores(game.rules, state.table()) == state.scores()
+  assert state.scores() != [0, 0, 0]
