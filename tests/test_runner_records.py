@@ -252,13 +252,13 @@ def test_force_starts_a_folder_over(tmp_path):
   out = tmp_path / "run"
   assert main(["run", str(config), "--out", str(out), "--quiet"]) in (0, None)
   (out / "plots" / "stale.png").parent.mkdir(exist_ok=True)
-  (out / "plots" / "stale.png").write_bytes(b"old")
+  (out / "plots" / "stale.png").write_bytes(b"old")  # not in the run's manifest
   (out / "summary.md").unlink()  # a run interrupted before its report
   (out / "notes.txt").write_text("mine")  # not the run's: kept
   other = tmp_path / "other.toml"
   other.write_text(FIXED_CONFIG.replace("num_games = 5", "num_games = 2"), encoding="utf-8")
   assert main(["run", str(other), "--out", str(out), "--quiet", "--force"]) in (0, None)
-  assert not (out / "plots" / "stale.png").exists()
+  assert (out / "plots" / "stale.png").read_bytes() == b"old"  # --force removes only the run's
   assert (out / "notes.txt").read_text() == "mine"
   assert len((out / "records.jsonl").read_text().splitlines()) == 2
   assert (out / "config.toml").read_text() == other.read_text()
