@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sushigo_spiel.compiled.hand_ranking import hand_ways
 from sushigo_spiel.drafting.dynamics import CHANCE, SIMULTANEOUS, TERMINAL
 from sushigo_spiel.drafting.parameters import UTILITIES
 from sushigo_spiel.sushi_go.cards import Kind
@@ -70,8 +71,6 @@ PAIR_ALWAYS, PAIR_NO_FREE_WASABI, PAIR_ONE_FREE_WASABI = 0, 1, 2
 
 # A tableau row: counts per card type, then these two at T and T + 1.
 FREE_WASABI, NIGIRI_BONUS = 0, 1
-
-MAX_RANK = 2 ** 63 - 1
 
 
 def build_spec(rules: Rules) -> np.ndarray:
@@ -125,17 +124,3 @@ def _place_blocks(values: list[int], blocks: list[tuple[int, int]]) -> int:
     values[name] = at
     at += size
   return at
-
-
-def hand_ways(caps, size: int) -> list[list[int]]:
-  """`ways[t][r]`: the hands of r cards that card types t.. can make within `caps` (the table
-  behind the `deal=hand` outcome numbers, `drafting.hand_ranking`). A ValueError when outcome
-  numbers do not fit in 64 bits (nor do OpenSpiel's actions)."""
-  ways = [[1] + [0] * size]  # with no type left, only the empty hand
-  for cap in reversed(caps):
-    after = ways[0]
-    ways.insert(0, [sum(after[r - v] for v in range(min(cap, r) + 1)) for r in range(size + 1)])
-  if max(max(row) for row in ways) > MAX_RANK:
-    raise ValueError(f"deal=hand with hands of {size} cards from this deck numbers more hands"
-                     " than 64-bit outcome ids can hold; allowed: deal=card, or smaller hands")
-  return ways
