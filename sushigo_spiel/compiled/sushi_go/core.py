@@ -173,7 +173,8 @@ def _exercise_kernels() -> None:
 _HERE = pathlib.Path(__file__).resolve().parent
 KERNELS = KernelSet(
     "game core",
-    [_HERE.parent / f"{name}.py" for name in ("hand_ranking", "jit", "rng", "sampling")] +
+    [_HERE.parent / f"{name}.py" for name in ("hand_ranking", "jit", "rng", "sampling",
+                                              "utilities")] +
     [_HERE / f"{name}.py" for name in ("chance", "knowledge", "layout", "moves", "policies",
                                         "scoring", "views")],
     _exercise_kernels, policies.playout_many)

@@ -60,7 +60,6 @@ HEADER_SIZE = 5
 SCALARS = 37
 
 # Codes of the spec's scalars.
-SCORE, MARGIN, WIN = (UTILITIES.index(name) for name in ("score", "margin", "win"))
 LEFT, RIGHT, ALTERNATE = (PASS_DIRECTIONS.index(name) for name in ("left", "right", "alternate"))
 KIND_CODES = {kind: code for code, kind in enumerate(Kind)}
 (K_TEMPURA, K_SASHIMI, K_DUMPLING, K_MAKI, K_NIGIRI, K_WASABI, K_CHOPSTICKS, K_PUDDING,
