@@ -1,21 +1,18 @@
 """Sushi Draft's compiled core plays the games of the readable rules, step for step.
 
-Both implementations are driven by one random stream (`compiled.rng`: the kernels' xoshiro256**
-and its pure-Python twin), so chance draws, random picks and determinizations are compared
-exactly: at every step of every game, the legal actions of every player, the chance outcomes and
-their probabilities, the sampled outcome, the decoded position against the rules' table (piles,
-chips, round results and the log included), the position against the encoded table, and the
-streams' states (the same number of uniforms drawn); at sampled positions, every player's
-determinization (`knowledge.determinize`, whose steps `resample_from_infostate` replays), with
-the rejection sampler's draws; at the end, the chip points and returns.
-`test_core_plays_the_rules_games` runs 20 games per configuration; the `slow` one 2,000.
+Each game is played through both in lockstep (`lockstep`: one random stream drives both, and
+every step is compared: legal actions, chance outcomes and their probabilities, the sampled
+outcome, the decoded position against the rules' table with piles, chips, round results and the
+log, the uniforms drawn; at sampled positions every player's determinization, `knowledge.
+determinize`, whose steps `resample_from_infostate` replays, rejected attempts included; at the
+end the chip points and returns). `test_core_plays_the_rules_games` runs 20 games per
+configuration, the `slow` one 2,000. Then the observation key, playouts, the kernel interface and
+checked input.
 """
 
 from __future__ import annotations
 
 import random
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -23,12 +20,13 @@ import pytest
 from solvers.search import rollouts
 from sushigo_spiel.compiled import Xoshiro256, new_state
 from sushigo_spiel.compiled.interface import GameKernels
-from sushigo_spiel.compiled.sushi_draft import CompiledSushiDraft, core
+from sushigo_spiel.compiled.sushi_draft import CompiledSushiDraft
 from sushigo_spiel.compiled.sushi_draft.knowledge import ATTEMPTS
-from sushigo_spiel.drafting.dynamics import CHANCE, SIMULTANEOUS, TERMINAL
+from sushigo_spiel.drafting.dynamics import TERMINAL
 from sushigo_spiel.sushi_draft import knowledge
 from sushigo_spiel.sushi_draft import rules as R
 from sushigo_spiel.sushi_draft.dynamics import DYNAMICS
+from lockstep import play_games
 
 # Reduced decks: none or one Wild, as many Wilds as the rules allow, small enough to list every
 # hand of a deal=hand chance node.
@@ -80,87 +78,15 @@ def _core(cores, name: str) -> CompiledSushiDraft:
   return cores[name]
 
 
-class Lockstep:
-  """One game through the rules and the core side by side, from one seed."""
-
-  def __init__(self, compiled: CompiledSushiDraft, seed: int,
-               determinize_share: float = DETERMINIZE_SHARE):
-    self.core, self.rules, self.seed = compiled, compiled.rules, seed
-    self.determinize_share = determinize_share
-    self.python, self.kernel = Xoshiro256(seed), new_state(seed)
-    self.table, self.pos = R.initial_table(self.rules), compiled.initial_position()
-    self.steps = 0
-
-  def play(self, one_outcome_at_a_time: bool) -> None:
-    """Plays to the end, checking at every step; chance outcome by outcome, or (the rules'
-    and the core's `skip_chance`) every chance node up to the next decision at once."""
-    sampler = random.Random(-self.seed)
-    while True:
-      self.check_position()
-      if sampler.random() < self.determinize_share:
-        self.check_determinizations()
-      if self.table.actor == TERMINAL:
-        break
-      if self.table.actor == CHANCE:
-        self.chance_step(one_outcome_at_a_time)
-      else:
-        self.simultaneous_step()
-      self.steps += 1
-    assert self.core.scores(self.pos).tolist() == R.totals(self.rules, self.table)
-    assert self.core.returns(self.pos).tolist() == R.returns(self.rules, self.table)
-
-  def check_position(self) -> None:
-    where = (self.seed, self.steps)
-    assert self.core.decode(self.pos) == self.table, where
-    assert np.array_equal(self.pos, self.core.encode(self.table)), where
-    assert np.array_equal(self.kernel, self.python.state()), where
-
-  def check_determinizations(self) -> None:
-    for player in range(self.rules.num_players):
-      seed = 1_000_003 * self.seed + 31 * self.steps + player
-      python, kernel = Xoshiro256(seed), new_state(seed)
-      expected = knowledge.determinize(self.rules, self.table, player, python.random)
-      got = self.core.determinize(self.pos, player, kernel)
-      assert self.core.decode(got) == expected, (self.seed, self.steps, player)
-      assert np.array_equal(kernel, python.state()), (self.seed, self.steps, player)
-
-  def chance_step(self, one_outcome_at_a_time: bool) -> None:
-    rules, table = self.rules, self.table
-    assert self.core.chance_outcomes(self.pos) == R.chance_outcomes(rules, table)
-    if one_outcome_at_a_time:
-      outcome = R.sample_chance(rules, table, self.python.random)
-      assert self.core.sample_chance(self.pos, self.kernel) == outcome
-      self.table = R.apply_chance(rules, table, outcome)
-      self.core.apply_chance(self.pos, outcome)
-    else:
-      self.table = R.skip_chance(rules, table, self.python.random)
-      self.core.skip_chance(self.pos, self.kernel)
-
-  def simultaneous_step(self) -> None:
-    joint = []
-    for player in range(self.rules.num_players):
-      legal = R.legal_actions(self.rules, self.table, player)
-      assert self.core.legal_action_list(self.pos, player) == legal, (self.seed, self.steps)
-      joint.append(legal[int(self.python.random() * len(legal))])
-      assert self.core.random_action(self.pos, player, self.kernel) == joint[-1]
-    self.table = R.play(self.rules, self.table, joint)
-    self.core.play(self.pos, joint)
-
-
-def _play_games(compiled: CompiledSushiDraft, games: int, determinize_share: float) -> None:
-  for seed in range(games):
-    Lockstep(compiled, seed, determinize_share).play(one_outcome_at_a_time=seed % 2 == 0)
-
-
 @pytest.mark.parametrize("name", CONFIGS)
 def test_core_plays_the_rules_games(cores, name):
-  _play_games(_core(cores, name), FAST_GAMES, FAST_DETERMINIZE_SHARE)
+  play_games(_core(cores, name), DYNAMICS, FAST_GAMES, FAST_DETERMINIZE_SHARE)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", CONFIGS)
 def test_core_plays_the_rules_games_2000_per_configuration(cores, name):
-  _play_games(_core(cores, name), 2000, DETERMINIZE_SHARE)
+  play_games(_core(cores, name), DYNAMICS, 2000, DETERMINIZE_SHARE)
 
 
 def _random_games(rules: R.Rules, games: int, visit=None):
@@ -349,38 +275,3 @@ def test_impossible_hands_raise_when_dealing_by_hand():
   for impossible in (ranking.rank((1, 1, 0, 0, 0, 0)), ranking.size, -1):
     with pytest.raises(ValueError, match="not possible"):
       compiled.apply_chance(pos, impossible)
-
-
-def test_a_failed_compile_names_numba_and_what_to_install(monkeypatch):
-  def broken():
-    raise TypeError("no implementation")
-  monkeypatch.setattr(core.KERNEL_SET, "_ready", False)
-  monkeypatch.setattr(core.KERNEL_SET, "exercise", broken)
-  with pytest.raises(RuntimeError, match=r"numba .*pip install --upgrade numba"):
-    core.ensure_compiled()
-
-
-def test_the_first_use_says_it_compiles_and_later_loads_are_silent(monkeypatch, tmp_path, capsys):
-  marker = tmp_path / "compiled"
-  monkeypatch.setattr(core.KERNEL_SET, "_marker", lambda: marker)
-  monkeypatch.setattr(core.KERNEL_SET, "_ready", False)
-  core.ensure_compiled()
-  first = capsys.readouterr().err
-  assert first.startswith("sushigo-spiel: compiling the Sushi Draft core (first use")
-  assert first.count("\n") == 1 and " done in " in first and marker.exists()
-  monkeypatch.setattr(core.KERNEL_SET, "_ready", False)
-  core.ensure_compiled()
-  assert capsys.readouterr().err == ""
-
-
-@pytest.mark.slow
-def test_a_fresh_environment_compiles_once_and_says_so(tmp_path):
-  code = ("from sushigo_spiel.compiled.sushi_draft import CompiledSushiDraft\n"
-          "print(CompiledSushiDraft.from_params().playout_many(2, 0).shape)\n")
-  env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path)}
-  runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                         timeout=900, check=True) for _ in range(2)]
-  assert runs[0].stderr.startswith("sushigo-spiel: compiling the Sushi Draft core (first use")
-  assert runs[0].stderr.count("\n") == 1
-  assert runs[1].stderr == ""
-  assert runs[0].stdout == runs[1].stdout == "(2, 3)\n"

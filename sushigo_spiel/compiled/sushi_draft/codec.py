@@ -8,10 +8,9 @@ rules through these two at every step.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
+from sushigo_spiel.compiled.spec import block_views, nested_tuples
 from sushigo_spiel.compiled.sushi_draft.layout import (AWARDS_AT, DECK_AT, DISCARDS_AT, HANDS_AT,
                                                        HEADER_SIZE, LOG_EATS_AT, LOG_HANDS_AT,
                                                        LOG_KEEPS_AT, NOBODY, ORDERS_AT, PILES,
@@ -26,16 +25,7 @@ def _views(rules: R.Rules, spec: np.ndarray, pos: np.ndarray) -> dict[int, np.nd
   shapes = {DECK_AT: (TYPES,), HANDS_AT: (n, TYPES), ORDERS_AT: (PILES,),
             LOG_HANDS_AT: (turns, n, TYPES), LOG_EATS_AT: (turns, n), LOG_KEEPS_AT: (turns, n),
             AWARDS_AT: (rounds, PILES), DISCARDS_AT: (rounds, n)}
-  views = {}
-  for name, shape in shapes.items():
-    start = int(spec[name])
-    views[name] = pos[start:start + math.prod(shape)].reshape(shape)
-  return views
-
-
-def _tuples(block: np.ndarray):
-  """A block as nested tuples of Python ints."""
-  return tuple(map(_tuples, block)) if block.ndim > 1 else tuple(block.tolist())
+  return block_views(spec, pos, shapes)
 
 
 def decode(rules: R.Rules, spec: np.ndarray, pos: np.ndarray) -> R.Table:
@@ -43,18 +33,18 @@ def decode(rules: R.Rules, spec: np.ndarray, pos: np.ndarray) -> R.Table:
   b = _views(rules, spec, pos)
   actor, keeping, round_index, ordered, dealt, turn = pos[:HEADER_SIZE].tolist()  # header order
   per_round = rules.hand_size - 1
-  eats = _tuples(b[LOG_EATS_AT])
+  eats = nested_tuples(b[LOG_EATS_AT])
   log = tuple(R.Turn(index // per_round, hands, eats[index], keeps if keeps[0] >= 0 else ())
               for index, hands, keeps in zip(range(round_index * per_round + turn + keeping),
-                                             _tuples(b[LOG_HANDS_AT]), _tuples(b[LOG_KEEPS_AT])))
+                                             nested_tuples(b[LOG_HANDS_AT]), nested_tuples(b[LOG_KEEPS_AT])))
   rounds = [log[r * per_round:(r + 1) * per_round] for r in range(round_index + 1)]
   chips, piles = _chips(rules, b, round_index, ordered)
-  discards = _tuples(b[DISCARDS_AT])
+  discards = nested_tuples(b[DISCARDS_AT])
   results = tuple(R.RoundResult(_eaten(rules, rounds[r]),
                                 tuple(chip for chip in chips if chip.round == r), discards[r])
                   for r in range(round_index))
-  return R.Table(actor, bool(keeping), round_index, ordered, dealt, turn, _tuples(b[DECK_AT]),
-                 _tuples(b[HANDS_AT]), _eaten(rules, rounds[-1]), piles, chips, results, log)
+  return R.Table(actor, bool(keeping), round_index, ordered, dealt, turn, nested_tuples(b[DECK_AT]),
+                 nested_tuples(b[HANDS_AT]), _eaten(rules, rounds[-1]), piles, chips, results, log)
 
 
 def _eaten(rules: R.Rules, turns) -> tuple[tuple[int, ...], ...]:

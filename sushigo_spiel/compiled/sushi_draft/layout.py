@@ -3,7 +3,8 @@
 A game's `Rules` are compiled once into a spec, a 1-D int64 array: scalars at the fixed indices
 named below (`PLAYERS`, `HAND_SIZE`, ...), then lookup tables (the full deck, the hand-ranking
 table of `deal=hand`, and every distinct order of every chip pile, in the order of
-`Rules.pile_orders`) and the offsets of a position's blocks, which depend on the game's sizes.
+`Rules.pile_orders`, with where each pile's orders start) and the offsets of a position's blocks,
+which depend on the game's sizes (`compiled.spec`).
 
 A position is a 1-D int32 array (`POSITION_DTYPE`), everything that changes in a game, `Table` for
 `Table` (`codec` converts both ways, exactly). Card types, sushi types and chip piles are the
@@ -28,9 +29,12 @@ taken so far are its awards, a chip's value is its place in the pile's order.
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from sushigo_spiel.compiled.hand_ranking import hand_ways
+from sushigo_spiel.compiled.spec import assemble
 from sushigo_spiel.drafting.dynamics import CHANCE, SIMULTANEOUS, TERMINAL
 from sushigo_spiel.drafting.parameters import UTILITIES
 from sushigo_spiel.sushi_draft.cards import NUM_PILES, NUM_SUSHI, NUM_TYPES
@@ -46,9 +50,9 @@ HEADER_SIZE = 6
 
 # Spec scalars.
 (PLAYERS, HAND_SIZE, ROUNDS, DEAL_BY_HAND, DEAL_STEPS, UTILITY, WILD_WEIGHT, RANKING_SIZE,
- MAX_OUTCOMES,
  # offsets of the spec's tables
- FULL_DECK_TABLE, WAYS_TABLE, PILE_SIZE_TABLE, ORDER_COUNT_TABLE, ORDERS_AT_TABLE,
+ FULL_DECK_TABLE, WAYS_TABLE, PILE_SIZE_TABLE, ORDER_COUNT_TABLE, ORDER_START_TABLE,
+ ORDERS_TABLE,
  # offsets of a position's blocks
  DECK_AT, HANDS_AT, ORDERS_AT, LOG_HANDS_AT, LOG_EATS_AT, LOG_KEEPS_AT, AWARDS_AT, DISCARDS_AT,
  POSITION_SIZE) = range(23)
@@ -67,32 +71,21 @@ def build_spec(rules: Rules) -> np.ndarray:
       DEAL_STEPS: rules.deal_steps, UTILITY: UTILITIES.index(rules.utility),
       WILD_WEIGHT: 1 if rules.wild_half else 2,
       RANKING_SIZE: ways[0][size] if rules.deal == "hand" else 0,
-      MAX_OUTCOMES: rules.max_chance_outcomes,
   }
+  starts = itertools.accumulate((len(orders) * len(orders[0]) for orders in rules.pile_orders),
+                                initial=0)
   tables = [
       (FULL_DECK_TABLE, rules.deck),
       (WAYS_TABLE, [w for row in ways for w in row]),
       (PILE_SIZE_TABLE, [len(pile) for pile in rules.chips]),
       (ORDER_COUNT_TABLE, [len(orders) for orders in rules.pile_orders]),
-      (ORDERS_AT_TABLE, [0] * PILES),  # set below, once the orders' place is known
+      (ORDER_START_TABLE, list(starts)[:PILES]),
+      (ORDERS_TABLE, [value for orders in rules.pile_orders for order in orders
+                      for value in order]),
   ]
   blocks = [
       (DECK_AT, TYPES), (HANDS_AT, n * TYPES), (ORDERS_AT, PILES),
       (LOG_HANDS_AT, turns * n * TYPES), (LOG_EATS_AT, turns * n), (LOG_KEEPS_AT, turns * n),
       (AWARDS_AT, rounds * PILES), (DISCARDS_AT, rounds * n),
   ]
-  values = [0] * SCALARS
-  for name, value in scalars.items():
-    values[name] = int(value)
-  for name, table in tables:
-    values[name] = len(values)
-    values.extend(int(v) for v in table)
-  for pile, orders in enumerate(rules.pile_orders):
-    values[values[ORDERS_AT_TABLE] + pile] = len(values)
-    values.extend(value for order in orders for value in order)
-  at = HEADER_SIZE
-  for name, length in blocks:
-    values[name] = at
-    at += length
-  values[POSITION_SIZE] = at
-  return np.array(values, dtype=np.int64)
+  return assemble(SCALARS, scalars, tables, HEADER_SIZE, blocks, POSITION_SIZE)

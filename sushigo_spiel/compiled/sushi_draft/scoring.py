@@ -19,7 +19,7 @@ def chip_value(g, pos, pile, taken):
 
 
 @njit
-def totals(g, pos):
+def scores(g, pos):
   """Chip points per player so far."""
   points = np.zeros(g[PLAYERS], dtype=np.int64)
   for pile in range(PILES):
@@ -39,5 +39,5 @@ def returns(g, pos, out):
   out[:] = 0.0
   if pos[ACTOR] != ACTOR_TERMINAL:
     return
-  points = totals(g, pos)
+  points = scores(g, pos)
   utilities(g[UTILITY], points, points == points.max(), out)

@@ -9,11 +9,11 @@ from __future__ import annotations
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.sushi_draft.layout import (AWARDS_AT, DISCARDS_AT, HANDS_AT,
                                                        HAND_SIZE, KEEPING, LOG_EATS_AT,
-                                                       LOG_HANDS_AT, LOG_KEEPS_AT,
-                                                       ORDERS_AT_TABLE, PILES, PILE_SIZE_TABLE,
+                                                       LOG_HANDS_AT, LOG_KEEPS_AT, ORDERS_TABLE,
+                                                       ORDER_START_TABLE, PILES, PILE_SIZE_TABLE,
                                                        PLAYERS, ROUND, TURN, TYPES)
-from sushigo_spiel.sushi_draft.rules import WILD_EAT
 from sushigo_spiel.sushi_draft.cards import WILD
+from sushigo_spiel.sushi_draft.rules import WILD_EAT
 
 
 @njit(inline="always")
@@ -82,7 +82,7 @@ def pile_size(g, pile):
 @njit(inline="always")
 def order_at(g, pile, order):
   """Where the chip values of a pile's order (a chance outcome) start in the spec, top first."""
-  return g[g[ORDERS_AT_TABLE] + pile] + order * pile_size(g, pile)
+  return g[ORDERS_TABLE] + g[g[ORDER_START_TABLE] + pile] + order * pile_size(g, pile)
 
 
 @njit(inline="always")

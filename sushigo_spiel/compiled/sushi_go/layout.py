@@ -35,6 +35,7 @@ from __future__ import annotations
 import numpy as np
 
 from sushigo_spiel.compiled.hand_ranking import hand_ways
+from sushigo_spiel.compiled.spec import assemble
 from sushigo_spiel.drafting.dynamics import CHANCE, SIMULTANEOUS, TERMINAL
 from sushigo_spiel.drafting.parameters import UTILITIES
 from sushigo_spiel.sushi_go.cards import Kind
@@ -106,20 +107,4 @@ def build_spec(rules: Rules) -> np.ndarray:
       (LOG_ROBOT_AT, turns), (BREAKDOWN_AT, rounds * n * len(rules.categories)),
       (ROUND_PUDDINGS_AT, rounds * n),
   ]
-  values = [0] * SCALARS
-  for name, value in scalars.items():
-    values[name] = int(value)
-  for name, table in tables:
-    values[name] = len(values)
-    values.extend(int(v) for v in table)
-  values[POSITION_SIZE] = _place_blocks(values, blocks)
-  return np.array(values, dtype=np.int64)
-
-
-def _place_blocks(values: list[int], blocks: list[tuple[int, int]]) -> int:
-  """Sets each block's offset in a position; returns the position's size."""
-  at = HEADER_SIZE
-  for name, size in blocks:
-    values[name] = at
-    at += size
-  return at
+  return assemble(SCALARS, scalars, tables, HEADER_SIZE, blocks, POSITION_SIZE)
