@@ -15,13 +15,13 @@ from __future__ import annotations
 import random
 
 import numpy as np
+import pyspiel
 import pytest
 
 from solvers.search import rollouts
 from sushigo_spiel.compiled import Xoshiro256, new_state
 from sushigo_spiel.compiled.interface import GameKernels
 from sushigo_spiel.compiled.sushi_draft import CompiledSushiDraft
-from sushigo_spiel.compiled.sushi_draft.knowledge import ATTEMPTS
 from sushigo_spiel.drafting.dynamics import TERMINAL
 from sushigo_spiel.sushi_draft import knowledge
 from sushigo_spiel.sushi_draft import rules as R
@@ -227,10 +227,6 @@ def test_the_kernels_play_a_game_through_the_interface():
   assert out.tolist() == R.returns(compiled.rules, table) and abs(out.sum()) < 1e-9
 
 
-def test_the_rejection_sampler_makes_as_many_attempts_as_the_rules():
-  assert ATTEMPTS == 10_000
-
-
 # --------------------------------------------------------------------------------------------
 # Checked input and errors
 
@@ -275,3 +271,37 @@ def test_impossible_hands_raise_when_dealing_by_hand():
   for impossible in (ranking.rank((1, 1, 0, 0, 0, 0)), ranking.size, -1):
     with pytest.raises(ValueError, match="not possible"):
       compiled.apply_chance(pos, impossible)
+
+
+# --------------------------------------------------------------------------------------------
+# Determinization against the pyspiel state's resample_from_infostate
+
+
+@pytest.mark.parametrize("params", [
+    dict(players=3, rounds=2, hand_size=4, deck=SMALL, chips=LONG_PILES),
+    dict(players=2, rounds=2, hand_size=3, deal="hand", deck=SMALL, wild_half=True),
+])
+def test_determinization_is_resample_from_infostate_draw_for_draw(params):
+  # Fed the same stream, the core's determinization is the state resample_from_infostate
+  # returns, at every node of random games: the same distribution, sample for sample.
+  game = pyspiel.load_game("python_sushi_draft", params)
+  compiled = CompiledSushiDraft(game.rules)
+  compared = 0
+  for seed in range(15):
+    state, rng = game.new_initial_state(), random.Random(seed)
+    while not state.is_terminal():
+      pos = compiled.encode(state.table())
+      for player in range(game.num_players()):
+        stream_seed = 97 * seed + 7 * compared + player
+        python, kernel = Xoshiro256(stream_seed), new_state(stream_seed)
+        expected = state.resample_from_infostate(player, python.random).table()
+        assert compiled.decode(compiled.determinize(pos, player, kernel)) == expected
+        assert np.array_equal(kernel, python.state())
+      compared += 1
+      if state.is_chance_node():
+        outcomes, probabilities = zip(*state.chance_outcomes())
+        state.apply_action(rng.choices(outcomes, probabilities)[0])
+      else:
+        state.apply_actions([rng.choice(state.legal_actions(p))
+                             for p in range(game.num_players())])
+  assert compared > 300

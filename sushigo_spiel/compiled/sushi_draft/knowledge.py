@@ -21,8 +21,8 @@ from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.rng import next_double, splitmix64
 from sushigo_spiel.compiled.sampling import draw_cards, pick_index, pick_uniformly
 from sushigo_spiel.compiled.sushi_draft import views
-from sushigo_spiel.compiled.sushi_draft.chance import apply_chance, deal_card, deal_hand
-from sushigo_spiel.compiled.sushi_draft.chance import initial_position
+from sushigo_spiel.compiled.sushi_draft.chance import (apply_chance, deal_card, deal_hand,
+                                                       initial_position)
 from sushigo_spiel.compiled.sushi_draft.layout import (ACTOR, ACTOR_SIMULTANEOUS, ACTOR_TERMINAL,
                                                        DEALT, DEAL_BY_HAND, DEAL_STEPS,
                                                        FULL_DECK_TABLE, HAND_SIZE, KEEPING,
