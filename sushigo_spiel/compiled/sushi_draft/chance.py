@@ -60,8 +60,9 @@ def _deck(g, pos):
 
 @njit
 def chance_outcomes(g, pos, outcomes, probabilities):
-  """Fills `outcomes` and `probabilities` (each at least `Rules.max_chance_outcomes` long) with the chance
-  node's outcomes in increasing order and their probabilities; returns how many there are."""
+  """Fills `outcomes` and `probabilities` (each at least `Rules.max_chance_outcomes` long) with
+  the chance node's outcomes in increasing order and their probabilities; returns how many there
+  are."""
   if pos[ORDERED] < PILES:
     count = _order_count(g, pos)
     for order in range(count):

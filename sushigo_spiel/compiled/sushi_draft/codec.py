@@ -33,10 +33,11 @@ def decode(rules: R.Rules, spec: np.ndarray, pos: np.ndarray) -> R.Table:
   b = _views(rules, spec, pos)
   actor, keeping, round_index, ordered, dealt, turn = pos[:HEADER_SIZE].tolist()  # header order
   per_round = rules.hand_size - 1
-  eats = nested_tuples(b[LOG_EATS_AT])
-  log = tuple(R.Turn(index // per_round, hands, eats[index], keeps if keeps[0] >= 0 else ())
-              for index, hands, keeps in zip(range(round_index * per_round + turn + keeping),
-                                             nested_tuples(b[LOG_HANDS_AT]), nested_tuples(b[LOG_KEEPS_AT])))
+  played = round_index * per_round + turn + keeping
+  hands, eats, keeps = (nested_tuples(b[name][:played])
+                        for name in (LOG_HANDS_AT, LOG_EATS_AT, LOG_KEEPS_AT))
+  log = tuple(R.Turn(index // per_round, hands[index], eats[index],
+                     keeps[index] if keeps[index][0] >= 0 else ()) for index in range(played))
   rounds = [log[r * per_round:(r + 1) * per_round] for r in range(round_index + 1)]
   chips, piles = _chips(rules, b, round_index, ordered)
   discards = nested_tuples(b[DISCARDS_AT])

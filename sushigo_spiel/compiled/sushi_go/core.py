@@ -63,7 +63,7 @@ KERNELS = KernelSet(
 
 
 def ensure_compiled() -> None:
-  """Compiles (or loads from numba's cache) every kernel of the game core, once per process."""
+  """Compiles (or loads from numba's cache) every kernel of the Sushi Go core, once per process."""
   KERNELS.ensure()
 
 
