@@ -178,5 +178,3 @@ def test_sushi_draft_searches_on_its_core_with_the_python_statistics(bot_class):
   expected = _statistics(python.search_table(state.table()), actions)
   assert sum(expected[0]) == 300
   assert _statistics(compiled.search_table(state.table()), actions) == expected
-  with pytest.raises(ValueError, match="the compiled core has no kernel for greedy"):
-    bot_class(game, 0, 0, engine="compiled", rollout="greedy")
