@@ -31,6 +31,7 @@ import numpy as np
 import pyspiel
 
 from solvers.bot import Bot, Policy
+from solvers.equilibrium import blueprint
 from solvers.equilibrium.abstraction import LiftedPolicy, make_abstraction
 from solvers.equilibrium.cfr import CFR, CFRPlus, DiscountedCFR, RegretSolver
 from solvers.equilibrium.game_tree import GameTree
@@ -134,8 +135,9 @@ def save_policy(path: str, policy: LiftedPolicy) -> None:
     raise
 
 
-def load_policy(path: str) -> LiftedPolicy:
-  """The policy saved at `path`, for its game (the game string in its metadata); a ValueError
+def load_policy(path: str) -> LiftedPolicy | blueprint.BlueprintPolicy:
+  """The policy saved at `path`, for its game (the game string in its metadata): a lifted
+  abstract strategy, or a blueprint of the `cards` abstraction (`blueprint.py`); a ValueError
   naming the path if the file is not a policy file."""
   not_policy = f"{path} is not a policy file saved by `sushigo train` or `save_policy`"
   try:
@@ -144,6 +146,9 @@ def load_policy(path: str) -> LiftedPolicy:
     raise ValueError(f"{not_policy} (not a numpy .npz archive)") from None
   if not isinstance(data, np.lib.npyio.NpzFile):
     raise ValueError(f"{not_policy} (a .npy array, not an .npz archive)")
+  if "average_slots" in data.files:
+    data.close()
+    return blueprint.load_blueprint(path)
   with data:
     try:
       return _read_policy(data)

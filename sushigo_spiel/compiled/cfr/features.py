@@ -7,9 +7,10 @@ when the tableau holds two" is then shared by every hand that offers a Sashimi i
 whatever the rest of the hand. The reasoning and the measured trade-offs are in
 docs/equilibrium.md ("The cards abstraction").
 
-An action's features, in order: the round, the turn, the action id, then for each of its cards
-three numbers from what the player knows (its tableau, its hand, the hand it passed at the last
-turn, Maki and Puddings of every tableau), by the card's kind:
+An action's features, in order: the cards left in the hand (up to `STAGES`: five or more count as
+five), the action id, then for each of its cards three numbers from what the player knows (its
+tableau, its hand, the hand it passed at the last turn, Maki and Puddings of every tableau), by the
+card's kind:
 
   Tempura     own Tempura mod 2, other Tempura in hand (up to 2), Tempura in the passed hand (2)
   Sashimi     own Sashimi mod 3, other Sashimi in hand (up to 2), Sashimi in the passed hand (2)
@@ -18,12 +19,18 @@ turn, Maki and Puddings of every tableau), by the card's kind:
   Nigiri      free Wasabi (0 or 1), 0, 0
   Wasabi      free Wasabi (up to 2), best other Nigiri in hand (value), best in the passed hand
   Chopsticks  Chopsticks on the tableau (0 or 1), 0, 0
-  Pudding     own Puddings (kept and this round's) minus the most of an opponent (-3..3), 0, 0
+  Pudding     own Puddings (kept and this round's) minus the most of an opponent (-3..3), rounds
+              left after this one (up to 2), 0
   Soy Sauce   Soy Sauce on the tableau (0 or 1), colours on the tableau (up to 8), 0
 
 The hand passed at the last turn is the hand the player held then, less what it placed (a
 Chopsticks pair returns the Chopsticks): known to the player, and with two players exactly the
 hand the opponent holds now, so the cards still to come back. At a round's first turn it is empty.
+
+Neither the round nor the turn is kept as such: a card's value depends on the cards left (how many
+picks remain to complete a set) and, for Pudding only, on the rounds left. Dropping them lets one
+key gather the visits of some thirty (round, turn) pairs of the full game, which is what makes its
+regrets learnable in hours rather than weeks.
 
 The key is the features hashed to 64 bits (`compiled.hashing`); the regret tables index it modulo
 their size (`mccfr`). Robot games are not covered (the robot's card is a second decision).
@@ -37,12 +44,14 @@ from sushigo_spiel.compiled import hashing
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.sushi_go import views
 from sushigo_spiel.compiled.sushi_go.layout import (
-    CHOPSTICKS, FREE_WASABI, KIND_TABLE, K_CHOPSTICKS, K_DUMPLING, K_MAKI, K_NIGIRI, K_PUDDING,
-    K_SASHIMI, K_SOY_SAUCE, K_TEMPURA, K_WASABI, PAIR_CARDS_TABLE, PLAYERS, PUDDINGS_AT, ROUND,
-    TURN, TYPES, VALUE_TABLE)
+    CHOPSTICKS, FREE_WASABI, HAND_SIZE, KIND_TABLE, K_CHOPSTICKS, K_DUMPLING, K_MAKI, K_NIGIRI,
+    K_PUDDING, K_SASHIMI, K_SOY_SAUCE, K_TEMPURA, K_WASABI, PAIR_CARDS_TABLE, PLAYERS, PUDDINGS_AT,
+    ROUND, ROUNDS, TURN, TYPES, VALUE_TABLE)
 
 CARD_FEATURES = 3  # numbers per card
-MAX_FEATURES = 3 + 2 * CARD_FEATURES  # round, turn, action, then one or two cards
+HEADER = 2  # cards left, action
+MAX_FEATURES = HEADER + 2 * CARD_FEATURES
+STAGES = 5  # cards left in the hand, capped
 
 
 @njit(inline="always")
@@ -136,6 +145,7 @@ def card_features(g, pos, player, card, out, at):
     out[at] = min(own, 1)
   elif kind == K_PUDDING:
     out[at] = _clip(_lead(g, pos, player, K_PUDDING, False, True), 3)
+    out[at + 1] = min(g[ROUNDS] - 1 - pos[ROUND], 2)
   elif kind == K_SOY_SAUCE:
     out[at] = min(own, 1)
     colours = 0
@@ -151,16 +161,16 @@ def card_features(g, pos, player, card, out, at):
 @njit(inline="always")
 def action_features(g, pos, player, action, out):
   """Writes the features of `player`'s legal `action` (a single card or a Chopsticks pair) to
-  `out`; returns how many (6 or 9)."""
-  out[0], out[1], out[2] = pos[ROUND], pos[TURN], action
+  `out`; returns how many (5 or 8)."""
+  out[0], out[1] = min(g[HAND_SIZE] - pos[TURN], STAGES), action
   types = g[TYPES]
   if action < types:
-    card_features(g, pos, player, action, out, 3)
-    return 3 + CARD_FEATURES
+    card_features(g, pos, player, action, out, HEADER)
+    return HEADER + CARD_FEATURES
   pair = g[PAIR_CARDS_TABLE] + 2 * (action - types)
-  card_features(g, pos, player, g[pair], out, 3)
-  card_features(g, pos, player, g[pair + 1], out, 3 + CARD_FEATURES)
-  return 3 + 2 * CARD_FEATURES
+  card_features(g, pos, player, g[pair], out, HEADER)
+  card_features(g, pos, player, g[pair + 1], out, HEADER + CARD_FEATURES)
+  return HEADER + 2 * CARD_FEATURES
 
 
 @njit(inline="always")
