@@ -197,6 +197,13 @@ class PolicyBot(Bot):
     # The utility says what a game is scored for, not how it is played: a policy trained on
     # margins plays the same game scored by points or wins.
     trained = dataclasses.replace(self.lifted.game.rules, utility=self.rules.utility)
+    if isinstance(self.lifted, blueprint.BlueprintPolicy):
+      # A blueprint's keys do not name the player count: it plays the game it was trained for at
+      # any player count (its hand size following), as a transfer rather than a solution.
+      trained = dataclasses.replace(trained, num_players=self.rules.num_players,
+                                    hand_size=self.rules.hand_size)
+      if trained == self.rules and self.lifted.game.rules != self.rules:
+        self.lifted = blueprint.BlueprintPolicy(game, self.lifted.averages, self.lifted.metadata)
     if trained != self.rules:
       raise ValueError(f"the policy at {path} was trained for {self.lifted.game}, not {self.game}")
 
