@@ -31,6 +31,8 @@ GAME = "python_sushi_go(players=2,utility=margin)"
 def main(argv=None) -> None:
   parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
   parser.add_argument("--algorithm", default="probe-mccfr", help="default: %(default)s")
+  parser.add_argument("--play", default="current", choices=("average", "current"),
+                      help="the strategy the blueprint plays (default: %(default)s)")
   parser.add_argument("--seconds", type=float, required=True, help="training seconds in all")
   parser.add_argument("--segment", type=float, default=600.0,
                       help="training seconds between evaluations (default: %(default)s)")
@@ -46,17 +48,19 @@ def main(argv=None) -> None:
   game = pyspiel.load_game(GAME)
   if args.resume:
     solver = CompiledMCCFR.resume(args.out, game, args.algorithm)
+    solver.play = args.play
   else:
     if os.path.exists(args.out):
       parser.error(f"{args.out} exists; pass --resume to continue it, or remove it")
-    solver = CompiledMCCFR(game, args.algorithm, seed=args.seed)
+    solver = CompiledMCCFR(game, args.algorithm, seed=args.seed, play=args.play)
   while solver.seconds < args.seconds:
     solver.run(seconds=min(args.segment, args.seconds - solver.seconds),
                progress=not args.no_progress, workers=args.workers)
     solver.save(args.out)
     start = time.perf_counter()
     result = evaluate(game, args.out, args.games, args.seed)
-    point = {"iterations": solver.iterations, "train_seconds": round(solver.seconds, 1),
+    point = {"play": solver.play, "iterations": solver.iterations,
+             "train_seconds": round(solver.seconds, 1),
              "train_cpu_seconds": round(solver.cpu_seconds, 1), "slots": solver.occupied,
              **result, "eval_seconds": round(time.perf_counter() - start, 1)}
     solver.history.append(point)

@@ -207,6 +207,19 @@ def test_blueprint_file_round_trip_and_policy_bot(tmp_path):
   assert bot.step(state) in state.legal_actions(0)
 
 
+def test_current_play_reads_the_positive_regrets(tmp_path):
+  game = load_reduced("small")
+  solver = CompiledMCCFR(game, "es-mccfr", seed=0, table_bits=12, play="current")
+  solver.run(iterations=100)
+  path = str(tmp_path / "current.npz")
+  solver.save(path, checkpoint=False)
+  loaded = load_blueprint(path)
+  np.testing.assert_array_equal(loaded.averages, np.maximum(solver.regrets, 0.0))
+  assert CompiledMCCFR.resume(path).play == "current"
+  with pytest.raises(ValueError, match="allowed: average, current"):
+    CompiledMCCFR(game, play="last")
+
+
 def test_train_command_trains_and_resumes(tmp_path):
   out = str(tmp_path / "b.npz")
   command = [sys.executable, "-c", "from experiments.cli import main; main()", "train", "small",
@@ -219,7 +232,7 @@ def test_train_command_trains_and_resumes(tmp_path):
   refused = subprocess.run(command[:-3] + ["--out", str(tmp_path / "c.npz"), "--workers", "2"],
                            capture_output=True, text=True)
   assert refused.returncode == 0  # workers are allowed with cards
-  other = subprocess.run([*command[:8], "--abstraction", "identity", "--iterations", "10",
+  other = subprocess.run([*command[:7], "--abstraction", "identity", "--iterations", "10",
                           "--out", str(tmp_path / "d.npz"), "--resume"],
                          capture_output=True, text=True)
   assert other.returncode != 0 and "--abstraction cards" in other.stderr

@@ -47,6 +47,7 @@ from sushigo_spiel.drafting.adapter import simultaneous_state
 ABSTRACTION = "cards"
 ALGORITHMS = {"es-mccfr": "es", "probe-mccfr": "probe"}  # algorithm name -> walk
 WEIGHTINGS = ("linear", "uniform")
+PLAYS = ("average", "current")  # the strategy a blueprint plays
 CHUNK = 50
 DEFAULT_TABLE_BITS = 20
 
@@ -81,12 +82,19 @@ def _chunk_additions(spec, regrets, averages, chunk, walk, linear, seed):
 
 class CompiledMCCFR:
   """MCCFR (`algorithm`: es-mccfr or probe-mccfr) with the `cards` abstraction on the compiled
-  core; `weighting` linear (Linear CFR) or uniform; tables of 2**table_bits slots."""
+  core; `weighting` linear (Linear CFR) or uniform; tables of 2**table_bits slots. `play` names
+  the strategy its policy plays: the average strategy (what CFR's guarantees are about), or the
+  current one (regret matching on the last regrets), which Pluribus played beyond its first
+  betting round and which, on the full game, plays far better than the average of a short run
+  (docs/equilibrium.md)."""
 
   def __init__(self, game: pyspiel.Game, algorithm: str = "probe-mccfr", seed: int = 0,
                weighting: str = "linear", table_bits: int = DEFAULT_TABLE_BITS,
-               max_nodes: int = MAX_TREE_NODES, raise_limit: str = "max_nodes"):
+               max_nodes: int = MAX_TREE_NODES, raise_limit: str = "max_nodes",
+               play: str = "average"):
     check_game(game)
+    if play not in PLAYS:
+      raise ValueError(f"unknown play {play!r}; allowed: {', '.join(PLAYS)}")
     if algorithm not in ALGORITHMS:
       raise ValueError(f"unknown algorithm {algorithm!r} for abstraction {ABSTRACTION!r};"
                        f" allowed: {', '.join(ALGORITHMS)}")
@@ -102,7 +110,7 @@ class CompiledMCCFR:
     self.game, self.rules = game, game.rules
     self.spec = build_spec(game.rules)
     self.algorithm, self.walk = algorithm, mccfr.WALKS[ALGORITHMS[algorithm]]
-    self.seed, self.weighting = seed, weighting
+    self.seed, self.weighting, self.play = seed, weighting, play
     self.regrets = np.zeros(1 << table_bits)
     self.averages = np.zeros(1 << table_bits)
     self.iterations = 0
@@ -162,7 +170,8 @@ class CompiledMCCFR:
   def metadata(self) -> dict:
     return {
         "game": str(self.game), "abstraction": ABSTRACTION, "algorithm": self.algorithm,
-        "weighting": self.weighting, "iterations": self.iterations, "seed": self.seed,
+        "weighting": self.weighting, "play": self.play, "iterations": self.iterations,
+        "seed": self.seed,
         "seconds": round(self.seconds, 3), "cpu_seconds": round(self.cpu_seconds, 3),
         "occupied_slots": self.occupied, "table_slots": len(self.averages),
         "package_version": package_version(), "git_commit": git_commit() or "unknown",
@@ -170,14 +179,15 @@ class CompiledMCCFR:
     }
 
   def policy(self) -> BlueprintPolicy:
-    return BlueprintPolicy(self.game, self.averages.copy(), self.metadata())
+    weights = self.averages if self.play == "average" else np.maximum(self.regrets, 0.0)
+    return BlueprintPolicy(self.game, weights.copy(), self.metadata())
 
   def save(self, path: str, checkpoint: bool = True) -> None:
     """Writes the policy (and, as a checkpoint, the regrets) to `path` through a temporary file
     beside it: a failed write leaves no half-written file."""
     used = np.flatnonzero(self.averages)
     arrays = {"average_slots": used, "average_values": self.averages[used]}
-    if checkpoint:
+    if checkpoint or self.play == "current":
       held = np.flatnonzero(self.regrets)
       arrays.update(regret_slots=held, regret_values=self.regrets[held])
     temp = f"{path}.{os.getpid()}.tmp"
@@ -208,7 +218,7 @@ class CompiledMCCFR:
                          f" not {algorithm}")
       bits = int(data["table_slots"]).bit_length() - 1
       solver = cls(saved_game, metadata["algorithm"], metadata["seed"], metadata["weighting"],
-                   bits)
+                   bits, play=metadata.get("play", "average"))
       solver.averages[data["average_slots"]] = data["average_values"]
       solver.regrets[data["regret_slots"]] = data["regret_values"]
     solver.iterations = metadata["iterations"]
@@ -237,19 +247,24 @@ def is_blueprint_file(path: str) -> bool:
 
 
 def load_blueprint(path: str) -> BlueprintPolicy:
-  """The blueprint policy saved at `path`."""
+  """The blueprint policy saved at `path`: its average strategy, or its current one if it was
+  trained to play that (`play`)."""
   data, metadata = _open(path)
   with data:
-    averages = np.zeros(int(data["table_slots"]))
-    averages[data["average_slots"]] = data["average_values"]
-  return BlueprintPolicy(pyspiel.load_game(metadata["game"]), averages, metadata)
+    weights = np.zeros(int(data["table_slots"]))
+    if metadata.get("play", "average") == "current":
+      weights[data["regret_slots"]] = np.maximum(data["regret_values"], 0.0)
+    else:
+      weights[data["average_slots"]] = data["average_values"]
+  return BlueprintPolicy(pyspiel.load_game(metadata["game"]), weights, metadata)
 
 
 class BlueprintPolicy(policy_lib.Policy):
-  """The average strategy of a `cards` blueprint as a policy of the game (either form): at a
-  position, each legal action's average weight read from its key's slot, normalised; uniform
-  where none has weight. Answers at tables too (`probabilities`), as `LiftedPolicy` does, so
-  `GameTree.policy_array` and `PolicyBot` read it."""
+  """A `cards` blueprint as a policy of the game (either form): at a position, each legal
+  action's weight (average weight, or positive regret for the current strategy) read from its
+  key's slot, normalised; uniform where none has weight. Answers at tables too
+  (`probabilities`), as `LiftedPolicy` does, so `GameTree.policy_array` and `PolicyBot` read
+  it."""
 
   def __init__(self, game: pyspiel.Game, averages: np.ndarray, metadata: dict | None = None):
     super().__init__(game, list(range(game.num_players())))
