@@ -158,10 +158,11 @@ def test_workers_are_deterministic_and_keep_the_shape():
           for _ in range(2)]
   np.testing.assert_array_equal(runs[0].regrets, runs[1].regrets)
   single = CompiledMCCFR(game, "probe-mccfr", seed=1, table_bits=12).run(iterations=200)
-  assert runs[0].iterations == single.iterations
-  assert set(np.flatnonzero(runs[0].averages)) <= set(np.flatnonzero(single.averages)) | set(
-      np.flatnonzero(runs[0].averages))  # same table shape; trajectories may differ
-  assert runs[0].averages.shape == single.averages.shape
+  assert runs[0].iterations == single.iterations == 200
+  # Both draw chunk c from the same stream, but with two workers chunk 1 starts from the empty
+  # tables rather than from chunk 0's: the tables cover much the same keys with other values.
+  assert runs[0].occupied > 0.8 * single.occupied
+  assert not np.array_equal(runs[0].regrets, single.regrets)
 
 
 @pytest.mark.parametrize("algorithm", ["es-mccfr", "probe-mccfr"])
