@@ -42,8 +42,8 @@ _EPILOG = """examples:
   sushigo bench --search                       ISMCTS iterations/s beside OpenSpiel's ISMCTS
   sushigo bench --equilibrium                  exploitability and CFR+ beside OpenSpiel's C++
   sushigo train small --algorithm cfr+ --abstraction canonical --iterations 500 --out p.npz
-  sushigo train "python_sushi_go(players=2,utility=margin)" --algorithm probe-mccfr \
-      --abstraction cards --seconds 600 --out b.npz   the blueprint; --resume continues it
+  sushigo train small --algorithm probe-mccfr --abstraction cards --seconds 60 --out b.npz
+  sushigo train small --algorithm probe-mccfr --abstraction cards --seconds 60 --out b.npz --resume
   sushigo run experiments/configs/quickstart.toml
   sushigo run CONFIG --out runs/q --workers 2  an experiment; the same command resumes it
   sushigo reproduce runs/q                     replay a run and compare every record
