@@ -12,12 +12,15 @@ A `RolloutPolicy` is a callable `(rules, table, player, uniform) -> action`:
   random     uniform over the legal actions (both games)
   greedy     the greedy baseline bot's policy (Sushi Go)
   heuristic  the heuristic baseline bot's policy (Sushi Go)
+The baseline policies also hand themselves to Sushi Go's compiled core (`compiled_policy`), which
+plays them identically, uniform for uniform.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import numpy as np
 import pyspiel
 
 from solvers import baselines
@@ -71,6 +74,20 @@ class BaselinePolicy:
     policy = self.bot.policy(baselines.table_view(rules, table, player))
     best_action, best = max(policy, key=lambda entry: entry[1])
     return best_action if best == 1.0 else draw_action(policy, uniform)
+
+  def compiled_policy(self) -> tuple[int, np.ndarray]:
+    """This policy on Sushi Go's compiled core: the policy code and parameter array that
+    `compiled.sushi_go.policies.policy_action(g, pos, player, rng, code, params, legal)`,
+    `playout` and `playout_many` take. Given the same stream they take the actions this policy
+    takes and draw the same uniforms."""
+    # Imported here: the compiled core loads numba, which the Python searches do not need.
+    from sushigo_spiel.compiled.sushi_go import heuristic, policies
+    if isinstance(self.bot, baselines.HeuristicBot):
+      return policies.HEURISTIC, heuristic.parameters(self.bot.params)
+    if isinstance(self.bot, baselines.GreedyBot):
+      return policies.GREEDY, policies.NO_PARAMETERS
+    raise ValueError(f"{type(self.bot).__name__} has no compiled policy; allowed: the greedy and"
+                     " heuristic bots")
 
 
 def make_rollout_policy(name: str, game: pyspiel.Game) -> RolloutPolicy:

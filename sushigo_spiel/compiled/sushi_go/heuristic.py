@@ -569,7 +569,7 @@ def heuristic_values(g, pos, player, params, legal, values):
 @njit
 def heuristic_action(g, pos, player, params, legal):
   """The action of highest value, ties to the lowest action id: the bot's choice when its
-  temperature is 0, its most likely action otherwise (`legal` is a scratch buffer)."""
+  temperature is 0, the mode of its softmax otherwise (`legal` is a scratch buffer)."""
   values = np.empty(len(legal))
   count = heuristic_values(g, pos, player, params, legal, values)
   return legal[_first_maximum(values[:count])]
