@@ -242,7 +242,7 @@ def _view(g, pos, player):
   return _View(player, pos[ROUND], size, size - 1, views.direction(g, pos[ROUND]), hand,
                views.tableau(g, pos, player).astype(np.int64), knows, seen, unseen, unseen_total,
                share, maki, puddings, colours, _nigiri_by_value(g),
-               np.zeros((types, size + 2, max(size - 1, 0))),
+               np.empty((types, size + 2, max(size - 1, 0))),
                np.zeros((types, size + 2), dtype=np.bool_), _receiver_points(g, pos, player, hand))
 
 
@@ -522,13 +522,14 @@ def _receiver_points(g, pos, player, hand):
   """By card type, the immediate points the card would give the next player (who receives this
   hand), for the cards of `hand` and the Chopsticks (a pair puts them back into it)."""
   receiver = (player + views.direction(g, pos[ROUND])) % g[PLAYERS]
+  tallies = _tallies(g, pos)
+  picks = np.full(2, -1, dtype=np.int64)
+  without = _points_with(g, pos, tallies, receiver, picks)
   points = np.zeros(g[TYPES], dtype=np.int64)
-  no_card = np.full(2, -1, dtype=np.int64)
-  without = immediate_points(g, pos, receiver, no_card)
   for card in range(g[TYPES]):
     if hand[card] or card == g[CHOPSTICKS]:
-      one_card = np.array([card, -1], dtype=np.int64)
-      points[card] = immediate_points(g, pos, receiver, one_card) - without
+      picks[0] = card
+      points[card] = _points_with(g, pos, tallies, receiver, picks) - without
   return points
 
 
@@ -537,16 +538,27 @@ def immediate_points(g, pos, player, picks):
   """Points `player` would score this round with `picks` (card numbers, -1 for none) added to its
   tableau (the Chopsticks used staying in it), if the round ended now: the greedy bot's measure
   and the heuristic's denial (`baselines.immediate_points`)."""
-  n = g[PLAYERS]
-  tallies = np.empty((n, TALLY_SIZE), dtype=np.int64)
-  for p in range(n):
+  return _points_with(g, pos, _tallies(g, pos), player, picks)
+
+
+@njit
+def _tallies(g, pos):
+  """The players' tableau tallies, by player."""
+  tallies = np.empty((g[PLAYERS], TALLY_SIZE), dtype=np.int64)
+  for p in range(g[PLAYERS]):
     tally(g, pos, views.tableau_at(g, p), tallies, p)
+  return tallies
+
+
+@njit
+def _points_with(g, pos, tallies, player, picks):
+  """`immediate_points` against the other players' `tallies` (the player's row is overwritten)."""
   row = views.tableau(g, pos, player).copy()
   for card in picks:
     if card >= 0:
       place(g, row, 0, card)
   tally(g, row, 0, tallies, player)
-  breakdown = np.empty((n, g[CATEGORIES]), dtype=np.int64)
+  breakdown = np.empty((len(tallies), g[CATEGORIES]), dtype=np.int64)
   round_breakdown(g, tallies, breakdown)
   return breakdown[player].sum()
 
