@@ -3,20 +3,23 @@ for decision.
 
 Games are played on the rules' tables from a seed, each player taking the heuristic's choice or a
 uniformly random action: never, half of the time or always, by game (so that the positions the bot
-reaches come up, and odd ones too: a Soy Sauce the bot would have taken at once, late in a round). At every decision
-of every player, for several parameter sets of the bot, the compiled kernels are compared with the
-Python bot: the legal actions, every action's value, the policy and the chosen action, all exactly
-(the kernels do every floating-point operation in the bot's order, so they agree to the last bit;
-the choice then agrees wherever values tie); and what the player knows (the hands it knows and the
-unseen pool) against `knowledge.knowledge`. Rollouts with the heuristic policies are compared with
-the Python rollouts on one random stream. `test_the_compiled_heuristic_is_the_python_bot` plays 30
-games per configuration; the `slow` one 400.
+reaches come up, and odd ones too: a Soy Sauce the bot would have taken at once, late in a round).
+At every decision of every player, for several parameter sets of the bot, the kernels are compared
+with the Python bot: the legal actions, every action's value, the policy and the chosen action,
+all exactly (the kernels do every floating-point operation in the bot's order, so they agree to
+the last bit, and the choice agrees wherever values tie); and what the player knows (the hands it
+knows and the unseen pool) against `knowledge.knowledge`. The arithmetic helpers are compared with
+CPython's on random inputs, rollouts with the heuristic policies with the Python rollouts on one
+random stream. `test_the_compiled_heuristic_is_the_python_bot` plays 30 games per configuration;
+the `slow` one 400.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 
+import numba
 import numpy as np
 import pyspiel
 import pytest
@@ -29,11 +32,9 @@ from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
 from sushigo_spiel.sushi_go import knowledge
 from sushigo_spiel.sushi_go import rules as R
 from sushigo_spiel.sushi_go.dynamics import DYNAMICS
+from test_compiled_core import CHOPSTICKS_DECK
 
-# Chopsticks with Wasabi and every Nigiri, so reversed pairs are legal, plus Maki and Pudding.
-CHOPSTICKS_DECK = ("chopsticks:4/wasabi:4/egg:3/salmon:3/squid:3/tempura:4/sashimi:4/dumpling:4"
-                   "/maki1:2/maki2:3/maki3:2/pudding:5")
-# Small enough for deal=hand.
+# Small enough for deal=hand; CHOPSTICKS_DECK makes reversed Chopsticks pairs legal.
 SMALL_DECK = "chopsticks:3/wasabi:3/egg:2/salmon:2/squid:3/tempura:3/maki2:3/pudding:3/dumpling:2"
 
 CONFIGS = {
@@ -65,15 +66,9 @@ PARAMETER_SETS = {
 RANDOM_SHARES = (0.0, 0.5, 1.0)  # of the decisions where a game goes on with a random action
 
 
-@pytest.fixture(scope="module")
-def cores():
-  return {}
-
-
-def _core(cores, name: str) -> CompiledSushiGo:
-  if name not in cores:
-    cores[name] = CompiledSushiGo.from_params(**CONFIGS[name])
-  return cores[name]
+@functools.cache
+def _core(name: str) -> CompiledSushiGo:
+  return CompiledSushiGo.from_params(**CONFIGS[name])
 
 
 def _bot(params: dict, game_params: dict, **overrides) -> baselines.HeuristicBot:
@@ -150,21 +145,21 @@ def _compare_games(compiled: CompiledSushiGo, name: str, games: int) -> int:
 
 
 @pytest.mark.parametrize("name", CONFIGS)
-def test_the_compiled_heuristic_is_the_python_bot(cores, name):
-  assert _compare_games(_core(cores, name), name, 30) > 60
+def test_the_compiled_heuristic_is_the_python_bot(name):
+  assert _compare_games(_core(name), name, 30) > 60
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", CONFIGS)
-def test_the_compiled_heuristic_is_the_python_bot_in_400_games_per_configuration(cores, name):
-  _compare_games(_core(cores, name), name, 400)
+def test_the_compiled_heuristic_is_the_python_bot_in_400_games_per_configuration(name):
+  _compare_games(_core(name), name, 400)
 
 
 @pytest.mark.parametrize("name", ["2p", "5p-soy-alternate", "robot", "3p-chopsticks"])
-def test_every_term_of_the_valuation_is_compared(cores, name):
+def test_every_term_of_the_valuation_is_compared(name):
   # Changing any one parameter on the compiled side alone changes some compared value, so the
   # positions played above reach every term the parameters weigh.
-  compiled = _core(cores, name)
+  compiled = _core(name)
   checker = Checker(compiled, CONFIGS[name])
   changed = {}
   samples = [decision for seed in range(8) for decision in decisions(compiled, seed)]
@@ -179,6 +174,35 @@ def test_every_term_of_the_valuation_is_compared(cores, name):
   if not compiled.rules.soy_sauce:
     expected["soy_sauce_lead"] = False
   assert changed == expected
+
+
+@numba.njit
+def _squares(bases, out):
+  for i in range(len(bases)):
+    out[i] = heuristic._c_pow(bases[i], 2.0)
+
+
+def test_the_arithmetic_is_cpythons():
+  rng = random.Random(3)
+  bases = [rng.random() * 3 for _ in range(20_000)]
+  assert sum(x ** 2 != x * x for x in bases) > 5  # the case `_c_pow` is for
+  squares = np.empty(len(bases))
+  _squares(np.array(bases), squares)
+  assert squares.tolist() == [x ** 2 for x in bases]
+  for _ in range(2000):
+    values = [rng.random() * 10 ** rng.randint(-8, 8) for _ in range(rng.randint(0, 9))]
+    assert heuristic._python_sum(np.array(values, dtype=np.float64)) == sum(values)
+    probabilities, count = [v % 1.0 for v in values], rng.randint(0, 4)
+    assert heuristic._at_least(np.array(probabilities, dtype=np.float64), count) == \
+        baselines._at_least(probabilities, count)
+    difference, variance = rng.randint(-12, 12), rng.uniform(0.25, 40)
+    assert heuristic._normal_above(difference, variance) == \
+        baselines._normal_above(difference, variance)
+  for cards in range(12):
+    for copies in range(cards + 1):
+      for removed in range(cards + 1):
+        assert heuristic._survives(copies, cards, removed) == \
+            baselines._survives(copies, cards, removed)
 
 
 # --------------------------------------------------------------------------------------------

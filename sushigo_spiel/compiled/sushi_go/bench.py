@@ -171,6 +171,6 @@ def heuristic_report(playout: Callable, heuristic_policy: Callable[[int], object
     policy = heuristic_policy(count)
     for what, (core, python) in (("decisions", heuristic_decision_rates(policy, count)),
                                  ("games", heuristic_game_rates(policy, playout, count))):
+      ratio = core.median / python.median
       print(f"{count:>7}  {what:<9}  {core.best:>10,.0f}  {core.median:>10,.0f}"
-            f"  {python.best:>11,.0f}  {python.median:>8,.0f}  {core.median / python.median:>5.0f}x",
-            file=file)
+            f"  {python.best:>11,.0f}  {python.median:>8,.0f}  {ratio:>5.0f}x", file=file)

@@ -25,8 +25,8 @@ from sushigo_spiel.compiled.sushi_go import heuristic
 from sushigo_spiel.compiled.sushi_go.chance import initial_position, skip_chance
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.sushi_go.heuristic import immediate_points
-from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_CHANCE, ACTOR_TERMINAL, NUM_ACTIONS,
-                                                    PLAYERS)
+from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_CHANCE, ACTOR_TERMINAL,
+                                                    NUM_ACTIONS, PLAYERS)
 from sushigo_spiel.compiled.sushi_go.moves import action_picks, legal_actions, play
 from sushigo_spiel.compiled.rng import next_double, seed_state
 from sushigo_spiel.compiled.sampling import pick_uniformly
