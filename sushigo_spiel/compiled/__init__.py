@@ -8,9 +8,10 @@ draws and determinizations are compared exactly, not in distribution.
   layout     the spec (a game's rules as an int64 array) and the position array's blocks
   rng        xoshiro256**, as kernels and as a Python `uniform`
   sampling, chance, moves, scoring, knowledge, policies   the kernels
+  heuristic  the heuristic baseline bot's values, choice and policy, identical to the Python bot's
   codec      `Table` <-> position, exactly
   core       `CompiledSushiGo`, the Python-facing class; compiling on first use
-  bench      random playouts per second, core beside the Python engine
+  bench      random playouts and heuristic decisions per second, core beside the Python engine
 
 Importing this package needs numba (an ImportError says what to install); compiling happens on
 the first `CompiledSushiGo`, once per environment.

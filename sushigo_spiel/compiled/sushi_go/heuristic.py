@@ -217,6 +217,7 @@ def unseen_cards(g, pos, player, knows):
 
 @njit
 def _view(g, pos, player):
+  """The `_View` of `player` at the simultaneous node `pos`."""
   n, types = g[PLAYERS], g[TYPES]
   hand = views.hand(g, pos, player).astype(np.int64)
   size = hand.sum()
@@ -272,6 +273,7 @@ def _colours(g, row, extra_kind):
 
 @njit
 def _nigiri_by_value(g):
+  """The Nigiri card numbers, highest value first (as `sorted` orders them for `_Valuer`)."""
   cards = np.array([c for c in range(g[TYPES]) if g[g[KIND_TABLE] + c] == K_NIGIRI],
                    dtype=np.int64)
   order = np.argsort(-np.array([g[g[VALUE_TABLE] + c] for c in cards]), kind="mergesort")
