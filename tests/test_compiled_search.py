@@ -187,6 +187,7 @@ def test_priors_and_epsilon_rollouts_beat_random_play():
     (dict(prior="greedy", selection="exp3"), "progressive bias is UCB1's"),
     (dict(prior="smart"), "no kernel for smart"),
     (dict(objective="points"), "'objective' is 'points'; allowed: utility, margin"),
+    (dict(clock="sundial"), "'clock' is 'sundial'; allowed: wall, cpu"),
 ])
 def test_bad_search_parameters_are_refused(params, message):
   with pytest.raises(ValueError, match=message):

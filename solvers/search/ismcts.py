@@ -25,7 +25,8 @@ by the game's utility bounds.
 
 The move is the most visited action at the root (`final=visits`) or drawn from the root's mixed
 strategy (`final=mixed`: the mean strategy of Exp3 and regret matching, visit frequencies for
-UCB1). Budget: `iterations` per move, or `seconds` of wall time per move when > 0.
+UCB1). Budget: `iterations` per move, or `seconds` per move when > 0, on the `clock` "wall" (wall
+time) or "cpu" (the searching thread's CPU time, `bot.CLOCKS`).
 
 Two engines run this search. Where the game has a compiled core (`sushigo_spiel.compiled.search`:
 Sushi Go today) the whole iteration runs there, from a stream seeded with the bot's seed, so a
@@ -69,7 +70,7 @@ from collections.abc import Callable
 import numpy as np
 import pyspiel
 
-from solvers.bot import Bot, Policy
+from solvers.bot import Bot, Policy, budget_clock
 from solvers.search import rollouts
 from solvers.search.selection import FINAL_KINDS, POLICIES, Bandit, make_bandit_factory
 from sushigo_spiel.compiled.search import game as compiled_games
@@ -101,6 +102,7 @@ class ISMCTSBot(Bot):
       "final": "visits",
       "iterations": 1000,
       "seconds": 0.0,
+      "clock": "wall",
       "rollout": "random",
       "epsilon": 0.0,
       "prior": "none",
@@ -129,6 +131,7 @@ class ISMCTSBot(Bot):
     self.stream_seed = int(np.random.SeedSequence(seed).generate_state(1)[0])
     self._random = random.Random(self.stream_seed)
     self.uniform = self._random.random
+    self._clock = budget_clock(self.params["clock"])
     self._compiled = self._compiled_search(engine)
 
   def _check_params(self) -> None:
@@ -199,7 +202,7 @@ class ISMCTSBot(Bot):
         gamma=float(p["gamma"]), rollout=p["rollout"], epsilon=float(p["epsilon"]),
         prior=None if p["prior"] == "none" else p["prior"], bias=float(p["bias"]),
         model=None if model is None else model.compiled_policy,
-        model_in_rollouts=self.model_in_rollouts,
+        model_in_rollouts=self.model_in_rollouts, clock=self._clock,
         utility_bounds=(self.game.min_utility(), self.game.max_utility()),
         margin=p["objective"] == "margin", utility=self.rules.utility,
         margin_scale=self._margin_scale, max_depth=self.game.max_game_length(),
@@ -243,10 +246,10 @@ class ISMCTSBot(Bot):
       return root_bandit
     seconds = self.params["seconds"]
     if seconds > 0:
-      deadline = time.perf_counter() + seconds
+      deadline = self._clock() + seconds
       while True:
         self._iterate(table, owners, roots)
-        if time.perf_counter() >= deadline:
+        if self._clock() >= deadline:
           break
     else:
       for _ in range(int(self.params["iterations"])):
