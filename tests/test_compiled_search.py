@@ -186,7 +186,7 @@ def test_priors_and_epsilon_rollouts_beat_random_play():
     (dict(bias=-1), "'bias' is -1; allowed: a number >= 0"),
     (dict(prior="greedy", selection="exp3"), "progressive bias is UCB1's"),
     (dict(prior="smart"), "no kernel for smart"),
-    (dict(objective="points"), "'objective' is 'points'; allowed: utility, margin"),
+    (dict(objective="points"), "'objective' is 'points'; allowed: auto, utility, margin"),
     (dict(clock="sundial"), "'clock' is 'sundial'; allowed: wall, cpu"),
 ])
 def test_bad_search_parameters_are_refused(params, message):

@@ -37,12 +37,13 @@ as the compiled one when both are driven by one stream (tested). Both have `obje
 compiled engine has `prior`, `bias` and `epsilon`:
 
   prior, bias   progressive bias (Chaslot et al. 2008): UCB1 adds bias / (n_a + 1) to the score of
-                the action the `prior` policy (greedy, heuristic, ...) would pick, for every player choosing
-                by bandit; "none" adds nothing
+                the action the `prior` policy (greedy, heuristic, ...) would pick, for every player
+                choosing by bandit; "none" adds nothing
   objective     what the bandits learn: `utility`, the game's utility scaled to [0, 1] by its
                 bounds, or `margin`, own points less the others' mean, `2 * rounds * hand_size`
                 points of margin to one half, clipped (as PIMC's SM-MCTS learns), which spreads
-                typical outcomes over the range and values denying the others
+                typical outcomes over the range and values denying the others; `auto` (the
+                default) is `margin`, or `utility` in a game with `utility=win`
   epsilon       rollouts by the `rollout` policy mixed with uniform random play: each rollout pick
                 is uniformly random with probability epsilon
 
@@ -107,9 +108,9 @@ class ISMCTSBot(Bot):
       "epsilon": 0.0,
       "prior": "none",
       "bias": 0.0,
-      "objective": "utility",
+      "objective": "auto",
   }
-  OBJECTIVES = ("utility", "margin")
+  OBJECTIVES = ("auto", "utility", "margin")
   ENGINES = ("compiled", "python")
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None,
@@ -158,7 +159,10 @@ class ISMCTSBot(Bot):
                        f" {', '.join(self.OBJECTIVES)}")
     if p["objective"] == "margin" and self.rules.utility == "win":
       raise ValueError("parameter 'objective' is 'margin' in a game with utility=win; allowed"
-                       " there: utility")
+                       " there: utility, auto")
+    self.objective = p["objective"]  # resolved: "utility" or "margin"
+    if self.objective == "auto":
+      self.objective = "utility" if self.rules.utility == "win" else "margin"
     if p["prior"] != "none" and p["selection"] != "ucb1":
       raise ValueError(f"parameter 'prior' is {p['prior']!r} with selection"
                        f" {p['selection']!r}; progressive bias is UCB1's: allowed with"
@@ -204,7 +208,7 @@ class ISMCTSBot(Bot):
         model=None if model is None else model.compiled_policy,
         model_in_rollouts=self.model_in_rollouts, clock=self._clock,
         utility_bounds=(self.game.min_utility(), self.game.max_utility()),
-        margin=p["objective"] == "margin", utility=self.rules.utility,
+        margin=self.objective == "margin", utility=self.rules.utility,
         margin_scale=self._margin_scale, max_depth=self.game.max_game_length(),
         seed=self.stream_seed)
 
@@ -309,7 +313,7 @@ class ISMCTSBot(Bot):
   def _rewards(self, utilities) -> list[float]:
     """Each player's reward in [0, 1]: the utility scaled by its bounds, or with
     `objective=margin` the margin, `_margin_scale` points to one half, clipped."""
-    if self.params["objective"] == "utility":
+    if self.objective == "utility":
       return [(u - self._offset) * self._scale for u in utilities]
     margin = margins(utilities) if self.rules.utility == "score" else utilities
     half = 2.0 * self._margin_scale
