@@ -37,13 +37,13 @@ def test_search_bots_at_a_small_budget_beat_random_play(name, params, players):
 
 def test_so_ismcts_at_ten_milliseconds_of_iterations_outscores_the_heuristic():
   """The strength result of docs/search.md on a smaller, seeded sample: SO-ISMCTS with its
-  default (margin) objective, at 400 iterations a move (what the compiled search does in about
-  10 ms of CPU time at the 2-player opening, fewer than later in the game), outscores the
+  default (margin) objective, at 500 iterations a move (the median of what the compiled search
+  does in 10 ms of CPU time over the moves of 2-player games against the heuristic), outscores the
   heuristic in more than half of 2-player games."""
   game = load(players=2)
-  wins = games_won(game, ("so_ismcts", {"iterations": 400}), [("heuristic", {})], games=120,
+  wins = games_won(game, ("so_ismcts", {"iterations": 500}), [("heuristic", {})], games=300,
                    seed=7)
-  assert wilson_lower_bound(wins, 120) > 0.5, wins
+  assert wilson_lower_bound(wins, 300) > 0.5, wins
 
 
 @pytest.mark.parametrize("variant", [
