@@ -50,13 +50,13 @@ compiled engine has `prior`, `bias` and `epsilon`:
 Opponent model: `opponent_model(rules, table, player) -> [(action, probability), ...]`, a
 constructor argument (not a config parameter). A model whose `compiled_policy` attribute names a
 policy of the compiled core (random, greedy, heuristic: `rollouts.compiled_policy_name`) runs
-inside the compiled search; any other model runs in the Python search. When given, every other player's choices, in the
-tree and in rollouts, are drawn from it at the determinized table instead of from bandits: the
-search then approximates a best response to that fixed policy. Only the searching player's
-statistics are kept (one tree, for so_ismcts and mo_ismcts alike). With `model_in_rollouts=False`
-the model is asked in the tree only and rollouts use the `rollout` policy for everyone: much
-cheaper when the model is slow to ask (a search bot, the heuristic), at the price of leaf values
-estimated against the rollout policy.
+inside the compiled search; any other model runs in the Python search. When given, every other
+player's choices, in the tree and in rollouts, are drawn from it at the determinized table instead
+of from bandits: the search then approximates a best response to that fixed policy. Only the
+searching player's statistics are kept (one tree, for so_ismcts and mo_ismcts alike). With
+`model_in_rollouts=False` the model is asked in the tree only and rollouts use the `rollout` policy
+for everyone: much cheaper when the model is slow to ask (a search bot), at the price of leaf
+values estimated against the rollout policy.
 
 Works on both drafting games (every player count and variant, the robot included) and on their
 `pyspiel.convert_to_turn_based` form, answering for its own player.
@@ -65,7 +65,6 @@ Works on both drafting games (every player count and variant, the robot included
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable
 
 import numpy as np

@@ -51,8 +51,6 @@ Works on `python_sushi_go` (2-5 players, any deck and variant) and on its
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pyspiel
 

@@ -3,8 +3,9 @@ each bound to one game (`game.SearchGame`), one seat and one random stream.
 
 numba has no clock, so a time budget is kept here, on the clock the caller gives (wall time, or the
 thread's CPU time): iterations (or worlds) run in batches, each sized from the rate measured so
-far to end near the deadline, with at least one iteration (or world) in all. A budget of iterations is exact and, with the stream seeded from the bot's
-seed, gives bit-identical statistics in every process; a budget of seconds is not reproducible.
+far to end near the deadline, with at least one iteration (or world) in all. A budget of
+iterations is exact and, with the stream seeded from the bot's seed, gives bit-identical statistics
+in every process; a budget of seconds is not reproducible.
 """
 
 from __future__ import annotations
