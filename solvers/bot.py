@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import math
 import numbers
+import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -28,6 +30,18 @@ from sushigo_spiel.drafting.dynamics import SIMULTANEOUS
 from sushigo_spiel.drafting.sampling import draw_action
 
 Policy = list[tuple[int, float]]
+
+# The clocks a search's `seconds` budget can be measured on (its `clock` parameter): wall time, or
+# the CPU time of the searching thread, a budget that stays fair when other work shares the
+# machine's cores (the search then gets the same computation whatever the load).
+CLOCKS = {"wall": time.perf_counter, "cpu": time.thread_time}
+
+
+def budget_clock(name: str) -> Callable[[], float]:
+  """The clock named `name` (of `CLOCKS`); a ValueError names the allowed ones."""
+  if name not in CLOCKS:
+    raise ValueError(f"parameter 'clock' is {name!r}; allowed: {', '.join(CLOCKS)}")
+  return CLOCKS[name]
 
 
 class Bot(pyspiel.Bot):

@@ -121,6 +121,14 @@ def test_defaults_and_budget_are_resolved():
   assert config.notes() == ["budget.seconds: no competitor's bot takes it, so it has no effect"]
 
 
+def test_a_cpu_clock_budget_reaches_the_search_bots():
+  config = config_lib.parse(BASE_CONFIG.replace('bot = "greedy"', 'bot = "so_ismcts"') +
+                            "\n[budget]\nseconds = 0.01\nclock = \"cpu\"\n")
+  assert config.budget == {"seconds": 0.01, "clock": "cpu"} and config.budget_kind == "seconds"
+  searcher, = [p for p in config.players if p.bot == "so_ismcts"]
+  assert config.bot_params(searcher) == {"seconds": 0.01, "clock": "cpu"}
+
+
 def _edit(old: str, new: str) -> str:
   assert old in BASE_CONFIG
   return BASE_CONFIG.replace(old, new, 1)
@@ -166,6 +174,10 @@ BAD_CONFIGS = [
      BASE_CONFIG + "\n[budget]\niterations = 0\n"),
     ("negative seconds", "budget.seconds: expected a finite number > 0, got -0.5",
      BASE_CONFIG + "\n[budget]\nseconds = -0.5\n"),
+    ("clock without seconds", "budget.clock says what budget.seconds is measured on",
+     BASE_CONFIG + "\n[budget]\niterations = 5\nclock = 'cpu'\n"),
+    ("unknown clock", "budget.clock is 'sundial'; allowed: wall, cpu",
+     BASE_CONFIG + "\n[budget]\nseconds = 0.5\nclock = 'sundial'\n"),
     ("unknown budget", "budget.minutes: unknown key; allowed keys of [budget]: iterations",
      BASE_CONFIG + "\n[budget]\nminutes = 1\n"),
     ("unknown metric", "report.metrics[1]: expected one of 'score', 'margin', 'win', got 'elo'",

@@ -157,7 +157,8 @@ def test_opponent_model_makes_the_search_a_best_response():
   Salmon Nigiri, player 1 Maki Roll 3 and Egg Nigiri. Each keeps a pick and gets the other's
   card. If player 1 takes Maki Roll 3, player 0 scores 4 with Maki Roll 2 (2 icons: second
   place) and 3 with Salmon; if player 1 takes the Egg, player 0 scores 6 with Maki Roll 2 (5
-  icons) and 8 with Salmon (2 + Maki Roll 3's 6)."""
+  icons) and 8 with Salmon (2 + Maki Roll 3's 6). Own points are the objective here (the margin
+  would prefer Salmon in the first case too: 3 - 6 against 4 - 8)."""
   game = load(players=2, rounds=1, hand_size=2, deck="maki2:1/maki3:1/salmon:1/egg:1")
   state = game.new_initial_state()
   deal(state, [["Maki Roll 2", "Salmon Nigiri"], ["Maki Roll 3", "Egg Nigiri"]])
@@ -172,7 +173,8 @@ def test_opponent_model_makes_the_search_a_best_response():
 
   for taken, answer in (("Maki Roll 3", "Maki Roll 2"), ("Egg Nigiri", "Salmon Nigiri")):
     for name in ("so_ismcts", "mo_ismcts"):
-      bot = solvers.bot_class(name)(game, 0, 3, opponent_model=always(taken), iterations=60)
+      bot = solvers.bot_class(name)(game, 0, 3, opponent_model=always(taken), iterations=60,
+                                    objective="utility")
       assert state.action_to_string(0, bot.step(state)) == answer
 
 

@@ -53,8 +53,8 @@ def reproduce(run_dir: str | pathlib.Path, workers: int = 1, quiet: bool = False
   run_dir = pathlib.Path(run_dir)
   config = execution.stored_config(TOURNAMENT, run_dir)
   if config.budget_kind == "seconds" and not quiet:
-    print("Note: this run gives bots a wall-time budget (budget.seconds), so its records need"
-          " not reproduce exactly.")
+    print("Note: this run gives bots a time budget (budget.seconds), so its records need not"
+          " reproduce exactly.")
   stored, replayed = execution.replay(TOURNAMENT, config, run_dir,
                                       Session("local", workers, None, config.budget), quiet)
   mismatches = _mismatches(stored, replayed)

@@ -23,7 +23,10 @@ Format
 
   [budget]                    # optional (default: no budget); at most one of:
   iterations = 200            #   integer >= 1, search iterations per move
-  # seconds = 0.5             #   number > 0, wall time per move (not bit-reproducible)
+  # seconds = 0.5             #   number > 0, time per move (not bit-reproducible)
+  # clock = "cpu"             #   with seconds, optional (default "wall"): what seconds is measured
+                              #   on, wall time or the searching thread's CPU time ("cpu"), fair
+                              #   when other work shares the machine's cores
 
   [report]                    # optional
   metrics = ["score", "margin", "win"]
@@ -111,6 +114,7 @@ GAME_NAME = config_lib.GAME_NAME
 ROTATIONS = ("all", "cyclic", "fixed")
 METRICS = ("score", "margin", "win")
 BUDGET_KINDS = ("iterations", "seconds")
+BUDGET_CLOCKS = ("wall", "cpu")  # what budget.seconds is measured on (`solvers.bot.CLOCKS`)
 
 _SECTIONS = ("experiment", "budget", "report", "players")
 _EXPERIMENT_KEYS = ("name", "kind", "seed", "games", "num_games", "rotation", "anchor")
@@ -309,11 +313,20 @@ def _games(experiment: config_lib.Section) -> tuple[str, ...]:
 
 
 def _budget(budget: config_lib.Section) -> dict[str, int | float]:
-  budget.check_keys(BUDGET_KINDS)
-  if len(budget.data) > 1:
+  budget.check_keys(BUDGET_KINDS + ("clock",))
+  kinds = [kind for kind in BUDGET_KINDS if kind in budget.data]
+  if len(kinds) > 1:
     raise ConfigError("budget: set iterations or seconds, not both")
+  if "clock" in budget.data and kinds != ["seconds"]:
+    raise ConfigError("budget.clock says what budget.seconds is measured on; set seconds with it")
   if "iterations" in budget.data:
     return {"iterations": budget.integer("iterations", minimum=1)}
   if "seconds" in budget.data:
-    return {"seconds": config_lib.positive_number(budget.get("seconds"), "budget.seconds")}
+    seconds = {"seconds": config_lib.positive_number(budget.get("seconds"), "budget.seconds")}
+    if "clock" in budget.data:
+      clock = budget.get("clock")
+      if clock not in BUDGET_CLOCKS:
+        raise ConfigError(f"budget.clock is {clock!r}; allowed: {', '.join(BUDGET_CLOCKS)}")
+      seconds["clock"] = clock
+    return seconds
   return {}

@@ -25,7 +25,8 @@ by the game's utility bounds.
 
 The move is the most visited action at the root (`final=visits`) or drawn from the root's mixed
 strategy (`final=mixed`: the mean strategy of Exp3 and regret matching, visit frequencies for
-UCB1). Budget: `iterations` per move, or `seconds` of wall time per move when > 0.
+UCB1). Budget: `iterations` per move, or `seconds` per move when > 0, on the `clock` "wall" (wall
+time) or "cpu" (the searching thread's CPU time, `bot.CLOCKS`).
 
 Two engines run this search. Where the game has a compiled core (`sushigo_spiel.compiled.search`:
 Sushi Go today) the whole iteration runs there, from a stream seeded with the bot's seed, so a
@@ -36,25 +37,26 @@ as the compiled one when both are driven by one stream (tested). Both have `obje
 compiled engine has `prior`, `bias` and `epsilon`:
 
   prior, bias   progressive bias (Chaslot et al. 2008): UCB1 adds bias / (n_a + 1) to the score of
-                the action the `prior` policy (greedy, ...) would pick, for every player choosing
-                by bandit; "none" adds nothing
+                the action the `prior` policy (greedy, heuristic, ...) would pick, for every player
+                choosing by bandit; "none" adds nothing
   objective     what the bandits learn: `utility`, the game's utility scaled to [0, 1] by its
                 bounds, or `margin`, own points less the others' mean, `2 * rounds * hand_size`
                 points of margin to one half, clipped (as PIMC's SM-MCTS learns), which spreads
-                typical outcomes over the range and values denying the others
+                typical outcomes over the range and values denying the others; `auto` (the
+                default) is `margin`, or `utility` in a game with `utility=win`
   epsilon       rollouts by the `rollout` policy mixed with uniform random play: each rollout pick
                 is uniformly random with probability epsilon
 
 Opponent model: `opponent_model(rules, table, player) -> [(action, probability), ...]`, a
 constructor argument (not a config parameter). A model whose `compiled_policy` attribute names a
-policy of the compiled core (random, greedy) runs inside the compiled search; any other model runs
-in the Python search. When given, every other player's choices, in the
-tree and in rollouts, are drawn from it at the determinized table instead of from bandits: the
-search then approximates a best response to that fixed policy. Only the searching player's
-statistics are kept (one tree, for so_ismcts and mo_ismcts alike). With `model_in_rollouts=False`
-the model is asked in the tree only and rollouts use the `rollout` policy for everyone: much
-cheaper when the model is slow to ask (a search bot, the heuristic), at the price of leaf values
-estimated against the rollout policy.
+policy of the compiled core (random, greedy, heuristic: `rollouts.compiled_policy_name`) runs
+inside the compiled search; any other model runs in the Python search. When given, every other
+player's choices, in the tree and in rollouts, are drawn from it at the determinized table instead
+of from bandits: the search then approximates a best response to that fixed policy. Only the
+searching player's statistics are kept (one tree, for so_ismcts and mo_ismcts alike). With
+`model_in_rollouts=False` the model is asked in the tree only and rollouts use the `rollout` policy
+for everyone: much cheaper when the model is slow to ask (a search bot), at the price of leaf
+values estimated against the rollout policy.
 
 Works on both drafting games (every player count and variant, the robot included) and on their
 `pyspiel.convert_to_turn_based` form, answering for its own player.
@@ -63,13 +65,12 @@ Works on both drafting games (every player count and variant, the robot included
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Callable
 
 import numpy as np
 import pyspiel
 
-from solvers.bot import Bot, Policy
+from solvers.bot import Bot, Policy, budget_clock
 from solvers.search import rollouts
 from solvers.search.selection import FINAL_KINDS, POLICIES, Bandit, make_bandit_factory
 from sushigo_spiel.compiled.search import game as compiled_games
@@ -101,13 +102,14 @@ class ISMCTSBot(Bot):
       "final": "visits",
       "iterations": 1000,
       "seconds": 0.0,
+      "clock": "wall",
       "rollout": "random",
       "epsilon": 0.0,
       "prior": "none",
       "bias": 0.0,
-      "objective": "utility",
+      "objective": "auto",
   }
-  OBJECTIVES = ("utility", "margin")
+  OBJECTIVES = ("auto", "utility", "margin")
   ENGINES = ("compiled", "python")
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None,
@@ -129,6 +131,7 @@ class ISMCTSBot(Bot):
     self.stream_seed = int(np.random.SeedSequence(seed).generate_state(1)[0])
     self._random = random.Random(self.stream_seed)
     self.uniform = self._random.random
+    self._clock = budget_clock(self.params["clock"])
     self._compiled = self._compiled_search(engine)
 
   def _check_params(self) -> None:
@@ -155,7 +158,10 @@ class ISMCTSBot(Bot):
                        f" {', '.join(self.OBJECTIVES)}")
     if p["objective"] == "margin" and self.rules.utility == "win":
       raise ValueError("parameter 'objective' is 'margin' in a game with utility=win; allowed"
-                       " there: utility")
+                       " there: utility, auto")
+    self.objective = p["objective"]  # resolved: "utility" or "margin"
+    if self.objective == "auto":
+      self.objective = "utility" if self.rules.utility == "win" else "margin"
     if p["prior"] != "none" and p["selection"] != "ucb1":
       raise ValueError(f"parameter 'prior' is {p['prior']!r} with selection"
                        f" {p['selection']!r}; progressive bias is UCB1's: allowed with"
@@ -169,12 +175,14 @@ class ISMCTSBot(Bot):
     p, model = self.params, self.opponent_model
     needs = [name for name in (p["rollout"], p["prior"]) if name != "none"]
     if model is not None:
-      needs.append(getattr(model, "compiled_policy", "a Python opponent model"))
+      needs.append(getattr(model, "compiled_policy", None) or "a Python opponent model")
     reason = None
     if not compiled_games.has_core(self.dynamics.short_name):
       reason = f"{self.dynamics.short_name} has no compiled core yet"
     else:
-      search_game = compiled_games.SearchGame(self.dynamics.short_name, self.rules)
+      search_game = compiled_games.SearchGame(
+          self.dynamics.short_name, self.rules,
+          rollouts.compiled_policy_parameters(self.dynamics.short_name))
       missing = [name for name in needs if name not in search_game.policies]
       if missing:
         reason = f"the compiled core has no kernel for {', '.join(missing)}"
@@ -197,9 +205,9 @@ class ISMCTSBot(Bot):
         gamma=float(p["gamma"]), rollout=p["rollout"], epsilon=float(p["epsilon"]),
         prior=None if p["prior"] == "none" else p["prior"], bias=float(p["bias"]),
         model=None if model is None else model.compiled_policy,
-        model_in_rollouts=self.model_in_rollouts,
+        model_in_rollouts=self.model_in_rollouts, clock=self._clock,
         utility_bounds=(self.game.min_utility(), self.game.max_utility()),
-        margin=p["objective"] == "margin", utility=self.rules.utility,
+        margin=self.objective == "margin", utility=self.rules.utility,
         margin_scale=self._margin_scale, max_depth=self.game.max_game_length(),
         seed=self.stream_seed)
 
@@ -241,10 +249,10 @@ class ISMCTSBot(Bot):
       return root_bandit
     seconds = self.params["seconds"]
     if seconds > 0:
-      deadline = time.perf_counter() + seconds
+      deadline = self._clock() + seconds
       while True:
         self._iterate(table, owners, roots)
-        if time.perf_counter() >= deadline:
+        if self._clock() >= deadline:
           break
     else:
       for _ in range(int(self.params["iterations"])):
@@ -304,7 +312,7 @@ class ISMCTSBot(Bot):
   def _rewards(self, utilities) -> list[float]:
     """Each player's reward in [0, 1]: the utility scaled by its bounds, or with
     `objective=margin` the margin, `_margin_scale` points to one half, clipped."""
-    if self.params["objective"] == "utility":
+    if self.objective == "utility":
       return [(u - self._offset) * self._scale for u in utilities]
     margin = margins(utilities) if self.rules.utility == "score" else utilities
     half = 2.0 * self._margin_scale

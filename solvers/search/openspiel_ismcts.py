@@ -13,7 +13,8 @@ the choices made before it in that turn. Two gaps of that route are filled here:
 - The Python bot has no `restart_at`; this wrapper is a `solvers.bot.Bot` (the search keeps no
   state between moves) and answers at a simultaneous node of the game itself for its own player.
 - The Python bot's budget is a number of simulations; `seconds` > 0 runs its simulations until
-  that much wall time has passed instead, so every search bot can be given equal time per move.
+  that much time has passed instead (on the `clock`: "wall" time or the thread's "cpu" time), so
+  every search bot can be given equal time per move.
 
 OpenSpiel's C++ ISMCTS is not used: it crashes on wrapped Python games.
 """
@@ -27,14 +28,14 @@ import pyspiel
 from open_spiel.python.algorithms import ismcts
 from open_spiel.python.algorithms import mcts
 
-from solvers.bot import Bot, Policy
+from solvers.bot import Bot, Policy, budget_clock
 from sushigo_spiel.drafting.adapter import history_steps, simultaneous_state
 
 
 class OpenSpielISMCTSBot(Bot):
   """OpenSpiel's `ISMCTSBot` (UCT, random rollouts) for one player of a drafting game."""
 
-  PARAMETERS = {"iterations": 200, "seconds": 0.0, "uct_c": 2.0, "rollouts": 1}
+  PARAMETERS = {"iterations": 200, "seconds": 0.0, "clock": "wall", "uct_c": 2.0, "rollouts": 1}
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
     super().__init__(game, player_id, seed, **params)
@@ -50,6 +51,7 @@ class OpenSpielISMCTSBot(Bot):
         int(self.params["iterations"]), random_state=self._rng,
         child_selection_policy=ismcts.ChildSelectionPolicy.UCT)
     self._search.seconds = float(self.params["seconds"])
+    self._search.clock = budget_clock(self.params["clock"])
     self._search.set_resampler(self._resample)
 
   def get_policy(self, state: pyspiel.State) -> Policy:
@@ -96,6 +98,7 @@ class _TimedISMCTSBot(ismcts.ISMCTSBot):
   """
 
   seconds = 0.0
+  clock = time.perf_counter  # what `seconds` is measured on (`bot.CLOCKS`)
 
   def root_visits(self) -> int:
     """The visits of the root of the last search."""
@@ -109,8 +112,8 @@ class _TimedISMCTSBot(ismcts.ISMCTSBot):
     if len(legal_actions) == 1:
       return [(legal_actions[0], 1.0)]
     self._root_node = self.create_new_node(state)
-    deadline = time.perf_counter() + self.seconds
+    deadline = self.clock() + self.seconds
     while True:
       self.run_simulation(self.sample_root_state(state))
-      if time.perf_counter() >= deadline and self._root_node.total_visits > 0:
+      if self.clock() >= deadline and self._root_node.total_visits > 0:
         return self.get_final_policy(state, self._root_node)

@@ -25,6 +25,7 @@ second turn), so PIMC is weakest at the first turns of a round.
 Parameters (`PIMCBot.PARAMETERS`):
   worlds            K, worlds sampled per decision (when `seconds` is 0)
   seconds           > 0: keep sampling worlds until this much time has passed (at least one world)
+  clock             what `seconds` is measured on: "wall" time or "cpu", the thread's CPU time
   world_solver      auto | smmcts | exact | paranoid | maxn. `auto` is exact with two players and
                     maxn with more. Tree solvers are used while the player holds at most
                     `exact_threshold` cards, SM-MCTS before that.
@@ -40,9 +41,9 @@ Parameters (`PIMCBot.PARAMETERS`):
 
 Worlds solved by SM-MCTS run in the compiled core (`sushigo_spiel.compiled.search.smmcts`:
 sampling, search and rollouts, from a stream seeded with the bot's seed) when the rollout policy
-has a compiled kernel (random, greedy); the tree solvers keep their matrix games in Python, on the
-rules' tables, with their rollouts played by the core. Otherwise (the heuristic rollout until its
-kernel lands) everything runs in Python, with `numpy.random.default_rng(seed)`.
+has a compiled kernel (random, greedy, heuristic: all of them); the tree solvers keep their matrix
+games in Python, on the rules' tables, with their rollouts played by the core. With
+`engine="python"` everything runs in Python, with `numpy.random.default_rng(seed)`.
 
 Works on `python_sushi_go` (2-5 players, any deck and variant) and on its
 `pyspiel.convert_to_turn_based` form.
@@ -50,12 +51,10 @@ Works on `python_sushi_go` (2-5 players, any deck and variant) and on its
 
 from __future__ import annotations
 
-import time
-
 import numpy as np
 import pyspiel
 
-from solvers.bot import Bot, Policy
+from solvers.bot import Bot, Policy, budget_clock
 from solvers.search import rollouts, selection, world_solvers
 from sushigo_spiel.compiled.search.game import SearchGame
 from sushigo_spiel.compiled.rng import new_state
@@ -75,6 +74,7 @@ class PIMCBot(Bot):
   PARAMETERS = {
       "worlds": 16,
       "seconds": 0.0,
+      "clock": "wall",
       "world_solver": "auto",
       "exact_threshold": -1,
       "depth": 0,
@@ -96,13 +96,16 @@ class PIMCBot(Bot):
     super().__init__(game, player_id, seed, **params)
     if engine not in (None, "python"):
       raise ValueError(f"engine {engine!r} is unknown; allowed: python (or None)")
-    self.search_game = SearchGame(self.dynamics.short_name, self.rules)
+    self.search_game = SearchGame(self.dynamics.short_name, self.rules,
+                                  rollouts.compiled_policy_parameters(self.dynamics.short_name))
+    self._clock = budget_clock(self.params["clock"])
     stream_seed = int(np.random.SeedSequence(seed).generate_state(1)[0])
     self.settings = self._settings(self.game)
     self.sampler = None if engine == "python" else self._sampler(stream_seed)
     if self.sampler is not None:  # the tree solvers' rollouts in the core, on a stream of theirs
       self.settings = self.settings._replace(
           core=self.search_game.core, rollout_name=self.params["rollout"],
+          rollout_parameters=self.search_game.parameters,
           stream=new_state(stream_seed + 1))
     self.worlds_searched = 0  # worlds sampled at the last decision
 
@@ -146,7 +149,7 @@ class PIMCBot(Bot):
         gamma=float(params["gamma"]), rollout=params["rollout"], epsilon=0.0,
         iterations=int(params["iterations"]), utility=self.rules.utility,
         margin_scale=float(self.rules.rounds * self.rules.hand_size * 2),
-        max_depth=self.game.max_game_length(), seed=stream_seed)
+        max_depth=self.game.max_game_length(), seed=stream_seed, clock=self._clock)
 
   def policy_at(self, table: R.Table) -> Policy:
     legal = R.legal_actions(self.rules, table, self.player_id)
@@ -171,9 +174,9 @@ class PIMCBot(Bot):
     value_counts = dict.fromkeys(legal, 0)
     policy_sums = dict.fromkeys(legal, 0.0)
     seconds = self.params["seconds"]
-    deadline = time.perf_counter() + seconds
+    deadline = self._clock() + seconds
     worlds = 0
-    while (time.perf_counter() < deadline or worlds == 0) if seconds > 0 \
+    while (self._clock() < deadline or worlds == 0) if seconds > 0 \
         else worlds < self.params["worlds"]:
       world = knowledge.determinize(rules, table, player, rng.random)
       result = world_solvers.solve_world(rules, world, player, self.settings, rng)

@@ -1,10 +1,11 @@
 """The compiled searches from Python: ISMCTS (`ISMCTSSearch`) and PIMC's worlds (`WorldSampler`),
 each bound to one game (`game.SearchGame`), one seat and one random stream.
 
-numba has no clock, so a wall-time budget is kept here: iterations (or worlds) run in batches,
-each sized from the rate measured so far to end near the deadline, with at least one iteration
-(or world) in all. A budget of iterations is exact and, with the stream seeded from the bot's
-seed, gives bit-identical statistics in every process; a budget of seconds is not reproducible.
+numba has no clock, so a time budget is kept here, on the clock the caller gives (wall time, or the
+thread's CPU time): iterations (or worlds) run in batches, each sized from the rate measured so
+far to end near the deadline, with at least one iteration (or world) in all. A budget of
+iterations is exact and, with the stream seeded from the bot's seed, gives bit-identical statistics
+in every process; a budget of seconds is not reproducible.
 """
 
 from __future__ import annotations
@@ -26,20 +27,21 @@ _FIRST_BATCH = 8
 _LAST_SHARE = 0.5  # a timed batch is sized to fill this share of the time left
 
 
-def run_timed(step: Callable[[int], int], seconds: float, limit: int | None = None) -> int:
+def run_timed(step: Callable[[int], int], seconds: float, limit: int | None = None,
+              clock: Callable[[], float] = time.perf_counter) -> int:
   """Calls `step(count)` (which does up to `count` units of work and returns how many it did)
-  until `seconds` of wall time have passed, or `limit` units are done when `seconds` is 0;
-  returns the units done (at least one)."""
+  until `seconds` have passed on `clock`, or `limit` units are done when `seconds` is 0; returns
+  the units done (at least one)."""
   if seconds <= 0:
     done = 0
     while done < limit:
       done += step(limit - done)
     return done
-  start = time.perf_counter()
+  start = clock()
   deadline = start + seconds
   done = step(_FIRST_BATCH)
   while True:
-    now = time.perf_counter()
+    now = clock()
     if now >= deadline:
       return done
     rate = done / max(now - start, 1e-9)
@@ -54,9 +56,10 @@ class ISMCTSSearch:
   def __init__(self, game: SearchGame, searcher: int, owners: Sequence[int], *, selection: str,
                c: float, gamma: float, rollout: str, epsilon: float, prior: str | None,
                bias: float, model: str | None, model_in_rollouts: bool, utility_bounds,
-               margin: bool, utility: str, margin_scale: float, max_depth: int, seed: int):
+               margin: bool, utility: str, margin_scale: float, max_depth: int, seed: int,
+               clock: Callable[[], float] = time.perf_counter):
     ensure_compiled()
-    self.game, self.searcher = game, searcher
+    self.game, self.searcher, self.clock = game, searcher, clock
     n, actions = game.core.num_players, game.core.rules.num_distinct_actions
     self.owners = np.asarray(owners, dtype=np.int64)
     ints = np.zeros(ismcts.INT_SETTINGS, dtype=np.int64)
@@ -79,7 +82,8 @@ class ISMCTSSearch:
   def search(self, position: np.ndarray, iterations: int, seconds: float) -> tuple:
     """Searches from `position` (a simultaneous node); the searcher's root statistics."""
     self.tree.reset()
-    self.iterations = run_timed(lambda count: self._batch(position, count), seconds, iterations)
+    self.iterations = run_timed(lambda count: self._batch(position, count), seconds, iterations,
+                                self.clock)
     row = self.tree.node_rows[0, self.searcher]
     return tuple(array[row] if len(array) > 1 else np.zeros_like(array[0])
                  for array in self.tree.stats)
@@ -100,9 +104,9 @@ class WorldSampler:
 
   def __init__(self, game: SearchGame, searcher: int, *, selection: str, c: float, gamma: float,
                rollout: str, epsilon: float, iterations: int, utility: str, margin_scale: float,
-               max_depth: int, seed: int):
+               max_depth: int, seed: int, clock: Callable[[], float] = time.perf_counter):
     ensure_compiled()
-    self.game = game
+    self.game, self.clock = game, clock
     n, actions = game.core.num_players, game.core.rules.num_distinct_actions
     ints = np.zeros(smmcts.INT_SETTINGS, dtype=np.int64)
     ints[[smmcts.PLAYERS, smmcts.SEARCHER, smmcts.SELECTION, smmcts.ITERATIONS, smmcts.MARGIN,
@@ -128,5 +132,5 @@ class WorldSampler:
                           self.tree.arrays(), self.rng, count, *sums)
       return count
 
-    self.worlds = run_timed(batch, seconds, worlds)
+    self.worlds = run_timed(batch, seconds, worlds, self.clock)
     return sums
