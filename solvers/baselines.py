@@ -59,6 +59,7 @@ class RandomBot(Bot):
   """Picks uniformly among the legal actions (Chopsticks pairs included); plays both games."""
 
   cheap_policy = True
+  compiled_policy = "random"  # the same policy as a kernel of the compiled core
 
   def policy_at(self, table) -> Policy:
     legal = self.dynamics.legal_actions(self.rules, table, self.player_id)
@@ -92,6 +93,8 @@ class GreedyBot(ViewBot):
   the game), as do Wasabi, Chopsticks and unfinished sets. Ties go to the lowest action id, which is
   the order of `rules.cards` (the canonical card order), then Chopsticks pairs.
   """
+
+  compiled_policy = "greedy"  # the same policy as a kernel of the compiled core
 
   def policy(self, view: PlayerView) -> Policy:
     return one_hot_best({action: immediate_points(view, view.player, view.rules.action_cards(
