@@ -43,8 +43,8 @@ _EPILOG = """examples:
   sushigo bench --search                       ISMCTS iterations/s beside OpenSpiel's ISMCTS
   sushigo bench --equilibrium                  exploitability and CFR+ beside OpenSpiel's C++
   sushigo train small --algorithm cfr+ --abstraction canonical --iterations 500 --out p.npz
-  sushigo exploitability small --bot heuristic  exact NashConv and gains on a reduced game
-  sushigo exploitability "python_sushi_go(players=2,utility=margin)" --bot greedy
+  sushigo exploitability tiny --bot greedy     exact NashConv and gains on a reduced game
+  sushigo exploitability "python_sushi_go(players=2,utility=margin)" --bot greedy   lower bounds
   sushigo run experiments/configs/quickstart.toml
   sushigo run CONFIG --out runs/q --workers 2  an experiment; the same command resumes it
   sushigo reproduce runs/q                     replay a run and compare every record

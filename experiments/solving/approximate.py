@@ -19,10 +19,11 @@ gain is computed beside it, and the report gives each bound as a share of it.
   [approximate.responders]    # instead of `agent`: several responders, each by a name of yours
   ismcts_100 = { responder = "ismcts", iterations = 100 }
   ismcts_10k = { responder = "ismcts", iterations = 10000 }
-  lbr = { responder = "lbr", worlds = 8, rollouts = 1 }
+  lbr = { responder = "lbr", worlds = 8, rollouts = 1, against = ["heuristic"] }
   [[players]]
 
-`responder` is one of `approximate.RESPONDERS`, the other keys its bot's parameters. A responder
+`responder` is one of `approximate.RESPONDERS`; `against`, optional, the names of the competitors
+it plays (default: all); the other keys are its bot's parameters. A responder
 named by `agent` alone is "ismcts", and its units name no responder (as configs written before
 `responders` existed). "lbr" needs a policy it can read at any table (`Bot.cheap_policy`): a
 search bot is refused with the config.
@@ -106,8 +107,17 @@ def _responder(table: Any, path: str) -> dict[str, Any]:
   if kind not in approximate.RESPONDERS:
     raise ConfigError(f"{path}.responder: expected one of {', '.join(approximate.RESPONDERS)},"
                       f" got {kind!r}")
+  against = params.pop("against", None)
   _check_params(kind, params, path)
-  return {"responder": kind, "params": params}
+  checked = {"responder": kind, "params": params}
+  if against is not None:
+    checked["against"] = config_lib.string_list(against, f"{path}.against")
+  return checked
+
+
+def plays(responder: dict[str, Any], competitor: str) -> bool:
+  """Whether a checked responder plays against the competitor named `competitor`."""
+  return competitor in responder.get("against", (competitor,))
 
 
 def _check_params(kind: str, params: dict[str, Any], path: str) -> None:
@@ -122,10 +132,18 @@ def _check_params(kind: str, params: dict[str, Any], path: str) -> None:
 def check(config: SolvingConfig) -> None:
   """Refuses a responder that cannot answer a competitor (lbr against a search bot), and
   parameters its bot refuses, before anything runs."""
+  names = [competitor.name for competitor in config.players]
+  for name, responder in responders(config.section).items():
+    for i, competitor in enumerate(responder.get("against", ())):
+      if competitor not in names:
+        raise ConfigError(f"approximate.responders.{name}.against[{i}]: {competitor!r} is not a"
+                          f" competitor; allowed: {', '.join(names)}")
   for label, _ in config.games:
     game = config.game(label)
     for name, responder in responders(config.section).items():
       for competitor in config.players:
+        if not plays(responder, competitor.name):
+          continue
         bots = [solvers.make_bot(competitor.bot, game, p, 0, **competitor.params)
                 for p in range(game.num_players())]
         try:
@@ -152,7 +170,9 @@ def units(config: SolvingConfig, label: str) -> list[Unit]:
   for competitor in config.players:
     if exact:
       chosen.append({"game": label, "competitor": competitor.name, "exact": True})
-    for name in responders(config.section):
+    for name, responder in responders(config.section).items():
+      if not plays(responder, competitor.name):
+        continue
       for seat in range(config.game(label).num_players()):
         for first in range(0, num_games, GAMES_PER_UNIT):
           chosen.append({"game": label, "competitor": competitor.name,
@@ -191,6 +211,8 @@ def bounds(config: SolvingConfig, results: list[dict]) -> list[dict[str, Any]]:
       mine = [r for r in results if r["game"] == label and r["competitor"] == competitor.name]
       exact = next((r for r in mine if r.get("exact")), None)
       for name, responder in responders(config.section).items():
+        if not plays(responder, competitor.name):
+          continue
         played = [r for r in mine if not r.get("exact")
                   and r.get("responder", DEFAULT_RESPONDER) == name]
         by_seat = [[a - s for r in played if r["seat"] == seat
