@@ -53,7 +53,8 @@ from experiments import execution
 from experiments import run_folder
 from experiments.config import ConfigError
 from experiments.run_folder import Session
-from experiments.solving import abstraction, approximate, convergence, exploitability, measures
+from experiments.solving import abstraction, approximate, convergence, exploitability, figures
+from experiments.solving import measures
 from experiments.solving.kind import SolvingConfig, Unit
 from solvers.equilibrium import tree_size
 from sushigo_spiel import reduced_games
@@ -224,7 +225,8 @@ def report(run_dir: str | pathlib.Path) -> str:
 
 def report_files(config: SolvingConfig) -> list[str]:
   """The files `report` writes: the summary, the table and the kind's plots, one per game."""
-  plots = [f"{run_folder.PLOTS_DIR}/{config.kind.plots}_{label}.png" for label, _ in config.games
+  plots = [f"{run_folder.PLOTS_DIR}/{figures.plot_file(config.kind.plots, label)}"
+           for label, _ in config.games
            if config.kind.plots]
   return [SUMMARY_MD, RESULTS_CSV, *plots]
 

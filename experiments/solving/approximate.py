@@ -276,7 +276,7 @@ def _plot(path: pathlib.Path, game: str, entries: list[dict]) -> None:
   ax.axhline(0, color="grey", linewidth=0.8)
   ax.set_xlabel("responder's CPU seconds per paired game")
   ax.set_ylabel(f"lower bound on {entries[0]['measure']}")
-  ax.set_title(f"Lower bound against compute on {game}")
+  ax.set_title(f"Lower bound against compute\n{game}", fontsize=9)
   ax.grid(True, which="both", alpha=0.3)
   ax.legend(fontsize=8)
   figures.save(fig, path)
