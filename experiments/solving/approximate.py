@@ -6,7 +6,9 @@ policy: in each seat, the responder's score against copies of the policy minus t
 score in the same deal, over paired games, gives that seat's gain with a 95% interval, and the
 seats' gains add up to a lower bound on the NashConv (halved to exploitability for two-player
 zero-sum games). Where the game is small enough (`exact = true`, reduced games only), the exact
-gain is computed beside it, and the report gives each bound as a share of it.
+gain is computed beside it, and the report gives each bound as a share of it, and also the bound
+with the policy's exact value in place of its self-play games (the responder's returns less that
+value), which is free of the self-play games' noise.
 
   [approximate]
   num_games = 200             # paired games per seat (and per responder)
@@ -217,12 +219,18 @@ def bounds(config: SolvingConfig, results: list[dict]) -> list[dict[str, Any]]:
                   and r.get("responder", DEFAULT_RESPONDER) == name]
         by_seat = [[a - s for r in played if r["seat"] == seat
                     for a, s in zip(r["agent"], r["self_play"])] for seat in range(seats)]
+        # Where the policy's value is known exactly, the responder's returns less that value:
+        # the same bound without the self-play games' noise.
+        known = [[a - exact["policy_values"][seat] for r in played if r["seat"] == seat
+                  for a in r["agent"]] for seat in range(seats)] if exact else None
         games = sum(len(d) for d in by_seat)
         timed = [r["cpu_seconds"] for r in played if "cpu_seconds" in r]
         entries.append({
             "game": label, "competitor": competitor.name, "responder": name,
             "responder_kind": responder["responder"], "responder_params": responder["params"],
             "bound": _bound(by_seat, approximate.halves_nash_conv(game)),
+            "bound_known_value": _bound(known, approximate.halves_nash_conv(game))
+            if known else None,
             "gains": [stats.mean_interval(d) if len(d) >= 2 else None for d in by_seat],
             "games": [len(d) for d in by_seat],
             "exact": exact, "measure": measure,
@@ -235,8 +243,8 @@ def report(config: SolvingConfig, results: list[dict], plots: pathlib.Path) -> R
   rows = [["game", "competitor", "responder", "seat", "gain", "gain_low", "gain_high", "games",
            "exact_gain", "cpu_seconds_per_game"]]
   lines = ["| game | competitor | responder | lower bound [95% CI] | exact | bound / exact |"
-           " gain by seat [95% CI] | games | CPU s / game |",
-           "|---|---|---|---|---|---|---|---|---|"]
+           " with the exact policy value [95% CI] | gain by seat [95% CI] | games | CPU s / game |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
   entries = bounds(config, results)
   for e in entries:
     exact = e["exact"]
@@ -247,8 +255,12 @@ def report(config: SolvingConfig, results: list[dict], plots: pathlib.Path) -> R
     exact_value = figures.measure(exact)[1] if exact else None
     ratio = e["bound"].value / exact_value if exact_value else None
     seat_text = "; ".join(interval(g) for g in e["gains"] if g is not None)
+    known = e["bound_known_value"]
+    known_text = f"{interval(known)}, {figures.number(known.value / exact_value, 2)} of exact" \
+        if known and exact_value else "–"
     lines.append(f"| {e['game']} | {e['competitor']} | {e['responder']} | {interval(e['bound'])} |"
-                 f" {figures.number(exact_value)} | {figures.number(ratio, 2)} | {seat_text} |"
+                 f" {figures.number(exact_value)} | {figures.number(ratio, 2)} | {known_text} |"
+                 f" {seat_text} |"
                  f" {sum(e['games'])} | {figures.number(e['cpu_seconds_per_game'], 3)} |")
   lines += figures.plots_by_game(entries, plots, PLOTS, "Lower bound against compute", _plot)
   return rows, lines
