@@ -27,6 +27,7 @@ COMMANDS = {
     "play": "experiments.commands.play:play",
     "bench": "experiments.commands.bench:bench",
     "train": "experiments.commands.train:train",
+    "exploitability": "experiments.commands.exploitability:exploitability",
     "run": "experiments.commands.experiment:run",
     "reproduce": "experiments.commands.experiment:reproduce",
     "report": "experiments.commands.experiment:report",
@@ -44,6 +45,8 @@ _EPILOG = """examples:
   sushigo train small --algorithm cfr+ --abstraction canonical --iterations 500 --out p.npz
   sushigo train small --algorithm probe-mccfr --abstraction cards --seconds 60 --out b.npz
   sushigo train small --algorithm probe-mccfr --abstraction cards --seconds 60 --out b.npz --resume
+  sushigo exploitability tiny --bot greedy     exact NashConv and gains on a reduced game
+  sushigo exploitability "python_sushi_go(players=2,utility=margin)" --bot greedy   lower bounds
   sushigo run experiments/configs/quickstart.toml
   sushigo run CONFIG --out runs/q --workers 2  an experiment; the same command resumes it
   sushigo reproduce runs/q                     replay a run and compare every record
@@ -82,7 +85,35 @@ second one at once.
 A config whose [experiment] has a kind (convergence, abstraction, exploitability,
 approximate_exploitability) is a solving experiment (its format: experiments/solving/): its
 folder gets results.jsonl (one line per unit of work) and the report summary.md, results.csv,
-plots/; it runs on local processes."""
+plots/."""
+
+
+_EXPLOITABILITY_EPILOG = """examples:
+  sushigo exploitability small --bot heuristic
+  sushigo exploitability three_players --bot so_ismcts --param iterations=200
+  sushigo exploitability small --policy p.npz
+  sushigo exploitability small --bot greedy --approximate --responder ismcts:iterations=3000
+  sushigo exploitability "python_sushi_go(players=2,utility=margin)" --bot heuristic \
+      --responder lbr:worlds=8,rollouts=1 --games 200 --workers 2 --json heuristic.json
+  sushigo exploitability "python_sushi_go(players=2,utility=margin)" --bot random \
+      --responder ismcts:iterations=100 --responder ismcts:iterations=10000
+
+Responders (--responder KIND[:KEY=VALUE,...], repeatable; each gives its own bound):
+  ismcts  Information-Set MCTS searching against the policy (parameters of so_ismcts:
+          iterations, c, rollout, ...); on the compiled core when the policy is random or greedy
+  lbr     Local Best Response (parameters worlds, depth, branching, rollouts, continuation);
+          needs a policy it can read at any table, so not a search bot
+Default: ismcts:iterations=1000 and, where the policy can be read, lbr:worlds=8,rollouts=1.
+
+Exploitability is NashConv / 2 in two-player zero-sum games (utility=margin, the reduced
+games' utility); elsewhere NashConv and each player's gain are reported. A bound is the
+responders' mean gain over the policy's own self-play in the same deals (common random
+numbers), seat by seat, with a 95% interval; it is a valid lower bound however weak the
+responder, and tight only when the responder is strong: compare responders of growing budget.
+
+The run folder (--out, default runs/exploitability-<time>) holds the config, results.jsonl and
+the report (summary.md, results.csv, plots/bound_<game>.png); the same command resumes it, and
+`sushigo reproduce` replays it. Records do not depend on --workers or --backend."""
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -158,6 +189,7 @@ def _parser() -> argparse.ArgumentParser:
   speed.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
   speed.set_defaults(error=speed.error)
   _add_train_command(commands)
+  _add_exploitability_command(commands)
   _add_experiment_commands(commands)
   return parser
 
@@ -196,6 +228,48 @@ def _add_train_command(commands) -> None:
                      " about 7 GB)")
   train.add_argument("--quiet", action="store_true", help="no progress bar")
   train.set_defaults(error=train.error)
+
+
+def _add_exploitability_command(commands) -> None:
+  measure = commands.add_parser(
+      "exploitability", help="exact or approximate exploitability of a bot or a saved policy",
+      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EXPLOITABILITY_EPILOG,
+      description="Measures how much a policy (a bot with its parameters, or a policy file saved"
+      "\nby sushigo train) can be exploited. On a reduced game: exact NashConv, exploitability and"
+      "\neach player's best-response gain, on the whole game tree. On a python_sushi_go game"
+      "\nstring (or a reduced game with --approximate): lower bounds from best responders"
+      "\nplaying paired games against the policy, with 95% intervals.")
+  measure.add_argument("game", metavar="GAME", help="a reduced game (tiny, small, medium, large,"
+                       " ...) or a python_sushi_go game string")
+  policy = measure.add_mutually_exclusive_group(required=True)
+  policy.add_argument("--bot", metavar="NAME", help="the bot to measure (random, greedy,"
+                      " heuristic, so_ismcts, mo_ismcts, pimc, ...)")
+  policy.add_argument("--policy", metavar="PATH", help="a policy file saved by sushigo train")
+  measure.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                       help="a parameter of --bot (repeatable), e.g. iterations=200")
+  measure.add_argument("--approximate", action="store_true",
+                       help="on a reduced game: the lower bounds, beside the exact figure")
+  measure.add_argument("--responder", action="append", default=[], metavar="SPEC",
+                       help="a best responder, KIND[:KEY=VALUE,...] (repeatable; see below)")
+  measure.add_argument("--games", type=_positive(int), default=100, metavar="N",
+                       help="paired games per seat and responder (default: %(default)s)")
+  measure.add_argument("--model-in-tree-only", action="store_true",
+                       help="the ismcts responder asks the policy in its tree only and plays"
+                       " its rollouts by its rollout policy (cheaper against slow policies)")
+  measure.add_argument("--seed", type=int, default=0, help="default: %(default)s")
+  measure.add_argument("--workers", type=_positive(int), default=1, metavar="N",
+                       help="parallel processes, or Ray CPUs (default: %(default)s)")
+  measure.add_argument("--backend", choices=("local", "ray"), default="local",
+                       help="local processes or Ray (default: %(default)s)")
+  measure.add_argument("--address", metavar="ADDR",
+                       help="with --backend ray: an existing cluster (default: a local Ray)")
+  measure.add_argument("--out", metavar="DIR",
+                       help="the run folder (default: a new runs/exploitability-<time>)")
+  measure.add_argument("--force", action="store_true",
+                       help="start over in a folder that holds another run")
+  measure.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
+  measure.add_argument("--quiet", action="store_true", help="no progress bar or notes")
+  measure.set_defaults(error=measure.error)
 
 
 def _add_experiment_commands(commands) -> None:

@@ -16,7 +16,7 @@ import tomllib
 from experiments import run_lock
 from experiments import solving
 from experiments import tournament
-from experiments.run_folder import CONFIG_FILE, RunError
+from experiments.run_folder import CONFIG_FILE
 from experiments.tournament.config import KIND as TOURNAMENT
 
 
@@ -38,9 +38,8 @@ def run(config_path: str | pathlib.Path, out: str | pathlib.Path | None = None, 
   if experiment_kind(config_path) == TOURNAMENT:
     return tournament.run(config_path, out=out, workers=workers, backend=backend, address=address,
                           force=force, quiet=quiet)
-  if backend != "local":
-    raise RunError("solving experiments run on local processes: drop --backend")
-  return solving.run(config_path, out=out, workers=workers, force=force, quiet=quiet)
+  return solving.run(config_path, out=out, workers=workers, force=force, quiet=quiet,
+                     backend=backend, address=address)
 
 
 def reproduce(run_dir: str | pathlib.Path, workers: int = 1, quiet: bool = False) -> bool:

@@ -93,6 +93,7 @@ class GreedyBot(ViewBot):
   the order of `rules.cards` (the canonical card order), then Chopsticks pairs.
   """
 
+
   def policy(self, view: PlayerView) -> Policy:
     return one_hot_best({action: immediate_points(view, view.player, view.rules.action_cards(
         action)) for action in view.legal_actions})

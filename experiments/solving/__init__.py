@@ -53,7 +53,8 @@ from experiments import execution
 from experiments import run_folder
 from experiments.config import ConfigError
 from experiments.run_folder import Session
-from experiments.solving import abstraction, approximate, convergence, exploitability, measures
+from experiments.solving import abstraction, approximate, convergence, exploitability, figures
+from experiments.solving import measures
 from experiments.solving.kind import SolvingConfig, Unit
 from solvers.equilibrium import tree_size
 from sushigo_spiel import reduced_games
@@ -102,6 +103,7 @@ def parse(text: str) -> SolvingConfig:
   _check_tree_sizes(config)
   config_lib.check_bots(players, {label: config.game(label) for label, _ in config.games},
                         lambda competitor: competitor.params)
+  kind.check(config)
   return config
 
 
@@ -149,15 +151,17 @@ def _games(experiment: config_lib.Section) -> tuple[tuple[str, str], ...]:
 
 
 def run(config_path: str | pathlib.Path, out: str | pathlib.Path | None = None, workers: int = 1,
-        force: bool = False, quiet: bool = False) -> pathlib.Path:
-  """Runs (or resumes) a solving experiment on local processes, then writes and prints its
-  report; returns the run folder."""
-  return execution.run(SOLVING, load(config_path), out, _session(workers), force, quiet)
+        force: bool = False, quiet: bool = False, backend: str = "local",
+        address: str | None = None) -> pathlib.Path:
+  """Runs (or resumes) a solving experiment on local processes or Ray (`execution`), then writes
+  and prints its report; returns the run folder."""
+  return execution.run(SOLVING, load(config_path), out, session(workers, backend, address), force,
+                       quiet)
 
 
-def _session(workers: int) -> Session:
-  """Solving units run on local processes, and give bots no per-move budget."""
-  return Session("local", workers, None, budget={})
+def session(workers: int, backend: str = "local", address: str | None = None) -> Session:
+  """Solving units give bots no per-move budget."""
+  return Session(backend, workers, address, budget={})
 
 
 def run_unit(config: SolvingConfig, unit: Unit) -> execution.Result:
@@ -180,7 +184,7 @@ def reproduce(run_dir: str | pathlib.Path, workers: int = 1) -> bool:
   wall-clock seconds aside."""
   run_dir = pathlib.Path(run_dir)
   config = execution.stored_config(SOLVING, run_dir)
-  stored, replayed = execution.replay(SOLVING, config, run_dir, _session(workers), quiet=True)
+  stored, replayed = execution.replay(SOLVING, config, run_dir, session(workers), quiet=True)
   differing = [unit for unit in sorted(stored.keys() | replayed.keys())
                if without_seconds(stored.get(unit)) != without_seconds(replayed.get(unit))]
   for unit in differing[:_DIFFERENCES_SHOWN]:
@@ -221,7 +225,8 @@ def report(run_dir: str | pathlib.Path) -> str:
 
 def report_files(config: SolvingConfig) -> list[str]:
   """The files `report` writes: the summary, the table and the kind's plots, one per game."""
-  plots = [f"{run_folder.PLOTS_DIR}/{config.kind.plots}_{label}.png" for label, _ in config.games
+  plots = [f"{run_folder.PLOTS_DIR}/{figures.plot_file(config.kind.plots, label)}"
+           for label, _ in config.games
            if config.kind.plots]
   return [SUMMARY_MD, RESULTS_CSV, *plots]
 

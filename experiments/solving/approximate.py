@@ -1,33 +1,51 @@
 """Kind "approximate_exploitability": a lower bound on each competitor's exploitability, from play.
 
-Where no exact best response is in reach, a best-responding ISMCTS agent
-(`solvers.equilibrium.approximate`) plays against the competitor's policy: in each seat, the agent's
-score against copies of the policy minus the policy's own score in the same deal, over paired
-games, gives that seat's gain with a 95% interval, and the seats' gains add up to a lower bound on
-the NashConv (halved to exploitability for two-player zero-sum games). Where the game is small
-enough (`exact = true`, reduced games only), the exact gain is computed beside it.
+Where no exact best response is in reach, a best-responding agent, the responder
+(`solvers.equilibrium.approximate`: ISMCTS or Local Best Response), plays against the competitor's
+policy: in each seat, the responder's score against copies of the policy minus the policy's own
+score in the same deal, over paired games, gives that seat's gain with a 95% interval, and the
+seats' gains add up to a lower bound on the NashConv (halved to exploitability for two-player
+zero-sum games). Where the game is small enough (`exact = true`, reduced games only), the exact
+gain is computed beside it, and the report gives each bound as a share of it, and also the bound
+with the policy's exact value in place of its self-play games (the responder's returns less that
+value), which is free of the self-play games' noise.
 
   [approximate]
-  num_games = 200             # paired games per seat
-  agent = { iterations = 300, rollout = "random" }   # the agent's ISMCTS parameters
-  model_in_rollouts = true    # optional: the policy also plays the opponents in the agent's
-                              # rollouts (false: in its tree only; much cheaper for slow bots)
+  num_games = 200             # paired games per seat (and per responder)
+  agent = { iterations = 300, rollout = "random" }   # one ISMCTS responder and its parameters
+  model_in_rollouts = true    # optional: the policy also plays the opponents in the ISMCTS
+                              # responder's rollouts (false: in its tree only; much cheaper for
+                              # slow bots)
   exact = false               # optional: also compute the exact best-response gain (reduced
                               # games only)
+  [approximate.responders]    # instead of `agent`: several responders, each by a name of yours
+  ismcts_100 = { responder = "ismcts", iterations = 100 }
+  ismcts_10k = { responder = "ismcts", iterations = 10000 }
+  lbr = { responder = "lbr", worlds = 8, rollouts = 1, against = ["heuristic"] }
   [[players]]
 
-A unit is the exact gain of one competitor, or `GAMES_PER_UNIT` paired games of one seat.
+`responder` is one of `approximate.RESPONDERS`; `against`, optional, the names of the competitors
+it plays (default: all); the other keys are its bot's parameters. A responder
+named by `agent` alone is "ismcts", and its units name no responder (as configs written before
+`responders` existed). "lbr" needs a policy it can read at any table (`Bot.cheap_policy`): a
+search bot is refused with the config.
+
+A unit is the exact gain of one competitor, or `GAMES_PER_UNIT` paired games of one seat against
+one responder; it records the CPU seconds it took, from which the report plots each bound against
+its responder's compute (`plots/bound_<game>.png`).
 """
 
 from __future__ import annotations
 
 import math
 import pathlib
+import time
 from typing import Any
 
 import numpy as np
 import pyspiel
 import scipy.stats
+from matplotlib.figure import Figure
 
 import solvers
 from experiments import config as config_lib
@@ -37,27 +55,106 @@ from experiments.solving import figures
 from experiments.solving import measures
 from experiments.solving.kind import Kind, Report, SolvingConfig, Unit
 from solvers.equilibrium import approximate
-from solvers.search.ismcts import SOISMCTSBot
 from sushigo_spiel import reduced_games
 
-KEYS = ("num_games", "agent", "model_in_rollouts", "exact")
+KEYS = ("num_games", "agent", "responders", "model_in_rollouts", "exact")
 GAMES_PER_UNIT = 10  # paired games of one seat per unit
+DEFAULT_RESPONDER = "ismcts"  # the responder of `agent`
+PLOTS = "bound"
 
 
 def parse_section(section: config_lib.Section) -> dict[str, Any]:
+  """The checked table: as written for `agent` (so that configs written before `responders`
+  keep their hash), the responders checked in full."""
   section.check_keys(KEYS)
-  agent = section.get("agent", {})
-  agent_path = section.key_path("agent")
-  if not isinstance(agent, dict):
-    raise ConfigError(f"{agent_path}: expected a table of ISMCTS parameters, got {agent!r}")
-  for key, value in agent.items():
-    if key not in SOISMCTSBot.PARAMETERS:
-      raise ConfigError(f"{agent_path}.{key}: unknown parameter; allowed:"
-                        f" {', '.join(SOISMCTSBot.PARAMETERS)}")
-    config_lib.check_param_value(value, SOISMCTSBot.PARAMETERS[key], f"{agent_path}.{key}")
+  if "agent" in section.data and "responders" in section.data:
+    raise ConfigError(f"{section.key_path('responders')}: give either agent (one ISMCTS"
+                      " responder) or responders, not both")
   flags = {key: section.boolean(key, default=default)
            for key, default in (("exact", False), ("model_in_rollouts", True))}
-  return {"num_games": section.integer("num_games", minimum=2), "agent": dict(agent), **flags}
+  checked = {"num_games": section.integer("num_games", minimum=2), **flags}
+  if "responders" in section.data:
+    path = section.key_path("responders")
+    table = section.get("responders")
+    if not isinstance(table, dict) or not table:
+      raise ConfigError(f"{path}: expected a table of responders by name, each"
+                        f" {{ responder = {' or '.join(map(repr, approximate.RESPONDERS))},"
+                        f" parameters... }}, got {table!r}")
+    checked["responders"] = {name: _responder(value, f"{path}.{name}")
+                             for name, value in table.items()}
+  else:
+    agent = section.get("agent", {})
+    if not isinstance(agent, dict):
+      raise ConfigError(f"{section.key_path('agent')}: expected a table of ISMCTS parameters,"
+                        f" got {agent!r}")
+    _check_params(DEFAULT_RESPONDER, agent, section.key_path("agent"))
+    checked["agent"] = dict(agent)
+  return checked
+
+
+def responders(section: dict[str, Any]) -> dict[str, dict[str, Any]]:
+  """Name -> {"responder": kind, "params": {...}} of a checked section."""
+  if "responders" in section:
+    return section["responders"]
+  return {DEFAULT_RESPONDER: {"responder": DEFAULT_RESPONDER, "params": section["agent"]}}
+
+
+def _responder(table: Any, path: str) -> dict[str, Any]:
+  """A responder's table checked: {"responder": kind, "params": {...}}."""
+  if not isinstance(table, dict):
+    raise ConfigError(f"{path}: expected a table {{ responder = ..., parameters... }}, got"
+                      f" {table!r}")
+  params = dict(table)
+  kind = params.pop("responder", None)
+  if kind not in approximate.RESPONDERS:
+    raise ConfigError(f"{path}.responder: expected one of {', '.join(approximate.RESPONDERS)},"
+                      f" got {kind!r}")
+  against = params.pop("against", None)
+  _check_params(kind, params, path)
+  checked = {"responder": kind, "params": params}
+  if against is not None:
+    checked["against"] = config_lib.string_list(against, f"{path}.against")
+  return checked
+
+
+def plays(responder: dict[str, Any], competitor: str) -> bool:
+  """Whether a checked responder plays against the competitor named `competitor`."""
+  return competitor in responder.get("against", (competitor,))
+
+
+def _check_params(kind: str, params: dict[str, Any], path: str) -> None:
+  accepted = approximate.RESPONDERS[kind].PARAMETERS
+  for key, value in params.items():
+    if key not in accepted:
+      raise ConfigError(f"{path}.{key}: unknown parameter of responder {kind!r}; allowed:"
+                        f" {', '.join(accepted)}")
+    config_lib.check_param_value(value, accepted[key], f"{path}.{key}")
+
+
+def check(config: SolvingConfig) -> None:
+  """Refuses a responder that cannot answer a competitor (lbr against a search bot), and
+  parameters its bot refuses, before anything runs."""
+  names = [competitor.name for competitor in config.players]
+  for name, responder in responders(config.section).items():
+    for i, competitor in enumerate(responder.get("against", ())):
+      if competitor not in names:
+        raise ConfigError(f"approximate.responders.{name}.against[{i}]: {competitor!r} is not a"
+                          f" competitor; allowed: {', '.join(names)}")
+  for label, _ in config.games:
+    game = config.game(label)
+    for name, responder in responders(config.section).items():
+      for competitor in config.players:
+        if not plays(responder, competitor.name):
+          continue
+        bots = [solvers.make_bot(competitor.bot, game, p, 0, **competitor.params)
+                for p in range(game.num_players())]
+        try:
+          approximate.make_responder(game, 0, 0, responder["responder"], responder["params"],
+                                     approximate.opponent_model(bots),
+                                     config.section["model_in_rollouts"])
+        except ValueError as e:
+          raise ConfigError(f"approximate responder {name!r} against {competitor.name!r} on"
+                            f" {label}: {e}") from None
 
 
 def exact_on(config: SolvingConfig, label: str) -> bool:
@@ -66,18 +163,23 @@ def exact_on(config: SolvingConfig, label: str) -> bool:
 
 
 def units(config: SolvingConfig, label: str) -> list[Unit]:
-  """For each competitor: its exact gain (if asked for and the game is reduced), then its paired
-  games seat by seat, `GAMES_PER_UNIT` at a time."""
+  """For each competitor: its exact gain (if asked for and the game is reduced), then, responder
+  by responder, its paired games seat by seat, `GAMES_PER_UNIT` at a time."""
   num_games = config.section["num_games"]
   exact = exact_on(config, label)
+  named = "responders" in config.section
   chosen = []
   for competitor in config.players:
     if exact:
       chosen.append({"game": label, "competitor": competitor.name, "exact": True})
-    for seat in range(config.game(label).num_players()):
-      for first in range(0, num_games, GAMES_PER_UNIT):
-        chosen.append({"game": label, "competitor": competitor.name, "seat": seat,
-                       "games": [first, min(first + GAMES_PER_UNIT, num_games)]})
+    for name, responder in responders(config.section).items():
+      if not plays(responder, competitor.name):
+        continue
+      for seat in range(config.game(label).num_players()):
+        for first in range(0, num_games, GAMES_PER_UNIT):
+          chosen.append({"game": label, "competitor": competitor.name,
+                         **({"responder": name} if named else {}), "seat": seat,
+                         "games": [first, min(first + GAMES_PER_UNIT, num_games)]})
   return chosen
 
 
@@ -89,40 +191,110 @@ def run_unit(config: SolvingConfig, game: pyspiel.Game, unit: Unit, seed: int) -
   def make_policy(g, player, policy_seed):
     return solvers.make_bot(competitor.bot, g, player, policy_seed, **competitor.params)
 
+  responder = responders(config.section)[unit.get("responder", DEFAULT_RESPONDER)]
+  start = time.process_time()
   pairs = [approximate.play_gain(game, make_policy, unit["seat"], k, config.seed,
-                                 config.section["agent"], config.section["model_in_rollouts"])
+                                 responder["params"], config.section["model_in_rollouts"],
+                                 responder["responder"])
            for k in range(*unit["games"])]
-  return {"agent": [p.agent for p in pairs], "self_play": [p.self_play for p in pairs]}
+  return {"agent": [p.agent for p in pairs], "self_play": [p.self_play for p in pairs],
+          "cpu_seconds": time.process_time() - start}
 
 
-def report(config: SolvingConfig, results: list[dict], plots: pathlib.Path) -> Report:
-  del plots
-  rows = [["game", "competitor", "seat", "gain", "gain_low", "gain_high", "games",
-           "exact_gain"]]
-  lines = ["| game | competitor | lower bound [95% CI] | exact | gain by seat [95% CI] | games |",
-           "|---|---|---|---|---|---|"]
+def bounds(config: SolvingConfig, results: list[dict]) -> list[dict[str, Any]]:
+  """Each (game, competitor, responder)'s bound with its interval, its gains by seat, the exact
+  figure where measured, and the responder's CPU seconds per paired game."""
+  entries = []
   for label, _ in config.games:
     game = config.game(label)
     seats = game.num_players()
+    measure = "exploitability" if approximate.halves_nash_conv(game) else "NashConv"
     for competitor in config.players:
       mine = [r for r in results if r["game"] == label and r["competitor"] == competitor.name]
       exact = next((r for r in mine if r.get("exact")), None)
-      by_seat = [[a - s for r in mine if r.get("seat") == seat
-                  for a, s in zip(r["agent"], r["self_play"])] for seat in range(seats)]
-      gains = [stats.mean_interval(d) if len(d) >= 2 else None for d in by_seat]
-      bound = _bound(by_seat, approximate.halves_nash_conv(game))
-      for seat, gain in enumerate(gains):
-        values = (gain.value, gain.low, gain.high) if gain else (math.nan,) * 3
-        rows.append([label, competitor.name, seat, *values,
-                     len(by_seat[seat]), exact["gains"][seat] if exact else ""])
-      exact_text = figures.number(figures.measure(exact)[1]) if exact else "–"
-      seat_text = "; ".join(_interval(g) for g in gains if g is not None)
-      lines.append(f"| {label} | {competitor.name} | {_interval(bound)} | {exact_text} |"
-                   f" {seat_text} | {sum(len(d) for d in by_seat)} |")
+      for name, responder in responders(config.section).items():
+        if not plays(responder, competitor.name):
+          continue
+        played = [r for r in mine if not r.get("exact")
+                  and r.get("responder", DEFAULT_RESPONDER) == name]
+        by_seat = [[a - s for r in played if r["seat"] == seat
+                    for a, s in zip(r["agent"], r["self_play"])] for seat in range(seats)]
+        # Where the policy's value is known exactly, the responder's returns less that value:
+        # the same bound without the self-play games' noise.
+        known = [[a - exact["policy_values"][seat] for r in played if r["seat"] == seat
+                  for a in r["agent"]] for seat in range(seats)] if exact else None
+        games = sum(len(d) for d in by_seat)
+        timed = [r["cpu_seconds"] for r in played if "cpu_seconds" in r]
+        entries.append({
+            "game": label, "competitor": competitor.name, "responder": name,
+            "responder_kind": responder["responder"], "responder_params": responder["params"],
+            "bound": _bound(by_seat, approximate.halves_nash_conv(game)),
+            "bound_known_value": _bound(known, approximate.halves_nash_conv(game))
+            if known else None,
+            "gains": [stats.mean_interval(d) if len(d) >= 2 else None for d in by_seat],
+            "games": [len(d) for d in by_seat],
+            "exact": exact, "measure": measure,
+            "cpu_seconds_per_game": sum(timed) / games if timed and len(timed) == len(played)
+            and games else None})
+  return entries
+
+
+def report(config: SolvingConfig, results: list[dict], plots: pathlib.Path) -> Report:
+  rows = [["game", "competitor", "responder", "seat", "gain", "gain_low", "gain_high", "games",
+           "exact_gain", "cpu_seconds_per_game"]]
+  lines = ["| game | competitor | responder | lower bound [95% CI] | exact | bound / exact |"
+           " with the exact policy value [95% CI] | gain by seat [95% CI] | games | CPU s / game |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+  entries = bounds(config, results)
+  for e in entries:
+    exact = e["exact"]
+    for seat, gain in enumerate(e["gains"]):
+      values = (gain.value, gain.low, gain.high) if gain else (math.nan,) * 3
+      rows.append([e["game"], e["competitor"], e["responder"], seat, *values, e["games"][seat],
+                   exact["gains"][seat] if exact else "", e["cpu_seconds_per_game"] or ""])
+    exact_value = figures.measure(exact)[1] if exact else None
+    ratio = e["bound"].value / exact_value if exact_value else None
+    seat_text = "; ".join(interval(g) for g in e["gains"] if g is not None)
+    known = e["bound_known_value"]
+    known_text = f"{interval(known)}, {figures.number(known.value / exact_value, 2)} of exact" \
+        if known and exact_value else "–"
+    lines.append(f"| {e['game']} | {e['competitor']} | {e['responder']} | {interval(e['bound'])} |"
+                 f" {figures.number(exact_value)} | {figures.number(ratio, 2)} | {known_text} |"
+                 f" {seat_text} |"
+                 f" {sum(e['games'])} | {figures.number(e['cpu_seconds_per_game'], 3)} |")
+  lines += figures.plots_by_game(entries, plots, PLOTS, "Lower bound against compute", _plot)
   return rows, lines
 
 
-def _interval(estimate: stats.Estimate) -> str:
+def _plot(path: pathlib.Path, game: str, entries: list[dict]) -> None:
+  """Each competitor's bound (with its interval) against its responders' CPU seconds per game."""
+  fig = Figure(figsize=(6.4, 4.4))
+  ax = fig.add_subplot()
+  for competitor in dict.fromkeys(e["competitor"] for e in entries):
+    mine = sorted((e for e in entries if e["competitor"] == competitor
+                   and e["cpu_seconds_per_game"] and not math.isnan(e["bound"].value)),
+                  key=lambda e: e["cpu_seconds_per_game"])
+    if not mine:
+      continue
+    x = [e["cpu_seconds_per_game"] for e in mine]
+    y = np.array([e["bound"].value for e in mine])
+    error = np.array([[e["bound"].value - e["bound"].low for e in mine],
+                      [e["bound"].high - e["bound"].value for e in mine]])
+    line = ax.errorbar(x, y, yerr=error, marker="o", capsize=3, label=competitor)
+    for e, xi, yi in zip(mine, x, y):
+      ax.annotate(e["responder"], (xi, yi), fontsize=7, color=line[0].get_color(),
+                  xytext=(3, 3), textcoords="offset points")
+  ax.set_xscale("log")
+  ax.axhline(0, color="grey", linewidth=0.8)
+  ax.set_xlabel("responder's CPU seconds per paired game")
+  ax.set_ylabel(f"lower bound on {entries[0]['measure']}")
+  ax.set_title(f"Lower bound against compute\n{game}", fontsize=9)
+  ax.grid(True, which="both", alpha=0.3)
+  ax.legend(fontsize=8)
+  figures.save(fig, path)
+
+
+def interval(estimate: stats.Estimate) -> str:
   return (f"{figures.number(estimate.value, 3)} [{figures.number(estimate.low, 3)},"
           f" {figures.number(estimate.high, 3)}]")
 
@@ -141,4 +313,4 @@ def _bound(by_seat: list[list[float]], halve: bool) -> stats.Estimate:
 
 KIND = Kind(name="approximate_exploitability", takes_players=True, units=units, run_unit=run_unit,
             report=report, section="approximate", parse_section=parse_section,
-            needs_tree=exact_on)
+            needs_tree=exact_on, plots=PLOTS, check=check)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import pathlib
+import re
 from collections.abc import Callable
 
 from matplotlib.figure import Figure
@@ -43,6 +44,12 @@ def save(fig: Figure, path: pathlib.Path) -> None:
   fig.savefig(path, dpi=DPI)
 
 
+def plot_file(name: str, game: str) -> str:
+  """The file name of plot `name` of a game (by its label): a game string's parentheses, commas
+  and the like become underscores, so that the name is safe in a path and in a Markdown link."""
+  return f"{name}_{re.sub(r'[^A-Za-z0-9_.-]+', '_', game).strip('_')}.png"
+
+
 def plots_by_game(results: list[dict], plots: pathlib.Path, name: str, title: str,
                   plot: Callable[[pathlib.Path, str, list[dict]], None]) -> list[str]:
   """Draws `plot(path, game, entries)` for the results of each game, in their order, into
@@ -52,7 +59,7 @@ def plots_by_game(results: list[dict], plots: pathlib.Path, name: str, title: st
     by_game.setdefault(result["game"], []).append(result)
   lines = []
   for game, entries in by_game.items():
-    path = plots / f"{name}_{game}.png"
+    path = plots / plot_file(name, game)
     plot(path, game, entries)
     lines.append(f"\n![{title} on {game}]({path.parent.name}/{path.name})")
   return lines

@@ -36,7 +36,9 @@ class Kind:
     the plain dict `SolvingConfig.section`;
   - `plots`: the name its report gives its plots, `plots/<plots>_<game label>.png`, if it draws any;
   - `needs_tree(config, label)`: whether its units build the whole tree of the game (exact
-    measures), so that the game's size is checked with the config.
+    measures), so that the game's size is checked with the config;
+  - `check(config)`: any check of the whole config (its table against its players), a
+    ConfigError when it fails.
   """
   name: str
   takes_players: bool
@@ -47,6 +49,7 @@ class Kind:
   parse_section: Callable[[config_lib.Section], dict[str, Any]] | None = None
   plots: str | None = None
   needs_tree: Callable[[SolvingConfig, str], bool] = lambda config, label: True
+  check: Callable[[SolvingConfig], None] = lambda config: None
 
 
 @dataclasses.dataclass(frozen=True)

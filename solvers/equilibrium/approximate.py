@@ -1,11 +1,18 @@
-"""Approximate exploitability: a search agent best-responding to a fixed policy, on games too large
-for an exact best response.
+"""Approximate exploitability: an agent best-responding to a fixed policy, on games too large for
+an exact best response.
 
 A best response is out of reach on the full game, but any agent's gain against a policy is a lower
-bound on the best response's. Here the agent is Information-Set MCTS (`solvers/search/ismcts.py`)
-whose opponent model is the policy itself, so its search approximates a best response to that
-policy: in seat s it plays against the policy in every other seat, and its gain is its return minus
-the policy's own return in seat s when the policy plays itself.
+bound on the best response's. The agent (the responder) is one of `RESPONDERS`, each given the
+policy itself as its opponent model, so that it approximates a best response to that policy:
+
+  ismcts  Information-Set MCTS (`solvers/search/ismcts.py`) searching with the policy as the other
+          players; on the compiled core when the policy has a kernel there (random, greedy), so
+          budgets of 10,000 iterations a move and more are affordable
+  lbr     Local Best Response (`local_best_response.py`): a lookahead against the policy's range
+          of hidden hands; it needs a policy that can be read cheaply
+
+In seat s the responder plays against the policy in every other seat, and its gain is its return
+minus the policy's own return in seat s when the policy plays itself.
 
   gain_s  = E[u_s(agent in seat s, policy elsewhere)] - E[u_s(policy everywhere)]
   bound   = sum over seats of gain_s            (a lower bound on NashConv)
@@ -34,10 +41,12 @@ import numpy as np
 import pyspiel
 
 from solvers.bot import Policy
+from solvers.equilibrium.local_best_response import LocalBestResponseBot
 from solvers.match import play_match
 from solvers.search import rollouts
 from solvers.search.ismcts import OpponentModel, SOISMCTSBot
 
+RESPONDERS = {"ismcts": SOISMCTSBot, "lbr": LocalBestResponseBot}
 BotFactory = Callable[[pyspiel.Game, int, int], pyspiel.Bot]  # (game, player, seed) -> bot
 
 
@@ -72,10 +81,27 @@ def opponent_model(bots: Sequence[pyspiel.Bot]) -> OpponentModel | None:
   return BotsModel(bots)
 
 
+def make_responder(game: pyspiel.Game, seat: int, seed: int, responder: str, params: dict,
+                   model: OpponentModel | None, model_in_rollouts: bool = True) -> pyspiel.Bot:
+  """The `responder` (one of `RESPONDERS`) in `seat`, with `params`, best responding to `model`;
+  a ValueError when it cannot (an unknown name, bad parameters, LBR without a readable policy)."""
+  if responder not in RESPONDERS:
+    raise ValueError(f"unknown responder {responder!r}; allowed: {', '.join(RESPONDERS)}")
+  if responder == "lbr":
+    if model is None:
+      raise ValueError("the lbr responder needs a policy it can read at any table (a saved"
+                       " policy, random, greedy, heuristic); a search bot has none: use ismcts")
+    return LocalBestResponseBot(game, seat, seed, opponent_model=model, **params)
+  return SOISMCTSBot(game, seat, seed, opponent_model=model, model_in_rollouts=model_in_rollouts,
+                     **params)
+
+
 def play_gain(game: pyspiel.Game, make_policy: BotFactory, seat: int, index: int, seed: int,
-              agent_params: dict, model_in_rollouts: bool = True) -> GainRecord:
-  """One paired game: the agent in `seat` against the policy, and the policy against itself.
-  `model_in_rollouts=False` asks the policy in the agent's tree only (see `ISMCTSBot`)."""
+              agent_params: dict, model_in_rollouts: bool = True,
+              responder: str = "ismcts") -> GainRecord:
+  """One paired game: the agent (`responder` with `agent_params`) in `seat` against the policy,
+  and the policy against itself. `model_in_rollouts=False` asks the policy in the agent's tree
+  only (see `ISMCTSBot`)."""
   n = game.num_players()
   chance_seed, agent_seed, *seat_seeds = np.random.SeedSequence(
       seed, spawn_key=(seat, index)).spawn(2 + n)
@@ -84,8 +110,8 @@ def play_gain(game: pyspiel.Game, make_policy: BotFactory, seat: int, index: int
   self_play = play_match(game, policy_bots, np.random.default_rng(chance_seed))
   policy_bots = [make_policy(game, p, seeds[p]) for p in range(n)]
   model = opponent_model([make_policy(game, p, seeds[p]) for p in range(n)])
-  agent = SOISMCTSBot(game, seat, int(agent_seed.generate_state(1)[0]), opponent_model=model,
-                      model_in_rollouts=model_in_rollouts, **agent_params)
+  agent = make_responder(game, seat, int(agent_seed.generate_state(1)[0]), responder,
+                         agent_params, model, model_in_rollouts)
   against = play_match(game, [agent if p == seat else policy_bots[p] for p in range(n)],
                        np.random.default_rng(chance_seed))
   return GainRecord(seat, index, against.returns()[seat], self_play.returns()[seat])
