@@ -24,6 +24,7 @@ import pyspiel
 import solvers
 from solvers.search.pimc import PIMCBot
 from sushigo_spiel.drafting.sampling import draw_index
+from sushigo_spiel.drafting.text import format_table
 from experiments.bench import game as bench
 
 REFERENCE = "openspiel_ismcts"
@@ -112,10 +113,10 @@ def report(figures: dict) -> str:
             *(f"{s['iterations_per_s'][name]:,.0f}" for name in (REFERENCE,) + SEARCHERS),
             f"{s['pimc_worlds_per_s']:,.1f}")
            for s in figures["speeds"]]
-  lines += bench.format_table(rows)
+  lines += format_table(rows)
   lines.append("")
   rows = [("target", "value", "minimum", "result")]
   rows += [(t["name"], f"{t['value']:.2f}", f">= {t['minimum']:g}",
             "PASS" if t["passed"] else "BELOW") for t in figures["targets"]]
-  lines += bench.format_table(rows)
+  lines += format_table(rows)
   return "\n".join(lines)
