@@ -1,0 +1,103 @@
+"""A linear action-value function over the observer's tensor, and the bot that plays it greedily.
+
+The model: `Q(s, a) = weights[a] . features(observation(s))`, one weight vector per action id.
+`features` expands the observer's counts so that a linear function can tell them apart: for each
+entry x, whether x >= 1, 2, 3 and 4 (a thermometer code: any function of a count up to 4 is
+linear in it, which sets of 2 or 3 need), x / 16 for larger values (points), and a constant.
+The same function serves training (`experiments/train_linear_q.py`, over the batched environment's
+arrays) and play, so a bot sees exactly the features it was trained on.
+
+A model file is a compressed numpy archive (no pickles): the weights and JSON metadata with the
+game string it was trained on, the observation type and the training's provenance.
+
+  LinearQ(weights, metadata)           .values(observations), .save(path), LinearQ.load(path)
+  LinearQBot(game, player, seed, path=...)   the `linear_q` bot: the legal action of highest
+                                        value, ties to the lowest id
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import json
+import os
+
+import numpy as np
+import pyspiel
+
+from solvers.bot import Bot, Policy
+
+THRESHOLDS = np.arange(1, 5, dtype=np.float32)
+POINTS_SCALE = np.float32(1 / 16)
+
+
+def feature_count(observation_size: int) -> int:
+  return observation_size * (len(THRESHOLDS) + 1) + 1
+
+
+def features(observations: np.ndarray) -> np.ndarray:
+  """The features of a batch of observations (games x tensor size) as float32 (games x
+  `feature_count`): thermometer codes, the scaled counts, a constant 1."""
+  batch = observations.shape[0]
+  steps = observations[:, :, None] >= THRESHOLDS
+  return np.concatenate([steps.reshape(batch, -1).astype(np.float32),
+                         observations * POINTS_SCALE, np.ones((batch, 1), np.float32)], axis=1)
+
+
+@dataclasses.dataclass
+class LinearQ:
+  """Action values linear in `features`: `weights` is actions x features."""
+  weights: np.ndarray
+  metadata: dict
+
+  def values(self, observations: np.ndarray) -> np.ndarray:
+    """Q values of every action (games x actions) for a batch of observations."""
+    return features(observations) @ self.weights.T
+
+  def save(self, path: str) -> None:
+    np.savez_compressed(path, weights=self.weights, metadata=json.dumps(self.metadata))
+
+  @classmethod
+  def load(cls, path: str) -> LinearQ:
+    with np.load(path, allow_pickle=False) as data:
+      return cls(data["weights"], json.loads(str(data["metadata"])))
+
+
+def masked_argmax(values: np.ndarray, masks: np.ndarray) -> np.ndarray:
+  """Per row, the legal action (mask 1) of highest value, ties to the lowest id."""
+  return np.where(masks.astype(bool), values, -np.inf).argmax(axis=1)
+
+
+@functools.lru_cache(maxsize=8)
+def _cached_model(path: str, modified: float) -> LinearQ:
+  del modified  # part of the cache key: a rewritten file is read again
+  return LinearQ.load(path)
+
+
+class LinearQBot(Bot):
+  """Plays a saved `LinearQ` model greedily: the legal action of highest value at its player's
+  observation (the observer's tensor of the type it was trained on)."""
+
+  PARAMETERS = {"path": ""}
+  cheap_policy = True
+
+  def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
+    super().__init__(game, player_id, seed, **params)
+    path = self.params["path"]
+    if not path or not os.path.isfile(path):
+      raise ValueError(f"LinearQBot needs parameter 'path', a saved model file; got {path!r}")
+    self.model = _cached_model(os.path.abspath(path), os.path.getmtime(path))
+    trained = pyspiel.load_game(self.model.metadata["game"])
+    # The utility says what a game is scored for, not how it is played.
+    if dataclasses.replace(trained.rules, utility=self.rules.utility) != self.rules:
+      raise ValueError(f"the model at {path} was trained for {trained}, not {self.game}")
+    self.observer = self.game.make_py_observer(pyspiel.IIGObservationType(
+        perfect_recall=self.model.metadata["observation_type"] == "information_state",
+        private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER))
+
+  def policy_at(self, table) -> Policy:
+    self.observer.set_from_table(table, self.player_id)
+    mask = np.zeros((1, self.game.num_distinct_actions()), dtype=np.int8)
+    mask[0, self.dynamics.legal_actions(self.rules, table, self.player_id)] = 1
+    action = masked_argmax(self.model.values(self.observer.tensor[None, :]), mask)[0]
+    return [(int(action), 1.0)]
