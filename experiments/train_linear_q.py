@@ -109,28 +109,42 @@ def train(args: argparse.Namespace) -> tuple[LinearQ, list[dict]]:
 
 
 @njit
-def action_value(weights, observation, action):
-  """`features(observation) . weights[action]`, from the observation's nonzero entries."""
+def active_features(observation, indices, values):
+  """The nonzero features of `observation` (`solvers.linear_q.features`): writes their indices
+  and values to `indices` and `values`; returns how many there are."""
   size, levels = len(observation), len(THRESHOLDS)
-  value = weights[action, size * (levels + 1)]
+  found = 0
   for i in range(size):
     count = observation[i]
     if count == 0:
       continue
     for level in range(levels):
       if count >= THRESHOLDS[level]:
-        value += weights[action, i * levels + level]
-    value += weights[action, size * levels + i] * count * POINTS_SCALE
+        indices[found], values[found] = i * levels + level, 1.0
+        found += 1
+    indices[found], values[found] = size * levels + i, count * POINTS_SCALE
+    found += 1
+  indices[found], values[found] = size * (levels + 1), 1.0
+  return found + 1
+
+
+@njit
+def action_value(weights, action, indices, values, count):
+  """The value of `action` at the observation whose active features are given."""
+  value = 0.0
+  for k in range(count):
+    value += weights[action, indices[k]] * values[k]
   return value
 
 
 @njit
-def best_legal(weights, observation, mask):
+def best_legal(weights, observation, mask, indices, values):
   """The legal action of highest value (ties to the lowest id) and its value."""
+  count = active_features(observation, indices, values)
   best, best_value = -1, -np.inf
   for action in range(len(mask)):
     if mask[action]:
-      value = action_value(weights, observation, action)
+      value = action_value(weights, action, indices, values, count)
       if value > best_value:
         best, best_value = action, value
   return best, best_value
@@ -140,38 +154,37 @@ def best_legal(weights, observation, mask):
 def choose_actions(weights, observations, masks, epsilon, uniforms, actions):
   """Per game, epsilon-greedy: below `epsilon` (first uniform) a legal action drawn with the
   second uniform, else the best legal one."""
+  indices, values = _feature_buffers(observations.shape[1])
   for game in range(len(observations)):
     if uniforms[game, 0] < epsilon:
       legal = np.flatnonzero(masks[game])
       actions[game] = legal[min(int(uniforms[game, 1] * len(legal)), len(legal) - 1)]
     else:
-      actions[game] = best_legal(weights, observations[game], masks[game])[0]
+      actions[game] = best_legal(weights, observations[game], masks[game], indices, values)[0]
 
 
 @njit
 def learn(weights, observations, actions, rewards, dones, next_observations, next_masks, rate):
   """One normalized-LMS step of Q-learning per game, in game order."""
-  size, levels = observations.shape[1], len(THRESHOLDS)
+  indices, values = _feature_buffers(observations.shape[1])
   for game in range(len(observations)):
     target = rewards[game]
     if not dones[game]:
-      target += best_legal(weights, next_observations[game], next_masks[game])[1]
-    observation, action = observations[game], actions[game]
-    error = target - action_value(weights, observation, action)
-    norm = 1.0
-    for i in range(size):
-      count = observation[i]
-      norm += min(count, levels) + (count * POINTS_SCALE) ** 2
-    step = rate * error / norm
-    weights[action, size * (levels + 1)] += step
-    for i in range(size):
-      count = observation[i]
-      if count == 0:
-        continue
-      for level in range(levels):
-        if count >= THRESHOLDS[level]:
-          weights[action, i * levels + level] += step
-      weights[action, size * levels + i] += step * count * POINTS_SCALE
+      target += best_legal(weights, next_observations[game], next_masks[game], indices,
+                           values)[1]
+    count = active_features(observations[game], indices, values)
+    action = actions[game]
+    error = target - action_value(weights, action, indices, values, count)
+    step = rate * error / (values[:count] ** 2).sum()
+    for k in range(count):
+      weights[action, indices[k]] += step * values[k]
+
+
+@njit
+def _feature_buffers(size):
+  """Room for the active features of an observation of `size` entries."""
+  most = size * (len(THRESHOLDS) + 1) + 1
+  return np.empty(most, dtype=np.int64), np.empty(most)
 
 
 def _exercise_kernels() -> None:

@@ -18,9 +18,7 @@ game string it was trained on, the observation type and the training's provenanc
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
-import os
 
 import numpy as np
 import pyspiel
@@ -68,12 +66,6 @@ def masked_argmax(values: np.ndarray, masks: np.ndarray) -> np.ndarray:
   return np.where(masks.astype(bool), values, -np.inf).argmax(axis=1)
 
 
-@functools.lru_cache(maxsize=8)
-def _cached_model(path: str, modified: float) -> LinearQ:
-  del modified  # part of the cache key: a rewritten file is read again
-  return LinearQ.load(path)
-
-
 class LinearQBot(Bot):
   """Plays a saved `LinearQ` model greedily: the legal action of highest value at its player's
   observation (the observer's tensor of the type it was trained on)."""
@@ -83,14 +75,8 @@ class LinearQBot(Bot):
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
     super().__init__(game, player_id, seed, **params)
-    path = self.params["path"]
-    if not path or not os.path.isfile(path):
-      raise ValueError(f"LinearQBot needs parameter 'path', a saved model file; got {path!r}")
-    self.model = _cached_model(os.path.abspath(path), os.path.getmtime(path))
-    trained = pyspiel.load_game(self.model.metadata["game"])
-    # The utility says what a game is scored for, not how it is played.
-    if dataclasses.replace(trained.rules, utility=self.rules.utility) != self.rules:
-      raise ValueError(f"the model at {path} was trained for {trained}, not {self.game}")
+    self.model = self.load_saved(LinearQ.load, "model")
+    self.check_trained_for(pyspiel.load_game(self.model.metadata["game"]), "model")
     self.observer = self.game.make_py_observer(pyspiel.IIGObservationType(
         perfect_recall=self.model.metadata["observation_type"] == "information_state",
         private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER))

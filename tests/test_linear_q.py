@@ -28,9 +28,12 @@ def test_kernel_values_are_features_times_weights():
   x = observations(rng)
   weights = rng.normal(size=(5, feature_count(x.shape[1])))
   dense = features(x) @ weights.T
+  indices, values = np.empty(100, dtype=np.int64), np.empty(100)
   for game in range(len(x)):
+    count = training.active_features(x[game], indices, values)
     for action in range(5):
-      assert training.action_value(weights, x[game], action) == pytest.approx(dense[game, action])
+      assert training.action_value(weights, action, indices, values, count) == \
+          pytest.approx(dense[game, action])
   masks = (rng.random((len(x), 5)) < 0.5).astype(np.int8)
   masks[:, 2] = 1
   actions = np.empty(len(x), dtype=np.int64)
@@ -43,9 +46,9 @@ def test_a_learning_step_closes_the_error_by_the_rate():
   x = observations(rng, games=1)
   weights = rng.normal(size=(3, feature_count(x.shape[1])))
   action, reward = np.array([1]), np.array([2.5], dtype=np.float32)
-  before = reward[0] - training.action_value(weights, x[0], 1)
+  before = reward[0] - (features(x) @ weights.T)[0, 1]
   training.learn(weights, x, action, reward, np.array([True]), x, np.ones((1, 3), np.int8), 0.25)
-  after = reward[0] - training.action_value(weights, x[0], 1)
+  after = reward[0] - (features(x) @ weights.T)[0, 1]
   assert after == pytest.approx(0.75 * before)
 
 

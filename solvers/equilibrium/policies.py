@@ -15,10 +15,7 @@ rebuilds the abstraction from its name and data, so the policy answers at any st
 from __future__ import annotations
 
 import ast
-import dataclasses
-import functools
 import json
-import os
 
 import numpy as np
 import pyspiel
@@ -123,12 +120,6 @@ def load_policy(path: str) -> LiftedPolicy:
   return LiftedPolicy(game, abstraction, strategy, metadata)
 
 
-@functools.lru_cache(maxsize=8)
-def _cached_policy(path: str, modified: float) -> LiftedPolicy:
-  del modified  # part of the cache key: a rewritten file is read again
-  return load_policy(path)
-
-
 class PolicyBot(Bot):
   """Plays a saved policy: at each move, the policy's probabilities at the player's information
   (computed by the policy's abstraction from what the player knows), sampled with the bot's
@@ -140,15 +131,9 @@ class PolicyBot(Bot):
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
     super().__init__(game, player_id, seed, **params)
-    path = self.params["path"]
-    if not path or not os.path.isfile(path):
-      raise ValueError(f"PolicyBot needs parameter 'path', a saved policy file; got {path!r}")
-    self.lifted = _cached_policy(os.path.abspath(path), os.path.getmtime(path))
-    # The utility says what a game is scored for, not how it is played: a policy trained on
-    # margins plays the same game scored by points or wins.
-    trained = dataclasses.replace(self.lifted.game.rules, utility=self.rules.utility)
-    if trained != self.rules:
-      raise ValueError(f"the policy at {path} was trained for {self.lifted.game}, not {self.game}")
+    self.lifted = self.load_saved(load_policy, "policy")
+    # A policy trained on margins plays the same game scored by points or wins.
+    self.check_trained_for(self.lifted.game, "policy")
 
   def policy_at(self, table) -> Policy:
     return list(self.lifted.probabilities(self.rules, table, self.player_id).items())
