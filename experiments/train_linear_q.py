@@ -9,8 +9,9 @@ probability epsilon (decaying linearly from `--epsilon` to `--final-epsilon`), a
 legal one; then, game by game, the value of the action taken moves towards the one-step
 Q-learning target (the reward, the margin divided by `REWARD_SCALE` at a game's end, plus the best
 legal value of the next observation) by normalized least mean squares: the weights of that action
-step by `--learning-rate` times the error times the features, divided by the features' squared
-norm. The features are sparse (most counts are zero), so the agent's two kernels
+step by the learning rate times the error times the features, divided by the features' squared
+norm. The learning rate decays linearly from `--learning-rate` to `FINAL_RATE` of it over the
+step budget, as epsilon does. The features are sparse (most counts are zero), so the agent's two kernels
 (`choose_actions`, `learn`) compute values from the nonzero entries alone: the same values as
 `solvers.linear_q.features` times the weights (tested), at a few microseconds per game.
 
@@ -47,6 +48,7 @@ from sushigo_spiel.envs.batched import SushiGoBatch  # noqa: E402
 
 GAME_PARAMS = {"players": 2, "utility": "margin"}
 REWARD_SCALE = 20.0
+FINAL_RATE = 0.05  # the learning rate's last share of its first value
 EVAL_SEED = 2026
 
 
@@ -88,13 +90,14 @@ def train(args: argparse.Namespace) -> tuple[LinearQ, list[dict]]:
   while steps < args.steps and time.perf_counter() - start < 60 * args.minutes:
     if steps % args.eval_every < args.num_envs:
       curve.append(_curve_point(weights, args, steps, time.perf_counter() - start))
-    epsilon = max(args.final_epsilon, args.epsilon * (1 - steps / args.steps))
+    left = 1 - steps / args.steps
+    epsilon = max(args.final_epsilon, args.epsilon * left)
     choose_actions(weights, observations, masks, epsilon, rng.random((args.num_envs, 2)),
                    actions)
     np.copyto(previous, observations)
     observations, rewards, dones, masks = env.step(actions)
     learn(weights, previous, actions, rewards / REWARD_SCALE, dones, observations, masks,
-          args.learning_rate)
+          args.learning_rate * max(FINAL_RATE, left))
     steps += args.num_envs
   curve.append(_curve_point(weights, args, steps, time.perf_counter() - start))
   metadata = {"game": _game_string(), "observation_type": "observation",

@@ -1,6 +1,7 @@
 """`SushiGo-v0`: one learner against fixed opponents, as a single-agent `gymnasium.Env`.
 
-  env = SushiGoEnv(players=3, opponents=["heuristic", {"bot": "pimc", "params": {"iterations": 20}}])
+  env = SushiGoEnv(players=3,
+                   opponents=["heuristic", {"bot": "pimc", "params": {"iterations": 20}}])
   observation, info = env.reset(seed=0)
   action = env.action_space.sample(observation["action_mask"])
   observation, reward, terminated, truncated, info = env.step(action)
