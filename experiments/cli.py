@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import math
 import sys
 
+from experiments import stopping
 from experiments.bench import game as bench
 from experiments.commands.play import GAMES
+from solvers.equilibrium.tree_size import MAX_TREE_NODES
 
 # The one deferred import of the command line: the function that runs each command, as
 # "module:function". Its modules load the solvers, the experiment stack and matplotlib (about
@@ -70,9 +73,11 @@ _RUN_EPILOG = """examples:
 The config is checked in full before any game is played (its format:
 experiments/tournament/config.py). The run folder gets config.toml, resolved_config.json,
 records.jsonl (one line per game), timings.jsonl, provenance.json and, once complete, the report
-(summary.md, summary.csv, plots/). Records do not depend on --workers or --backend. Run the same
-command again to resume an interrupted run; a folder holding another config is refused unless
---force.
+(summary.md, summary.csv, plots/), and manifest.json, the list of the run's files. Records do not
+depend on --workers or --backend. Run the same command again to resume an interrupted run; a
+folder holding another config is refused unless --force, which removes the run's files and no
+other. One run writes a folder at a time (run.lock). Ctrl-C or SIGTERM stops a run cleanly, a
+second one at once.
 A config whose [experiment] has a kind (convergence, abstraction, exploitability,
 approximate_exploitability) is a solving experiment (its format: experiments/solving/): its
 folder gets results.jsonl (one line per unit of work) and the report summary.md, results.csv,
@@ -82,11 +87,12 @@ plots/; it runs on local processes."""
 def main(argv: list[str] | None = None) -> int:
   """Runs the command in `argv` (default: the process arguments); returns the exit status."""
   args = _parser().parse_args(argv)
-  try:
-    return _command(args.command)(args)
-  except KeyboardInterrupt:
-    print("\nInterrupted.", file=sys.stderr)
-    return 130
+  with stopping.on_stop_signals():
+    try:
+      return _command(args.command)(args)
+    except KeyboardInterrupt:
+      print("\nInterrupted.", file=sys.stderr)
+      return stopping.EXIT_STATUS
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -177,6 +183,10 @@ def _add_train_command(commands) -> None:
   budget.add_argument("--seconds", type=_positive(float), metavar="S")
   train.add_argument("--seed", type=int, default=0, help="default: %(default)s")
   train.add_argument("--out", required=True, metavar="PATH", help="the policy file (.npz)")
+  train.add_argument("--max-nodes", type=_positive(int), default=MAX_TREE_NODES, metavar="N",
+                     help="refuse a game whose tree (full width) or whose tree per iteration"
+                     " (es-mccfr) has more nodes, estimated before training (default: %(default)s,"
+                     " about 7 GB)")
   train.add_argument("--quiet", action="store_true", help="no progress bar")
   train.set_defaults(error=train.error)
 
@@ -197,7 +207,8 @@ def _add_experiment_commands(commands) -> None:
   experiment.add_argument("--address", metavar="ADDR",
                           help="with --backend ray: an existing cluster (default: a local Ray)")
   experiment.add_argument("--force", action="store_true",
-                          help="start over in a folder that holds another (or the same) run")
+                          help="start over in a folder that holds another (or the same) run,"
+                          " removing the files of its manifest (no other file)")
   experiment.add_argument("--quiet", action="store_true", help="no progress bar or notes")
   experiment.set_defaults(error=experiment.error)
 
@@ -219,13 +230,14 @@ def _add_experiment_commands(commands) -> None:
 
 
 def _positive(kind):
+  """A parser of positive finite numbers of type `kind` (nan, inf and 0 are refused)."""
   def parse(text: str):
     try:
       value = kind(text)
     except ValueError:
       value = 0
-    if value <= 0:
-      raise argparse.ArgumentTypeError(f"expected a positive {kind.__name__}, got {text!r}")
+    if not math.isfinite(value) or value <= 0:
+      raise argparse.ArgumentTypeError(f"expected a finite positive {kind.__name__}, got {text!r}")
     return value
   return parse
 

@@ -29,6 +29,7 @@ import dataclasses
 import functools
 import hashlib
 import json
+import math
 import pathlib
 import re
 import tomllib
@@ -182,7 +183,8 @@ def experiment_name(value: Any) -> str:
 
 
 def check_param_value(value: Any, default: Any, path: str) -> None:
-  """A value of the kind of the parameter's default (any number for a number), else plain data."""
+  """A value of the kind of the parameter's default (any finite number for a number), else plain
+  data; numbers are finite wherever they are (TOML reads nan and inf)."""
   expected = _kind(default)
   if expected and _kind(value) != expected:
     raise ConfigError(f"{path}: expected a {expected} (the default is {default!r}), got {value!r}")
@@ -190,6 +192,15 @@ def check_param_value(value: Any, default: Any, path: str) -> None:
   if not all(_kind(item) for item in items):
     raise ConfigError(f"{path}: expected a number, string, boolean or an array of them,"
                       f" got {value!r}")
+  if not all(math.isfinite(item) for item in items if _kind(item) == "number"):
+    raise ConfigError(f"{path}: expected a finite number, got {value!r}")
+
+
+def positive_number(value: Any, path: str) -> float:
+  """A finite number > 0 (nan and inf are refused)."""
+  if _kind(value) != "number" or not math.isfinite(value) or value <= 0:
+    raise ConfigError(f"{path}: expected a finite number > 0, got {value!r}")
+  return float(value)
 
 
 def _kind(value: Any) -> str | None:
@@ -257,11 +268,26 @@ def load_game(game: str) -> pyspiel.Game:
 
 
 def checked_game(game: str, path: str) -> pyspiel.Game:
-  """The game of `game`, the string at `path`; ConfigError if it cannot be loaded."""
+  """The game of `game`, the string at `path`; ConfigError if it cannot be loaded, or if its deal
+  has too many outcomes to list (`check_deal`)."""
   try:
-    return load_game(game)
+    loaded = load_game(game)
   except (pyspiel.SpielError, ValueError) as e:
     raise ConfigError(f"{path}: {game!r} cannot be loaded: {e}") from None
+  try:
+    check_deal(loaded)
+  except ValueError as e:
+    raise ConfigError(f"{path}: {game!r} cannot be played: {e}") from None
+  return loaded
+
+
+def check_deal(game: pyspiel.Game) -> None:
+  """Lists the outcomes of the chance nodes before the first decision (the first deal, from the
+  whole deck, has the most), so that a deal every game would refuse to list (`deal=hand` with
+  large hands) is refused once, now; the game's ValueError otherwise."""
+  state = game.new_initial_state()
+  while state.is_chance_node():
+    state.apply_action(state.chance_outcomes()[0][0])
 
 
 def config_hash(resolved: Mapping[str, Any]) -> str:

@@ -6,23 +6,30 @@ randomness from `np.random.SeedSequence(seed, spawn_key=(i,))`. So the units can
 on any number of workers, across any number of sessions, and give the same results (a wall-time
 budget aside). What a kind provides is an `Experiment`; the rest is here, once:
 
-- `run` prepares the run folder (`experiments.run_folder`), runs the units missing from it, and
-  writes the report;
+- `run` holds the run folder as its one writer (`experiments.run_lock`), prepares it
+  (`experiments.run_folder`), runs the units missing from it, and writes the report;
 - `execute` runs the missing units, appending each result as it arrives, and records the session's
-  provenance: in this process, on `workers` local processes (spawned fresh, each parsing the config
-  once), or on Ray (`backend="ray"`, on an existing cluster at `address` or on a local one started
-  for the run; on a cluster every node needs this package installed);
+  provenance: in this process, on `workers` local processes (started by a forkserver, each parsing
+  the config once), or on Ray (`backend="ray"`, on an existing cluster at `address` or on a local
+  one started for the run; on a cluster every node needs this package installed). A signal stops
+  it as `experiments.stopping` says, and no worker outlives it;
 - `replay` runs a run folder's stored config again in a temporary folder, for `reproduce`.
+
+A file error (a full disk, a read-only folder) ends a run with one sentence naming the file; what
+was recorded before it stays, and the same command resumes once it is fixed.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import concurrent.futures.process
+import contextlib
 import dataclasses
 import functools
+import logging
 import multiprocessing
 import pathlib
+import socket
 import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
@@ -30,11 +37,15 @@ from collections.abc import Callable, Iterator, Sequence
 import tqdm
 
 from experiments import config as config_lib
+from experiments import file_errors
 from experiments import run_folder
+from experiments import run_lock
+from experiments import stopping
 from experiments.run_folder import ResultsFile, RunConfig, RunError, Session
 
 BACKENDS = ("local", "ray")
 
+RAY_CONNECT_SECONDS = 10  # how long --address may take to answer
 _TASKS_PER_WORKER = 8  # chunks of units per worker: few round trips, yet an even finish
 _MAX_CHUNK = 32
 
@@ -50,6 +61,12 @@ class Experiment:
   size: Callable[[RunConfig], int]  # the number of units of a config
   play: Callable[[RunConfig, int], Result]  # runs one unit
   report: Callable[[pathlib.Path], str]  # writes a run folder's report; returns its Markdown
+  report_files: Callable[[RunConfig], list[str]]  # the files the report writes (for the manifest)
+
+  def files(self, config: RunConfig) -> list[str]:
+    """Every file a run of `config` writes besides its config files: its manifest."""
+    return [self.results.name, run_folder.TIMINGS_FILE, run_folder.PROVENANCE_FILE,
+            *self.report_files(config)]
 
   def load(self, path: str | pathlib.Path) -> RunConfig:
     return config_lib.load(path, self.parse)
@@ -60,11 +77,29 @@ def run(experiment: Experiment, config: RunConfig, out: str | pathlib.Path | Non
   """Runs (or resumes) `config` in the folder `out` (default: a new one), printing `notes` first
   and the report last; returns the run folder."""
   run_dir = pathlib.Path(out) if out else run_folder.new_run_dir(config.name)
-  run_folder.prepare(run_dir, config, force)
-  if not quiet:
-    print(f"Run folder: {run_dir}")
-    for note in notes:
-      print(f"Note: {note}")
+  try:
+    file_errors.check_folder(run_dir, "--out")
+  except file_errors.OutputError as e:
+    raise RunError(str(e)) from None
+  run_folder.check_destination(run_dir, config, force)
+  with _file_errors(run_dir, experiment.results, started=False), run_lock.writing(run_dir):
+    run_folder.prepare(run_dir, config, force, experiment.files(config))
+    if not quiet:
+      print(f"Run folder: {run_dir}")
+      for note in notes:
+        print(f"Note: {note}")
+    with _file_errors(run_dir, experiment.results, started=True):
+      _execute_or_stop(experiment, config, run_dir, session, quiet)
+      try:
+        print(experiment.report(run_dir))
+      except RunError as e:
+        print(f"{e}\nThe records are in {run_dir}.", file=sys.stderr)
+  return run_dir
+
+
+def _execute_or_stop(experiment: Experiment, config: RunConfig, run_dir: pathlib.Path,
+                     session: Session, quiet: bool) -> None:
+  """`execute`, saying how to resume if it is stopped or a worker dies."""
   try:
     execute(experiment, config, run_dir, session, quiet)
   except KeyboardInterrupt:
@@ -74,39 +109,61 @@ def run(experiment: Experiment, config: RunConfig, out: str | pathlib.Path | Non
     raise RunError(f"a worker process died; the {experiment.results.noun}s it finished are kept in"
                    f" {run_dir}: run the same command with --out {run_dir} to play the rest") \
         from None
+
+
+@contextlib.contextmanager
+def _file_errors(run_dir: pathlib.Path, results: ResultsFile, started: bool) -> Iterator[None]:
+  """Ends a file error in one sentence: the file, the reason and, once units ran, how to resume."""
   try:
-    print(experiment.report(run_dir))
-  except RunError as e:
-    print(f"{e}\nThe records are in {run_dir}.", file=sys.stderr)
-  return run_dir
+    yield
+  except OSError as e:
+    if not started:
+      raise RunError(f"cannot write the run folder: {file_errors.describe(e)}") from None
+    raise RunError(f"{file_errors.describe(e)}; the {results.noun}s finished so far are kept: run"
+                   f" the same command with --out {run_dir} once that is fixed to resume") from None
 
 
 def execute(experiment: Experiment, config: RunConfig, run_dir: pathlib.Path, session: Session,
             quiet: bool = False) -> None:
-  """Runs the units missing from `run_dir` where `session` says, then sorts the results."""
+  """Runs the units missing from `run_dir` where `session` says, then sorts the results. The
+  caller holds the folder (`run_lock.writing`)."""
   results = experiment.results
-  done = run_folder.read_results(run_dir, results)
-  timings_path = run_dir / run_folder.TIMINGS_FILE
-  run_folder.complete_lines(timings_path)  # cuts a torn timing line, so that new lines start clean
+  results_path, timings_path = run_dir / results.name, run_dir / run_folder.TIMINGS_FILE
+  for path in (results_path, timings_path):
+    run_folder.cut_torn_line(path)  # so that new lines start clean
   total = experiment.size(config)
+  done = run_folder.read_results(run_dir, results, total)
+  run_folder.keep_timings_of(run_dir, results, done)
   missing = [i for i in range(total) if i not in done]
   if not quiet and done:
     print(f"Resuming: {len(done)} of {total} {results.noun}s already {results.kept}.")
-  finished = _results(experiment, config, missing, session)
   session.resumed = len(done)
-  try:
-    with open(run_dir / results.name, "a", encoding="utf-8") as lines, \
-        open(timings_path, "a", encoding="utf-8") as timings, \
-        tqdm.tqdm(total=total, initial=len(done), unit=results.noun, disable=quiet,
-                  desc=config.name, smoothing=0.05) as progress:
-      for entry, timing in finished:
-        run_folder.append_line(lines, entry, durable=True)
-        run_folder.append_line(timings, timing, durable=False)
-        session.played += 1
-        progress.update()
-  finally:
+  with stopping.on_stop_signals():
+    try:
+      with contextlib.closing(_results(experiment, config, missing, session, quiet)) as finished, \
+          tqdm.tqdm(total=total, initial=len(done), unit=results.noun, disable=quiet,
+                    desc=config.name, smoothing=0.05) as progress:
+        _append_results(finished, results_path, timings_path, session, progress)
+    except BaseException:
+      with contextlib.suppress(OSError):  # the error being raised is the one to tell
+        run_folder.add_provenance(run_dir, config, session)
+      raise
     run_folder.add_provenance(run_dir, config, session)
   run_folder.sort_results(run_dir, results)
+
+
+def _append_results(finished: Iterator[Result], results_path: pathlib.Path,
+                    timings_path: pathlib.Path, session: Session, progress: tqdm.tqdm) -> None:
+  """Appends each unit's timing line, then its result line (durable), as the units finish."""
+  with run_folder.open_for_appending(results_path) as lines, \
+      run_folder.open_for_appending(timings_path) as timings:
+    for entry, timing in finished:
+      with file_errors.naming(timings_path):
+        run_folder.append_line(timings, timing, durable=False)  # first: see keep_timings_of
+      with file_errors.naming(results_path):
+        run_folder.append_line(lines, entry, durable=True)
+      session.played += 1
+      progress.update()
 
 
 def stored_config(experiment: Experiment, run_dir: pathlib.Path) -> RunConfig:
@@ -117,22 +174,25 @@ def stored_config(experiment: Experiment, run_dir: pathlib.Path) -> RunConfig:
 def replay(experiment: Experiment, config: RunConfig, run_dir: pathlib.Path, session: Session,
            quiet: bool) -> tuple[dict[int, dict], dict[int, dict]]:
   """Runs `config`, the stored config of `run_dir`, again in a temporary folder; returns the
-  stored and the replayed results, by key."""
+  stored and the replayed results, by key. The stored ones are read first, under the folder's
+  reading lock, so that no run writes them meanwhile."""
+  with run_lock.reading(run_dir, "reproduce"):
+    stored = run_folder.read_results(run_dir, experiment.results, experiment.size(config))
   with tempfile.TemporaryDirectory(prefix="sushigo-reproduce-") as temp:
     replay_dir = pathlib.Path(temp)
-    run_folder.prepare(replay_dir, config, force=False)
+    run_folder.prepare(replay_dir, config)
     execute(experiment, config, replay_dir, session, quiet)
-    replayed = run_folder.read_results(replay_dir, experiment.results)
-  return run_folder.read_results(run_dir, experiment.results), replayed
+    replayed = run_folder.read_results(replay_dir, experiment.results, experiment.size(config))
+  return stored, replayed
 
 
 # ----- backends: each yields the results of units as they finish, in any order
 
 
-def _results(experiment: Experiment, config: RunConfig, indices: list[int],
-             session: Session) -> Iterator[Result]:
+def _results(experiment: Experiment, config: RunConfig, indices: list[int], session: Session,
+             quiet: bool) -> Iterator[Result]:
   if session.backend == "ray":
-    return _ray_results(_import_ray(), experiment, config, indices, session)
+    return _ray_results(_import_ray(), experiment, config, indices, session, quiet)
   if session.backend != "local":
     raise RunError(f"unknown backend {session.backend!r}; allowed: {', '.join(BACKENDS)}")
   if session.workers == 1:
@@ -142,28 +202,33 @@ def _results(experiment: Experiment, config: RunConfig, indices: list[int],
 
 def _process_results(experiment: Experiment, config: RunConfig, indices: list[int],
                      workers: int) -> Iterator[Result]:
+  """Chunks of units on a pool of worker processes. However the loop ends early (a signal, an
+  error, the caller closing it), the workers are killed rather than waited for: a unit they were
+  running is run again by the next session."""
   methods = multiprocessing.get_all_start_methods()
   context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-  with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+  before = set(multiprocessing.active_children())
+  pool = concurrent.futures.ProcessPoolExecutor(
+      workers, mp_context=context, initializer=stopping.watch_parent,
+      initargs=(stopping.parent_identity(),))
+  try:
     futures = [pool.submit(_play_chunk, experiment.parse, experiment.play, config.text, chunk)
                for chunk in _chunks(indices, workers)]
-    try:
-      for future in concurrent.futures.as_completed(futures):
-        yield from future.result()
-    finally:
-      for future in futures:
-        future.cancel()
+    for future in concurrent.futures.as_completed(futures):
+      yield from future.result()
+  except BaseException:
+    stopping.kill_workers(set(multiprocessing.active_children()) - before)
+    pool.shutdown(wait=False, cancel_futures=True)
+    raise
+  pool.shutdown()
 
 
 def _ray_results(ray, experiment: Experiment, config: RunConfig, indices: list[int],
-                 session: Session) -> Iterator[Result]:
+                 session: Session, quiet: bool) -> Iterator[Result]:
   """Chunks of units as Ray tasks; an already initialised Ray is used as it is."""
   started_here = not ray.is_initialized()
   if started_here:
-    if session.address:
-      ray.init(address=session.address, log_to_driver=False)
-    else:
-      ray.init(num_cpus=session.workers, include_dashboard=False, log_to_driver=False)
+    _start_ray(ray, session, quiet)
   try:
     play_chunk = ray.remote(_play_chunk)
     text = ray.put(config.text)
@@ -175,6 +240,37 @@ def _ray_results(ray, experiment: Experiment, config: RunConfig, indices: list[i
   finally:
     if started_here:
       ray.shutdown()
+
+
+def _start_ray(ray, session: Session, quiet: bool) -> None:
+  """Connects to the cluster at `session.address`, first checking that something answers there
+  (Ray itself retries an address where nothing listens for minutes), or starts a local Ray. With
+  `quiet`, Ray's notes and warnings (such as the one on token authentication) are not shown."""
+  level = logging.ERROR if quiet else logging.INFO
+  if quiet:
+    logging.getLogger("ray").setLevel(level)  # some are logged before `logging_level` applies
+  if not session.address:
+    ray.init(num_cpus=session.workers, include_dashboard=False, log_to_driver=False,
+             logging_level=level)
+    return
+  _check_ray_address(session.address)
+  try:
+    ray.init(address=session.address, log_to_driver=False, logging_level=level)
+  except (ConnectionError, TimeoutError, RuntimeError, ValueError) as e:
+    raise RunError(f"--address {session.address}: Ray cannot connect there: {e}") from None
+
+
+def _check_ray_address(address: str) -> None:
+  """RunError unless a TCP connection to `address` ("host:port"; "auto" and "ray://" addresses
+  are left to Ray) opens within `RAY_CONNECT_SECONDS`."""
+  host, _, port = address.removeprefix("ray://").rpartition(":")
+  if address == "auto" or not host or not port.isdigit():
+    return
+  try:
+    socket.create_connection((host, int(port)), timeout=RAY_CONNECT_SECONDS).close()
+  except OSError as e:
+    raise RunError(f"--address {address}: nothing answers there ({e.strerror or e}); start the"
+                   " cluster (ray start --head) or check the address") from None
 
 
 def _import_ray():

@@ -13,27 +13,35 @@ A run folder holds everything needed to read, check and redo a run, whatever its
                            backend, workers, budget, wall time
   summary.md, summary.csv (tournaments) or results.csv (solving), plots/
                          the report, rebuilt from the folder alone
+  manifest.json          every file the run writes, listed before it writes any
+  run.lock               held by the one process that writes the folder (`experiments.run_lock`)
 
 Durable: each finished unit is one line, flushed and fsynced before the next is written (its timing
-line is only flushed: timings do not decide what is done), and whole files are replaced atomically.
-Reading keeps the complete lines and cuts a torn last line, so a session stopped at any point
-leaves a folder the next session resumes (`experiments.execution`). A folder holding a run of a
-different config (by hash) is refused unless `force`, which starts over.
+line goes first and is only flushed: timings do not decide what is done), and whole files are
+replaced atomically. A writer cuts a torn last line before it appends; readers skip it. So a
+session stopped at any point leaves a folder the next session resumes (`experiments.execution`).
+
+Checked: every result line must be a unit of the config, each once; a line that is not, or a unit
+recorded twice, is refused with its line number, by the run that would resume the folder and by the
+report, so no result is counted twice. A folder holding a run of a different config (by hash) is
+refused unless `force`, which removes only the files in the run's manifest, and only in a folder
+that holds a run: never a file the run did not write.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime
+import glob
 import hashlib
 import importlib.metadata
 import json
 import os
 import pathlib
 import platform
-import shutil
+import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Container, Sequence
 from typing import Any, Protocol, TypeVar
 
 import experiments
@@ -52,10 +60,9 @@ SUMMARY_MD = "summary.md"
 SUMMARY_CSV = "summary.csv"
 RESULTS_CSV = "results.csv"
 PLOTS_DIR = "plots"
+MANIFEST_FILE = "manifest.json"
+LOCK_FILE = "run.lock"
 RUNS_DIR = "runs"
-# Everything a run writes, which `force` removes (and nothing else).
-RUN_FILES = (CONFIG_FILE, RESOLVED_FILE, RECORDS_FILE, RESULTS_FILE, TIMINGS_FILE,
-             PROVENANCE_FILE, SUMMARY_MD, SUMMARY_CSV, RESULTS_CSV)
 
 _Config = TypeVar("_Config", bound="RunConfig")
 
@@ -86,6 +93,13 @@ class ResultsFile:
   again: str
 
 
+# The results of the two families of experiments: a tournament's games, a solving experiment's
+# units.
+GAME_RECORDS = ResultsFile(RECORDS_FILE, key="index", noun="game", kept="recorded",
+                           again="played again")
+UNIT_RESULTS = ResultsFile(RESULTS_FILE, key="unit", noun="unit", kept="done", again="run again")
+
+
 def new_run_dir(name: str) -> pathlib.Path:
   """A new folder `runs/<name>-<timestamp>` (with a suffix if that exists)."""
   stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -97,28 +111,92 @@ def new_run_dir(name: str) -> pathlib.Path:
   return run_dir
 
 
-def prepare(run_dir: pathlib.Path, config: RunConfig, force: bool) -> None:
-  """Makes `run_dir` ready for `config`: new, or holding a run of the same config (or `force`)."""
+def check_destination(run_dir: pathlib.Path, config: RunConfig, force: bool) -> None:
+  """Refuses a folder that a run of `config` may not use, before anything is written there: one
+  holding a run of another config (unless `force`), or files but no run."""
+  if run_dir.exists() and not run_dir.is_dir():
+    raise RunError(f"{run_dir} is a file, not a folder; choose a folder for --out")
+  if not run_dir.is_dir():
+    return
   resolved_path = run_dir / RESOLVED_FILE
   if force:
-    _clear(run_dir)
+    run_files(run_dir)
   elif resolved_path.is_file():
     stored_hash = read_json(resolved_path).get("config_hash")
     if stored_hash != config.hash:
       raise RunError(f"{run_dir} holds a run of a different config (hash {stored_hash!s:.12} there,"
                      f" {config.hash:.12} now); use --force to start it over, or another --out")
-  elif run_dir.is_dir() and any(run_dir.iterdir()):
+  elif _user_files(run_dir):
     raise RunError(f"{run_dir} is not empty and holds no run (no {RESOLVED_FILE}); choose a new"
-                   " or empty folder, or use --force")
+                   " or empty folder")
+
+
+def prepare(run_dir: pathlib.Path, config: RunConfig, force: bool = False,
+            files: Sequence[str] = ()) -> None:
+  """Makes `run_dir` ready for `config`: new, empty, or holding a run of the same config (or, with
+  `force`, any run, whose files are removed). `files` are the files the run will write besides
+  the config files, listed in the manifest before any is written."""
+  check_destination(run_dir, config, force)
+  if force:
+    _remove(run_dir, run_files(run_dir))
   run_dir.mkdir(parents=True, exist_ok=True)
+  listed = [CONFIG_FILE, RESOLVED_FILE, MANIFEST_FILE, LOCK_FILE, *files]
+  write_atomically(run_dir / MANIFEST_FILE, json.dumps(
+      {"files": sorted(set(listed) | set(_manifest(run_dir) or ()))}, indent=2) + "\n")
   write_atomically(run_dir / CONFIG_FILE, config.text)
-  write_atomically(resolved_path, json.dumps(config.resolved(), indent=2) + "\n")
+  write_atomically(run_dir / RESOLVED_FILE, json.dumps(config.resolved(), indent=2) + "\n")
 
 
-def _clear(run_dir: pathlib.Path) -> None:
-  for name in RUN_FILES:
-    (run_dir / name).unlink(missing_ok=True)
-  shutil.rmtree(run_dir / PLOTS_DIR, ignore_errors=True)
+def run_files(run_dir: pathlib.Path) -> list[str]:
+  """The files the run in `run_dir` wrote, from its manifest; RunError if the folder holds files
+  but no manifest, since nothing then tells the run's files from others."""
+  listed = _manifest(run_dir)
+  if listed is not None:
+    return listed
+  if (run_dir / RESOLVED_FILE).is_file():
+    raise RunError(f"{run_dir} holds a run written before runs listed their files"
+                   f" ({MANIFEST_FILE}), so --force cannot tell its files from others; remove them"
+                   " yourself, or choose another --out")
+  if _user_files(run_dir):
+    raise RunError(f"{run_dir} holds no run (no {MANIFEST_FILE}); --force removes only a run's"
+                   " own files, so it refuses a folder of other files: choose a new or empty"
+                   " folder")
+  return []
+
+
+def _manifest(run_dir: pathlib.Path) -> list[str] | None:
+  path = run_dir / MANIFEST_FILE
+  if not path.is_file():
+    return None
+  files = read_json(path).get("files")
+  if not isinstance(files, list) or not all(_inside(f) for f in files):
+    raise RunError(f"{path}: expected {{\"files\": [names inside the folder]}}; was it edited?")
+  return files
+
+
+def _inside(name: Any) -> bool:
+  """Whether `name` is a relative path that stays inside the folder."""
+  return isinstance(name, str) and bool(name) and not pathlib.PurePath(name).is_absolute() \
+      and ".." not in pathlib.PurePath(name).parts
+
+
+def _user_files(run_dir: pathlib.Path) -> list[pathlib.Path]:
+  """What the folder holds besides a lock file (which a refused run may have left)."""
+  return [path for path in run_dir.iterdir() if path.name != LOCK_FILE]
+
+
+def _remove(run_dir: pathlib.Path, names: Sequence[str]) -> None:
+  """Removes the listed files of a run (not its lock, held by the caller) with any temporary file
+  of theirs left by a stopped write, then any folder of them left empty."""
+  for name in names:
+    if name != LOCK_FILE:
+      path = run_dir / name
+      for temp in path.parent.glob(f"{glob.escape(path.name)}.*.tmp"):
+        temp.unlink(missing_ok=True)
+      path.unlink(missing_ok=True)
+  for folder in sorted({(run_dir / name).parent for name in names}, reverse=True):
+    if folder != run_dir and folder.is_dir() and not any(folder.iterdir()):
+      folder.rmdir()
 
 
 def stored_config(run_dir: pathlib.Path, load: Callable[[pathlib.Path], _Config]) -> _Config:
@@ -134,19 +212,38 @@ def stored_config(run_dir: pathlib.Path, load: Callable[[pathlib.Path], _Config]
   return config
 
 
-def read_results(run_dir: pathlib.Path, results: ResultsFile) -> dict[int, dict]:
-  """The complete result lines of a run folder by their key (a torn last line is cut)."""
+def read_results(run_dir: pathlib.Path, results: ResultsFile, total: int) -> dict[int, dict]:
+  """The complete result lines of a run folder by their key, which must be a unit of the config
+  (0 to `total` - 1) recorded once; RunError naming the line otherwise. A torn last line is
+  skipped."""
   path = run_dir / results.name
-  entries = {}
+  entries, line_of = {}, {}
   for number, line in enumerate(complete_lines(path), 1):
-    try:
-      entry = json.loads(line)
-      entries[entry[results.key]] = entry
-    except (ValueError, TypeError, KeyError):
-      raise RunError(f"{path}, line {number}: not a {results.noun} record; remove the line (the"
-                     f" {results.noun} is then {results.again}) or start over with --force") \
-          from None
+    where = f"{path}, line {number}"
+    entry, key = _keyed_entry(line, results, where)
+    if not 0 <= key < total:
+      raise RunError(f"{where}: {results.noun} {key} is not one of the config's {total}"
+                     f" {results.noun}s (0 to {total - 1}); remove the line, or start over with"
+                     " --force")
+    if key in entries:
+      raise RunError(f"{where}: {results.noun} {key} is recorded twice (also on line"
+                     f" {line_of[key]}); remove one of the two lines (`sushigo reproduce` then"
+                     " checks the one kept), or start over with --force")
+    entries[key], line_of[key] = entry, number
   return entries
+
+
+def _keyed_entry(line: str, results: ResultsFile, where: str) -> tuple[dict, int]:
+  """The result of a line and its key, an integer; RunError if the line is not a result."""
+  try:
+    entry = json.loads(line)
+    key = entry[results.key]
+  except (ValueError, TypeError, KeyError):
+    key = None
+  if isinstance(key, bool) or not isinstance(key, int):
+    raise RunError(f"{where}: not a {results.noun} record; remove the line (the {results.noun} is"
+                   f" then {results.again}) or start over with --force")
+  return entry, key
 
 
 def sort_results(run_dir: pathlib.Path, results: ResultsFile) -> None:
@@ -157,34 +254,79 @@ def sort_results(run_dir: pathlib.Path, results: ResultsFile) -> None:
   write_atomically(path, "".join(line + "\n" for line in lines))
 
 
+def keep_timings_of(run_dir: pathlib.Path, results: ResultsFile, done: Container[int]) -> None:
+  """Keeps one timing line per unit done: a session stopped between a unit's timing line and its
+  result line left a timing of a unit that is run again."""
+  path = run_dir / TIMINGS_FILE
+  lines, kept, seen = complete_lines(path), [], set()
+  for line in lines:
+    try:
+      key = json.loads(line).get(results.key)
+    except (ValueError, AttributeError):
+      continue
+    if key in done and key not in seen:
+      seen.add(key)
+      kept.append(line)
+  if kept != lines or not _ends_complete(path):
+    write_atomically(path, "".join(line + "\n" for line in kept))
+
+
 def complete_lines(path: pathlib.Path) -> list[str]:
-  """The newline-terminated lines of `path`; a torn last line is cut from the file."""
+  """The newline-terminated lines of `path` (a torn last line is left out, and left in place)."""
   if not path.exists():
     return []
   data = path.read_bytes()
-  complete = data[:data.rfind(b"\n") + 1]
-  if len(complete) < len(data):
+  return data[:data.rfind(b"\n") + 1].decode("utf-8").splitlines()
+
+
+def cut_torn_line(path: pathlib.Path) -> None:
+  """Cuts a torn last line off `path`, so that the lines a writer appends start clean."""
+  if not _ends_complete(path):
+    data = path.read_bytes()
     with open(path, "r+b") as f:
-      f.truncate(len(complete))
-  return complete.decode("utf-8").splitlines()
+      f.truncate(data.rfind(b"\n") + 1)
+
+
+def _ends_complete(path: pathlib.Path) -> bool:
+  if not path.exists() or path.stat().st_size == 0:
+    return True
+  with open(path, "rb") as f:
+    f.seek(-1, os.SEEK_END)
+    return f.read(1) == b"\n"
+
+
+def open_for_appending(path: pathlib.Path):
+  """`path` opened to append lines, unbuffered: a line is written by `append_line` or not at all
+  buffered, so that closing the file after a failed write (a full disk) cannot fail again."""
+  return open(path, "ab", buffering=0)  # pylint: disable=consider-using-with
 
 
 def append_line(file, entry: dict, durable: bool) -> None:
-  """Writes one JSON line; a `durable` one is on disk (fsync) before the next is written."""
-  file.write(json.dumps(entry) + "\n")
-  file.flush()
+  """Writes one JSON line to a file from `open_for_appending`; a `durable` one is on disk (fsync)
+  before the next is written."""
+  data = memoryview((json.dumps(entry) + "\n").encode("utf-8"))
+  while data:
+    data = data[file.write(data):]
   if durable:
     os.fsync(file.fileno())
 
 
 def write_atomically(path: pathlib.Path, text: str) -> None:
-  """Replaces `path` with `text` in one step: a reader sees the old file or the new, never part."""
-  temp = path.with_name(path.name + ".tmp")
-  with open(temp, "w", encoding="utf-8") as f:
-    f.write(text)
-    f.flush()
-    os.fsync(f.fileno())
-  os.replace(temp, path)
+  """Replaces `path` with `text` in one step: a reader sees the old file or the new, never part.
+  The text goes to a temporary file of its own beside it first (so that concurrent writers do not
+  mix), removed if anything fails, such as a full disk; an OSError then names `path`."""
+  temp = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+  try:
+    with open(temp, "x", encoding="utf-8") as f:
+      f.write(text)
+      f.flush()
+      os.fsync(f.fileno())
+    os.replace(temp, path)
+  except BaseException as e:
+    temp.unlink(missing_ok=True)
+    if isinstance(e, OSError):
+      raise OSError(e.errno, e.strerror, str(path)) from None
+    raise
 
 
 def read_json(path: pathlib.Path) -> dict:

@@ -3,6 +3,9 @@
 The `[experiment] kind` of a config (or of a run folder's config.toml) picks the module that knows
 it: "tournament", the default, is `experiments.tournament`; every other kind is a solving
 experiment of `experiments.solving`, which refuses a kind it does not know and names those it does.
+
+`report` reads a run folder under its reading lock (`experiments.run_lock`), and `reproduce` reads
+the stored results under it, so neither reads a folder while a run writes it.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from __future__ import annotations
 import pathlib
 import tomllib
 
+from experiments import run_lock
 from experiments import solving
 from experiments import tournament
 from experiments.run_folder import CONFIG_FILE, RunError
@@ -48,6 +52,8 @@ def reproduce(run_dir: str | pathlib.Path, workers: int = 1, quiet: bool = False
 
 def report(run_dir: str | pathlib.Path) -> str:
   """Writes the report of a run folder; returns its Markdown."""
-  if experiment_kind(pathlib.Path(run_dir) / CONFIG_FILE) == TOURNAMENT:
-    return tournament.report(run_dir)
-  return solving.report(run_dir)
+  run_dir = pathlib.Path(run_dir)
+  with run_lock.reading(run_dir, "report"):
+    if experiment_kind(run_dir / CONFIG_FILE) == TOURNAMENT:
+      return tournament.report(run_dir)
+    return solving.report(run_dir)

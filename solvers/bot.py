@@ -19,6 +19,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+import numbers
 import os
 from collections.abc import Callable
 from typing import Any
@@ -124,13 +125,23 @@ def _cached_load(load: Callable[[str], Any], path: str, modified: float) -> Any:
 
 
 def checked_parameters(bot_class: type[Bot], params: dict[str, Any]) -> dict[str, Any]:
-  """`bot_class.PARAMETERS` updated with `params`; a ValueError names any unknown parameter."""
+  """`bot_class.PARAMETERS` updated with `params`; a ValueError names any unknown parameter, and
+  any parameter with a numeric default given something other than a finite number (NaN would
+  make every comparison false, infinity a budget without end)."""
   defaults = bot_class.PARAMETERS
   unknown = sorted(set(params) - set(defaults))
   if unknown:
     raise ValueError(f"unknown parameter(s) {', '.join(unknown)} for {bot_class.__name__}; "
                      f"allowed (with defaults): {defaults}")
+  for name, value in params.items():
+    if _is_number(defaults[name]) and not (_is_number(value) and math.isfinite(value)):
+      raise ValueError(f"parameter {name!r} of {bot_class.__name__} is {value!r}; allowed: a"
+                       f" finite number (default {defaults[name]!r})")
   return {**defaults, **params}
+
+
+def _is_number(value: Any) -> bool:
+  return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def check_distribution(policy: Policy, source: str, tolerance: float = 1e-6) -> Policy:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import zipfile
 
 import numpy as np
 import pyspiel
@@ -57,8 +58,19 @@ class LinearQ:
 
   @classmethod
   def load(cls, path: str) -> LinearQ:
-    with np.load(path, allow_pickle=False) as data:
-      return cls(data["weights"], json.loads(str(data["metadata"])))
+    """The model saved at `path`; a ValueError naming the path if it is not a model file."""
+    not_model = f"{path} is not a linear Q model saved by experiments/train_linear_q.py"
+    try:
+      data = np.load(path, allow_pickle=False)
+    except (ValueError, EOFError, zipfile.BadZipFile):
+      raise ValueError(f"{not_model} (not a numpy .npz archive)") from None
+    if not isinstance(data, np.lib.npyio.NpzFile):
+      raise ValueError(f"{not_model} (a .npy array, not an .npz archive)")
+    with data:
+      try:
+        return cls(data["weights"], json.loads(str(data["metadata"])))
+      except (KeyError, ValueError) as error:
+        raise ValueError(f"{not_model} ({error})") from None
 
 
 def masked_argmax(values: np.ndarray, masks: np.ndarray) -> np.ndarray:

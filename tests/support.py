@@ -119,3 +119,11 @@ def card_totals(state) -> list[int]:
     for card in tableau:
       totals[card] += 1
   return totals
+
+
+def tournament_config(name: str, seed: int, game: str, num_games: int,
+                      second_bot: str = '{ name = "greedy", bot = "greedy" }') -> str:
+  """The TOML of a tournament of the random bot against `second_bot` (an inline table)."""
+  return (f'players = [{{ name = "random", bot = "random" }}, {second_bot}]\n\n'
+          f'[experiment]\nname = "{name}"\nseed = {seed}\ngames = ["{game}"]\n'
+          f'num_games = {num_games}\n')

@@ -17,6 +17,7 @@ from solvers.equilibrium import cfr, mccfr
 from solvers.equilibrium import policies as policy_io
 from solvers.equilibrium.exploitability import nash_conv
 from solvers.equilibrium.game_tree import GameTree
+from sushigo_spiel.reduced_games import reduced_game_string
 
 # One round of three cards each: 385 turn-based histories, 136 information sets.
 TINY = ("python_sushi_go(players=2,rounds=1,hand_size=3,deal=hand,utility=margin,"
@@ -193,3 +194,16 @@ def test_bench_times_both_solvers_on_the_same_game():
   assert bench.policy_difference < 1e-9  # no regret ties in this game: the same iterates
   assert bench.exploitabilities[0] == pytest.approx(bench.exploitabilities[1], abs=1e-12)
   assert "ours / C++" in cfr_bench.report(bench)
+
+
+def test_three_player_average_policy_equals_openspiel():
+  """The general-sum three-player game, where the claim "OpenSpiel's policy" is also made."""
+  game = pyspiel.load_game(reduced_game_string("three_players"))
+  tree = GameTree(game)
+  solver = cfr.CFRPlus(game, A.Identity(game.dynamics), tree)
+  reference = openspiel_cfr.CFRPlusSolver(tree.turn_based_game)
+  for _ in range(12):
+    solver.run(iterations=1)
+    reference.evaluate_and_update_policy()
+  expected = tree.policy_array(reference.average_policy())
+  np.testing.assert_allclose(solver.average_policy_array(), expected, atol=1e-12)

@@ -164,7 +164,7 @@ BAD_CONFIGS = [
      BASE_CONFIG + "\n[budget]\niterations = 5\nseconds = 1.0\n"),
     ("zero iterations", "budget.iterations: expected an integer >= 1, got 0",
      BASE_CONFIG + "\n[budget]\niterations = 0\n"),
-    ("negative seconds", "budget.seconds: expected a number > 0, got -0.5",
+    ("negative seconds", "budget.seconds: expected a finite number > 0, got -0.5",
      BASE_CONFIG + "\n[budget]\nseconds = -0.5\n"),
     ("unknown budget", "budget.minutes: unknown key; allowed keys of [budget]: iterations",
      BASE_CONFIG + "\n[budget]\nminutes = 1\n"),

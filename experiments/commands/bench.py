@@ -1,9 +1,13 @@
-"""`sushigo bench`: the speed benchmarks of `experiments.bench`, printed and optionally saved."""
+"""`sushigo bench`: the speed benchmarks of `experiments.bench`, printed and optionally saved.
+
+The --json path is checked before the first measurement, so that minutes of measuring are not lost
+to a missing folder at the end."""
 
 from __future__ import annotations
 
 import argparse
 
+from experiments import file_errors
 from experiments.bench import cfr as cfr_bench
 from experiments.bench import equilibrium as equilibrium_bench
 from experiments.bench import game as game_bench
@@ -17,6 +21,11 @@ def bench(args: argparse.Namespace) -> int:
       if name not in reduced_games.REDUCED_GAMES:
         args.error(f"unknown reduced game {name!r}; allowed:"
                    f" {', '.join(reduced_games.REDUCED_GAMES)}")
+  if args.json:
+    try:
+      file_errors.check_output_file(args.json, "--json")
+    except file_errors.OutputError as e:
+      args.error(str(e))
   players, draft_players = sorted(set(args.players)), sorted(set(args.draft_players))
   count = 1 + len(players) + len(draft_players)
   print(f"Measuring {count} games, {args.repeats} time(s) each: {args.seconds:g} s of games, then"
@@ -36,7 +45,10 @@ def bench(args: argparse.Namespace) -> int:
   if args.rl:
     figures["rl"] = _rl(args)
   if args.json:
-    game_bench.write_json(figures, args.json)
+    try:
+      game_bench.write_json(figures, args.json)
+    except OSError as e:
+      args.error(f"the figures could not be saved: {file_errors.describe(e)}")
     print(f"Figures written to {args.json}")
   return 0
 

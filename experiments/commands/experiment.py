@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 
+from experiments import file_errors
 from experiments import runner
 from experiments.config import ConfigError
 from experiments.run_folder import RunError
@@ -32,8 +33,11 @@ def report(args: argparse.Namespace) -> int:
 
 @contextlib.contextmanager
 def _experiment_errors(args: argparse.Namespace):
-  """Ends a bad config or run folder with its message (no traceback) and exit status 2."""
+  """Ends a bad config, a bad run folder or a file error with its message (no traceback) and exit
+  status 2."""
   try:
     yield
   except (ConfigError, RunError) as e:
     args.error(str(e))
+  except OSError as e:
+    args.error(file_errors.describe(e))

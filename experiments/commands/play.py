@@ -15,12 +15,14 @@ import random
 
 import pyspiel
 
+from experiments import config
 from sushigo_spiel.drafting.sampling import draw_index
 from sushigo_spiel.drafting.text import header, indented_table, position
 
 # The games `play` knows, each with an example game string (the first is the default).
 GAMES = {"python_sushi_go": "python_sushi_go(players=3)",
          "python_sushi_draft": "python_sushi_draft(players=3)"}
+_ANSWER_SHOWN = 20  # characters of a wrong answer echoed back
 
 
 class _Abandoned(Exception):
@@ -52,9 +54,11 @@ def _load_game(game_string: str, error) -> pyspiel.Game:
     error(f"--game {game_string!r}: this command plays {' or '.join(GAMES)} only, as in"
           f" {' or '.join(map(repr, GAMES.values()))}; got game {name!r}")
   try:
-    return pyspiel.load_game(game_string)
+    game = pyspiel.load_game(game_string)
+    config.check_deal(game)
   except (pyspiel.SpielError, ValueError) as e:
     error(f"--game {game_string!r}: {e}")
+  return game
 
 
 def _play_game(game: pyspiel.Game, seed: int, humans: set[int], quiet: bool) -> None:
@@ -103,7 +107,19 @@ def _human_action(state: pyspiel.State, player: int) -> int:
       answer = input(f"P{player}, your choice (1-{len(legal)}): ").strip()
     except EOFError:
       raise _Abandoned from None
-    if answer.isdecimal() and 1 <= int(answer) <= len(legal):
-      return legal[int(answer) - 1]
-    print(f"{answer!r} is not a choice: enter a number from 1 to {len(legal)}.")
+    choice = _choice_number(answer, len(legal))
+    if choice is not None:
+      return legal[choice - 1]
+    shown = answer if len(answer) <= _ANSWER_SHOWN else answer[:_ANSWER_SHOWN] + "..."
+    print(f"{shown!r} is not a choice: enter a number from 1 to {len(legal)}.")
+
+
+def _choice_number(answer: str, count: int) -> int | None:
+  """The number typed, if it is one of the choices 1 to `count`; None otherwise (a number too long
+  to be a choice is not converted: Python refuses to convert numbers of thousands of digits)."""
+  digits = answer.lstrip("0")
+  if not answer.isdecimal() or len(digits) > len(str(count)):
+    return None
+  number = int(digits or "0")
+  return number if 1 <= number <= count else None
 

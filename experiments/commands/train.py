@@ -1,4 +1,10 @@
-"""`sushigo train`: a CFR-family policy trained on an abstraction, saved with its provenance."""
+"""`sushigo train`: a CFR-family policy trained on an abstraction, saved with its provenance.
+
+Everything that can be checked is checked before training starts, so that a long training is not
+lost at the end: the game (a reduced game's name or a drafting game string), the size of what the
+algorithm walks (`solvers.equilibrium.tree_size`, raised with --max-nodes) and that the policy file
+can be written.
+"""
 
 from __future__ import annotations
 
@@ -6,25 +12,48 @@ import argparse
 
 import pyspiel
 
+from experiments import file_errors
 from solvers.equilibrium import exploitability
 from solvers.equilibrium import policies as policy_io
 from solvers.equilibrium.game_tree import GameTree
 from sushigo_spiel import reduced_games
 
+DRAFTING_GAMES = ("python_sushi_go", "python_sushi_draft")
+
 
 def train(args: argparse.Namespace) -> int:
+  _check_game(args)
   try:
+    file_errors.check_output_file(args.out, "--out")
     policy = policy_io.train(args.game, args.algorithm, args.abstraction, args.iterations,
-                             args.seconds, args.seed, args.out, progress=not args.quiet)
+                             args.seconds, args.seed, args.out, progress=not args.quiet,
+                             max_nodes=args.max_nodes, raise_limit="--max-nodes")
   except (ValueError, pyspiel.SpielError) as e:
     args.error(str(e))
+  except OSError as e:
+    args.error(f"the policy could not be saved to {args.out}: {e.strerror or e}")
   meta = policy.metadata
   print(f"{meta['algorithm']} on {meta['game']}, abstraction {meta['abstraction']}:"
         f" {meta['iterations']:,} iterations in {meta['seconds']:.1f} s, {len(policy.strategy):,}"
         f" keys; saved to {args.out}")
   if args.game in reduced_games.REDUCED_GAMES:
-    tree = GameTree(policy.game)
+    tree = GameTree(policy.game, args.max_nodes)
     result = exploitability.nash_conv(tree, tree.policy_array(policy))
     print(f"NashConv in the real game: {result.nash_conv:.6g} (gains by player:"
           f" {', '.join(f'{g:.6g}' for g in result.gains)})")
   return 0
+
+
+def _check_game(args: argparse.Namespace) -> None:
+  """Refuses a GAME that is neither a reduced game's name nor a drafting game string, naming both
+  kinds (OpenSpiel's own error lists every game it knows)."""
+  if args.game in reduced_games.REDUCED_GAMES:
+    return
+  try:
+    name = pyspiel.game_parameters_from_string(args.game)["name"]
+  except pyspiel.SpielError:
+    name = None
+  if name not in DRAFTING_GAMES:
+    args.error(f"unknown game {args.game!r}; allowed: a reduced game"
+               f" ({', '.join(reduced_games.REDUCED_GAMES)}) or a game string of"
+               f" {' or '.join(DRAFTING_GAMES)}, such as 'python_sushi_go(players=2)'")

@@ -13,6 +13,8 @@ recorded but, like every timing, not reproducible).
   seed = 2026
   games = ["small", "pudding"]  # reduced games by name (`sushigo_spiel.reduced_games`) or
                                 # python_sushi_go game strings
+  max_tree_nodes = 8000000      # optional: the most nodes a game's tree may have (default
+                                # `tree_size.MAX_TREE_NODES`), for a machine with the memory
 
 and the table of the kind's parameters, or its `[[players]]` (as in tournaments: name, bot,
 params), as its module says:
@@ -25,6 +27,10 @@ params), as its module says:
                                 (`experiments/solving/exploitability.py`, [[players]])
   "approximate_exploitability"  a best-responding agent's lower bound for each competitor
                                 (`experiments/solving/approximate.py`, [approximate], [[players]])
+
+Exact measures hold the whole tree of a game in memory, so the size of every game a kind solves
+exactly is estimated with the config check (`solvers.equilibrium.tree_size`), and a game over the
+limit is refused, with its estimate and the limit, before anything runs.
 
 The run folder holds config.toml, resolved_config.json, results.jsonl, timings.jsonl,
 provenance.json, and the report: summary.md, results.csv and plots/.
@@ -47,8 +53,9 @@ from experiments import execution
 from experiments import run_folder
 from experiments.config import ConfigError
 from experiments.run_folder import Session
-from experiments.solving import abstraction, approximate, convergence, exploitability
+from experiments.solving import abstraction, approximate, convergence, exploitability, measures
 from experiments.solving.kind import SolvingConfig, Unit
+from solvers.equilibrium import tree_size
 from sushigo_spiel import reduced_games
 
 KINDS = {kind.name: kind for kind in (
@@ -57,13 +64,12 @@ KINDS = {kind.name: kind for kind in (
     exploitability.KIND,
     approximate.KIND,
 )}
-RESULTS = run_folder.ResultsFile(run_folder.RESULTS_FILE, key="unit", noun="unit", kept="done",
-                                 again="run again")
+RESULTS = run_folder.UNIT_RESULTS
 RESULTS_FILE = run_folder.RESULTS_FILE
 RESULTS_CSV = run_folder.RESULTS_CSV
 SUMMARY_MD = run_folder.SUMMARY_MD
 
-_EXPERIMENT_KEYS = ("name", "kind", "seed", "games")
+_EXPERIMENT_KEYS = ("name", "kind", "seed", "games", "max_tree_nodes")
 _TIMES = ("seconds", "cpu_seconds")  # the figures of a result that are not reproducible
 _DIFFERENCES_SHOWN = 20
 
@@ -91,10 +97,34 @@ def parse(text: str) -> SolvingConfig:
       kind=kind,
       seed=experiment.integer("seed", minimum=0),
       games=_games(experiment),
-      section=section, players=players, text=text)
+      section=section, players=players, text=text,
+      max_tree_nodes=_max_tree_nodes(experiment))
+  _check_tree_sizes(config)
   config_lib.check_bots(players, {label: config.game(label) for label, _ in config.games},
                         lambda competitor: competitor.params)
   return config
+
+
+def _max_tree_nodes(experiment: config_lib.Section) -> int | None:
+  value = experiment.get("max_tree_nodes", None)
+  return None if value is None else experiment.integer("max_tree_nodes", minimum=1)
+
+
+def tree_limit(config: SolvingConfig) -> int:
+  """The most nodes a game's tree may have in this experiment."""
+  return config.max_tree_nodes or tree_size.MAX_TREE_NODES
+
+
+def _check_tree_sizes(config: SolvingConfig) -> None:
+  """Refuses a game whose tree the kind builds (exact measures) but which is over the limit."""
+  for i, (label, _) in enumerate(config.games):
+    if config.kind.needs_tree(config, label):
+      try:
+        tree_size.check_tree_size(config.game(label), tree_limit(config),
+                                  f"{config.kind.name} measures it exactly on its whole tree",
+                                  raise_limit="experiment.max_tree_nodes")
+      except tree_size.TreeTooLarge as e:
+        raise ConfigError(f"experiment.games[{i}]: {e}") from None
 
 
 def _games(experiment: config_lib.Section) -> tuple[tuple[str, str], ...]:
@@ -134,7 +164,10 @@ def run_unit(config: SolvingConfig, unit: Unit) -> execution.Result:
   """One unit's result line, and its timing line (the wall seconds it took)."""
   start = time.perf_counter()
   seed = int(np.random.SeedSequence(config.seed, spawn_key=(unit["unit"],)).generate_state(1)[0])
-  result = config.kind.run_unit(config, config.game(unit["game"]), unit, seed)
+  game = config.game(unit["game"])
+  if config.kind.needs_tree(config, unit["game"]):
+    measures.tree(game, tree_limit(config))  # built once per process, within the config's limit
+  result = config.kind.run_unit(config, game, unit, seed)
   return {**unit, **result}, {"unit": unit["unit"], "seconds": time.perf_counter() - start}
 
 
@@ -173,7 +206,7 @@ def report(run_dir: str | pathlib.Path) -> str:
   """Writes summary.md, results.csv and plots/ for a solving run; returns the Markdown."""
   run_dir = pathlib.Path(run_dir)
   config = load(run_dir / run_folder.CONFIG_FILE)
-  results = list(run_folder.read_results(run_dir, RESULTS).values())
+  results = list(run_folder.read_results(run_dir, RESULTS, len(config.units())).values())
   missing = len(config.units()) - len(results)
   rows, lines = config.kind.report(config, results, run_dir / run_folder.PLOTS_DIR)
   header = f"# {config.name} ({config.kind.name})\n"
@@ -186,5 +219,12 @@ def report(run_dir: str | pathlib.Path) -> str:
   return text
 
 
+def report_files(config: SolvingConfig) -> list[str]:
+  """The files `report` writes: the summary, the table and the kind's plots, one per game."""
+  plots = [f"{run_folder.PLOTS_DIR}/{config.kind.plots}_{label}.png" for label, _ in config.games
+           if config.kind.plots]
+  return [SUMMARY_MD, RESULTS_CSV, *plots]
+
+
 SOLVING = execution.Experiment(results=RESULTS, parse=parse, size=lambda c: len(c.units()),
-                               play=run_numbered_unit, report=report)
+                               play=run_numbered_unit, report=report, report_files=report_files)

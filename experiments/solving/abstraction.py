@@ -24,6 +24,7 @@ from experiments.solving import measures
 from experiments.solving.kind import Kind, Report, SolvingConfig, Unit
 
 KEYS = ("algorithm", "iterations", "abstractions")
+PLOTS = "abstraction"
 
 
 def parse_section(section: config_lib.Section) -> dict[str, Any]:
@@ -62,7 +63,7 @@ def report(config: SolvingConfig, results: list[dict], plots: pathlib.Path) -> R
     name, value = figures.measure(r)
     lines.append(f"| {r['game']} | {r['abstraction']} | {r['abstract_infosets']:,} |"
                  f" {figures.number(value)} ({name}) |")
-  return rows, lines + figures.plots_by_game(results, plots, "abstraction", "Abstractions", _plot)
+  return rows, lines + figures.plots_by_game(results, plots, PLOTS, "Abstractions", _plot)
 
 
 def _plot(path: pathlib.Path, game: str, entries: list[dict]) -> None:
@@ -84,4 +85,4 @@ def _plot(path: pathlib.Path, game: str, entries: list[dict]) -> None:
 
 
 KIND = Kind(name="abstraction", takes_players=False, units=units, run_unit=run_unit, report=report,
-            section="abstraction", parse_section=parse_section)
+            section="abstraction", parse_section=parse_section, plots=PLOTS)

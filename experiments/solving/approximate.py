@@ -60,11 +60,16 @@ def parse_section(section: config_lib.Section) -> dict[str, Any]:
   return {"num_games": section.integer("num_games", minimum=2), "agent": dict(agent), **flags}
 
 
+def exact_on(config: SolvingConfig, label: str) -> bool:
+  """Whether the exact gains are computed on game `label` (asked for, and a reduced game)."""
+  return config.section["exact"] and label in reduced_games.REDUCED_GAMES
+
+
 def units(config: SolvingConfig, label: str) -> list[Unit]:
   """For each competitor: its exact gain (if asked for and the game is reduced), then its paired
   games seat by seat, `GAMES_PER_UNIT` at a time."""
   num_games = config.section["num_games"]
-  exact = config.section["exact"] and label in reduced_games.REDUCED_GAMES
+  exact = exact_on(config, label)
   chosen = []
   for competitor in config.players:
     if exact:
@@ -135,4 +140,5 @@ def _bound(by_seat: list[list[float]], halve: bool) -> stats.Estimate:
 
 
 KIND = Kind(name="approximate_exploitability", takes_players=True, units=units, run_unit=run_unit,
-            report=report, section="approximate", parse_section=parse_section)
+            report=report, section="approximate", parse_section=parse_section,
+            needs_tree=exact_on)

@@ -29,6 +29,7 @@ from experiments.solving import measures
 from experiments.solving.kind import Kind, Report, SolvingConfig, Unit
 
 KEYS = ("algorithms", "abstraction", "iterations", "checkpoints")
+PLOTS = "convergence"
 DEFAULT_CHECKPOINTS = 12
 
 
@@ -92,7 +93,7 @@ def report(config: SolvingConfig, results: list[dict], plots: pathlib.Path) -> R
     name, value = figures.measure(last)
     lines.append(f"| {r['game']} | {r['algorithm']} | {last['iterations']} |"
                  f" {last['cpu_seconds']:.2f} | {figures.number(value)} ({name}) |")
-  return rows, lines + figures.plots_by_game(results, plots, "convergence", "Convergence", _plot)
+  return rows, lines + figures.plots_by_game(results, plots, PLOTS, "Convergence", _plot)
 
 
 def _plot(path: pathlib.Path, game: str, entries: list[dict]) -> None:
@@ -115,4 +116,4 @@ def _plot(path: pathlib.Path, game: str, entries: list[dict]) -> None:
 
 
 KIND = Kind(name="convergence", takes_players=False, units=units, run_unit=run_unit, report=report,
-            section="convergence", parse_section=parse_section)
+            section="convergence", parse_section=parse_section, plots=PLOTS)

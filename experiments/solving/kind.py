@@ -33,7 +33,10 @@ class Kind:
   - `report(config, results, plots)`: the rows of results.csv and the lines of summary.md, with
     any plots drawn into the folder `plots`;
   - `section`, `parse_section`: the table of its parameters, if it has one, and its check into
-    the plain dict `SolvingConfig.section`.
+    the plain dict `SolvingConfig.section`;
+  - `plots`: the name its report gives its plots, `plots/<plots>_<game label>.png`, if it draws any;
+  - `needs_tree(config, label)`: whether its units build the whole tree of the game (exact
+    measures), so that the game's size is checked with the config.
   """
   name: str
   takes_players: bool
@@ -42,6 +45,8 @@ class Kind:
   report: Callable[[SolvingConfig, list[dict], pathlib.Path], Report]
   section: str | None = None
   parse_section: Callable[[config_lib.Section], dict[str, Any]] | None = None
+  plots: str | None = None
+  needs_tree: Callable[[SolvingConfig, str], bool] = lambda config, label: True
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,6 +59,7 @@ class SolvingConfig:
   section: dict[str, Any]
   players: tuple[Competitor, ...]
   text: str
+  max_tree_nodes: int | None = None  # `[experiment] max_tree_nodes`, if the config raises the limit
 
   def units(self) -> list[Unit]:
     """The units of work, in order, numbered; each is one line of results.jsonl when done."""
@@ -75,6 +81,8 @@ class SolvingConfig:
         "players": [dataclasses.asdict(p) for p in self.players],
         "units": len(self.units()),
     }
+    if self.max_tree_nodes is not None:
+      resolved["experiment"]["max_tree_nodes"] = self.max_tree_nodes
     return {**resolved, "config_hash": config_lib.config_hash(resolved)}
 
   @property

@@ -21,6 +21,7 @@ from solvers.equilibrium import approximate
 from solvers.equilibrium import exploitability
 from solvers.equilibrium import policies as policy_io
 from solvers.equilibrium.game_tree import GameTree
+from solvers.equilibrium.tree_size import MAX_TREE_NODES
 from sushigo_spiel import reduced_games
 
 ALGORITHMS = tuple(policy_io.ALGORITHMS)
@@ -28,9 +29,10 @@ ALGORITHMS = tuple(policy_io.ALGORITHMS)
 _TREES: dict[str, GameTree] = {}  # game string -> its tree, built once per process
 
 
-def tree(game: pyspiel.Game) -> GameTree:
+def tree(game: pyspiel.Game, max_nodes: int = MAX_TREE_NODES) -> GameTree:
+  """The game's tree, built on first use in this process if it has at most `max_nodes` nodes."""
   if str(game) not in _TREES:
-    _TREES[str(game)] = GameTree(game)
+    _TREES[str(game)] = GameTree(game, max_nodes)
   return _TREES[str(game)]
 
 
@@ -67,8 +69,8 @@ def bot_nash_conv(game: pyspiel.Game, competitor: Competitor, seed: int) -> dict
   """`nash_conv` of a competitor's bot, read as a policy at every information set."""
   game_tree = tree(game)
   array = exploitability.policy_from_bot(
-      game_tree, lambda g, player: solvers.make_bot(competitor.bot, g, player, seed,
-                                                    **competitor.params))
+      game_tree, lambda g, player, bot_seed: solvers.make_bot(competitor.bot, g, player, bot_seed,
+                                                              **competitor.params), seed)
   return nash_conv(game_tree, game_tree.policy_array(array))
 
 

@@ -35,8 +35,7 @@ from experiments.tournament import summary
 from solvers.match import play_match
 from sushigo_spiel.sushi_go import scoring
 
-RESULTS = run_folder.ResultsFile(run_folder.RECORDS_FILE, key="index", noun="game",
-                                 kept="recorded", again="played again")
+RESULTS = run_folder.GAME_RECORDS
 _MISMATCHES_SHOWN = 20
 
 
@@ -93,7 +92,7 @@ def report(run_dir: str | pathlib.Path) -> str:
     raise RunError(f"{run_dir}: not a run folder (no {RESULTS.name})")
   try:
     return summary.write_report(run_dir, quiet=True)
-  except (OSError, ValueError) as e:
+  except (FileNotFoundError, ValueError) as e:  # a folder that holds no run; no games yet
     raise RunError(f"No report: {e}") from None
 
 
@@ -135,4 +134,5 @@ def _worker_name() -> str:
 
 TOURNAMENT = execution.Experiment(results=RESULTS, parse=config_lib.parse,
                                   size=operator.attrgetter("total_games"), play=play_game,
-                                  report=report)
+                                  report=report, report_files=lambda config: list(
+                                      summary.REPORT_FILES))

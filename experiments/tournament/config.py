@@ -315,8 +315,5 @@ def _budget(budget: config_lib.Section) -> dict[str, int | float]:
   if "iterations" in budget.data:
     return {"iterations": budget.integer("iterations", minimum=1)}
   if "seconds" in budget.data:
-    seconds = budget.get("seconds")
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not seconds > 0:
-      raise ConfigError(f"budget.seconds: expected a number > 0, got {seconds!r}")
-    return {"seconds": float(seconds)}
+    return {"seconds": config_lib.positive_number(budget.get("seconds"), "budget.seconds")}
   return {}

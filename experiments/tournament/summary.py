@@ -8,6 +8,9 @@
   with the rating, and the head-to-head matrix with its p-values;
 * `plots/score_distribution.png`, `plots/win_matrix.png` and `plots/ratings.png`.
 
+The records are read as a resumed run reads them (`run_folder.read_results`): a game recorded twice,
+or one that is not a game of the config, is refused with its line rather than counted.
+
 Nothing is taken from the process that played the games, so a report can be rebuilt at any time
 from a finished run. What each figure means is documented in `stats`. Plots are drawn on bare
 matplotlib figures (Agg renderer, no pyplot): reporting opens no window and keeps no global state.
@@ -27,6 +30,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from experiments import run_folder
 from experiments import stats
 from experiments.run_folder import PLOTS_DIR, RECORDS_FILE, RESOLVED_FILE, SUMMARY_CSV, SUMMARY_MD
 
@@ -43,6 +47,9 @@ METRIC_HEADERS = {
 }
 RATING_ERROR_SIGMAS = 2  # error bars of the ratings plot
 DPI = 120
+SCORE_PLOT, WIN_PLOT, RATINGS_PLOT = "score_distribution.png", "win_matrix.png", "ratings.png"
+REPORT_FILES = (SUMMARY_MD, SUMMARY_CSV,
+                *(f"{PLOTS_DIR}/{name}" for name in (SCORE_PLOT, WIN_PLOT, RATINGS_PLOT)))
 
 
 def write_report(run_dir: pathlib.Path, quiet: bool = False) -> str:
@@ -54,12 +61,12 @@ def write_report(run_dir: pathlib.Path, quiet: bool = False) -> str:
   order = competitor_order(config, records)
   write_csv(run_dir / SUMMARY_CSV, results, order)
   markdown = markdown_report(config, results, order)
-  (run_dir / SUMMARY_MD).write_text(markdown, encoding="utf-8")
+  run_folder.write_atomically(run_dir / SUMMARY_MD, markdown)
   plots = run_dir / PLOTS_DIR
   plots.mkdir(exist_ok=True)
-  plot_score_distribution(plots / "score_distribution.png", groups, order)
-  plot_win_matrix(plots / "win_matrix.png", results, order)
-  plot_ratings(plots / "ratings.png", results, order)
+  plot_score_distribution(plots / SCORE_PLOT, groups, order)
+  plot_win_matrix(plots / WIN_PLOT, results, order)
+  plot_ratings(plots / RATINGS_PLOT, results, order)
   if not quiet:
     print(markdown)
   return markdown
@@ -71,11 +78,18 @@ def load_run(run_dir: pathlib.Path) -> tuple[dict[str, Any], list[dict[str, Any]
     if not (run_dir / name).is_file():
       raise FileNotFoundError(f"{run_dir} is not a run folder: {name} is missing")
   config = json.loads((run_dir / RESOLVED_FILE).read_text(encoding="utf-8"))
-  lines = (run_dir / RECORDS_FILE).read_text(encoding="utf-8").splitlines()
-  records = [json.loads(line) for line in lines if line.strip()]
+  records = list(run_folder.read_results(run_dir, run_folder.GAME_RECORDS,
+                                         _total_games(config)).values())
   if not records:
     raise ValueError(f"{run_dir / RECORDS_FILE} holds no games")
   return config, records
+
+
+def _total_games(config: dict[str, Any]) -> int:
+  """The number of games of a resolved config (older folders lack `schedule`)."""
+  experiment = config["experiment"]
+  return config.get("schedule", {}).get("total_games",
+                                        experiment["num_games"] * len(experiment["games"]))
 
 
 def competitor_order(config: dict[str, Any], records: Sequence[stats.Record]) -> list[str]:

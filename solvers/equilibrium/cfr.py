@@ -8,6 +8,7 @@ is judged.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Hashable
 
@@ -51,6 +52,8 @@ class RegretSolver:
     """Runs `iterations` iterations, or as many as fit in `seconds`, with a tqdm bar on request."""
     if (iterations is None) == (seconds is None):
       raise ValueError("run needs exactly one of iterations and seconds")
+    if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
+      raise ValueError(f"seconds is {seconds!r}; allowed: a finite number of seconds > 0")
     bar = None
     if progress:
       bar = tqdm.tqdm(total=iterations, unit="it", desc=self.algorithm)

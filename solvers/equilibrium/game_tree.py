@@ -49,6 +49,11 @@ either game, a C++ `pyspiel.Policy` such as `CFRSolver.average_policy()`), and
 `to_tabular_policy`, `to_pyspiel_tabular_policy` and `to_policy` write one.
 `simultaneous_state(node)` and `turn_based_state(node)` rebuild pyspiel states.
 
+A tree is built only within a node limit (`max_nodes`, default `tree_size.MAX_TREE_NODES`): the
+size is estimated first and a game over the limit is refused before the walk starts, and the walk
+itself stops at the limit (`tree_size.TreeTooLarge`), so asking for the tree of a large game costs
+an error message, not the machine's memory.
+
 Information sets are keyed, while building, by the game's `infoset_key` (what the player has seen,
 as a tuple), the same partition as the information state string (tested), which is built only when
 asked for.
@@ -62,6 +67,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
+from solvers.equilibrium.tree_size import MAX_TREE_NODES, TreeTooLarge, check_tree_size
 from sushigo_spiel.drafting.adapter import DraftingGame
 from sushigo_spiel.drafting.dynamics import CHANCE, SIMULTANEOUS, TERMINAL
 
@@ -77,7 +83,8 @@ class _Builder:
   turn-based form); the joint action is played when the last player has chosen.
   """
 
-  def __init__(self, game: DraftingGame):
+  def __init__(self, game: DraftingGame, max_nodes: int):
+    self.game, self.max_nodes = game, max_nodes
     self.rules, self.dynamics, self.num_players = game.rules, game.dynamics, game.num_players()
     self.kind, self.player, self.infoset, self.depth, self.parent = [], [], [], [], []
     self.first_child, self.num_children, self.action, self.chance_prob, self.edge_slot = \
@@ -98,6 +105,8 @@ class _Builder:
       next_first = self.level_starts[-1] + len(level)
       per_table = {}  # id(table) -> (legal actions, infoset) of the player acting there
       for table, partial, up, act, prob, slot in level:
+        if next_first + len(next_level) > self.max_nodes:
+          self._refuse(next_first + len(next_level))
         node = len(self.kind)
         self.parent.append(up)
         self.action.append(act)
@@ -117,6 +126,12 @@ class _Builder:
       self.level_starts.append(self.level_starts[-1] + len(level))
       level = next_level
       d += 1
+
+  def _refuse(self, nodes: int) -> None:
+    raise TreeTooLarge(f"{self.game}: its tree has more than {nodes:,} nodes, over the limit of"
+                       f" {self.max_nodes:,} (the estimate made before building it fell short);"
+                       " allowed: a smaller game, or a higher limit on a machine with the memory"
+                       " for it")
 
   def _terminal(self, node: int, table) -> None:
     self.kind.append(TERMINAL_NODE)
@@ -176,10 +191,11 @@ class _Builder:
 class GameTree:
   """The arrays of one game's turn-based tree (see the module docstring)."""
 
-  def __init__(self, game: pyspiel.Game):
+  def __init__(self, game: pyspiel.Game, max_nodes: int = MAX_TREE_NODES):
     if not isinstance(game, DraftingGame):
       raise ValueError(f"GameTree needs a drafting game (python_sushi_go or python_sushi_draft);"
                        f" got {game}")
+    check_tree_size(game, max_nodes)
     self.game = game
     self.rules = game.rules
     self.num_players = game.num_players()
@@ -187,7 +203,7 @@ class GameTree:
     self._turn_based_game = None
     self._strings = None
     self._string_index = None
-    builder = _Builder(game)
+    builder = _Builder(game, max_nodes)
     builder.walk()
     self._store(builder)
 

@@ -6,8 +6,13 @@ fitted abstraction data (k-means centres), and JSON metadata: the game string, t
 name, the algorithm, iterations, seed, wall time, package version and git commit. Loading
 rebuilds the abstraction from its name and data, so the policy answers at any state of the game.
 
-  ALGORITHMS / make_solver(algorithm, game, abstraction, seed)
-  train(game_string, algorithm, abstraction, iterations | seconds, seed, out_path, progress)
+  ALGORITHMS / make_solver(algorithm, game, abstraction, seed, max_nodes)
+  train(game_string, algorithm, abstraction, iterations | seconds, seed, out_path, progress,
+        max_nodes)
+
+A solver whose work grows with the game's tree (the full-width ones build it; external sampling
+walks one player's whole tree per iteration) is refused on a game over `max_nodes`
+(`tree_size.MAX_TREE_NODES` by default), with the estimated size, before it starts.
   save_policy(path, policy) / load_policy(path)
   PolicyBot(game, player_id, seed, path=...)  a `solvers.bot.Bot` sampling the loaded policy
 """
@@ -15,7 +20,10 @@ rebuilds the abstraction from its name and data, so the policy answers at any st
 from __future__ import annotations
 
 import ast
+import contextlib
 import json
+import os
+import zipfile
 
 import numpy as np
 import pyspiel
@@ -23,7 +31,9 @@ import pyspiel
 from solvers.bot import Bot, Policy
 from solvers.equilibrium.abstraction import LiftedPolicy, make_abstraction
 from solvers.equilibrium.cfr import CFR, CFRPlus, DiscountedCFR, RegretSolver
+from solvers.equilibrium.game_tree import GameTree
 from solvers.equilibrium.mccfr import ExternalSamplingMCCFR, OutcomeSamplingMCCFR
+from solvers.equilibrium.tree_size import MAX_TREE_NODES, REDUCED, check_tree_size, check_walk_size
 from solvers.provenance import git_commit, package_version
 from sushigo_spiel.reduced_games import REDUCED_GAMES, reduced_game_string
 
@@ -38,8 +48,10 @@ FULL_WIDTH = ("cfr", "cfr+", "dcfr")  # these build the whole game tree: reduced
 
 
 def make_solver(algorithm: str, game: pyspiel.Game, abstraction: str = "identity",
-                seed: int = 0) -> RegretSolver:
-  """Solver `algorithm` (see `ALGORITHMS`) for `game` with the named abstraction."""
+                seed: int = 0, max_nodes: int = MAX_TREE_NODES,
+                raise_limit: str = "max_nodes") -> RegretSolver:
+  """Solver `algorithm` (see `ALGORITHMS`) for `game` with the named abstraction; TreeTooLarge
+  (naming `raise_limit`, the caller's way to raise the limit) if its work is over `max_nodes`."""
   if algorithm not in ALGORITHMS:
     raise ValueError(f"unknown algorithm {algorithm!r}; allowed: {', '.join(ALGORITHMS)}")
   keys = make_abstraction(abstraction, game, seed)
@@ -47,23 +59,31 @@ def make_solver(algorithm: str, game: pyspiel.Game, abstraction: str = "identity
     raise ValueError(f"abstraction {abstraction!r} does not fix the legal actions per key, which"
                      f" full-width {algorithm} needs; allowed with it: "
                      f"{', '.join(a for a in ALGORITHMS if a not in FULL_WIDTH)}")
-  return ALGORITHMS[algorithm](game, keys, seed=seed)
+  if algorithm == "es-mccfr":
+    check_walk_size(game, max_nodes, raise_limit)
+  if algorithm not in FULL_WIDTH:
+    return ALGORITHMS[algorithm](game, keys, seed=seed)
+  check_tree_size(game, max_nodes, f"full-width {algorithm} builds its whole tree", raise_limit,
+                  alternatives=f"{REDUCED} or a sampling algorithm (os-mccfr)")
+  return ALGORITHMS[algorithm](game, keys, tree=GameTree(game, max_nodes), seed=seed)
 
 
 def train(game_string: str, algorithm: str, abstraction: str = "identity",
           iterations: int | None = None, seconds: float | None = None, seed: int = 0,
-          out_path: str | None = None, progress: bool = True) -> LiftedPolicy:
+          out_path: str | None = None, progress: bool = True, max_nodes: int = MAX_TREE_NODES,
+          raise_limit: str = "max_nodes") -> LiftedPolicy:
   """Trains `algorithm` on the game for `iterations` iterations or `seconds` seconds, and returns
   its average strategy lifted to the game, with its provenance; saved to `out_path` if given.
 
   `game_string` is a game string or the name of a reduced game (`sushigo_spiel.reduced_games`).
   The full-width algorithms build the whole tree, so they are for reduced games; the sampling
-  ones run on any game (outcome sampling on the full game).
+  ones run on any game (outcome sampling on the full game). A game too large for the algorithm
+  is refused (`make_solver`) before anything runs.
   """
   if game_string in REDUCED_GAMES:
     game_string = reduced_game_string(game_string)
   game = pyspiel.load_game(game_string)
-  solver = make_solver(algorithm, game, abstraction, seed)
+  solver = make_solver(algorithm, game, abstraction, seed, max_nodes, raise_limit)
   solver.run(iterations=iterations, seconds=seconds, progress=progress)
   policy = solver.average_policy()
   policy.metadata = provenance(solver)
@@ -86,7 +106,8 @@ def provenance(solver: RegretSolver) -> dict:
 
 
 def save_policy(path: str, policy: LiftedPolicy) -> None:
-  """Writes the policy (strategy, abstraction data, metadata) to `path` (.npz)."""
+  """Writes the policy (strategy, abstraction data, metadata) to `path` (.npz), through a
+  temporary file beside it: a failed write (a full disk) leaves no half-written policy."""
   keys, counts, actions, probabilities = [], [], [], []
   for key, (acts, probs) in policy.strategy.items():
     keys.append(repr(key))
@@ -96,27 +117,52 @@ def save_policy(path: str, policy: LiftedPolicy) -> None:
   metadata = {**policy.metadata, "game": str(policy.game),
               "abstraction": policy.abstraction.name}
   arrays = {f"abstraction_{name}": value for name, value in policy.abstraction.arrays.items()}
-  with open(path, "wb") as file:
-    np.savez_compressed(
-        file, keys=np.array(keys, dtype=str), counts=np.array(counts, np.int64),
-        actions=np.array(actions, np.int64),
-        probabilities=np.concatenate(probabilities) if probabilities else np.zeros(0),
-        metadata=np.array(json.dumps(metadata)), **arrays)
+  temp = f"{path}.{os.getpid()}.tmp"
+  try:
+    with open(temp, "wb") as file:
+      np.savez_compressed(
+          file, keys=np.array(keys, dtype=str), counts=np.array(counts, np.int64),
+          actions=np.array(actions, np.int64),
+          probabilities=np.concatenate(probabilities) if probabilities else np.zeros(0),
+          metadata=np.array(json.dumps(metadata)), **arrays)
+    os.replace(temp, path)
+  except BaseException:
+    with contextlib.suppress(OSError):
+      os.remove(temp)
+    raise
 
 
 def load_policy(path: str) -> LiftedPolicy:
-  """The policy saved at `path`, for its game (the game string in its metadata)."""
-  with np.load(path, allow_pickle=False) as data:
-    metadata = json.loads(str(data["metadata"]))
-    game = pyspiel.load_game(metadata["game"])
-    arrays = {name[len("abstraction_"):]: data[name] for name in data.files
-              if name.startswith("abstraction_")}
-    abstraction = make_abstraction(metadata["abstraction"], game, arrays=arrays)
-    ends = np.cumsum(data["counts"])
-    actions = np.split(data["actions"], ends[:-1])
-    probabilities = np.split(data["probabilities"], ends[:-1])
-    strategy = {ast.literal_eval(str(key)): (tuple(acts.tolist()), probs)
-                for key, acts, probs in zip(data["keys"], actions, probabilities)}
+  """The policy saved at `path`, for its game (the game string in its metadata); a ValueError
+  naming the path if the file is not a policy file."""
+  not_policy = f"{path} is not a policy file saved by `sushigo train` or `save_policy`"
+  try:
+    data = np.load(path, allow_pickle=False)
+  except (ValueError, EOFError, zipfile.BadZipFile):
+    raise ValueError(f"{not_policy} (not a numpy .npz archive)") from None
+  if not isinstance(data, np.lib.npyio.NpzFile):
+    raise ValueError(f"{not_policy} (a .npy array, not an .npz archive)")
+  with data:
+    try:
+      return _read_policy(data)
+    except (ValueError, KeyError, SyntaxError, zipfile.BadZipFile) as e:
+      raise ValueError(f"{not_policy} ({e})") from None
+
+
+def _read_policy(data) -> LiftedPolicy:
+  """The policy in an open policy archive."""
+  if "metadata" not in data.files:
+    raise ValueError("it holds no metadata")
+  metadata = json.loads(str(data["metadata"]))
+  game = pyspiel.load_game(metadata["game"])
+  arrays = {name[len("abstraction_"):]: data[name] for name in data.files
+            if name.startswith("abstraction_")}
+  abstraction = make_abstraction(metadata["abstraction"], game, arrays=arrays)
+  ends = np.cumsum(data["counts"])
+  actions = np.split(data["actions"], ends[:-1])
+  probabilities = np.split(data["probabilities"], ends[:-1])
+  strategy = {ast.literal_eval(str(key)): (tuple(acts.tolist()), probs)
+              for key, acts, probs in zip(data["keys"], actions, probabilities)}
   return LiftedPolicy(game, abstraction, strategy, metadata)
 
 

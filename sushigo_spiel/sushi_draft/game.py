@@ -76,6 +76,7 @@ class SushiDraftState(DraftingState):
     `sampler` is a callable returning uniform floats in [0, 1), such as
     `pyspiel.UniformProbabilitySampler` or `random.Random(seed).random`.
     """
+    self._check_player(player)
     if self.is_terminal():
       return self.clone()
     state = self.get_game().new_initial_state()

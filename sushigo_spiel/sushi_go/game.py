@@ -86,6 +86,7 @@ class SushiGoState(DraftingState):
     `sampler` is a callable returning uniform floats in [0, 1), such as
     `pyspiel.UniformProbabilitySampler` or `random.Random(seed).random`.
     """
+    self._check_player(player)
     rules, table = self._rules, self._table
     if self.is_terminal():
       return self.clone()

@@ -1,0 +1,108 @@
+"""One writer per run folder: an advisory file lock, held for as long as a run writes the folder.
+
+Two `sushigo run` on one folder would each play every game missing from it and append them all,
+and the folder would then hold every game twice. So a run takes an exclusive `fcntl.flock` on
+`run.lock` inside the folder before it reads or changes anything there, writes its process id and
+host into the file, and holds the lock until it ends. A second writer is refused with the
+holder's process id. The kernel releases a lock when its process ends, however it ends; a run that
+ends normally also empties the file, so a lock file that still names a process was left by a run
+that was killed: the next run takes it over and says so in one line.
+
+Readers (`sushigo report`, `sushigo reproduce`) do not write the records, so they take the lock
+shared, without waiting: any number of them may read at once, and none reads a folder while a
+run writes it (they are refused, with the writer's process id, until the run ends). `reproduce`
+holds it only while it reads the stored results, not while it replays them.
+
+The lock is advisory: it keeps `sushigo` processes apart, not an editor or `rm`. It works on local
+file systems and on NFS (where Linux maps `flock` to byte-range locks).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import pathlib
+import socket
+import sys
+import time
+from collections.abc import Iterator
+
+from experiments.run_folder import LOCK_FILE, RunError
+
+_HOLDER_READS = 5  # tries to read the holder of a lock just taken, which may not have written yet
+_HOLDER_WAIT = 0.05  # seconds between those tries
+
+
+@contextlib.contextmanager
+def writing(run_dir: pathlib.Path) -> Iterator[None]:
+  """Holds `run_dir` (created if missing) for writing; RunError, naming the process that writes it,
+  if another run holds it (or a report or reproduce is reading it)."""
+  run_dir.mkdir(parents=True, exist_ok=True)
+  path = run_dir / LOCK_FILE
+  with open(path, "a+", encoding="utf-8") as lock:
+    if not _try_lock(lock, fcntl.LOCK_EX):
+      holder = _holder(lock)
+      raise RunError(f"{run_dir} is in use: "
+                     + (f"process {holder} is running in it" if holder else
+                        "a report or reproduce is reading it")
+                     + "; wait until it ends, or choose another --out")
+    _announce_takeover(path, _holder(lock, tries=1))
+    _write_holder(lock, f"{os.getpid()} on {socket.gethostname()}")
+    try:
+      yield
+    finally:
+      _write_holder(lock, "")
+
+
+@contextlib.contextmanager
+def reading(run_dir: pathlib.Path, verb: str) -> Iterator[None]:
+  """Holds `run_dir` for reading (shared with other readers); RunError, naming the writer, while a
+  run writes it. `verb` says what the reader does ("report", "reproduce") in the message. A folder
+  without a lock file (an older run, or no run at all) is read as it is."""
+  path = run_dir / LOCK_FILE
+  try:
+    lock = open(path, "r", encoding="utf-8")  # pylint: disable=consider-using-with
+  except FileNotFoundError:
+    yield
+    return
+  with lock:
+    if not _try_lock(lock, fcntl.LOCK_SH):
+      raise RunError(f"{run_dir} is being written by process {_holder(lock) or '(unknown)'}; {verb}"
+                     " it once that run has ended, or stop that run first")
+    try:
+      yield
+    finally:
+      fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def _try_lock(lock, kind: int) -> bool:
+  try:
+    fcntl.flock(lock, kind | fcntl.LOCK_NB)
+  except BlockingIOError:
+    return False
+  return True
+
+
+def _holder(lock, tries: int = _HOLDER_READS) -> str:
+  """The process named in the lock file ("pid on host"), or "" if none is."""
+  for attempt in range(tries):
+    lock.seek(0)
+    holder = lock.read().strip()
+    if holder or attempt == tries - 1:
+      return holder
+    time.sleep(_HOLDER_WAIT)
+  return ""
+
+
+def _write_holder(lock, holder: str) -> None:
+  lock.seek(0)
+  lock.truncate()
+  lock.write(holder + "\n" if holder else "")
+  lock.flush()
+
+
+def _announce_takeover(path: pathlib.Path, previous: str) -> None:
+  if previous:
+    print(f"Note: {path} named process {previous}, which ended without releasing it (it was"
+          " killed); this run takes it over.", file=sys.stderr)

@@ -1,0 +1,134 @@
+"""Stopping a run: once cleanly, twice at once, and never leaving worker processes behind.
+
+A run is stopped by Ctrl-C (SIGINT) or by a job scheduler, `timeout` or `kill` (SIGTERM), which
+are handled alike while units run (`on_stop_signals`):
+
+- the first signal raises KeyboardInterrupt in the main thread: the run stops its workers, records
+  its session in provenance.json and says how to resume (every finished unit is already on disk);
+- a second signal, if that takes too long for the user, kills the workers and exits at once with
+  status 130. The records are still whole: each is one fsynced line, and a torn last line is cut
+  by the next session.
+
+Workers ignore SIGINT (a Ctrl-C at the terminal reaches every process of the run, and only the
+parent decides what stops), and each watches its parent (`watch_parent`, the pool's initializer):
+if the parent is gone, killed by SIGKILL or the out-of-memory killer, the worker exits within
+`WATCH_SECONDS`, and with the workers gone the forkserver and multiprocessing's resource tracker
+end by themselves.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import pathlib
+import signal
+import sys
+import threading
+import time
+from collections.abc import Iterator
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+EXIT_STATUS = 130  # the shell's status of a process ended by SIGINT
+WATCH_SECONDS = 0.5  # how often a worker checks that its parent is alive
+
+
+_received: list[int] = []  # the stop signals received while `on_stop_signals` is in force
+_installed: list[bool] = []  # whether it is (a nested use leaves the outer one in force)
+
+
+@contextlib.contextmanager
+def on_stop_signals() -> Iterator[None]:
+  """While inside: the first SIGINT or SIGTERM raises KeyboardInterrupt; the next one, inside or
+  after (while the process exits), kills this process's worker processes and exits at once.
+  Nested uses count the signals as one. Outside the main thread, signals are left as they are
+  (Python delivers them to the main thread only)."""
+  if _installed or threading.current_thread() is not threading.main_thread():
+    yield
+    return
+  _received.clear()
+  previous = {signum: signal.signal(signum, _stop) for signum in STOP_SIGNALS}
+  _installed.append(True)
+  try:
+    yield
+  finally:
+    _installed.clear()
+    if not _received:  # once stopping, a further signal ends the process, even while it exits
+      for signum, handler in previous.items():
+        signal.signal(signum, handler)
+
+
+def _stop(signum, frame) -> None:
+  del frame
+  _received.append(signum)
+  if len(_received) == 1:
+    raise KeyboardInterrupt
+  stop_at_once()
+
+
+def stop_at_once() -> None:
+  """Kills this process's worker processes and exits with `EXIT_STATUS`, skipping all clean-up."""
+  kill_workers(multiprocessing.active_children())
+  print("\nStopped at once. Run the same command to resume.", file=sys.stderr, flush=True)
+  os._exit(EXIT_STATUS)  # pylint: disable=protected-access
+
+
+def kill_workers(workers) -> None:
+  """Kills the given `multiprocessing` processes (SIGKILL) and waits for them to end."""
+  for worker in workers:
+    with contextlib.suppress(OSError, ValueError):
+      worker.kill()
+  for worker in workers:
+    with contextlib.suppress(OSError, ValueError, AssertionError):
+      worker.join(timeout=5)
+
+
+# ----- in each worker
+
+
+def parent_identity() -> tuple[int, str | None]:
+  """This process's id and start time, for `watch_parent` in its workers."""
+  return os.getpid(), _start_time(os.getpid())
+
+
+def watch_parent(parent: tuple[int, str | None]) -> None:
+  """A worker's initializer: ignores SIGINT, and exits when the parent process `parent` (from
+  `parent_identity`) is gone."""
+  signal.signal(signal.SIGINT, signal.SIG_IGN)
+  threading.Thread(target=_watch, args=parent, name="parent-watch", daemon=True).start()
+
+
+def _watch(pid: int, start: str | None) -> None:
+  while _alive(pid, start):
+    time.sleep(WATCH_SECONDS)
+  os._exit(1)  # pylint: disable=protected-access
+
+
+def _alive(pid: int, start: str | None) -> bool:
+  """Whether process `pid`, started at `start`, still runs (not a zombie, not a new process that
+  reuses its id)."""
+  try:
+    os.kill(pid, 0)
+  except ProcessLookupError:
+    return False
+  except PermissionError:
+    pass
+  stat = _stat_fields(pid)
+  if stat is None:
+    return start is None  # no /proc: os.kill is all there is
+  state, started = stat[0], stat[19]
+  return state not in "ZX" and started == start
+
+
+def _start_time(pid: int) -> str | None:
+  stat = _stat_fields(pid)
+  return stat[19] if stat else None
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+  """The fields of /proc/PID/stat after the command name (state first), or None without /proc."""
+  try:
+    text = pathlib.Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+  except OSError:
+    return None
+  return text.rsplit(")", 1)[1].split()
