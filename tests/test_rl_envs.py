@@ -49,12 +49,24 @@ def test_pettingzoo_checkers_pass(name):
     seed_test(lambda: petting_zoo.env(game, **params), num_cycles=50)
 
 
+def test_the_global_state_shows_every_hand():
+  env = petting_zoo.parallel_env("python_sushi_go", players=3)
+  env.reset(seed=2)
+  state = env.pyspiel_state()
+  everything = state.get_game().make_py_observer(pyspiel.IIGObservationType(
+      perfect_recall=False, private_info=pyspiel.PrivateInfoType.ALL_PLAYERS))
+  everything.set_from(state, 0)
+  np.testing.assert_array_equal(env.state(), everything.tensor)
+  hands = everything.dict["hands"]
+  assert hands.shape[0] == 3 and (hands.sum(axis=1) == 9).all()  # 9 cards a hand at 3 players
+
+
 def test_observations_are_the_observers_and_masks_the_legal_actions():
   env = petting_zoo.parallel_env("python_sushi_go", players=3, observation_type="information_state")
   observations, _ = env.reset(seed=3)
   observations, *_ = env.step({agent: int(np.flatnonzero(observations[agent]["action_mask"])[0])
                                for agent in env.agents})
-  state = env.state()
+  state = env.pyspiel_state()
   for player, agent in enumerate(env.possible_agents):
     np.testing.assert_array_equal(observations[agent]["observation"],
                                   state.information_state_tensor(player))
@@ -66,7 +78,7 @@ def test_observations_are_the_observers_and_masks_the_legal_actions():
 def test_rewards_are_the_returns_at_the_end(utility):
   env = petting_zoo.parallel_env("python_sushi_go", players=3, rounds=1, utility=utility)
   _, rewards, terminations, truncations = play_out(env, seed=1)
-  assert list(rewards.values()) == env.state().returns()
+  assert list(rewards.values()) == env.pyspiel_state().returns()
   assert all(terminations.values()) and not any(truncations.values()) and env.agents == []
 
 
@@ -74,7 +86,7 @@ def test_the_same_seed_replays_the_same_game():
   def game(seed):
     env = petting_zoo.parallel_env("python_sushi_draft", players=3)
     play_out(env, seed)
-    return env.state().history()
+    return env.pyspiel_state().history()
 
   assert game(4) == game(4) != game(5)
 
@@ -145,7 +157,7 @@ def test_gymnasium_env_plays_whole_episodes_reproducibly():
       action = int(rng.choice(np.flatnonzero(observation["action_mask"])))
       observation, reward, done, truncated, _ = env.step(action)
       rewards.append(reward)
-    return rewards, env.players.state().history()
+    return rewards, env.players.pyspiel_state().history()
 
   first = episode(7)
   assert first == episode(7) and first != episode(8)
@@ -181,5 +193,5 @@ def test_openspiel_observation_matches_the_gymnasium_observation():
   env = SushiGoEnv(players=3, opponents="random", seat=2)
   observation, _ = env.reset(seed=1)
   np.testing.assert_array_equal(observation["observation"],
-                                env.players.state().observation_tensor(2))
-  assert isinstance(env.players.state(), pyspiel.State)
+                                env.players.pyspiel_state().observation_tensor(2))
+  assert isinstance(env.players.pyspiel_state(), pyspiel.State)

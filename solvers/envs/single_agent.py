@@ -80,7 +80,7 @@ class SushiGoEnv(gymnasium.Env):
       raise RuntimeError("the episode is over: call reset() to start a new one")
     if self.illegal_action == "terminate" and not self._is_legal(action):
       return self._end_on_illegal_action(action)
-    state = self.players.state()
+    state = self.players.pyspiel_state()
     actions = {agent: bot.step(state) for agent, bot in zip(self._opponent_agents(), self._bots)}
     actions[self.agent] = action
     observations, rewards, terminations, truncations, infos = self.players.step(actions)

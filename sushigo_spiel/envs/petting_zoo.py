@@ -66,8 +66,12 @@ class DraftingParallelEnv(ParallelEnv):
     self._observer = self.game.make_py_observer(pyspiel.IIGObservationType(
         perfect_recall=observation_type == "information_state",
         private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER))
+    self._global_observer = self.game.make_py_observer(pyspiel.IIGObservationType(
+        perfect_recall=False, private_info=pyspiel.PrivateInfoType.ALL_PLAYERS))
     self._text = self.game.text_class(self.game)
     self._observation_space = observation_space(self.game, len(self._observer.tensor))
+    self.state_space = observation_space(
+        self.game, len(self._global_observer.tensor))["observation"]
     self._action_space = gymnasium.spaces.Discrete(self.game.num_distinct_actions())
     self._rng = np.random.default_rng()
     self._state = None
@@ -133,10 +137,16 @@ class DraftingParallelEnv(ParallelEnv):
   def close(self) -> None:
     """Nothing to release."""
 
-  def state(self) -> pyspiel.State:
+  def state(self) -> np.ndarray:
+    """The global state, for centralized critics: the observer's tensor with every player's hand
+    (`private_info` ALL_PLAYERS), seats numbered from player 0."""
+    self._global_observer.set_from(self.pyspiel_state(), 0)
+    return self._global_observer.tensor.copy()
+
+  def pyspiel_state(self) -> pyspiel.State:
     """The pyspiel state of the game being played (shared: clone it before changing it)."""
     if self._state is None:
-      raise RuntimeError("state() before reset(): call reset() first")
+      raise RuntimeError("no game yet: call reset() first")
     return self._state
 
   def _seat(self, agent: str) -> int:
@@ -157,9 +167,11 @@ class DraftingParallelEnv(ParallelEnv):
     for agent in self.agents:
       player, action = self._seat(agent), actions[agent]
       legal = self._state.legal_actions(player)
-      if not isinstance(action, (int, np.integer)) or action not in legal:
+      integer = isinstance(action, (int, np.integer)) and not isinstance(action, bool)
+      if not integer or action not in legal:
         names = "; ".join(f"{a} ({self._state.action_to_string(player, a)})" for a in legal)
-        raise ValueError(f"{agent} cannot play action {action!r} here; allowed: {names}")
+        shown = int(action) if integer else repr(action)
+        raise ValueError(f"{agent} cannot play action {shown} here; allowed: {names}")
       joint.append(int(action))
     return joint
 
