@@ -136,8 +136,12 @@ def _parser() -> argparse.ArgumentParser:
   speed.add_argument("--repeats", type=_positive(int), default=3, metavar="R",
                      help="rounds of interleaved measurements (default: %(default)s)")
   speed.add_argument("--search", action="store_true",
-                     help="also measure the project's ISMCTS iterations/s beside OpenSpiel's"
-                     " Python ISMCTS at the opening position (experiments.bench.search)")
+                     help="also measure the compiled core's playouts, ISMCTS iterations/s beside"
+                     " OpenSpiel's Python ISMCTS, PIMC worlds/s beside its Python engine, and the"
+                     " kernels' compile times (experiments.bench.search)")
+  speed.add_argument("--no-compile-times", action="store_true",
+                     help="with --search: skip the cold and warm compile times (a cold compile"
+                     " takes minutes)")
   speed.add_argument("--search-players", type=int, nargs="+", choices=range(2, 6),
                      default=[2, 4], metavar="N",
                      help="Sushi Go player counts of --search (default: 2 4)")

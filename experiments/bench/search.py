@@ -1,35 +1,52 @@
-"""Search speed: the project's ISMCTS beside OpenSpiel's Python ISMCTS, and PIMC's worlds/s, at
-the same position.
+"""Search speed, in one interleaved run: the compiled core's playouts beside OpenSpiel's C++
+goofspiel, the ISMCTS bots beside OpenSpiel's Python ISMCTS, PIMC beside its Python engine, and
+the compiled kernels' cold and warm compile times. `sushigo bench --search` prints this.
 
-Iterations per second at the opening position of a game (the first pick of the first round, after
-a seeded deal), for `so_ismcts` and `mo_ismcts` (UCB1, random rollouts on the table engine) and
-`openspiel_ismcts` (OpenSpiel's `ISMCTSBot`, UCT with random rollouts, on the turn-based form).
-Each bot searches the position for `seconds` of wall time; its iterations are read from the root
-of its search. PIMC (default parameters) samples and solves worlds for the same time; at the
-opening every hand is larger than its tree solvers' threshold, so each world is one SM-MCTS search
-of `iterations` (200) iterations. The bots are measured in turn, `repeats` times (interleaved, so a
-change in machine load touches all alike), and the medians are reported with the ratio to
-OpenSpiel's. Single process, one core. `sushigo bench --search` prints this.
+  playouts   random full games per CPU second: the core (`CompiledSushiGo.playout_many`, 2 and 5
+             players) and goofspiel through pyspiel (`bench.game.measure_games`), for scale
+  ismcts     iterations per CPU second at the opening position (the first pick of the first
+             round after a seeded deal), player 0 searching, random rollouts: `so_ismcts` and
+             `mo_ismcts` (compiled) and `openspiel_ismcts` (OpenSpiel's `ISMCTSBot` on the
+             turn-based form), each searching for `seconds` of wall time, its iterations read
+             from the root of its search
+  pimc       worlds per CPU second at the same position, default parameters (each world an
+             SM-MCTS search of 200 iterations): compiled, and the Python engine of before
+  compile    cold: a fresh interpreter compiling the game core and the search kernels into an
+             empty NUMBA_CACHE_DIR; warm: a fresh interpreter loading them from the cache
+
+Rates are per CPU second of this process (`time.process_time`), so that other work on a shared
+machine counts less; the bots are measured in turn, `repeats` times, and the medians reported.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Sequence
 
 import pyspiel
 
 import solvers
+from experiments.bench import game as bench
 from solvers.search.pimc import PIMCBot
+from sushigo_spiel.compiled.sushi_go.bench import core_rate
 from sushigo_spiel.drafting.sampling import draw_index
 from sushigo_spiel.drafting.text import format_table
-from experiments.bench import game as bench
 
 REFERENCE = "openspiel_ismcts"
 SEARCHERS = ("so_ismcts", "mo_ismcts")
-MIN_RATIO = 5.0  # the project's ISMCTS iterations/s over OpenSpiel's, same position
+MIN_PLAYOUTS = 100_000  # core random 2-player games per second
+MIN_ITERATIONS = {2: 30_000, 4: 20_000}  # compiled ISMCTS iterations/s at the opening
+MIN_RATIO = 50.0  # compiled ISMCTS iterations/s over OpenSpiel's Python ISMCTS, same position
+MIN_PIMC_RATIO = 10.0  # compiled PIMC worlds/s over the Python engine's
+_COMPILE = ("from sushigo_spiel.compiled.sushi_go.core import ensure_compiled as game;"
+            " from sushigo_spiel.compiled.search.kernels import ensure_compiled as search;"
+            " game(); search()")
 
 
 def opening(game: pyspiel.Game, seed: int) -> pyspiel.State:
@@ -43,80 +60,119 @@ def opening(game: pyspiel.Game, seed: int) -> pyspiel.State:
 
 def iterations_per_second(name: str, game: pyspiel.Game, state: pyspiel.State,
                           seconds: float, seed: int) -> float:
-  """Iterations/s of bot `name` searching `state` for player 0 for `seconds` of wall time."""
+  """Iterations per CPU second of bot `name` searching `state` for player 0 for `seconds`."""
   bot = solvers.make_bot(name, game, 0, seed=seed, seconds=seconds)
-  start = time.perf_counter()
+  start = time.process_time()
   if name == REFERENCE:
     bot.step(state)
     iterations = bot.last_search_visits()
   else:
     root = bot.search(state)
     iterations = sum(root.visits(a) for a in root.arms())
-  return iterations / (time.perf_counter() - start)
+  return iterations / (time.process_time() - start)
 
 
 def worlds_per_second(game: pyspiel.Game, state: pyspiel.State, seconds: float, seed: int,
-                      **params) -> float:
-  """Worlds/s of PIMC (default parameters, overridden by `params`) deciding at `state` for
-  player 0, sampling worlds for `seconds` of wall time."""
+                      engine: str | None = None, **params) -> float:
+  """Worlds per CPU second of PIMC (default parameters, overridden by `params`; `engine` as
+  `PIMCBot` takes it) deciding at `state` for player 0, sampling worlds for `seconds`."""
   if seconds <= 0:
     raise ValueError(f"seconds is {seconds}; allowed: a number > 0")
-  bot = PIMCBot(game, 0, seed, seconds=seconds, **params)
-  start = time.perf_counter()
+  bot = PIMCBot(game, 0, seed, engine=engine, seconds=seconds, **params)
+  start = time.process_time()
   bot.get_policy(state)
-  return bot.worlds_searched / (time.perf_counter() - start)
+  return bot.worlds_searched / (time.process_time() - start)
 
 
-def ismcts_speed(players: int, seconds: float = 1.0, repeats: int = 3, seed: int = 0) -> dict:
-  """Median iterations/s of each searcher and of OpenSpiel's ISMCTS, and PIMC's worlds/s, at the
-  opening position of `python_sushi_go(players=...)`; the ratios to OpenSpiel's."""
+def compile_seconds(cold: bool) -> float:
+  """Wall seconds a fresh interpreter takes to compile (`cold`: into an empty cache) or load the
+  game core and the search kernels, less its start-up without them."""
+  def timed(code: str, env: dict) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True, env=env, capture_output=True)
+    return time.perf_counter() - start
+
+  env = dict(os.environ)
+  with tempfile.TemporaryDirectory() as cache:
+    if cold:
+      env["NUMBA_CACHE_DIR"] = cache
+    base = timed("import sushigo_spiel.compiled.search.searches", env)
+    return timed(_COMPILE, env) - base
+
+
+def speeds(players: int, seconds: float, repeats: int, seed: int) -> dict:
+  """Median rates at the opening of `python_sushi_go(players=...)`, interleaved."""
   game = pyspiel.load_game(bench.sushi_go_string(players))
   state = opening(game, seed)
-  names = (REFERENCE,) + SEARCHERS
-  runs = {name: [] for name in names}
-  worlds = []
+  runs = {name: [] for name in (REFERENCE, *SEARCHERS, "pimc", "pimc_python")}
   for repeat in range(repeats):
-    for name in names:
+    for name in (REFERENCE, *SEARCHERS):
       runs[name].append(iterations_per_second(name, game, state, seconds, seed + repeat))
-    worlds.append(worlds_per_second(game, state, seconds, seed + repeat))
-  medians = {name: statistics.median(values) for name, values in runs.items()}
-  return {
-      "game": str(game),
-      "players": players,
-      "seconds": seconds,
-      "repeats": repeats,
-      "iterations_per_s": medians,
-      "ratios": {name: medians[name] / medians[REFERENCE] for name in SEARCHERS},
-      "pimc_worlds_per_s": statistics.median(worlds),
-      "runs": {**runs, "pimc_worlds": worlds},
-  }
+    runs["pimc"].append(worlds_per_second(game, state, seconds, seed + repeat))
+    runs["pimc_python"].append(worlds_per_second(game, state, seconds, seed + repeat, "python"))
+  return {"players": players, "medians": {k: statistics.median(v) for k, v in runs.items()},
+          "runs": runs}
 
 
-def run(players: Sequence[int] = (2, 4), seconds: float = 1.0, repeats: int = 3,
-        seed: int = 0) -> dict:
-  """`ismcts_speed` for each player count, with the targets (ratio at least `MIN_RATIO`)."""
-  speeds = [ismcts_speed(n, seconds, repeats, seed) for n in players]
-  targets = [bench.target(
-      f"{name} {s['players']}p iterations/s / {REFERENCE}'s", s["ratios"][name], MIN_RATIO)
-      for s in speeds for name in SEARCHERS]
-  return {"seconds": seconds, "repeats": repeats, "seed": seed, "speeds": speeds,
-          "targets": targets}
+def playout_speeds(seconds: float, repeats: int, seed: int) -> dict:
+  """Core playouts/s at 2 and 5 players and goofspiel's games/s, medians of interleaved runs."""
+  goofspiel = pyspiel.load_game(bench.REFERENCE)
+  runs = {"goofspiel": [], 2: [], 5: []}
+  for repeat in range(repeats):
+    rng = random.Random(seed + repeat)
+    start = time.process_time()
+    games = bench.measure_games(goofspiel, seconds, rng)["games_per_s"]
+    runs["goofspiel"].append(games * seconds / (time.process_time() - start))
+    for players in (2, 5):
+      runs[players].append(core_rate(players, games=20_000, repeats=1).median)
+  return {str(k): statistics.median(v) for k, v in runs.items()}
+
+
+def run(players: Sequence[int] = (2, 4), seconds: float = 1.0, repeats: int = 3, seed: int = 0,
+        compile_times: bool = True) -> dict:
+  """Every figure of the module docstring, with the targets."""
+  playouts = playout_speeds(seconds, repeats, seed)
+  searches = [speeds(n, seconds, repeats, seed) for n in players]
+  targets = [bench.target("core 2p random playouts/s", playouts["2"], MIN_PLAYOUTS)]
+  for s in searches:
+    medians = s["medians"]
+    for name in SEARCHERS:
+      if s["players"] in MIN_ITERATIONS:
+        targets.append(bench.target(f"{name} {s['players']}p iterations/s", medians[name],
+                                    MIN_ITERATIONS[s["players"]]))
+      targets.append(bench.target(f"{name} {s['players']}p / {REFERENCE}",
+                                  medians[name] / medians[REFERENCE], MIN_RATIO))
+    targets.append(bench.target(f"pimc {s['players']}p worlds/s / python engine",
+                                medians["pimc"] / medians["pimc_python"], MIN_PIMC_RATIO))
+  figures = {"seconds": seconds, "repeats": repeats, "seed": seed, "playouts": playouts,
+             "speeds": searches, "targets": targets}
+  if compile_times:
+    figures["compile_seconds"] = {"cold": compile_seconds(True), "warm": compile_seconds(False)}
+  return figures
 
 
 def report(figures: dict) -> str:
   """The figures of `run` as plain-text tables."""
-  lines = ["ISMCTS iterations/s and PIMC worlds/s at the opening position, player 0 searching,"
-           f" random rollouts; median of {figures['repeats']} interleaved run(s) of"
-           f" {figures['seconds']:g} s per bot; single process, one core.", ""]
-  rows = [("game", *((REFERENCE,) + SEARCHERS), "pimc worlds/s")]
-  rows += [(f"Sushi Go {s['players']}p",
-            *(f"{s['iterations_per_s'][name]:,.0f}" for name in (REFERENCE,) + SEARCHERS),
-            f"{s['pimc_worlds_per_s']:,.1f}")
+  playouts = figures["playouts"]
+  lines = [f"Per CPU second, medians of {figures['repeats']} interleaved run(s) of"
+           f" {figures['seconds']:g} s each; single process, one core.", "",
+           f"random playouts, full games/s: core 2p {playouts['2']:,.0f}, core 5p"
+           f" {playouts['5']:,.0f}; goofspiel (C++, through pyspiel) {playouts['goofspiel']:,.0f}",
+           ""]
+  names = (REFERENCE, *SEARCHERS)
+  rows = [("game", *names, "pimc worlds/s", "pimc python")]
+  rows += [(f"Sushi Go {s['players']}p", *(f"{s['medians'][n]:,.0f}" for n in names),
+            f"{s['medians']['pimc']:,.1f}", f"{s['medians']['pimc_python']:,.1f}")
            for s in figures["speeds"]]
+  lines += ["ISMCTS iterations/s and PIMC worlds/s at the opening, player 0, random rollouts"]
   lines += format_table(rows)
+  if "compile_seconds" in figures:
+    times = figures["compile_seconds"]
+    lines += ["", f"compiling the game core and search kernels: cold {times['cold']:.1f} s"
+              f" (empty cache), warm {times['warm']:.2f} s (from the cache)"]
   lines.append("")
   rows = [("target", "value", "minimum", "result")]
-  rows += [(t["name"], f"{t['value']:.2f}", f">= {t['minimum']:g}",
+  rows += [(t["name"], f"{t['value']:,.2f}", f">= {t['minimum']:,g}",
             "PASS" if t["passed"] else "BELOW") for t in figures["targets"]]
   lines += format_table(rows)
   return "\n".join(lines)

@@ -35,10 +35,12 @@ def bench(args: argparse.Namespace) -> int:
                            draft_players=draft_players)
   print(game_bench.report(figures))
   if args.search:
-    print(f"\nSearching the opening position, {args.seconds:g} s per bot and player count,"
-          f" {args.repeats} time(s)", flush=True)
+    print(f"\nCore playouts, then searching the opening position, {args.seconds:g} s per bot"
+          f" and player count, {args.repeats} time(s)"
+          + ("" if args.no_compile_times else "; then compiling cold and warm"), flush=True)
     figures["search"] = search_bench.run(players=sorted(set(args.search_players)),
-                                         seconds=args.seconds, repeats=args.repeats)
+                                         seconds=args.seconds, repeats=args.repeats,
+                                         compile_times=not args.no_compile_times)
     print(search_bench.report(figures["search"]))
   if args.equilibrium:
     figures["equilibrium"] = _equilibrium(args)

@@ -27,8 +27,28 @@ The move is the most visited action at the root (`final=visits`) or drawn from t
 strategy (`final=mixed`: the mean strategy of Exp3 and regret matching, visit frequencies for
 UCB1). Budget: `iterations` per move, or `seconds` of wall time per move when > 0.
 
+Two engines run this search. Where the game has a compiled core (`sushigo_spiel.compiled.search`:
+Sushi Go today) the whole iteration runs there, from a stream seeded with the bot's seed, so a
+seed fixes every statistic in every process under an iteration budget. Elsewhere (Sushi Draft until
+its core lands, a rollout policy or opponent model the core has no kernel for) the Python search
+of this module runs on the rules' tables: the readable reference, which keeps the same statistics
+as the compiled one when both are driven by one stream (tested). Both have `objective`; only the
+compiled engine has `prior`, `bias` and `epsilon`:
+
+  prior, bias   progressive bias (Chaslot et al. 2008): UCB1 adds bias / (n_a + 1) to the score of
+                the action the `prior` policy (greedy, ...) would pick, for every player choosing
+                by bandit; "none" adds nothing
+  objective     what the bandits learn: `utility`, the game's utility scaled to [0, 1] by its
+                bounds, or `margin`, own points less the others' mean, `2 * rounds * hand_size`
+                points of margin to one half, clipped (as PIMC's SM-MCTS learns), which spreads
+                typical outcomes over the range and values denying the others
+  epsilon       rollouts by the `rollout` policy mixed with uniform random play: each rollout pick
+                is uniformly random with probability epsilon
+
 Opponent model: `opponent_model(rules, table, player) -> [(action, probability), ...]`, a
-constructor argument (not a config parameter). When given, every other player's choices, in the
+constructor argument (not a config parameter). A model whose `compiled_policy` attribute names a
+policy of the compiled core (random, greedy) runs inside the compiled search; any other model runs
+in the Python search. When given, every other player's choices, in the
 tree and in rollouts, are drawn from it at the determinized table instead of from bandits: the
 search then approximates a best response to that fixed policy. Only the searching player's
 statistics are kept (one tree, for so_ismcts and mo_ismcts alike). With `model_in_rollouts=False`
@@ -42,6 +62,7 @@ Works on both drafting games (every player count and variant, the robot included
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable
@@ -52,7 +73,8 @@ import pyspiel
 from solvers.bot import Bot, Policy
 from solvers.search import rollouts
 from solvers.search.selection import FINAL_KINDS, POLICIES, Bandit, make_bandit_factory
-from sushigo_spiel.drafting.dynamics import TERMINAL
+from sushigo_spiel.compiled.search import game as compiled_games
+from sushigo_spiel.drafting.dynamics import TERMINAL, margins
 from sushigo_spiel.drafting.sampling import Uniform, draw_action
 
 OpponentModel = Callable[[object, object, int], Policy]
@@ -81,11 +103,19 @@ class ISMCTSBot(Bot):
       "iterations": 1000,
       "seconds": 0.0,
       "rollout": "random",
+      "epsilon": 0.0,
+      "prior": "none",
+      "bias": 0.0,
+      "objective": "utility",
   }
+  OBJECTIVES = ("utility", "margin")
+  ENGINES = ("compiled", "python")
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None,
                opponent_model: OpponentModel | None = None, model_in_rollouts: bool = True,
-               **params):
+               engine: str | None = None, **params):
+    """`engine` "compiled" or "python" forces one (a ValueError when the compiled engine cannot
+    run this search); None takes the compiled one whenever it can."""
     super().__init__(game, player_id, seed, **params)
     self._check_params()
     self._new_bandit = make_bandit_factory(
@@ -96,8 +126,11 @@ class ISMCTSBot(Bot):
     self.model_in_rollouts = model_in_rollouts
     low, high = self.game.min_utility(), self.game.max_utility()
     self._offset, self._scale = low, 1.0 / (high - low)
-    self._random = random.Random(int(np.random.SeedSequence(seed).generate_state(1)[0]))
+    self._margin_scale = float(self.rules.rounds * self.rules.hand_size * 2)
+    self.stream_seed = int(np.random.SeedSequence(seed).generate_state(1)[0])
+    self._random = random.Random(self.stream_seed)
     self.uniform = self._random.random
+    self._compiled = self._compiled_search(engine)
 
   def _check_params(self) -> None:
     p = self.params
@@ -111,9 +144,73 @@ class ISMCTSBot(Bot):
                        f"{', '.join(rollouts.ROLLOUT_POLICIES)}")
     if p["iterations"] < 1 or p["iterations"] != int(p["iterations"]):
       raise ValueError(f"parameter 'iterations' is {p['iterations']}; allowed: an integer >= 1")
+    for name in ("c", "gamma", "seconds", "epsilon", "bias"):
+      if not isinstance(p[name], (int, float)) or not math.isfinite(p[name]):
+        raise ValueError(f"parameter {name!r} is {p[name]!r}; allowed: a finite number")
     if not p["seconds"] >= 0:
       raise ValueError(f"parameter 'seconds' is {p['seconds']}; allowed: a number >= 0"
                        " (0: the budget is `iterations`)")
+    if not 0 <= p["epsilon"] <= 1:
+      raise ValueError(f"parameter 'epsilon' is {p['epsilon']}; allowed: 0 <= epsilon <= 1")
+    if not p["bias"] >= 0:
+      raise ValueError(f"parameter 'bias' is {p['bias']}; allowed: a number >= 0")
+    if p["objective"] not in self.OBJECTIVES:
+      raise ValueError(f"parameter 'objective' is {p['objective']!r}; allowed:"
+                       f" {', '.join(self.OBJECTIVES)}")
+    if p["objective"] == "margin" and self.rules.utility == "win":
+      raise ValueError("parameter 'objective' is 'margin' in a game with utility=win; allowed"
+                       " there: utility")
+    if p["prior"] != "none" and p["selection"] != "ucb1":
+      raise ValueError(f"parameter 'prior' is {p['prior']!r} with selection"
+                       f" {p['selection']!r}; progressive bias is UCB1's: allowed with"
+                       " selection='ucb1', or prior='none'")
+
+  def _compiled_search(self, engine: str | None):
+    """The compiled search for this bot, or None for the Python one (see the module docstring);
+    a ValueError when `engine` asks for what cannot run."""
+    if engine not in (None, *self.ENGINES):
+      raise ValueError(f"engine {engine!r} is unknown; allowed: {', '.join(self.ENGINES)}")
+    p, model = self.params, self.opponent_model
+    needs = [name for name in (p["rollout"], p["prior"]) if name != "none"]
+    if model is not None:
+      needs.append(getattr(model, "compiled_policy", "a Python opponent model"))
+    reason = None
+    if not compiled_games.has_core(self.dynamics.short_name):
+      reason = f"{self.dynamics.short_name} has no compiled core yet"
+    else:
+      search_game = compiled_games.SearchGame(self.dynamics.short_name, self.rules)
+      missing = [name for name in needs if name not in search_game.policies]
+      if missing:
+        reason = f"the compiled core has no kernel for {', '.join(missing)}"
+    if reason is None and engine != "python":
+      return self._new_compiled_search(search_game)
+    if engine == "compiled":
+      raise ValueError(f"the compiled engine cannot run this search: {reason}")
+    if p["prior"] != "none" or p["epsilon"] > 0:
+      raise ValueError("parameters 'prior' and 'epsilon' need the compiled engine, which cannot"
+                       f" run this search ({reason or 'the Python engine was asked for'});"
+                       " allowed here: prior='none', epsilon=0")
+    return None
+
+  def _new_compiled_search(self, search_game):
+    # Imported here: the compiled search loads numba's kernels, which Sushi Draft never needs.
+    from sushigo_spiel.compiled.search.searches import ISMCTSSearch  # pylint: disable=C0415
+    p, model = self.params, self.opponent_model
+    return ISMCTSSearch(
+        search_game, self.player_id, self._owners(), selection=p["selection"], c=float(p["c"]),
+        gamma=float(p["gamma"]), rollout=p["rollout"], epsilon=float(p["epsilon"]),
+        prior=None if p["prior"] == "none" else p["prior"], bias=float(p["bias"]),
+        model=None if model is None else model.compiled_policy,
+        model_in_rollouts=self.model_in_rollouts,
+        utility_bounds=(self.game.min_utility(), self.game.max_utility()),
+        margin=p["objective"] == "margin", utility=self.rules.utility,
+        margin_scale=self._margin_scale, max_depth=self.game.max_game_length(),
+        seed=self.stream_seed)
+
+  @property
+  def engine(self) -> str:
+    """"compiled" or "python": the engine this bot searches with."""
+    return "python" if self._compiled is None else "compiled"
 
   def policy_at(self, table) -> Policy:
     """The distribution this bot's move is drawn from, after a fresh search: one-hot on the most
@@ -140,6 +237,11 @@ class ISMCTSBot(Bot):
     if len(legal) == 1:  # nothing to search: a bandit that knows only this action
       action, probability = root_bandit.select(legal, self._random)
       root_bandit.update(action, 0.0, probability)
+      return root_bandit
+    if self._compiled is not None:
+      compiled = self._compiled
+      root_bandit.load(*compiled.search(compiled.game.core.encode(table),
+                                        int(self.params["iterations"]), self.params["seconds"]))
       return root_bandit
     seconds = self.params["seconds"]
     if seconds > 0:
@@ -199,9 +301,18 @@ class ISMCTSBot(Bot):
       if expanded:
         utilities = rollouts.rollout(dynamics, rules, world, self._rollout_policies(), uniform)
         break
-    offset, scale = self._offset, self._scale
+    rewards = self._rewards(utilities)
     for bandit, p, action, probability in path:
-      bandit.update(action, (utilities[p] - offset) * scale, probability)
+      bandit.update(action, rewards[p], probability)
+
+  def _rewards(self, utilities) -> list[float]:
+    """Each player's reward in [0, 1]: the utility scaled by its bounds, or with
+    `objective=margin` the margin, `_margin_scale` points to one half, clipped."""
+    if self.params["objective"] == "utility":
+      return [(u - self._offset) * self._scale for u in utilities]
+    margin = margins(utilities) if self.rules.utility == "score" else utilities
+    half = 2.0 * self._margin_scale
+    return [min(1.0, max(0.0, 0.5 + m / half)) for m in margin]
 
   def _rollout_policies(self) -> list[rollouts.RolloutPolicy]:
     policies = [self._rollout] * self.rules.num_players

@@ -38,8 +38,14 @@ Parameters (`PIMCBot.PARAMETERS`):
   selection, c, gamma   the SM-MCTS bandit (`selection.py`: ucb1 | exp3 | regret_matching)
   final             argmax | policy
 
+Worlds solved by SM-MCTS run in the compiled core (`sushigo_spiel.compiled.search.smmcts`:
+sampling, search and rollouts, from a stream seeded with the bot's seed) when the rollout policy
+has a compiled kernel (random, greedy); the tree solvers keep their matrix games in Python, on the
+rules' tables, with their rollouts played by the core. Otherwise (the heuristic rollout until its
+kernel lands) everything runs in Python, with `numpy.random.default_rng(seed)`.
+
 Works on `python_sushi_go` (2-5 players, any deck and variant) and on its
-`pyspiel.convert_to_turn_based` form; randomness comes from `numpy.random.default_rng(seed)`.
+`pyspiel.convert_to_turn_based` form.
 """
 
 from __future__ import annotations
@@ -51,6 +57,8 @@ import pyspiel
 
 from solvers.bot import Bot, Policy
 from solvers.search import rollouts, selection, world_solvers
+from sushigo_spiel.compiled.search.game import SearchGame
+from sushigo_spiel.compiled.rng import new_state
 from sushigo_spiel.sushi_go import knowledge
 from sushigo_spiel.sushi_go import rules as R
 
@@ -81,9 +89,21 @@ class PIMCBot(Bot):
 
   GAMES = ("python_sushi_go",)
 
-  def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
+  def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None,
+               engine: str | None = None, **params):
+    """`engine="python"` keeps every world in Python (the speed benchmark's baseline); None uses
+    the compiled core where it can."""
     super().__init__(game, player_id, seed, **params)
+    if engine not in (None, "python"):
+      raise ValueError(f"engine {engine!r} is unknown; allowed: python (or None)")
+    self.search_game = SearchGame(self.dynamics.short_name, self.rules)
+    stream_seed = int(np.random.SeedSequence(seed).generate_state(1)[0])
     self.settings = self._settings(self.game)
+    self.sampler = None if engine == "python" else self._sampler(stream_seed)
+    if self.sampler is not None:  # the tree solvers' rollouts in the core, on a stream of theirs
+      self.settings = self.settings._replace(
+          core=self.search_game.core, rollout_name=self.params["rollout"],
+          stream=new_state(stream_seed + 1))
     self.worlds_searched = 0  # worlds sampled at the last decision
 
   def _settings(self, game: pyspiel.Game) -> world_solvers.Settings:
@@ -115,6 +135,19 @@ class PIMCBot(Bot):
             params["selection"], self.rules.num_distinct_actions, c=params["c"],
             gamma=params["gamma"]))
 
+  def _sampler(self, stream_seed: int):
+    """The compiled SM-MCTS worlds, or None when the rollout policy has no compiled kernel."""
+    from sushigo_spiel.compiled.search.searches import WorldSampler  # pylint: disable=C0415
+    params = self.params
+    if params["rollout"] not in self.search_game.policies:
+      return None
+    return WorldSampler(
+        self.search_game, self.player_id, selection=params["selection"], c=float(params["c"]),
+        gamma=float(params["gamma"]), rollout=params["rollout"], epsilon=0.0,
+        iterations=int(params["iterations"]), utility=self.rules.utility,
+        margin_scale=float(self.rules.rounds * self.rules.hand_size * 2),
+        max_depth=self.game.max_game_length(), seed=stream_seed)
+
   def policy_at(self, table: R.Table) -> Policy:
     legal = R.legal_actions(self.rules, table, self.player_id)
     if len(legal) == 1:
@@ -130,6 +163,10 @@ class PIMCBot(Bot):
     simultaneous node), for this bot's player. Actions no world valued get -inf."""
     rules, player, rng = self.rules, self.player_id, self.rng
     legal = R.legal_actions(rules, table, player)
+    settings = self.settings
+    if self.sampler is not None and (settings.kind == "smmcts" or
+                                     sum(table.hands[player]) > settings.exact_threshold):
+      return self._compiled_values(table, legal)
     value_sums = dict.fromkeys(legal, 0.0)
     value_counts = dict.fromkeys(legal, 0)
     policy_sums = dict.fromkeys(legal, 0.0)
@@ -149,4 +186,14 @@ class PIMCBot(Bot):
     self.worlds_searched = worlds
     values = {a: value_sums[a] / value_counts[a] if value_counts[a] else -np.inf for a in legal}
     total = sum(policy_sums.values())
+    return values, {a: policy_sums[a] / total for a in legal}
+
+  def _compiled_values(self, table: R.Table, legal: list[int]):
+    """`action_values` with every world solved by the compiled SM-MCTS."""
+    position = self.search_game.core.encode(table)
+    value_sums, value_counts, policy_sums = self.sampler.sample(
+        position, int(self.params["worlds"]), self.params["seconds"])
+    self.worlds_searched = self.sampler.worlds
+    values = {a: value_sums[a] / value_counts[a] if value_counts[a] else -np.inf for a in legal}
+    total = policy_sums[legal].sum()
     return values, {a: policy_sums[a] / total for a in legal}

@@ -31,7 +31,9 @@ API:
   bandit.visits(action), bandit.mean(action)
 
 Statistics are plain Python lists indexed by action id: at 10-100 arms a list walk is faster than
-numpy's per-call overhead.
+numpy's per-call overhead. Sums are added up in arm order, one addition at a time, as the compiled
+bandits (`sushigo_spiel.compiled.search.bandits`) add them, so both compute the same doubles.
+`Bandit.load` fills a bandit with statistics computed elsewhere (a compiled search's root).
 """
 
 from __future__ import annotations
@@ -61,6 +63,13 @@ class Bandit:
   def update(self, action: int, reward: float, probability: float) -> None:
     self._visits[action] += 1
     self._rewards[action] += reward
+
+  def load(self, visits, rewards, available, learned, strategy) -> None:
+    """Takes these statistics (sequences by action id): visits, reward sums, availability, Exp3's
+    estimates or the regrets, and the strategy sums (the last two unused by UCB1)."""
+    self._visits, self._rewards = [int(v) for v in visits], [float(r) for r in rewards]
+    self._available = [int(m) for m in available]
+    del learned, strategy
 
   def visits(self, action: int) -> int:
     return self._visits[action]
@@ -124,6 +133,15 @@ class _Sampling(Bandit):
   def _mixed_weights(self) -> list[float]:
     return self._strategy_sum
 
+  def load(self, visits, rewards, available, learned, strategy) -> None:
+    super().load(visits, rewards, available, learned, strategy)
+    self._strategy_sum = [float(s) for s in strategy]
+    self._learned()[:] = [float(x) for x in learned]
+
+  def _learned(self) -> list[float]:
+    """Exp3's estimates or the cumulative regrets."""
+    raise NotImplementedError
+
   def _draw(self, arms: Sequence[int], probabilities: list[float], rng) -> tuple[int, float]:
     available, strategy_sum = self._available, self._strategy_sum
     for a, p in zip(arms, probabilities):
@@ -145,8 +163,11 @@ class Exp3(_Sampling):
     eta = gamma / k
     top = max(estimates[a] for a in arms)
     weights = [math.exp(eta * (estimates[a] - top)) for a in arms]
-    scale = (1.0 - gamma) / sum(weights)
+    scale = (1.0 - gamma) / _total(weights)
     return self._draw(arms, [w * scale + gamma / k for w in weights], rng)
+
+  def _learned(self) -> list[float]:
+    return self._estimates
 
   def update(self, action: int, reward: float, probability: float) -> None:
     super().update(action, reward, probability)
@@ -165,7 +186,7 @@ class RegretMatching(_Sampling):
   def select(self, arms: Sequence[int], rng) -> tuple[int, float]:
     k, gamma, regrets = len(arms), self.gamma, self._regrets
     positive = [r if r > 0.0 else 0.0 for r in (regrets[a] for a in arms)]
-    total = sum(positive)
+    total = _total(positive)
     if total > 0.0:
       scale = (1.0 - gamma) / total
       probabilities = [r * scale + gamma / k for r in positive]
@@ -173,6 +194,9 @@ class RegretMatching(_Sampling):
       probabilities = [1.0 / k] * k
     self._last_arms = arms
     return self._draw(arms, probabilities, rng)
+
+  def _learned(self) -> list[float]:
+    return self._regrets
 
   def update(self, action: int, reward: float, probability: float) -> None:
     super().update(action, reward, probability)
@@ -182,8 +206,16 @@ class RegretMatching(_Sampling):
     regrets[action] += reward / probability
 
 
+def _total(values: Sequence[float]) -> float:
+  """The sum of `values`, added one at a time in order (Python 3.12's `sum` compensates)."""
+  total = 0.0
+  for value in values:
+    total += value
+  return total
+
+
 def _normalised(arms: list[int], weights: Sequence[float]) -> Policy:
-  total = sum(weights[a] for a in arms)
+  total = _total([weights[a] for a in arms])
   if total <= 0:
     return [(a, 1.0 / len(arms)) for a in arms]
   return [(a, weights[a] / total) for a in arms]

@@ -83,6 +83,11 @@ class Settings(NamedTuple):
   iterations: int  # SM-MCTS iterations per world
   rollout_policy: rollouts.RolloutPolicy
   bandit_factory: Callable[[], selection.Bandit]
+  # Rollouts beyond the tree solvers' horizon in the compiled core, when it has a kernel for the
+  # rollout policy: the core (`CompiledSushiGo`), the policy's name and a stream state.
+  core: object = None
+  rollout_name: str = "random"
+  stream: object = None
 
 
 def objective(rules: R.Rules, returns: Sequence[float]) -> list[float]:
@@ -122,8 +127,14 @@ class _Leaves:
 
   def rollout_mean(self, table: R.Table) -> np.ndarray:
     rules, settings = self.rules, self.settings
-    policies = [settings.rollout_policy] * rules.num_players
     total = np.zeros(rules.num_players)
+    if settings.core is not None:
+      position = settings.core.encode(table)
+      for _ in range(settings.rollouts):
+        total += objective(rules, settings.core.playout(position.copy(), settings.stream,
+                                                        settings.rollout_name))
+      return total / settings.rollouts
+    policies = [settings.rollout_policy] * rules.num_players
     for _ in range(settings.rollouts):
       total += objective(rules, rollouts.rollout(DYNAMICS, rules, table, policies, self.uniform))
     return total / settings.rollouts

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from sushigo_spiel.compiled.sushi_go import chance, codec, knowledge, moves, policies, scoring
+from sushigo_spiel.compiled.interface import GameKernels
 from sushigo_spiel.compiled.jit import KernelSet
 from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_CHANCE, ACTOR_SIMULTANEOUS,
                                                     MAX_OUTCOMES, NUM_ACTIONS, build_spec)
@@ -34,6 +35,11 @@ class CompiledSushiGo:
     self.spec = build_spec(rules)
     self.num_players = rules.num_players
     self._legal = np.empty(self.spec[NUM_ACTIONS], dtype=np.int64)
+
+  @property
+  def kernels(self) -> GameKernels:
+    """The kernels of `compiled.interface`, for compiled code above the game (search)."""
+    return KERNEL_FUNCTIONS
 
   @classmethod
   def from_params(cls, **params) -> CompiledSushiGo:
@@ -163,17 +169,26 @@ def _exercise_kernels() -> None:
     legal = np.empty(spec[NUM_ACTIONS], dtype=np.int64)
     moves.legal_actions(spec, pos, 0, legal)
     actions = np.array([policies.greedy_action(spec, pos, p, legal) for p in range(2)])
+    policies.random_action(spec, pos, 0, rng, legal)
+    before = pos.copy()
     moves.play(spec, pos, actions)
+    knowledge.observation_key(spec, before, actions, pos, 0)
     out = np.zeros((1, 2))
     policies.playout(spec, pos, rng, policies.RANDOM, out[0])
     scoring.scores(spec, pos)
     policies.playout_many(spec, 1, 0, policies.GREEDY, out)
 
 
+KERNEL_FUNCTIONS = GameKernels(
+    initial_position=chance.initial_position, skip_chance=chance.skip_chance,
+    legal_actions=moves.legal_actions, play=moves.play, returns=scoring.returns,
+    determinize=knowledge.determinize, observation_key=knowledge.observation_key,
+    random_action=policies.random_action)
+
 _HERE = pathlib.Path(__file__).resolve().parent
 KERNELS = KernelSet(
     "game core",
-    [_HERE.parent / f"{name}.py" for name in ("jit", "rng", "sampling")] +
+    [_HERE.parent / f"{name}.py" for name in ("hashing", "jit", "rng", "sampling")] +
     [_HERE / f"{name}.py" for name in ("chance", "knowledge", "layout", "moves", "policies",
                                         "scoring", "views")],
     _exercise_kernels, policies.playout_many)

@@ -2,6 +2,9 @@
 has not seen redealt, drawn exactly as `knowledge.determinize` (and so `resample_from_infostate`)
 draws them: the same uniforms in the same order, hand by hand.
 
+`observation_key` is the 64-bit key of `knowledge.observation`, what a player observes of one step:
+the search trees' child key.
+
 The redrawn deal (`_resample_deals`, or `_resample_robot_round` for the robot variant) replaces the
 current round's deal, and the round is rebuilt from its start with the round's logged picks (and
 the robot's draws) through the same kernels that played it.
@@ -11,6 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from sushigo_spiel.compiled import hashing
 from sushigo_spiel.compiled.sushi_go import views
 from sushigo_spiel.compiled.sushi_go.chance import deal_card, deal_hand, draw_for_robot
 from sushigo_spiel.compiled.jit import njit
@@ -36,6 +40,22 @@ def determinize(g, pos, player, rng):
     deals = _resample_deals(g, pos, player, rng)
   _rebuild_round(g, result, deals, draws)
   return result
+
+
+@njit
+def observation_key(g, before, actions, after, player):
+  """The key of what `player` observes of the step from `before` (the joint action `actions`,
+  then chance up to `after`), as `knowledge.observation` has it: every pick, its hand at `after`,
+  and when `after` starts a round (or ends the game) the picks of the round just scored, from
+  which its tableaus (with their automatic last cards) follow. Keys of two steps from one position
+  are equal exactly when the observations are (up to 64-bit collisions)."""
+  state = hashing.fold_range(hashing.start(), actions, 0, g[PLAYERS])
+  held = views.hand_at(g, player)
+  state = hashing.fold_range(state, after, held, held + g[TYPES])
+  if after[TURN] == 0 and after[ROUND] > 0:
+    scored = views.logged_pick_at(g, (after[ROUND] - 1) * g[HAND_SIZE], 0)
+    state = hashing.fold_range(state, after, scored, scored + g[HAND_SIZE] * g[PLAYERS] * 2)
+  return hashing.finish(state)
 
 
 @njit

@@ -1,0 +1,48 @@
+"""Compiling the search kernels on first use: one `KernelSet` for ISMCTS and the SM-MCTS world
+solver, each compiled for the game tuple type `game.GAME` (so once for every game) and the
+argument types the searches pass."""
+
+from __future__ import annotations
+
+import pathlib
+
+import numba
+import numpy as np
+from numba import types
+
+from sushigo_spiel.compiled.jit import KernelSet
+from sushigo_spiel.compiled.search import ismcts, smmcts
+from sushigo_spiel.compiled.search.game import GAME
+from sushigo_spiel.compiled.search.tree import Tree
+
+
+def _signature(result, *example):
+  """A signature taking the game tuple first, then arguments typed like `example`."""
+  return result(GAME, *(numba.typeof(value) for value in example))
+
+
+def _compile() -> None:
+  """Compiles the entry kernels for their one signature each, then closes them to others: a call
+  with a game's functions then converts them to function pointers rather than compiling anew for
+  those very functions (which numba could not cache)."""
+  spec, position, rng = np.zeros(1, np.int64), np.zeros(1, np.int32), np.zeros(4, np.uint64)
+  arrays = Tree(1, 2, 2, True, nodes=2).arrays()
+  ints, reals = np.zeros(1, np.int64), np.zeros(1)
+  ismcts.run.compile(_signature(types.int64, spec, position, ints, ints, reals, arrays, rng, 1))
+  smmcts.solve_worlds.compile(_signature(types.void, spec, position, ints, reals, arrays, rng, 1,
+                                         reals, ints, reals))
+  for kernel in (ismcts.run, smmcts.solve_worlds):
+    kernel.disable_compile()
+
+
+_HERE = pathlib.Path(__file__).resolve().parent
+KERNELS = KernelSet(
+    "search kernels",
+    [_HERE.parent / f"{name}.py" for name in ("hashing", "jit", "rng", "sampling")] +
+    [_HERE / f"{name}.py" for name in ("bandits", "game", "ismcts", "playing", "smmcts", "tree")],
+    _compile, ismcts.run)
+
+
+def ensure_compiled() -> None:
+  """Compiles (or loads from numba's cache) the search kernels, once per process."""
+  KERNELS.ensure()

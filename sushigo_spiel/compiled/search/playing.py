@@ -1,0 +1,64 @@
+"""Choosing actions and playing out inside the search kernels, for any game (`game.py`).
+
+`objective` and `reward` turn returns into what the bandits learn: margins (own points less the
+others' mean) as rewards in [0, 1], `margin_scale` points of margin to one half, clipped.
+
+`policy_action` is the action of a policy code of the game's policy kernel, mixed with uniform
+random play: with probability `epsilon` (one uniform drawn, only when 0 < epsilon) the action is
+uniform over the legal ones instead. `playout` plays a position to the end, every player by the
+rollout policy except, when a model is given, the modelled players by the model's policy.
+"""
+
+from __future__ import annotations
+
+from sushigo_spiel.compiled.jit import njit
+from sushigo_spiel.compiled.rng import next_double
+from sushigo_spiel.compiled.search.game import (PLAY, POLICY, RANDOM_ACTION, RETURNS,
+                                                SKIP_CHANCE)
+from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
+
+NO_POLICY = -1  # no model: every player by the search
+
+
+@njit(inline="always")
+def policy_action(game, g, pos, player, rng, legal, policy, epsilon):
+  """The action of `policy` for `player`, uniformly random instead with probability `epsilon`."""
+  if epsilon > 0.0 and next_double(rng) < epsilon:
+    return game[RANDOM_ACTION](g, pos, player, rng, legal)
+  return game[POLICY](g, pos, player, rng, legal, policy)
+
+
+@njit
+def playout(game, g, pos, rng, players, rollout, epsilon, model, modelled, legal, joint, out):
+  """Plays `pos` to the end in place and writes the returns to `out`: chance by its
+  probabilities, player `modelled`'s opponents by `model` when it is not NO_POLICY, everyone else
+  by `rollout` mixed with `epsilon`."""
+  while pos[0] != TERMINAL:
+    if pos[0] == CHANCE:
+      game[SKIP_CHANCE](g, pos, rng)
+      continue
+    for p in range(players):
+      if model != NO_POLICY and p != modelled:
+        joint[p] = game[POLICY](g, pos, p, rng, legal, model)
+      else:
+        joint[p] = policy_action(game, g, pos, p, rng, legal, rollout, epsilon)
+    game[PLAY](g, pos, joint)
+  game[RETURNS](g, pos, out)
+
+
+@njit(inline="always")
+def objective(values, margin):
+  """The returns turned into margins in place (own minus the others' mean) when `margin`."""
+  if not margin:
+    return
+  total, others = values.sum(), len(values) - 1
+  for p in range(len(values)):
+    values[p] = values[p] - (total - values[p]) / others
+
+
+@njit(inline="always")
+def reward(value, win, margin_scale):
+  """A value as a reward in [0, 1] (`SMMCTS._reward`)."""
+  if win:
+    return value
+  return min(1.0, max(0.0, 0.5 + value / (2.0 * margin_scale)))

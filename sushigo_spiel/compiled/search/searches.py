@@ -1,0 +1,132 @@
+"""The compiled searches from Python: ISMCTS (`ISMCTSSearch`) and PIMC's worlds (`WorldSampler`),
+each bound to one game (`game.SearchGame`), one seat and one random stream.
+
+numba has no clock, so a wall-time budget is kept here: iterations (or worlds) run in batches,
+each sized from the rate measured so far to end near the deadline, with at least one iteration
+(or world) in all. A budget of iterations is exact and, with the stream seeded from the bot's
+seed, gives bit-identical statistics in every process; a budget of seconds is not reproducible.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from sushigo_spiel.compiled.rng import new_state
+from sushigo_spiel.compiled.search import ismcts, smmcts
+from sushigo_spiel.compiled.search.bandits import SELECTIONS
+from sushigo_spiel.compiled.search.game import SearchGame
+from sushigo_spiel.compiled.search.kernels import ensure_compiled
+from sushigo_spiel.compiled.search.playing import NO_POLICY
+from sushigo_spiel.compiled.search.tree import Tree
+
+_FIRST_BATCH = 8
+_LAST_SHARE = 0.5  # a timed batch is sized to fill this share of the time left
+
+
+def run_timed(step: Callable[[int], int], seconds: float, limit: int | None = None) -> int:
+  """Calls `step(count)` (which does up to `count` units of work and returns how many it did)
+  until `seconds` of wall time have passed, or `limit` units are done when `seconds` is 0;
+  returns the units done (at least one)."""
+  if seconds <= 0:
+    done = 0
+    while done < limit:
+      done += step(limit - done)
+    return done
+  start = time.perf_counter()
+  deadline = start + seconds
+  done = step(_FIRST_BATCH)
+  while True:
+    now = time.perf_counter()
+    if now >= deadline:
+      return done
+    rate = done / max(now - start, 1e-9)
+    done += step(max(1, int(rate * (deadline - now) * _LAST_SHARE)))
+
+
+class ISMCTSSearch:
+  """ISMCTS for player `searcher` of a game (`ismcts.py`): `search(position, iterations,
+  seconds)` returns the root statistics of the searcher (visits, reward sums, availability,
+  strategy sums per action id) after a fresh search."""
+
+  def __init__(self, game: SearchGame, searcher: int, owners: Sequence[int], *, selection: str,
+               c: float, gamma: float, rollout: str, epsilon: float, prior: str | None,
+               bias: float, model: str | None, model_in_rollouts: bool, utility_bounds,
+               margin: bool, utility: str, margin_scale: float, max_depth: int, seed: int):
+    ensure_compiled()
+    self.game, self.searcher = game, searcher
+    n, actions = game.core.num_players, game.core.rules.num_distinct_actions
+    self.owners = np.asarray(owners, dtype=np.int64)
+    ints = np.zeros(ismcts.INT_SETTINGS, dtype=np.int64)
+    ints[[ismcts.PLAYERS, ismcts.SEARCHER, ismcts.TREES, ismcts.SELECTION, ismcts.MAX_DEPTH,
+          ismcts.ACTIONS]] = n, searcher, len(owners), SELECTIONS[selection], max_depth, actions
+    ints[ismcts.ROLLOUT] = game.policy_code(rollout)
+    ints[ismcts.PRIOR] = NO_POLICY if prior is None else game.policy_code(prior)
+    ints[ismcts.MODEL] = NO_POLICY if model is None else game.policy_code(model)
+    ints[ismcts.MODEL_IN_ROLLOUTS] = model_in_rollouts
+    ints[ismcts.MARGIN], ints[ismcts.TO_MARGIN] = margin, utility == "score"
+    low, high = utility_bounds
+    reals = np.zeros(ismcts.REAL_SETTINGS)
+    reals[[ismcts.C, ismcts.GAMMA, ismcts.EPSILON, ismcts.BIAS, ismcts.OFFSET, ismcts.SCALE,
+           ismcts.MARGIN_SCALE]] = (c, gamma, epsilon, bias, low, 1.0 / (high - low), margin_scale)
+    self.ints, self.reals = ints, reals
+    self.tree = Tree(len(owners), n, actions, selection != "ucb1")
+    self.rng = new_state(seed)
+    self.iterations = 0  # of the last search
+
+  def search(self, position: np.ndarray, iterations: int, seconds: float) -> tuple:
+    """Searches from `position` (a simultaneous node); the searcher's root statistics."""
+    self.tree.reset()
+    self.iterations = run_timed(lambda count: self._batch(position, count), seconds, iterations)
+    row = self.tree.node_rows[0, self.searcher]
+    return tuple(array[row] if len(array) > 1 else np.zeros_like(array[0])
+                 for array in self.tree.stats)
+
+  def _batch(self, position: np.ndarray, count: int) -> int:
+    done = ismcts.run(self.game.functions, self.game.spec, position, self.owners, self.ints,
+                      self.reals, self.tree.arrays(), self.rng, count)
+    if done < count:
+      self.tree.grow(len(self.owners) * count, int(self.ints[ismcts.MAX_DEPTH]) *
+                     int(self.ints[ismcts.PLAYERS]) * max(1, count - done))
+    return done
+
+
+class WorldSampler:
+  """PIMC's worlds for player `searcher` (`smmcts.py`): `sample(position, worlds, seconds)`
+  determinizes and solves worlds, returning the sums over worlds of the searcher's values and
+  policies per action id, and how many worlds each value was seen in."""
+
+  def __init__(self, game: SearchGame, searcher: int, *, selection: str, c: float, gamma: float,
+               rollout: str, epsilon: float, iterations: int, utility: str, margin_scale: float,
+               max_depth: int, seed: int):
+    ensure_compiled()
+    self.game = game
+    n, actions = game.core.num_players, game.core.rules.num_distinct_actions
+    ints = np.zeros(smmcts.INT_SETTINGS, dtype=np.int64)
+    ints[[smmcts.PLAYERS, smmcts.SEARCHER, smmcts.SELECTION, smmcts.ITERATIONS, smmcts.MARGIN,
+          smmcts.WIN, smmcts.MAX_DEPTH, smmcts.ACTIONS]] = (
+              n, searcher, SELECTIONS[selection], iterations, utility == "score",
+              utility == "win", max_depth, actions)
+    ints[smmcts.ROLLOUT] = game.policy_code(rollout)
+    reals = np.zeros(smmcts.REAL_SETTINGS)
+    reals[[smmcts.C, smmcts.GAMMA, smmcts.EPSILON, smmcts.MARGIN_SCALE]] = (
+        c, gamma, epsilon, margin_scale)
+    self.ints, self.reals = ints, reals
+    self.tree = Tree(1, n, actions, selection != "ucb1", nodes=iterations + 2)
+    self.rng = new_state(seed)
+    self.worlds = 0  # of the last call
+
+  def sample(self, position: np.ndarray, worlds: int, seconds: float):
+    """(value sums, value counts, policy sums), arrays over action ids."""
+    actions = len(self.tree.stats[0][0])
+    sums = (np.zeros(actions), np.zeros(actions, dtype=np.int64), np.zeros(actions))
+
+    def batch(count: int) -> int:
+      smmcts.solve_worlds(self.game.functions, self.game.spec, position, self.ints, self.reals,
+                          self.tree.arrays(), self.rng, count, *sums)
+      return count
+
+    self.worlds = run_timed(batch, seconds, worlds)
+    return sums

@@ -1,0 +1,173 @@
+"""The compiled searches (sushigo_spiel.compiled.search): the same statistics as the readable
+Python searches when both draw from one stream, the same results in every process, observation
+keys that partition steps as the rules' observations do, and clear refusals."""
+
+import hashlib
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pyspiel
+import pytest
+
+import solvers
+from solvers.search import rollouts, selection, world_solvers
+from solvers.search.ismcts import MOISMCTSBot, SOISMCTSBot
+from support import load, play_with_bots, random_playout
+from sushigo_spiel.compiled import CompiledSushiGo, Xoshiro256
+from sushigo_spiel.compiled.search.game import SearchGame
+from sushigo_spiel.compiled.search.searches import WorldSampler
+from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
+from sushigo_spiel.sushi_go import knowledge
+from sushigo_spiel.sushi_go import rules as R
+from sushigo_spiel.sushi_go.dynamics import DYNAMICS
+
+SMALL = dict(rounds=2, hand_size=4,
+             deck="tempura:6/sashimi:6/squid:4/maki2:4/egg:4/pudding:3/chopsticks:3/wasabi:3")
+
+
+def _table(game, seed: int, turn: int = 0):
+  state = random_playout(game.new_initial_state(), random.Random(seed),
+                         stop=lambda s: s.is_simultaneous_node() and s.table().turn == turn)
+  return state.table()
+
+
+def _statistics(bandit, actions: int):
+  return ([bandit.visits(a) for a in range(actions)],
+          [bandit._rewards[a] for a in range(actions)])  # pylint: disable=protected-access
+
+
+@pytest.mark.parametrize("bot_class", [SOISMCTSBot, MOISMCTSBot], ids=["so", "mo"])
+@pytest.mark.parametrize("selection_name, objective", [
+    ("ucb1", "utility"), ("exp3", "utility"), ("regret_matching", "utility"), ("ucb1", "margin")])
+@pytest.mark.parametrize("players, turn", [(2, 0), (3, 1)])
+def test_compiled_ismcts_keeps_the_python_statistics(bot_class, selection_name, objective,
+                                                     players, turn):
+  """Driven by one xoshiro stream, the compiled and the Python search visit, reward and choose
+  alike: every root statistic is equal, to the last bit."""
+  game = load(players=players, **SMALL)
+  table = _table(game, seed=players + turn, turn=turn)
+  params = dict(iterations=300, selection=selection_name, objective=objective)
+  compiled = bot_class(game, 1, 11, engine="compiled", **params)
+  python = bot_class(game, 1, 11, engine="python", **params)
+  python._random = Xoshiro256(python.stream_seed)  # pylint: disable=protected-access
+  actions = game.num_distinct_actions()
+  expected = _statistics(python.search_table(table), actions)
+  assert sum(expected[0]) == 300
+  assert _statistics(compiled.search_table(table), actions) == expected
+
+
+def test_compiled_smmcts_worlds_keep_the_python_values():
+  """One world, the same stream: the compiled SM-MCTS gives the Python solver's values."""
+  game = load(players=2, utility="margin", **SMALL)
+  rules, table = game.rules, _table(game, seed=3, turn=1)
+  search_game = SearchGame("python_sushi_go", rules)
+  sampler = WorldSampler(search_game, 0, selection="ucb1", c=0.7, gamma=0.1, rollout="random",
+                         epsilon=0.0, iterations=150, utility="margin", margin_scale=16.0,
+                         max_depth=game.max_game_length(), seed=5)
+  value_sums, counts, policy_sums = sampler.sample(search_game.core.encode(table), 1, 0.0)
+  stream = Xoshiro256(5)
+  world = knowledge.determinize(rules, table, 0, stream.random)
+  settings = world_solvers.Settings(
+      kind="smmcts", exact_threshold=0, depth=0, rollouts=1, iterations=150,
+      rollout_policy=rollouts.RandomPolicy(DYNAMICS),
+      bandit_factory=selection.make_bandit_factory("ucb1", game.num_distinct_actions()))
+  expected = world_solvers.SMMCTS(rules, settings, stream).solve(world, 0)
+  assert {a: value_sums[a] for a in np.flatnonzero(counts)} == pytest.approx(expected.values,
+                                                                            abs=1e-12)
+  assert {a: policy_sums[a] for a in expected.policy} == pytest.approx(expected.policy)
+
+
+_IN_A_PROCESS = """
+import hashlib, random, sys
+sys.path.insert(0, "tests")
+import numpy as np
+from support import load
+from test_compiled_search import SMALL, _table
+import solvers
+game = load(players=3, **SMALL)
+bot = solvers.make_bot("{name}", game, 2, seed=21, iterations=400, selection="exp3")
+bandit = bot.search_table(_table(game, seed=8, turn=1))
+print(hashlib.sha256(repr((bandit._visits, bandit._rewards)).encode()).hexdigest())
+"""
+
+
+@pytest.mark.parametrize("name", ["so_ismcts", "mo_ismcts"])
+def test_a_seed_gives_the_same_statistics_in_another_process(name):
+  game = load(players=3, **SMALL)
+  bot = solvers.make_bot(name, game, 2, seed=21, iterations=400, selection="exp3")
+  assert bot.engine == "compiled"
+  bandit = bot.search_table(_table(game, seed=8, turn=1))
+  here = hashlib.sha256(repr((bandit._visits, bandit._rewards)).encode()).hexdigest()
+  there = subprocess.run([sys.executable, "-c", _IN_A_PROCESS.format(name=name)], check=True,
+                         capture_output=True, text=True).stdout.split()[-1]
+  assert here == there
+  other = solvers.make_bot(name, game, 2, seed=22, iterations=400, selection="exp3")
+  assert other.search_table(_table(game, seed=8, turn=1))._visits != bandit._visits
+
+
+def test_observation_keys_partition_steps_as_observations_do():
+  """From one position, many sampled steps: two steps' keys are equal exactly when the player's
+  observations are."""
+  for params in (dict(players=3, **SMALL), dict(players=2, robot=True, rounds=2, hand_size=3),
+                 dict(players=2, rounds=2, hand_size=2, deck="tempura:2/squid:2/egg:2/pudding:2")):
+    rules = R.Rules.from_params(**params)
+    core = CompiledSushiGo(rules)
+    key_kernel = core.kernels.observation_key
+    rng, compared = random.Random(1), 0
+    for seed in range(6):
+      table = _table(pyspiel.load_game("python_sushi_go", params), seed, turn=seed % 2)
+      if table.actor in (CHANCE, TERMINAL):
+        continue
+      seen = {}
+      for _ in range(25):
+        joint = [rng.choice(R.legal_actions(rules, table, p)) for p in range(rules.num_players)]
+        after = R.skip_chance(rules, R.play(rules, table, joint), rng.random)
+        for p in range(rules.num_players):
+          key = key_kernel(core.spec, core.encode(table), np.array(joint), core.encode(after), p)
+          seen.setdefault(p, []).append((knowledge.observation(rules, table, joint, after, p),
+                                         key))
+      for pairs in seen.values():
+        for observation, key in pairs:
+          for other_observation, other_key in pairs:
+            assert (observation == other_observation) == (key == other_key)
+            compared += 1
+    assert compared > 1000
+
+
+def test_priors_and_epsilon_rollouts_beat_random_play():
+  game = load(players=2, utility="margin", **SMALL)
+  margin = 0.0
+  for seed in range(6):
+    seat = seed % 2
+    bots = [solvers.make_bot("random", game, p, seed=seed) for p in range(2)]
+    bots[seat] = solvers.make_bot("so_ismcts", game, seat, seed=seed, iterations=150,
+                                  prior="greedy", bias=1.0, rollout="greedy", epsilon=0.3)
+    margin += play_with_bots(game, bots, seed)[0].returns()[seat]
+  assert margin > 0
+
+
+@pytest.mark.parametrize("params, message", [
+    (dict(c=float("nan")), "'c' is nan; allowed: a finite number"),
+    (dict(gamma=float("inf")), "'gamma' is inf; allowed: a finite number"),
+    (dict(seconds=float("inf")), "'seconds' is inf; allowed: a finite number"),
+    (dict(epsilon=1.5), "'epsilon' is 1.5; allowed: 0 <= epsilon <= 1"),
+    (dict(bias=-1), "'bias' is -1; allowed: a number >= 0"),
+    (dict(prior="greedy", selection="exp3"), "progressive bias is UCB1's"),
+    (dict(prior="smart"), "no kernel for smart"),
+    (dict(objective="points"), "'objective' is 'points'; allowed: utility, margin"),
+])
+def test_bad_search_parameters_are_refused(params, message):
+  with pytest.raises(ValueError, match=message):
+    solvers.make_bot("so_ismcts", load(players=2), 0, seed=0, engine="compiled", **params)
+
+
+def test_sushi_draft_searches_in_python_and_refuses_what_needs_the_core():
+  game = pyspiel.load_game("python_sushi_draft(players=3)")
+  bot = solvers.make_bot("mo_ismcts", game, 0, seed=0, iterations=20)
+  assert bot.engine == "python"
+  with pytest.raises(ValueError, match="python_sushi_draft has no compiled core yet"):
+    solvers.bot_class("so_ismcts")(game, 0, 0, engine="compiled")
+  with pytest.raises(ValueError, match="'prior' and 'epsilon' need the compiled engine"):
+    solvers.make_bot("so_ismcts", game, 0, seed=0, epsilon=0.1)
