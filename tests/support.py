@@ -73,18 +73,22 @@ def random_playout(state, rng: random.Random, stop=None):
 
 def play_with_bots(game, bots, seed: int):
   """Plays a whole game with one bot per player (chance by its probabilities), checking every
-  choice is legal; returns the final state and the joint actions played."""
+  choice is legal and every state against `invariants` (cards conserved, points as the rulebook
+  says); returns the final state and the joint actions played."""
+  from invariants import check_state  # pylint: disable=import-outside-toplevel  (imports us)
   state, rng = game.new_initial_state(), random.Random(seed)
   actions = []
   while not state.is_terminal():
     if state.is_chance_node():
       random_playout(state, rng, stop=lambda s: not s.is_chance_node())
     else:
+      check_state(state)
       joint = [bot.step(state) for bot in bots]
       for p, action in enumerate(joint):
         assert action in state.legal_actions(p), (p, action)
       actions.append(joint)
       state.apply_actions(joint)
+  check_state(state)
   return state, actions
 
 

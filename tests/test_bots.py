@@ -7,9 +7,11 @@ scripted first turn, player 0 holds what player 1 was dealt, less player 1's pic
 
 from __future__ import annotations
 
+import collections
 import random
 
 import numpy as np
+import scipy.stats
 import pyspiel
 import pytest
 
@@ -17,6 +19,8 @@ import solvers
 from solvers.baselines import table_view
 from sushigo_spiel.drafting.adapter import simultaneous_state
 from sushigo_spiel.sushi_go import SushiGoState
+from invariants import check_state
+from strength import games_won, wilson_lower_bound
 from support import (CH, D, EGG, M1, M2, M3, SA, SAL, SQ, P, T, W, action_by_name, deal, load,
                      play, walk)
 
@@ -50,6 +54,7 @@ def play_game(game, bots, seed: int) -> pyspiel.State:
       action = bots[state.current_player()].step(state)
       assert action in state.legal_actions()
       state.apply_action(action)
+  check_state(simultaneous_state(state))  # the game under a turn-based one, or the game itself
   return state
 
 
@@ -69,20 +74,50 @@ def decision_states(game, seed: int, every: int = 1):
 # Full games
 # --------------------------------------------------------------------------------------------
 
+# Whole games with a claim: the bot under test, moving from seat to seat, wins more often than
+# chance against weaker bots (a Wilson bound over seeded games, see `strength`). Greedy play beats
+# random play less often outright, so it is measured against the opponents' mean score.
+CLAIMS = [("heuristic", "random", True, 100), ("heuristic", "greedy", True, 100),
+          ("greedy", "random", False, 200)]
+
+
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
-@pytest.mark.parametrize("name", BOT_NAMES)
-def test_full_games_are_legal(name, players):
+@pytest.mark.parametrize("name,opponent,outright,games", CLAIMS)
+def test_full_games_are_won_more_often_than_chance(name, opponent, outright, games, players):
   game = load(players=players)
-  for seed in range(2):
-    state = play_game(game, make_bots(game, [name]), seed)
-    assert len(state.returns()) == players
+  wins = games_won(game, (name, {}), [(opponent, {})], games, seed=players, outright=outright)
+  bar = 1 / players if outright else 0.5
+  assert wilson_lower_bound(wins, games) > bar, wins
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_random_bot_is_uniform_over_the_legal_actions(players):
+  game = load(players=players, deck="tempura:12/chopsticks:12/wasabi:12/squid:12/pudding:12"
+              "/maki2:12/salmon:12", hand_size=6)
+  state = next(s for s in decision_states(game, seed=players) if len(s.legal_actions(0)) >= 4)
+  legal = state.legal_actions(0)
+  bot = solvers.make_bot("random", game, 0, seed=players)
+  draws = 100 * len(legal)
+  counts = collections.Counter(bot.step(state) for _ in range(draws))
+  assert set(counts) == set(legal)
+  chi_square = sum((counts[a] - 100) ** 2 / 100 for a in legal)
+  assert chi_square < scipy.stats.chi2.ppf(0.999, len(legal) - 1), counts
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_mixed_table_with_evaluate_bots(players):
+  # Seats cycle random, greedy, heuristic: in most of 60 seeded games OpenSpiel's evaluate_bots
+  # sees a greedy or heuristic seat outscore every random seat (a Wilson bound above 1/2).
   game = load(players=players)
-  returns = pyspiel.evaluate_bots(game.new_initial_state(), make_bots(game, BOT_NAMES), 7)
-  assert len(returns) == players
+  better = 0
+  for seed in range(60):
+    returns = pyspiel.evaluate_bots(game.new_initial_state(),
+                                    make_bots(game, BOT_NAMES, seed=10 * seed), seed)
+    assert len(returns) == players
+    random_seats = range(0, players, len(BOT_NAMES))
+    better += max(r for p, r in enumerate(returns) if p not in random_seats) > \
+        max(returns[p] for p in random_seats)
+  assert wilson_lower_bound(better, 60) > 0.5, better
 
 
 @pytest.mark.parametrize("players", [2, 5])

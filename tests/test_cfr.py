@@ -190,6 +190,7 @@ def test_unknown_algorithm_names_the_allowed_ones(tiny):
 def test_bench_times_both_solvers_on_the_same_game():
   bench = cfr_bench.measure("tiny", repeats=1, min_seconds=0.01)
   assert bench.ours_seconds > 0 and bench.cpp_seconds > 0
+  assert bench.ratio == pytest.approx(bench.ours_seconds / bench.cpp_seconds)
   assert bench.result == ("PASS" if bench.ratio <= 2 else "BELOW")
   assert bench.policy_difference < 1e-9  # no regret ties in this game: the same iterates
   assert bench.exploitabilities[0] == pytest.approx(bench.exploitabilities[1], abs=1e-12)

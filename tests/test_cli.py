@@ -13,6 +13,7 @@ import re
 
 import pytest
 
+from bench_checks import check_figures, check_verdicts
 from experiments.cli import main
 
 TWO_PLAYERS_ONE_ROUND = "python_sushi_go(players=2,rounds=1)"
@@ -208,6 +209,8 @@ def test_bench_reports_ratio_and_writes_json(capsys, tmp_path):
                                    "python_sushi_go(players=2)", "python_sushi_go(players=5)",
                                    "python_sushi_draft(players=3)"}
   assert len(figures["targets"]) == 3  # Sushi Draft has no target
+  assert len(check_verdicts(out)) == 3
+  check_figures(figures)
 
 
 def test_bench_search_and_equilibrium_sections(capsys, tmp_path):
@@ -225,6 +228,8 @@ def test_bench_search_and_equilibrium_sections(capsys, tmp_path):
   assert figures["equilibrium"]["exploitability"]["cpp_ratio"] > 0
   assert figures["equilibrium"]["cfr"]["ratio"] > 0
   assert figures["search"]["speeds"][0]["medians"]["pimc"] > 0
+  assert len(check_verdicts(out)) >= 5  # searchers, equilibrium
+  check_figures(figures)
 
 
 def test_bench_rl_section(capsys, tmp_path):

@@ -1,20 +1,12 @@
-"""The compiled core plays the games of the readable rules, step for step.
+"""Sushi Go's compiled core plays the games of the readable rules, step for step.
 
-Both implementations are driven by one random stream (`compiled.rng`: the kernels' xoshiro256**
-and its pure-Python twin), so chance draws, random picks and determinizations are compared
-exactly: at every step of every game, the legal actions of every player, the chance outcomes and
-their probabilities, the sampled outcome, the decoded position against the rules' table (round
-points, Puddings and the log included), the position against the encoded table, and the streams'
-states (the same number of uniforms drawn); at sampled positions, each player's determinization;
-at the end, the scores and returns. `test_core_plays_the_rules_games` runs 50 games per
-configuration; the `slow` one 2,000.
+Each game is played through both in lockstep (`lockstep`: one random stream drives both, and
+every step is compared, the decoded position against the rules' table with round points, Puddings
+and the log included; every player's determinization at 15% of the positions).
+`test_core_plays_the_rules_games` runs 50 games per configuration; the `slow` one 2,000.
 """
 
 from __future__ import annotations
-
-import random
-import subprocess
-import sys
 
 import numpy as np
 import pyspiel
@@ -23,11 +15,10 @@ import pytest
 from solvers import baselines
 from solvers.search import rollouts
 from sushigo_spiel.compiled import CompiledSushiGo, Xoshiro256, new_state
-from sushigo_spiel.compiled.sushi_go import core, policies
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
-from sushigo_spiel.sushi_go import knowledge
 from sushigo_spiel.sushi_go import rules as R
 from sushigo_spiel.sushi_go.dynamics import DYNAMICS
+from lockstep import Lockstep, play_games
 
 # Chopsticks with Wasabi and every Nigiri, so reversed pairs are legal, plus Maki and Pudding.
 CHOPSTICKS_DECK = ("chopsticks:4/wasabi:4/egg:3/salmon:3/squid:3/tempura:4/sashimi:4/dumpling:4"
@@ -64,8 +55,6 @@ CONFIGS = {
     "robot-hand-margin": dict(robot=True, deal="hand", hand_size=3, rounds=2, deck=SMALL_DECK,
                               utility="margin"),
 }
-MAX_LISTED_OUTCOMES = 5000  # beyond this (a standard deck dealt by hand) outcomes are not listed
-DETERMINIZE_SHARE = 0.15  # of the positions, where every player's determinization is compared
 
 
 @pytest.fixture(scope="module")
@@ -79,89 +68,15 @@ def _core(cores, name: str) -> CompiledSushiGo:
   return cores[name]
 
 
-class Lockstep:
-  """One game through the rules and the core side by side, from one seed."""
-
-  def __init__(self, compiled: CompiledSushiGo, seed: int):
-    self.core, self.rules, self.seed = compiled, compiled.rules, seed
-    self.python, self.kernel = Xoshiro256(seed), new_state(seed)
-    self.table, self.pos = R.initial_table(self.rules), compiled.initial_position()
-    self.legal = np.empty(self.rules.num_distinct_actions, dtype=np.int64)
-    self.steps = 0
-
-  def play(self, one_outcome_at_a_time: bool) -> None:
-    """Plays to the end, checking at every step; chance outcome by outcome, or (the rules'
-    and the core's `skip_chance`) a whole deal at once."""
-    sampler = random.Random(-self.seed)
-    while True:
-      self.check_position()
-      if sampler.random() < DETERMINIZE_SHARE:
-        self.check_determinizations()
-      if self.table.actor == TERMINAL:
-        break
-      if self.table.actor == CHANCE:
-        self.chance_step(one_outcome_at_a_time)
-      else:
-        self.simultaneous_step()
-      self.steps += 1
-    assert self.core.scores(self.pos).tolist() == R.scores(self.rules, self.table)
-    assert self.core.returns(self.pos).tolist() == R.returns(self.rules, self.table)
-
-  def check_position(self) -> None:
-    where = (self.seed, self.steps)
-    assert self.core.decode(self.pos) == self.table, where
-    assert np.array_equal(self.pos, self.core.encode(self.table)), where
-    assert np.array_equal(self.kernel, self.python.state()), where
-
-  def check_determinizations(self) -> None:
-    for player in range(self.rules.num_players):
-      seed = 1_000_003 * self.seed + 31 * self.steps + player
-      python, kernel = Xoshiro256(seed), new_state(seed)
-      expected = knowledge.determinize(self.rules, self.table, player, python.random)
-      got = self.core.determinize(self.pos, player, kernel)
-      assert self.core.decode(got) == expected, (self.seed, self.steps, player)
-      assert np.array_equal(kernel, python.state())
-
-  def chance_step(self, one_outcome_at_a_time: bool) -> None:
-    rules, table = self.rules, self.table
-    deal_by_hand = rules.deal == "hand" and table.dealt < rules.deal_steps
-    if not deal_by_hand or rules.hand_ranking.size <= MAX_LISTED_OUTCOMES:
-      assert self.core.chance_outcomes(self.pos) == R.chance_outcomes(rules, table)
-    if one_outcome_at_a_time:
-      outcome = R.sample_chance(rules, table, self.python.random)
-      assert self.core.sample_chance(self.pos, self.kernel) == outcome
-      self.table = R.apply_chance(rules, table, outcome)
-      self.core.apply_chance(self.pos, outcome)
-    else:
-      self.table = R.skip_chance(rules, table, self.python.random)
-      self.core.skip_chance(self.pos, self.kernel)
-
-  def simultaneous_step(self) -> None:
-    joint = []
-    for player in range(self.rules.num_players):
-      legal = R.legal_actions(self.rules, self.table, player)
-      assert self.core.legal_action_list(self.pos, player) == legal, (self.seed, self.steps)
-      joint.append(legal[int(self.python.random() * len(legal))])
-      drawn = policies.random_action(self.core.spec, self.pos, player, self.kernel, self.legal)
-      assert drawn == joint[-1]
-    self.table = R.play(self.rules, self.table, joint)
-    self.core.play(self.pos, joint)
-
-
-def _play_games(compiled: CompiledSushiGo, games: int) -> None:
-  for seed in range(games):
-    Lockstep(compiled, seed).play(one_outcome_at_a_time=seed % 2 == 0)
-
-
 @pytest.mark.parametrize("name", CONFIGS)
 def test_core_plays_the_rules_games(cores, name):
-  _play_games(_core(cores, name), 50)
+  play_games(_core(cores, name), DYNAMICS, 50)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", CONFIGS)
 def test_core_plays_the_rules_games_2000_per_configuration(cores, name):
-  _play_games(_core(cores, name), 2000)
+  play_games(_core(cores, name), DYNAMICS, 2000)
 
 
 def test_the_configurations_reach_what_they_are_for(cores):
@@ -171,7 +86,8 @@ def test_the_configurations_reach_what_they_are_for(cores):
   robot = _core(cores, "robot-chopsticks-soy-alternate-win")
   seen, robot_seen, soy_points = set(), set(), 0
   for seed in range(50):
-    for lockstep, found in ((Lockstep(compiled, seed), seen), (Lockstep(robot, seed), robot_seen)):
+    for lockstep, found in ((Lockstep(compiled, DYNAMICS, seed), seen),
+                            (Lockstep(robot, DYNAMICS, seed), robot_seen)):
       while lockstep.table.actor != TERMINAL:
         if lockstep.table.actor == CHANCE:
           lockstep.chance_step(False)
@@ -213,7 +129,7 @@ def test_greedy_action_is_the_greedy_bots_choice_at_every_decision(params):
   bot, rules = baselines.GreedyBot(game, 0), compiled.rules
   decisions = 0
   for seed in range(40):
-    lockstep = Lockstep(compiled, seed)
+    lockstep = Lockstep(compiled, DYNAMICS, seed)
     while lockstep.table.actor != TERMINAL:
       if lockstep.table.actor == CHANCE:
         lockstep.chance_step(False)
@@ -290,47 +206,3 @@ def test_impossible_hands_raise_when_dealing_by_hand():
   for impossible in (two_tempura, compiled.rules.hand_ranking.size, -1):
     with pytest.raises(ValueError, match="not possible"):
       compiled.apply_chance(pos, impossible)
-
-
-def test_without_numba_the_import_error_says_what_to_install():
-  code = ("import sys\nsys.modules['numba'] = None\n"
-          "import sushigo_spiel.compiled\n")
-  result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          timeout=300)
-  assert result.returncode != 0
-  assert "ImportError" in result.stderr and "pip install numba" in result.stderr
-
-
-def test_a_failed_compile_names_numba_and_what_to_install(monkeypatch):
-  def broken():
-    raise TypeError("no implementation")
-  monkeypatch.setattr(core.KERNELS, "_ready", False)
-  monkeypatch.setattr(core.KERNELS, "exercise", broken)
-  with pytest.raises(RuntimeError, match=r"numba .*pip install --upgrade numba"):
-    core.ensure_compiled()
-
-
-def test_the_first_use_says_it_compiles_and_later_loads_are_silent(monkeypatch, tmp_path, capsys):
-  marker = tmp_path / "compiled"
-  monkeypatch.setattr(core.KERNELS, "_marker", lambda: marker)
-  monkeypatch.setattr(core.KERNELS, "_ready", False)
-  core.ensure_compiled()
-  first = capsys.readouterr().err
-  assert first.startswith("sushigo-spiel: compiling the game core (first use")
-  assert first.count("\n") == 1 and " done in " in first and marker.exists()
-  monkeypatch.setattr(core.KERNELS, "_ready", False)
-  core.ensure_compiled()
-  assert capsys.readouterr().err == ""
-
-
-@pytest.mark.slow
-def test_a_fresh_environment_compiles_once_and_says_so(tmp_path):
-  code = ("from sushigo_spiel.compiled import CompiledSushiGo\n"
-          "print(CompiledSushiGo.from_params().playout_many(2, 0).shape)\n")
-  env = {**__import__("os").environ, "NUMBA_CACHE_DIR": str(tmp_path)}
-  runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
-                         timeout=900, check=True) for _ in range(2)]
-  assert runs[0].stderr.startswith("sushigo-spiel: compiling the game core (first use")
-  assert runs[0].stderr.count("\n") == 1
-  assert runs[1].stderr == ""
-  assert runs[0].stdout == runs[1].stdout == "(2, 2)\n"

@@ -149,9 +149,9 @@ def test_priors_and_epsilon_rollouts_beat_random_play():
 
 
 @pytest.mark.parametrize("params, message", [
-    (dict(c=float("nan")), "'c' is nan; allowed: a finite number"),
-    (dict(gamma=float("inf")), "'gamma' is inf; allowed: a finite number"),
-    (dict(seconds=float("inf")), "'seconds' is inf; allowed: a finite number"),
+    (dict(c=float("nan")), "'c' of SOISMCTSBot is nan; allowed: a finite number"),
+    (dict(gamma=float("inf")), "'gamma' of SOISMCTSBot is inf; allowed: a finite number"),
+    (dict(seconds=float("inf")), "'seconds' of SOISMCTSBot is inf; allowed: a finite number"),
     (dict(epsilon=1.5), "'epsilon' is 1.5; allowed: 0 <= epsilon <= 1"),
     (dict(bias=-1), "'bias' is -1; allowed: a number >= 0"),
     (dict(prior="greedy", selection="exp3"), "progressive bias is UCB1's"),
@@ -163,11 +163,18 @@ def test_bad_search_parameters_are_refused(params, message):
     solvers.make_bot("so_ismcts", load(players=2), 0, seed=0, engine="compiled", **params)
 
 
-def test_sushi_draft_searches_in_python_and_refuses_what_needs_the_core():
+@pytest.mark.parametrize("bot_class", [SOISMCTSBot, MOISMCTSBot], ids=["so", "mo"])
+def test_sushi_draft_searches_on_its_core_with_the_python_statistics(bot_class):
+  """Sushi Draft's core is registered for the searches: by default the bots search it compiled,
+  and on one stream they keep the Python search's statistics to the last bit."""
   game = pyspiel.load_game("python_sushi_draft(players=3)")
-  bot = solvers.make_bot("mo_ismcts", game, 0, seed=0, iterations=20)
-  assert bot.engine == "python"
-  with pytest.raises(ValueError, match="python_sushi_draft has no compiled core yet"):
-    solvers.bot_class("so_ismcts")(game, 0, 0, engine="compiled")
-  with pytest.raises(ValueError, match="'prior' and 'epsilon' need the compiled engine"):
-    solvers.make_bot("so_ismcts", game, 0, seed=0, epsilon=0.1)
+  assert solvers.make_bot("mo_ismcts", game, 0, seed=0, iterations=20).engine == "compiled"
+  state = random_playout(game.new_initial_state(), random.Random(3),
+                         stop=lambda s: s.is_simultaneous_node() and s.table().turn == 2)
+  compiled = bot_class(game, 1, 11, engine="compiled", iterations=300)
+  python = bot_class(game, 1, 11, engine="python", iterations=300)
+  python._random = Xoshiro256(python.stream_seed)  # pylint: disable=protected-access
+  actions = game.num_distinct_actions()
+  expected = _statistics(python.search_table(state.table()), actions)
+  assert sum(expected[0]) == 300
+  assert _statistics(compiled.search_table(state.table()), actions) == expected

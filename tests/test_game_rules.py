@@ -871,3 +871,19 @@ def test_deal_by_hand_random_games_stay_in_range():
               deal="hand")
   for seed in range(10):
     assert check_random_game(game, seed) == game.max_game_length() == 4
+
+
+def test_the_rules_name_the_node_kind_and_the_robots_card():
+  from sushigo_spiel.sushi_go import rules as R  # pylint: disable=import-outside-toplevel
+  game = load(players=2, robot=True)
+  rules, state = game.rules, game.new_initial_state()
+  assert R.is_chance(rules, state.table()) and not R.is_terminal(rules, state.table())
+  while state.is_chance_node():
+    state.apply_action(state.legal_actions()[0])
+  assert not R.is_chance(rules, state.table()) and not R.is_terminal(rules, state.table())
+  for action in state.legal_actions(1):  # the player not controlling the robot gives it nothing
+    assert rules.robot_card(action) == -1
+  for action in state.legal_actions(0):  # the controller's actions give it a card
+    own, robot = state.action_to_string(0, action).split(", robot ")
+    assert rules.cards[rules.robot_card(action)].name == robot
+    assert [rules.cards[c].name for c in rules.action_cards(action)] == [own]

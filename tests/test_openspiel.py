@@ -13,6 +13,7 @@ import pytest
 import sushigo_spiel
 from sushigo_spiel.drafting import dynamics as D
 
+from invariants import check_sushi_go_state
 from support import card_totals, load, random_playout
 
 REDUCED = "tempura:2/sashimi:2/squid:1/wasabi:1"
@@ -21,7 +22,8 @@ REDUCED = "tempura:2/sashimi:2/squid:1/wasabi:1"
 
 
 def check_invariants(state) -> None:
-  """State checker for random_sim_test: cards conserved, equal hand sizes, Puddings kept."""
+  """State checker for random_sim_test: cards conserved, equal hand sizes, Puddings kept, and
+  `invariants.check_sushi_go_state` (points and returns as the rulebook says)."""
   rules = state.get_game().rules
   assert card_totals(state) == list(rules.deck)
   table = state.table()
@@ -31,6 +33,7 @@ def check_invariants(state) -> None:
   puddings = state.puddings()
   assert all(p >= 0 for p in puddings)
   assert sum(puddings) <= sum(c.count for c in rules.cards if c.name == "Pudding")
+  check_sushi_go_state(state)
 
 
 def test_registered_and_loadable():

@@ -16,6 +16,7 @@ from open_spiel.python.observation import make_observation
 
 from sushigo_spiel.sushi_draft import rules as R
 
+from invariants import check_sushi_draft_state
 from support import random_playout, walk
 
 # Canonical names of the rule specification, written out rather than read from the package.
@@ -262,7 +263,8 @@ def test_parameters_from_string():
 
 
 def check_invariants(state) -> None:
-  """Cards conserved, equal hand sizes, chips conserved."""
+  """Cards conserved, equal hand sizes, chips conserved, and
+  `invariants.check_sushi_draft_state` (chip points and returns)."""
   rules, table = state.get_game().rules, state.table()
   if table.actor == R.SIMULTANEOUS:
     totals = list(table.deck)
@@ -277,6 +279,7 @@ def check_invariants(state) -> None:
     for pile in range(6):
       given = [c.value for c in table.chips if c.pile == pile]
       assert sorted(given + list(table.piles[pile])) == sorted(rules.chips[pile])
+  check_sushi_draft_state(state)
 
 
 @pytest.mark.parametrize("players", [2, 3, 4, 5])

@@ -10,6 +10,7 @@ from sushigo_spiel.sushi_go import knowledge
 from sushigo_spiel.sushi_go import rules as R
 from sushigo_spiel.sushi_go import scoring
 from sushigo_spiel.sushi_go.scoring import score_round
+from invariants import check_sushi_go_state
 from support import (D, EGG, M1, M2, M3, P, SA, SQ, T, W, deal, legal_names, load, play,
                      play_with_bots, random_playout, walk)
 
@@ -78,7 +79,8 @@ def test_seen_hands_follow_the_direction_of_the_round():
 @pytest.mark.parametrize("direction", ["right", "alternate"])
 def test_random_sim(players, direction):
   game = load(players=players, pass_direction=direction)
-  pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+  pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False,
+                          state_checker_fn=check_sushi_go_state)
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
@@ -180,7 +182,8 @@ def test_soy_sauce_bad_input(params, message):
 @pytest.mark.parametrize("players", [2, 4])
 def test_soy_sauce_random_sim(players):
   pyspiel.random_sim_test(load(players=players, soy_sauce=True, pass_direction="alternate"),
-                          num_sims=2, serialize=True, verbose=False)
+                          num_sims=2, serialize=True, verbose=False,
+                          state_checker_fn=check_sushi_go_state)
 
 
 @pytest.mark.parametrize("bot", BASELINES)
@@ -280,7 +283,8 @@ def test_robot_resample_keeps_every_view(deal_mode):
 def test_robot_random_sim_and_turn_based():
   game = load(players=2, robot=True)
   assert game.rules.hand_size == 9  # dealt as for three players
-  pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+  pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False,
+                          state_checker_fn=check_sushi_go_state)
   pyspiel.random_sim_test(pyspiel.convert_to_turn_based(game), num_sims=1, serialize=False,
                           verbose=False)
 

@@ -62,7 +62,6 @@ Works on both drafting games (every player count and variant, the robot included
 
 from __future__ import annotations
 
-import math
 import random
 import time
 from collections.abc import Callable
@@ -144,9 +143,6 @@ class ISMCTSBot(Bot):
                        f"{', '.join(rollouts.ROLLOUT_POLICIES)}")
     if p["iterations"] < 1 or p["iterations"] != int(p["iterations"]):
       raise ValueError(f"parameter 'iterations' is {p['iterations']}; allowed: an integer >= 1")
-    for name in ("c", "gamma", "seconds", "epsilon", "bias"):
-      if not isinstance(p[name], (int, float)) or not math.isfinite(p[name]):
-        raise ValueError(f"parameter {name!r} is {p[name]!r}; allowed: a finite number")
     if not p["seconds"] >= 0:
       raise ValueError(f"parameter 'seconds' is {p['seconds']}; allowed: a number >= 0"
                        " (0: the budget is `iterations`)")

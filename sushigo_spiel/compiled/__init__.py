@@ -1,22 +1,28 @@
-"""The compiled game core: Sushi Go's dynamics as numba kernels over flat integer arrays.
+"""The compiled game cores: each game's dynamics as numba kernels over flat integer arrays.
 
-A second implementation of `sushi_go.rules` and `sushi_go.knowledge` on purpose, for speed: the
-readable rules stay the reference (and back the pyspiel game), and differential tests play
-thousands of games step for step through both, driven by one random stream (`rng`), so chance
-draws and determinizations are compared exactly, not in distribution.
+A second implementation of each game's `rules` and `knowledge` on purpose, for speed: the readable
+rules stay the reference (and back the pyspiel games), and differential tests play thousands of
+games step for step through both, driven by one random stream (`rng`), so chance draws and
+determinizations are compared exactly, not in distribution.
 
-  layout     the spec (a game's rules as an int64 array) and the position array's blocks
-  rng        xoshiro256**, as kernels and as a Python `uniform`
-  sampling, chance, moves, scoring, knowledge, policies   the kernels
-  codec      `Table` <-> position, exactly
-  core       `CompiledSushiGo`, the Python-facing class; compiling on first use
-  bench      random playouts per second, core beside the Python engine
+  sushi_go, sushi_draft   each game's core: layout (spec and position), kernels, codec (`Table`
+                          <-> position, exactly), core (`CompiledSushiGo`, `CompiledSushiDraft`),
+                          bench
+  interface  the kernels every game's core provides (`GameKernels`), for compiled code above
+  core       `CompiledCore`, the checked Python-facing class both games' cores share
+  jit        the numba import and compiling on first use (`KernelSet`)
+  rng        xoshiro256**, as kernels and as a Python `uniform`; splitmix64
+  sampling, hand_ranking, utilities   kernels both games use: the rules' samplers, numbering
+                          `deal=hand` outcomes, returns from scores
+  spec       assembling a game's spec and reading a position's blocks
+  bench      random playouts per second, a core beside the Python engine
 
 Importing this package needs numba (an ImportError says what to install); compiling happens on
-the first `CompiledSushiGo`, once per environment.
+the first core of a game in an environment, once.
 """
 
-from sushigo_spiel.compiled.sushi_go.core import CompiledSushiGo
 from sushigo_spiel.compiled.rng import Xoshiro256, new_state
+from sushigo_spiel.compiled.sushi_draft.core import CompiledSushiDraft
+from sushigo_spiel.compiled.sushi_go.core import CompiledSushiGo
 
-__all__ = ["CompiledSushiGo", "Xoshiro256", "new_state"]
+__all__ = ["CompiledSushiDraft", "CompiledSushiGo", "Xoshiro256", "new_state"]

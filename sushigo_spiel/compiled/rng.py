@@ -29,16 +29,23 @@ def _rotl(x, k):
   return (x << np.uint64(k)) | (x >> np.uint64(64 - k))
 
 
+@njit(inline="always")
+def splitmix64(x):
+  """The splitmix64 output after the counter `x` (uint64): a bijective mix of 64 bits, also the
+  step of the cores' 64-bit hashes."""
+  z = x + np.uint64(_GOLDEN)
+  z = (z ^ (z >> np.uint64(30))) * np.uint64(_MIX1)
+  z = (z ^ (z >> np.uint64(27))) * np.uint64(_MIX2)
+  return z ^ (z >> np.uint64(31))
+
+
 @njit
 def seed_state(state, seed):
   """Fills `state` (uint64[4]) from `seed` with four splitmix64 outputs."""
   x = np.uint64(seed)
   for i in range(4):
+    state[i] = splitmix64(x)
     x += np.uint64(_GOLDEN)
-    z = x
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(_MIX1)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(_MIX2)
-    state[i] = z ^ (z >> np.uint64(31))
 
 
 @njit(inline="always")

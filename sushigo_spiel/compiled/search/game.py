@@ -8,8 +8,8 @@ game as their first argument, a `SearchGame.functions` tuple, and are compiled f
 
 A game is registered in `GAMES` by its pyspiel short name: the path of its core's class (which
 offers `spec` and `kernels`), its policy kernel (`policy_action(spec, pos, player, rng, legal,
-policy) -> action`) and the names of the policies that kernel knows. Registering Sushi Draft's core
-is one more entry; until then `GAMES` lacks it and the bots search it in Python.
+policy) -> action`) and the names of the policies that kernel knows. A game missing from `GAMES`
+is searched in Python.
 """
 
 from __future__ import annotations
@@ -55,6 +55,10 @@ GAMES = {
         "sushigo_spiel.compiled.sushi_go.core:CompiledSushiGo",
         "sushigo_spiel.compiled.sushi_go.rollout_policy:policy_action",
         "sushigo_spiel.compiled.sushi_go.policies:POLICIES"),
+    "python_sushi_draft": Registration(
+        "sushigo_spiel.compiled.sushi_draft.core:CompiledSushiDraft",
+        "sushigo_spiel.compiled.sushi_draft.policies:policy_action",
+        "sushigo_spiel.compiled.sushi_draft.policies:POLICIES"),
 }
 
 

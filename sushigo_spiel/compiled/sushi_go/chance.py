@@ -2,7 +2,7 @@
 `apply_chance`, `sample_chance`, `skip_chance`).
 
 Outcomes are those of the pyspiel game: a card type (`deal=card`, and the robot's draw) or a hand's
-number (`deal=hand`, numbered as `drafting.hand_ranking` numbers them, from the spec's ways table).
+number (`deal=hand`, numbered by `compiled.hand_ranking` from the spec's ways table).
 Sampling uses the uniforms the Python rules use: one a card, one a card of a whole hand.
 """
 
@@ -18,7 +18,9 @@ from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_CHANCE, ACTOR_S
                                                     LOG_PICKS_AT, PLAYERS, POSITION_DTYPE,
                                                     POSITION_SIZE, RANKING_SIZE, ROBOT, TYPES,
                                                     WAYS_TABLE)
-from sushigo_spiel.compiled.sampling import comb, draw_cards, pick_index
+from sushigo_spiel.compiled.hand_ranking import (deck_deals, hand_outcomes, sample_hand,
+                                                 unrank)
+from sushigo_spiel.compiled.sampling import pick_index
 
 
 @njit
@@ -38,7 +40,8 @@ def chance_outcomes(g, pos, outcomes, probabilities):
   """Fills `outcomes` and `probabilities` (each at least `MAX_OUTCOMES` long) with the chance
   node's outcomes in increasing order and their probabilities; returns how many there are."""
   if pos[DEALT] < g[DEAL_STEPS] and g[DEAL_BY_HAND]:
-    return _hand_outcomes(g, pos, outcomes, probabilities)
+    return hand_outcomes(g, g[WAYS_TABLE], g[HAND_SIZE], g[RANKING_SIZE], views.deck(g, pos),
+                         outcomes, probabilities)
   start = _draw_pool_at(g, pos)
   counts = pos[start:start + g[TYPES]]
   total = counts.sum()
@@ -52,36 +55,12 @@ def chance_outcomes(g, pos, outcomes, probabilities):
 
 
 @njit
-def _hand_outcomes(g, pos, outcomes, probabilities):
-  """Every hand the deck can deal now, by number, with its multivariate hypergeometric chance."""
-  deck = views.deck(g, pos)
-  size = g[HAND_SIZE]
-  hand = np.zeros(g[TYPES], dtype=np.int64)
-  total = comb(deck.sum(), size)
-  found = 0
-  for number in range(g[RANKING_SIZE]):
-    unrank(g, number, hand)
-    if np.all(hand <= deck):
-      ways = 1.0
-      for card in range(len(hand)):
-        ways *= comb(deck[card], hand[card])
-      outcomes[found] = number
-      probabilities[found] = ways / total
-      found += 1
-  return found
-
-
-@njit
 def is_possible(g, pos, outcome):
   """Whether `outcome` is one of the chance node's outcomes."""
   if outcome < 0:
     return False
   if pos[DEALT] < g[DEAL_STEPS] and g[DEAL_BY_HAND]:
-    if outcome >= g[RANKING_SIZE]:
-      return False
-    hand = np.zeros(g[TYPES], dtype=np.int64)
-    unrank(g, outcome, hand)
-    return np.all(hand <= views.deck(g, pos))
+    return deck_deals(g, g[WAYS_TABLE], g[HAND_SIZE], g[RANKING_SIZE], views.deck(g, pos), outcome)
   return outcome < g[TYPES] and pos[_draw_pool_at(g, pos) + outcome] > 0
 
 
@@ -100,7 +79,7 @@ def apply_chance(g, pos, outcome):
     draw_for_robot(g, pos, outcome)
   elif g[DEAL_BY_HAND]:
     hand = np.zeros(g[TYPES], dtype=np.int64)
-    unrank(g, outcome, hand)
+    unrank(g, g[WAYS_TABLE], g[HAND_SIZE], outcome, hand)
     deal_hand(g, pos, hand)
   else:
     deal_card(g, pos, outcome)
@@ -110,9 +89,7 @@ def apply_chance(g, pos, outcome):
 def sample_chance(g, pos, rng):
   """A chance outcome drawn with its probability, with the uniforms `rules.sample_chance` uses."""
   if pos[DEALT] < g[DEAL_STEPS] and g[DEAL_BY_HAND]:
-    hand = np.zeros(g[TYPES], dtype=np.int64)
-    draw_cards(views.deck(g, pos).copy(), g[HAND_SIZE], rng, hand)
-    return rank(g, hand)
+    return sample_hand(g, g[WAYS_TABLE], g[HAND_SIZE], views.deck(g, pos), rng)
   return pick_index(pos, _draw_pool_at(g, pos), g[TYPES], rng)
 
 
@@ -173,30 +150,3 @@ def draw_for_robot(g, pos, card):
   pos[views.hand_at(g, views.controller(g, pos)) + card] += 1
   pos[DRAWN] = card
   pos[ACTOR] = ACTOR_SIMULTANEOUS
-
-
-@njit
-def rank(g, hand):
-  """The outcome number of a hand (`HandRanking.rank`)."""
-  size = g[HAND_SIZE]
-  index, remaining = 0, size
-  for card in range(len(hand)):
-    for taken in range(hand[card]):
-      index += g[g[WAYS_TABLE] + (card + 1) * (size + 1) + remaining - taken]
-    remaining -= hand[card]
-  return index
-
-
-@njit
-def unrank(g, index, hand):
-  """Fills `hand` with the hand numbered `index` (`HandRanking.unrank`)."""
-  size = g[HAND_SIZE]
-  remaining = size
-  for card in range(len(hand)):
-    row = g[WAYS_TABLE] + (card + 1) * (size + 1)
-    taken = 0
-    while index >= g[row + remaining - taken]:
-      index -= g[row + remaining - taken]
-      taken += 1
-    hand[card] = taken
-    remaining -= taken

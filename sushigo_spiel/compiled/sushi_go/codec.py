@@ -8,10 +8,9 @@ tests compare kernels and rules through these two at every step.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
+from sushigo_spiel.compiled.spec import block_views, nested_tuples
 from sushigo_spiel.compiled.sushi_go.layout import (BREAKDOWN_AT, CATEGORIES, DECK_AT, FREE_WASABI,
                                                     HANDS_AT, HEADER_SIZE, LOG_DRAWN_AT,
                                                     LOG_HANDS_AT, LOG_PICKS_AT, LOG_ROBOT_AT,
@@ -35,16 +34,7 @@ def _blocks(rules: R.Rules, spec: np.ndarray) -> dict[int, tuple[int, ...]]:
 
 def _views(rules: R.Rules, spec: np.ndarray, pos: np.ndarray) -> dict[int, np.ndarray]:
   """Each block of a position as a shaped numpy view, by the spec index of its offset."""
-  views = {}
-  for name, shape in _blocks(rules, spec).items():
-    start = int(spec[name])
-    views[name] = pos[start:start + math.prod(shape)].reshape(shape)
-  return views
-
-
-def _tuples(block: np.ndarray):
-  """A block as nested tuples of Python ints."""
-  return tuple(map(_tuples, block)) if block.ndim > 1 else tuple(block.tolist())
+  return block_views(spec, pos, _blocks(rules, spec))
 
 
 def decode(rules: R.Rules, spec: np.ndarray, pos: np.ndarray) -> R.Table:
@@ -54,15 +44,15 @@ def decode(rules: R.Rules, spec: np.ndarray, pos: np.ndarray) -> R.Table:
   actor, round_index, dealt, turn, drawn = pos[:HEADER_SIZE].tolist()  # header order
   played = round_index * size + turn
   log = tuple(map(R.Turn, [index // size for index in range(played)],
-                  _tuples(b[LOG_HANDS_AT][:played]), _picks(b[LOG_PICKS_AT][:played]),
+                  nested_tuples(b[LOG_HANDS_AT][:played]), _picks(b[LOG_PICKS_AT][:played]),
                   b[LOG_DRAWN_AT][:played].tolist(), b[LOG_ROBOT_AT][:played].tolist()))
   rounds = [log[r * size:(r + 1) * size] for r in range(round_index + 1)]
   results = tuple(_result(rules, b, r, rounds[r]) for r in range(round_index))
-  hands, kept = _tuples(b[HANDS_AT]), b[PUDDINGS_AT].tolist()
+  hands, kept = nested_tuples(b[HANDS_AT]), b[PUDDINGS_AT].tolist()
   robot = None
   if rules.robot:
     robot = R.Robot(hands[n], tuple(turn.robot for turn in rounds[-1]), kept[n], drawn)
-  return R.Table(actor, round_index, dealt, turn, _tuples(b[DECK_AT]), hands[:n],
+  return R.Table(actor, round_index, dealt, turn, nested_tuples(b[DECK_AT]), hands[:n],
                  _tableaus(rules, rounds[-1]), tuple(kept[:n]), results, log, robot)
 
 
@@ -83,10 +73,10 @@ def _tableaus(rules: R.Rules, turns) -> tuple[tuple[int, ...], ...]:
 
 
 def _result(rules: R.Rules, b: dict[int, np.ndarray], round_index: int, turns) -> R.RoundResult:
-  breakdown = _tuples(b[BREAKDOWN_AT][round_index])
+  breakdown = nested_tuples(b[BREAKDOWN_AT][round_index])
   robot_tableau = tuple(turn.robot for turn in turns) if rules.robot else ()
   return R.RoundResult(_tableaus(rules, turns), tuple(sum(row) for row in breakdown), breakdown,
-                       _tuples(b[ROUND_PUDDINGS_AT][round_index]), robot_tableau)
+                       nested_tuples(b[ROUND_PUDDINGS_AT][round_index]), robot_tableau)
 
 
 def encode(rules: R.Rules, spec: np.ndarray, table: R.Table) -> np.ndarray:

@@ -34,6 +34,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from sushigo_spiel.compiled.hand_ranking import hand_ways
+from sushigo_spiel.compiled.spec import assemble
 from sushigo_spiel.drafting.dynamics import CHANCE, SIMULTANEOUS, TERMINAL
 from sushigo_spiel.drafting.parameters import UTILITIES
 from sushigo_spiel.sushi_go.cards import Kind
@@ -59,7 +61,6 @@ HEADER_SIZE = 5
 SCALARS = 37
 
 # Codes of the spec's scalars.
-SCORE, MARGIN, WIN = (UTILITIES.index(name) for name in ("score", "margin", "win"))
 LEFT, RIGHT, ALTERNATE = (PASS_DIRECTIONS.index(name) for name in ("left", "right", "alternate"))
 KIND_CODES = {kind: code for code, kind in enumerate(Kind)}
 (K_TEMPURA, K_SASHIMI, K_DUMPLING, K_MAKI, K_NIGIRI, K_WASABI, K_CHOPSTICKS, K_PUDDING,
@@ -70,8 +71,6 @@ PAIR_ALWAYS, PAIR_NO_FREE_WASABI, PAIR_ONE_FREE_WASABI = 0, 1, 2
 
 # A tableau row: counts per card type, then these two at T and T + 1.
 FREE_WASABI, NIGIRI_BONUS = 0, 1
-
-MAX_RANK = 2 ** 63 - 1
 
 
 def build_spec(rules: Rules) -> np.ndarray:
@@ -108,34 +107,4 @@ def build_spec(rules: Rules) -> np.ndarray:
       (LOG_ROBOT_AT, turns), (BREAKDOWN_AT, rounds * n * len(rules.categories)),
       (ROUND_PUDDINGS_AT, rounds * n),
   ]
-  values = [0] * SCALARS
-  for name, value in scalars.items():
-    values[name] = int(value)
-  for name, table in tables:
-    values[name] = len(values)
-    values.extend(int(v) for v in table)
-  values[POSITION_SIZE] = _place_blocks(values, blocks)
-  return np.array(values, dtype=np.int64)
-
-
-def _place_blocks(values: list[int], blocks: list[tuple[int, int]]) -> int:
-  """Sets each block's offset in a position; returns the position's size."""
-  at = HEADER_SIZE
-  for name, size in blocks:
-    values[name] = at
-    at += size
-  return at
-
-
-def hand_ways(caps, size: int) -> list[list[int]]:
-  """`ways[t][r]`: the hands of r cards that card types t.. can make within `caps` (the table
-  behind the `deal=hand` outcome numbers, `drafting.hand_ranking`). A ValueError when outcome
-  numbers do not fit in 64 bits (nor do OpenSpiel's actions)."""
-  ways = [[1] + [0] * size]  # with no type left, only the empty hand
-  for cap in reversed(caps):
-    after = ways[0]
-    ways.insert(0, [sum(after[r - v] for v in range(min(cap, r) + 1)) for r in range(size + 1)])
-  if max(max(row) for row in ways) > MAX_RANK:
-    raise ValueError(f"deal=hand with hands of {size} cards from this deck numbers more hands"
-                     " than 64-bit outcome ids can hold; allowed: deal=card, or smaller hands")
-  return ways
+  return assemble(SCALARS, scalars, tables, HEADER_SIZE, blocks, POSITION_SIZE)

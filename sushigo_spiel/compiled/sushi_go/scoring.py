@@ -14,11 +14,12 @@ import numpy as np
 
 from sushigo_spiel.compiled.sushi_go import views
 from sushigo_spiel.compiled.jit import njit
+from sushigo_spiel.compiled.utilities import utilities
 from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_TERMINAL, CATEGORIES, DEALT_HANDS,
                                                     KIND_TABLE, K_DUMPLING, K_MAKI, K_NIGIRI,
                                                     K_PUDDING, K_SASHIMI, K_SOY_SAUCE, K_TEMPURA,
-                                                    MARGIN, NIGIRI_BONUS, NUM_KINDS, PLAYERS,
-                                                    PUDDINGS_AT, ROUND, SCORE, SOY_SAUCE, TYPES,
+                                                    NIGIRI_BONUS, NUM_KINDS, PLAYERS,
+                                                    PUDDINGS_AT, ROUND, SOY_SAUCE, TYPES,
                                                     UTILITY, VALUE_TABLE)
 from sushigo_spiel.sushi_go.scoring import (DUMPLING_POINTS, MAKI_AWARDS, PUDDING_AWARD,
                                             SASHIMI_SET_POINTS, SASHIMI_SET_SIZE, SOY_SAUCE_POINTS,
@@ -166,15 +167,10 @@ def returns(g, pos, out):
   if pos[ACTOR] != ACTOR_TERMINAL:
     return
   final = scores(g, pos)
-  utility, n = g[UTILITY], g[PLAYERS]
-  total = final.sum()
-  for p in range(n):
-    if utility == SCORE:
-      out[p] = final[p]
-    elif utility == MARGIN:
-      out[p] = final[p] - (total - final[p]) / (n - 1)
-    elif _wins(final, pos, g[PUDDINGS_AT], p):
-      out[p] = 1.0 / _winner_count(final, pos, g[PUDDINGS_AT])
+  winners = np.empty(len(final), dtype=np.bool_)
+  for p in range(len(final)):
+    winners[p] = _wins(final, pos, g[PUDDINGS_AT], p)
+  utilities(g[UTILITY], final, winners, out)
 
 
 @njit(inline="always")
@@ -185,11 +181,3 @@ def _wins(final, puddings, start, player):
     if final[p] == best:
       most = max(most, puddings[start + p])
   return final[player] == best and puddings[start + player] == most
-
-
-@njit(inline="always")
-def _winner_count(final, puddings, start):
-  count = 0
-  for p in range(len(final)):
-    count += _wins(final, puddings, start, p)
-  return count

@@ -1,0 +1,91 @@
+"""The flat integer arrays Sushi Draft's kernels work on: a game's spec and a position.
+
+A game's `Rules` are compiled once into a spec, a 1-D int64 array: scalars at the fixed indices
+named below (`PLAYERS`, `HAND_SIZE`, ...), then lookup tables (the full deck, the hand-ranking
+table of `deal=hand`, and every distinct order of every chip pile, in the order of
+`Rules.pile_orders`, with where each pile's orders start) and the offsets of a position's blocks,
+which depend on the game's sizes (`compiled.spec`).
+
+A position is a 1-D int32 array (`POSITION_DTYPE`), everything that changes in a game, `Table` for
+`Table` (`codec` converts both ways, exactly). Card types, sushi types and chip piles are the
+rules' constants (`cards`): T = 6 card types, S = 5 sushi types, P = 6 piles. With n players,
+R rounds and U = hand_size - 1 turns a round:
+
+  header          ACTOR, KEEPING, ROUND, ORDERED, DEALT, TURN: as in `Table`
+  deck     [T]    cards not dealt yet this round
+  hands    [n][T] by holder
+  orders   [P]    each pile's order, as its chance outcome (-1 until ordered)
+  log hands [R*U][n][T]  the hands each turn began with, by holder
+  log eats  [R*U][n]     each player's Eat action
+  log keeps [R*U][n]     each player's kept card, -1 while the Keep step is pending, on a round's
+                         last turn (which has none) and for turns not played
+  awards    [R][P]       who took each pile's chip at the end of a round, -1 for nobody
+  discards  [R][n]       the card left in each hand at the end of a round
+
+Turn g of the game is round g // U, turn g % U; the current round has logged TURN + KEEPING
+turns. What `Table` holds besides is derived: this round's eats are the log's, a pile's chips
+taken so far are its awards, a chip's value is its place in the pile's order.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from sushigo_spiel.compiled.hand_ranking import hand_ways
+from sushigo_spiel.compiled.spec import assemble
+from sushigo_spiel.drafting.dynamics import CHANCE, SIMULTANEOUS, TERMINAL
+from sushigo_spiel.drafting.parameters import UTILITIES
+from sushigo_spiel.sushi_draft.cards import NUM_PILES, NUM_SUSHI, NUM_TYPES
+from sushigo_spiel.sushi_draft.rules import NUM_ACTIONS, Rules
+
+POSITION_DTYPE = np.int32
+ACTOR_CHANCE, ACTOR_SIMULTANEOUS, ACTOR_TERMINAL = CHANCE, SIMULTANEOUS, TERMINAL
+TYPES, SUSHI, PILES, ACTIONS = NUM_TYPES, NUM_SUSHI, NUM_PILES, NUM_ACTIONS
+
+# Position header.
+ACTOR, KEEPING, ROUND, ORDERED, DEALT, TURN = range(6)
+HEADER_SIZE = 6
+
+# Spec scalars.
+(PLAYERS, HAND_SIZE, ROUNDS, DEAL_BY_HAND, DEAL_STEPS, UTILITY, WILD_WEIGHT, RANKING_SIZE,
+ # offsets of the spec's tables
+ FULL_DECK_TABLE, WAYS_TABLE, PILE_SIZE_TABLE, ORDER_COUNT_TABLE, ORDER_START_TABLE,
+ ORDERS_TABLE,
+ # offsets of a position's blocks
+ DECK_AT, HANDS_AT, ORDERS_AT, LOG_HANDS_AT, LOG_EATS_AT, LOG_KEEPS_AT, AWARDS_AT, DISCARDS_AT,
+ POSITION_SIZE) = range(23)
+SCALARS = 23
+
+NOBODY = -1
+
+
+def build_spec(rules: Rules) -> np.ndarray:
+  """The spec of a game (see the module docstring), from its checked `Rules`."""
+  n, size, rounds = rules.num_players, rules.hand_size, rules.rounds
+  turns = rounds * (size - 1)
+  ways = hand_ways(rules.deck, size) if rules.deal == "hand" else [[1]]
+  scalars = {
+      PLAYERS: n, HAND_SIZE: size, ROUNDS: rounds, DEAL_BY_HAND: rules.deal == "hand",
+      DEAL_STEPS: rules.deal_steps, UTILITY: UTILITIES.index(rules.utility),
+      WILD_WEIGHT: 1 if rules.wild_half else 2,
+      RANKING_SIZE: ways[0][size] if rules.deal == "hand" else 0,
+  }
+  starts = itertools.accumulate((len(orders) * len(orders[0]) for orders in rules.pile_orders),
+                                initial=0)
+  tables = [
+      (FULL_DECK_TABLE, rules.deck),
+      (WAYS_TABLE, [w for row in ways for w in row]),
+      (PILE_SIZE_TABLE, [len(pile) for pile in rules.chips]),
+      (ORDER_COUNT_TABLE, [len(orders) for orders in rules.pile_orders]),
+      (ORDER_START_TABLE, list(starts)[:PILES]),
+      (ORDERS_TABLE, [value for orders in rules.pile_orders for order in orders
+                      for value in order]),
+  ]
+  blocks = [
+      (DECK_AT, TYPES), (HANDS_AT, n * TYPES), (ORDERS_AT, PILES),
+      (LOG_HANDS_AT, turns * n * TYPES), (LOG_EATS_AT, turns * n), (LOG_KEEPS_AT, turns * n),
+      (AWARDS_AT, rounds * PILES), (DISCARDS_AT, rounds * n),
+  ]
+  return assemble(SCALARS, scalars, tables, HEADER_SIZE, blocks, POSITION_SIZE)

@@ -1,0 +1,144 @@
+"""Mutation testing of the modules listed in `modules.toml`, with a score per module.
+
+For each module, the project's files are copied into a scratch folder, mutmut is configured there
+to mutate that module only and to judge its mutants with that module's tests, and `mutmut run`
+plays every mutant. Then a table is printed: mutants, killed (a test failed, timed out or crashed),
+survived, those of the survivors listed as equivalent in `equivalent.toml` (with the reason), and
+the score killed / (mutants - equivalent). Survivors not listed are printed with their diffs.
+
+    python tests/mutation/run.py                      # every module (long: see docs/testing.md)
+    python tests/mutation/run.py --module experiments/stats.py --max-children 2
+    python tests/mutation/run.py --work DIR --report-only   # the table again, from a kept run
+
+The exit status is 1 when a module's score is below the target of `modules.toml`.
+Needs mutmut (`pip install -e ".[test,mutation]"`). Scratch folders go to --work (a temporary
+folder by default), so the checkout is never touched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import tomllib
+
+HERE = pathlib.Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+SOURCE_PATHS = ["sushigo_spiel", "solvers", "experiments"]
+KILLED = {"killed", "timeout", "segfault", "caught by type check"}
+RESULT_LINE = re.compile(r"^\s+(\S+): (.+)$")
+
+
+def project_files() -> list[str]:
+  """The checkout's files, tracked or new, without what git ignores."""
+  listing = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                           cwd=ROOT, check=True, capture_output=True, text=True).stdout
+  return [name for name in listing.split("\0") if name and (ROOT / name).is_file()]
+
+
+def mutmut_config(module: dict) -> str:
+  """The [tool.mutmut] table for one module: mutate it alone, judged by its tests."""
+  def toml_list(items):
+    return "[" + ", ".join(f'"{item}"' for item in items) + "]"
+  return (f"\n[tool.mutmut]\nsource_paths = {toml_list(SOURCE_PATHS)}\n"
+          f"only_mutate = {toml_list([module['path']])}\n"
+          f"pytest_add_cli_args = {toml_list(['-p', 'no:cacheprovider'])}\n"
+          f"pytest_add_cli_args_test_selection = {toml_list(module['tests'])}\n")
+
+
+def prepare(module: dict, folder: pathlib.Path) -> None:
+  if folder.exists():
+    shutil.rmtree(folder)
+  for name in project_files():
+    target = folder / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(ROOT / name, target)
+  with open(folder / "pyproject.toml", "a", encoding="utf-8") as pyproject:
+    pyproject.write(mutmut_config(module))
+
+
+def mutmut(folder: pathlib.Path, *args: str, log=None) -> str:
+  result = subprocess.run([sys.executable, "-m", "mutmut", *args], cwd=folder, text=True,
+                          stdout=log or subprocess.PIPE, stderr=subprocess.STDOUT,
+                          env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})
+  if result.returncode:
+    raise RuntimeError(f"mutmut {' '.join(args)} failed in {folder} (exit {result.returncode})")
+  return result.stdout or ""
+
+
+def statuses(folder: pathlib.Path) -> dict[str, str]:
+  """Mutant name -> status, from `mutmut results --all true`."""
+  found = {}
+  for line in mutmut(folder, "results", "--all", "true").splitlines():
+    match = RESULT_LINE.match(line)
+    if match:
+      found[match.group(1)] = match.group(2).strip()
+  return found
+
+
+def scratch_folder(work: pathlib.Path, module: dict) -> pathlib.Path:
+  return work / module["path"].replace("/", "_").removesuffix(".py")
+
+
+def run_module(module: dict, work: pathlib.Path, max_children: int, rerun: bool) -> dict[str, str]:
+  folder = scratch_folder(work, module)
+  if rerun:
+    prepare(module, folder)
+    with open(folder / "mutmut.log", "w", encoding="utf-8") as log:
+      mutmut(folder, "run", "--max-children", str(max_children), log=log)
+  return statuses(folder)
+
+
+def main(argv: list[str] | None = None) -> int:
+  parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+  parser.add_argument("--module", action="append", help="a path from modules.toml (repeatable;"
+                      " default: every module)")
+  parser.add_argument("--max-children", type=int, default=os.cpu_count() or 2)
+  parser.add_argument("--work", type=pathlib.Path, help="scratch folder (kept afterwards)")
+  parser.add_argument("--report-only", action="store_true", help="print the table of the runs"
+                      " already in --work (after editing equivalent.toml, say)")
+  args = parser.parse_args(argv)
+  if args.report_only and not args.work:
+    parser.error("--report-only needs --work, the folder of an earlier run")
+  listing = tomllib.loads((HERE / "modules.toml").read_text(encoding="utf-8"))
+  equivalent = tomllib.loads((HERE / "equivalent.toml").read_text(encoding="utf-8"))
+  modules = [m for m in listing["module"] if not args.module or m["path"] in args.module]
+  unknown = set(args.module or ()) - {m["path"] for m in modules}
+  if unknown:
+    parser.error(f"not in modules.toml: {', '.join(sorted(unknown))}")
+  work = args.work or pathlib.Path(tempfile.mkdtemp(prefix="sushigo-mutation-"))
+  rows, below = [], []
+  for module in modules:
+    start = time.perf_counter()
+    found = run_module(module, work, args.max_children, rerun=not args.report_only)
+    listed = equivalent.get(module["path"], {})
+    killed = sum(status in KILLED for status in found.values())
+    survivors = {name: status for name, status in found.items() if status not in KILLED}
+    excused = [name for name in survivors if name in listed]
+    scored = len(found) - len(excused)
+    score = killed / scored if scored else 1.0
+    rows.append((module["path"], len(found), killed, len(survivors), len(excused), score,
+                 time.perf_counter() - start))
+    if score < listing["target"]:
+      below.append(module["path"])
+    folder = scratch_folder(work, module)
+    for name, status in sorted(survivors.items()):
+      if name not in listed:
+        print(f"--- {status}: {name}\n{mutmut(folder, 'show', name).strip()}\n")
+  print(f"{'module':42} {'mutants':>7} {'killed':>6} {'survived':>8} {'equiv.':>6} {'score':>6}"
+        f" {'minutes':>7}")
+  for path, total, killed, survived, excused, score, seconds in rows:
+    print(f"{path:42} {total:7} {killed:6} {survived:8} {excused:6} {score:6.1%}"
+          f" {seconds / 60:7.1f}")
+  print(f"target: {listing['target']:.0%} of the mutants not listed as equivalent; scratch: {work}")
+  return 1 if below else 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())

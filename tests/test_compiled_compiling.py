@@ -1,0 +1,75 @@
+"""Compiling the compiled cores: once per environment, saying so in one line; a clear error
+without numba or when compiling fails. Each game's core is one `KernelSet`."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import pytest
+
+from sushigo_spiel.compiled.sushi_draft import CompiledSushiDraft
+from sushigo_spiel.compiled.sushi_go import CompiledSushiGo
+
+# (core class, its name in the notice, the playouts' shape a fresh process prints)
+CORES = {
+    "sushi_go": (CompiledSushiGo, "Sushi Go core", "(2, 2)"),
+    "sushi_draft": (CompiledSushiDraft, "Sushi Draft core", "(2, 3)"),
+}
+
+
+def test_without_numba_the_import_error_says_what_to_install():
+  code = ("import sys\nsys.modules['numba'] = None\n"
+          "import sushigo_spiel.compiled\n")
+  result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=300)
+  assert result.returncode != 0
+  assert "ImportError" in result.stderr and "pip install numba" in result.stderr
+
+
+@pytest.mark.parametrize("game", CORES)
+def test_a_failed_compile_names_numba_and_what_to_install(monkeypatch, game):
+  kernel_set = CORES[game][0].kernel_set
+
+  def broken():
+    raise TypeError("no implementation")
+  monkeypatch.setattr(kernel_set, "_ready", False)
+  monkeypatch.setattr(kernel_set, "exercise", broken)
+  with pytest.raises(RuntimeError, match=r"numba .*pip install --upgrade numba"):
+    CORES[game][0].from_params()
+
+
+@pytest.mark.parametrize("game", CORES)
+def test_the_first_use_says_it_compiles_and_later_loads_are_silent(monkeypatch, tmp_path, capsys,
+                                                                   game):
+  # The kernels are compiled in this process already, so the cache they were loaded from is
+  # only noted as cleared, not cleared: nothing would write it again.
+  core, name = CORES[game][:2]
+  marker, cleared = tmp_path / "compiled", []
+  monkeypatch.setattr(core.kernel_set, "_marker", lambda: marker)
+  monkeypatch.setattr(core.kernel_set, "_clear_cache", cleared.append)
+  monkeypatch.setattr(core.kernel_set, "_ready", False)
+  core.from_params()
+  first = capsys.readouterr().err
+  assert first.startswith(f"sushigo-spiel: compiling the {name} (first use")
+  assert first.count("\n") == 1 and " done in " in first and marker.exists()
+  assert cleared == [tmp_path]
+  monkeypatch.setattr(core.kernel_set, "_ready", False)
+  core.from_params()
+  assert capsys.readouterr().err == ""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", CORES)
+def test_a_fresh_environment_compiles_once_and_says_so(tmp_path, game):
+  core, name, shape = CORES[game]
+  code = (f"from {core.__module__} import {core.__name__}\n"
+          f"print({core.__name__}.from_params().playout_many(2, 0).shape)\n")
+  env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+  runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
+                         timeout=900, check=True) for _ in range(2)]
+  assert runs[0].stderr.startswith(f"sushigo-spiel: compiling the {name} (first use")
+  assert runs[0].stderr.count("\n") == 1
+  assert runs[1].stderr == ""
+  assert runs[0].stdout == runs[1].stdout == f"{shape}\n"

@@ -1,0 +1,64 @@
+"""Strength claims over many seeded games (marked `slow`: `pytest -m slow`, a CI step of its own).
+
+Each claim is a Wilson bound over a fixed set of seeded games (see `strength`): the search bots at
+a small budget beat random play, the heuristic beats greedy play in the rule variants too, and
+random whole games score as the rulebook says over many more examples than the default run.
+"""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from invariants import check_state
+from strength import games_won, wilson_lower_bound
+from support import load, random_playout
+
+pytestmark = pytest.mark.slow
+
+SMALL_DECK = ("tempura:8/sashimi:6/dumpling:6/maki2:6/salmon:4/squid:3/wasabi:4/chopsticks:4"
+              "/pudding:5")
+
+
+@pytest.mark.parametrize("name,params,players", [
+    ("so_ismcts", {"iterations": 100}, 2),
+    ("mo_ismcts", {"iterations": 100}, 3),
+    ("pimc", {"worlds": 4, "iterations": 40}, 2),
+    ("pimc", {"worlds": 3, "iterations": 30}, 3),
+])
+def test_search_bots_at_a_small_budget_beat_random_play(name, params, players):
+  game = load(players=players, hand_size=5, rounds=2, deck=SMALL_DECK)
+  wins = games_won(game, (name, params), [("random", {})], games=60, seed=11)
+  assert wilson_lower_bound(wins, 60) > 1 / players, wins
+
+
+@pytest.mark.parametrize("variant", [
+    {"players": 3, "pass_direction": "alternate"},
+    {"players": 4, "soy_sauce": True},
+    {"players": 2, "robot": True},
+    {"players": 5, "utility": "win"},
+])
+def test_heuristic_beats_greedy_play_in_the_variants(variant):
+  game = load(**variant)
+  wins = games_won(game, ("heuristic", {}), [("greedy", {})], games=300, seed=5)
+  assert wilson_lower_bound(wins, 300) > 1 / game.num_players(), wins
+
+
+def test_a_soft_heuristic_still_beats_random_play():
+  game = load(players=4)
+  wins = games_won(game, ("heuristic", {"temperature": 0.5}), [("random", {})], games=200, seed=2)
+  assert wilson_lower_bound(wins, 200) > 0.25, wins
+
+
+@settings(max_examples=2000, deadline=None, derandomize=True, database=None)
+@given(players=st.sampled_from([2, 3, 4, 5]), soy_sauce=st.booleans(),
+       pass_direction=st.sampled_from(["left", "right", "alternate"]),
+       utility=st.sampled_from(["score", "margin", "win"]), seed=st.integers(0, 2**32 - 1))
+def test_many_random_games_score_as_the_rulebook_says(players, soy_sauce, pass_direction,
+                                                      utility, seed):
+  game = load(players=players, soy_sauce=soy_sauce, pass_direction=pass_direction,
+              utility=utility)
+  check_state(random_playout(game.new_initial_state(), random.Random(seed)))
