@@ -34,7 +34,8 @@ import pyspiel
 import solvers
 from experiments.bench import game as bench
 from solvers.search.pimc import PIMCBot
-from sushigo_spiel.compiled.sushi_go.bench import core_rate
+from sushigo_spiel.compiled import CompiledSushiGo
+from sushigo_spiel.compiled.bench import core_rate
 from sushigo_spiel.drafting.sampling import draw_index
 from sushigo_spiel.drafting.text import format_table
 
@@ -118,13 +119,14 @@ def playout_speeds(seconds: float, repeats: int, seed: int) -> dict:
   """Core playouts/s at 2 and 5 players and goofspiel's games/s, medians of interleaved runs."""
   goofspiel = pyspiel.load_game(bench.REFERENCE)
   runs = {"goofspiel": [], 2: [], 5: []}
+  cores = {players: CompiledSushiGo.from_params(players=players) for players in (2, 5)}
   for repeat in range(repeats):
     rng = random.Random(seed + repeat)
     start = time.process_time()
     games = bench.measure_games(goofspiel, seconds, rng)["games_per_s"]
     runs["goofspiel"].append(games * seconds / (time.process_time() - start))
     for players in (2, 5):
-      runs[players].append(core_rate(players, games=20_000, repeats=1).median)
+      runs[players].append(core_rate(cores[players], games=20_000, repeats=1).median)
   return {str(k): statistics.median(v) for k, v in runs.items()}
 
 
