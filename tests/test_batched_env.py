@@ -155,7 +155,7 @@ def test_the_vector_env_wraps_the_batch():
 
 @pytest.mark.parametrize("kwargs, message", [
     (dict(flavour=1), "python_sushi_go has no parameter 'flavour'; allowed: deal, deck"),
-    (dict(players="3"), "parameter 'players' is '3'; allowed: a int"),
+    (dict(players="3"), "parameter 'players' is '3'; allowed: a value of type int"),
     (dict(players=7), "parameter 'players' is 7; allowed: 2 to 5"),
     (dict(opponents="pimc"), "unknown opponent(s) 'pimc'; allowed: random, greedy"),
     (dict(opponents=["random"] * 3), "opponents names 3 polic(ies); allowed: one name, or one"),

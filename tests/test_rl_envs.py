@@ -184,7 +184,7 @@ def test_gymnasium_bad_input_is_refused():
       (dict(opponents={"bot": "heuristic", "params": {"nosuch": 1}}), "unknown parameter"),
       (dict(seat=3), "seat is 3; allowed: 0 to 1"),
       (dict(illegal_action="ignore"), "illegal_action is 'ignore'; allowed: raise, terminate"),
-      (dict(hand_size="ten"), "parameter 'hand_size' is 'ten'; allowed: a int")]:
+      (dict(hand_size="ten"), "parameter 'hand_size' is 'ten'; allowed: a value of type int")]:
     with pytest.raises(ValueError, match=message):
       SushiGoEnv(**{"players": 2, **kwargs})
 
