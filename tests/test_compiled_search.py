@@ -12,6 +12,7 @@ import pyspiel
 import pytest
 
 import solvers
+from solvers.equilibrium import approximate
 from solvers.search import rollouts, selection, world_solvers
 from solvers.search.ismcts import MOISMCTSBot, SOISMCTSBot
 from support import load, play_with_bots, random_playout
@@ -56,6 +57,35 @@ def test_compiled_ismcts_keeps_the_python_statistics(bot_class, selection_name, 
   expected = _statistics(python.search_table(table), actions)
   assert sum(expected[0]) == 300
   assert _statistics(compiled.search_table(table), actions) == expected
+
+
+@pytest.mark.parametrize("rollout", ["greedy", "heuristic"])
+def test_compiled_ismcts_with_baseline_rollouts_keeps_the_python_statistics(rollout):
+  """The baselines' kernels play the rollouts the Python policies play (the heuristic's with the
+  default parameters the bots hand the search), so the statistics stay equal."""
+  game = load(players=2, **SMALL)
+  table = _table(game, seed=5)
+  compiled = SOISMCTSBot(game, 0, 3, engine="compiled", iterations=120, rollout=rollout)
+  python = SOISMCTSBot(game, 0, 3, engine="python", iterations=120, rollout=rollout)
+  python._random = Xoshiro256(python.stream_seed)  # pylint: disable=protected-access
+  actions = game.num_distinct_actions()
+  assert _statistics(compiled.search_table(table), actions) == \
+      _statistics(python.search_table(table), actions)
+
+
+def test_a_heuristic_opponent_model_runs_in_the_compiled_search():
+  game = load(players=3, **SMALL)
+  heuristics = [solvers.make_bot("heuristic", game, p, seed=p) for p in range(3)]
+  model = approximate.opponent_model(heuristics)
+  assert model.compiled_policy == "heuristic"
+  bot = SOISMCTSBot(game, 0, 1, opponent_model=model, engine="compiled", iterations=50,
+                    prior="heuristic", bias=1.0)
+  assert bot._compiled is not None  # pylint: disable=protected-access
+  table = _table(game, seed=2)
+  policy = bot.policy_at(table)
+  assert [a for a, _ in policy] == R.legal_actions(bot.rules, table, 0)
+  tuned = [solvers.make_bot("heuristic", game, p, seed=p, deny_weight=0.5) for p in range(3)]
+  assert approximate.opponent_model(tuned).compiled_policy is None
 
 
 def test_compiled_smmcts_worlds_keep_the_python_values():

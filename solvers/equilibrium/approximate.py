@@ -33,7 +33,9 @@ from typing import NamedTuple
 import numpy as np
 import pyspiel
 
+from solvers.bot import Policy
 from solvers.match import play_match
+from solvers.search import rollouts
 from solvers.search.ismcts import OpponentModel, SOISMCTSBot
 
 BotFactory = Callable[[pyspiel.Game, int, int], pyspiel.Bot]  # (game, player, seed) -> bot
@@ -47,12 +49,27 @@ class GainRecord(NamedTuple):
   self_play: float
 
 
+class BotsModel:
+  """The policy of `bots` (one per player) at a table, as an ISMCTS opponent model. Its
+  `compiled_policy` names the compiled kernel playing that policy when every bot's policy has the
+  same one (`rollouts.compiled_policy_name`: the greedy or the default heuristic baseline), so the
+  best responder's search runs compiled; None otherwise."""
+
+  def __init__(self, bots: Sequence[pyspiel.Bot]):
+    self.bots = bots
+    names = {rollouts.compiled_policy_name(bot) for bot in bots}
+    self.compiled_policy = names.pop() if len(names) == 1 else None
+
+  def __call__(self, rules, table, player: int) -> Policy:
+    return self.bots[player].policy_at(table)
+
+
 def opponent_model(bots: Sequence[pyspiel.Bot]) -> OpponentModel | None:
-  """The policy of `bots` (one per player) at a table, when every one of them can tell it; else
-  None."""
+  """The policy of `bots` (one per player) at a table (`BotsModel`), when every one of them can
+  tell it; else None."""
   if not all(getattr(bot, "cheap_policy", False) for bot in bots):
     return None
-  return lambda rules, table, player: bots[player].policy_at(table)
+  return BotsModel(bots)
 
 
 def play_gain(game: pyspiel.Game, make_policy: BotFactory, seat: int, index: int, seed: int,

@@ -36,7 +36,7 @@ as the compiled one when both are driven by one stream (tested). Both have `obje
 compiled engine has `prior`, `bias` and `epsilon`:
 
   prior, bias   progressive bias (Chaslot et al. 2008): UCB1 adds bias / (n_a + 1) to the score of
-                the action the `prior` policy (greedy, ...) would pick, for every player choosing
+                the action the `prior` policy (greedy, heuristic, ...) would pick, for every player choosing
                 by bandit; "none" adds nothing
   objective     what the bandits learn: `utility`, the game's utility scaled to [0, 1] by its
                 bounds, or `margin`, own points less the others' mean, `2 * rounds * hand_size`
@@ -47,8 +47,8 @@ compiled engine has `prior`, `bias` and `epsilon`:
 
 Opponent model: `opponent_model(rules, table, player) -> [(action, probability), ...]`, a
 constructor argument (not a config parameter). A model whose `compiled_policy` attribute names a
-policy of the compiled core (random, greedy) runs inside the compiled search; any other model runs
-in the Python search. When given, every other player's choices, in the
+policy of the compiled core (random, greedy, heuristic: `rollouts.compiled_policy_name`) runs
+inside the compiled search; any other model runs in the Python search. When given, every other player's choices, in the
 tree and in rollouts, are drawn from it at the determinized table instead of from bandits: the
 search then approximates a best response to that fixed policy. Only the searching player's
 statistics are kept (one tree, for so_ismcts and mo_ismcts alike). With `model_in_rollouts=False`
@@ -169,12 +169,14 @@ class ISMCTSBot(Bot):
     p, model = self.params, self.opponent_model
     needs = [name for name in (p["rollout"], p["prior"]) if name != "none"]
     if model is not None:
-      needs.append(getattr(model, "compiled_policy", "a Python opponent model"))
+      needs.append(getattr(model, "compiled_policy", None) or "a Python opponent model")
     reason = None
     if not compiled_games.has_core(self.dynamics.short_name):
       reason = f"{self.dynamics.short_name} has no compiled core yet"
     else:
-      search_game = compiled_games.SearchGame(self.dynamics.short_name, self.rules)
+      search_game = compiled_games.SearchGame(
+          self.dynamics.short_name, self.rules,
+          rollouts.compiled_policy_parameters(self.dynamics.short_name))
       missing = [name for name in needs if name not in search_game.policies]
       if missing:
         reason = f"the compiled core has no kernel for {', '.join(missing)}"

@@ -40,9 +40,9 @@ Parameters (`PIMCBot.PARAMETERS`):
 
 Worlds solved by SM-MCTS run in the compiled core (`sushigo_spiel.compiled.search.smmcts`:
 sampling, search and rollouts, from a stream seeded with the bot's seed) when the rollout policy
-has a compiled kernel (random, greedy); the tree solvers keep their matrix games in Python, on the
-rules' tables, with their rollouts played by the core. Otherwise (the heuristic rollout until its
-kernel lands) everything runs in Python, with `numpy.random.default_rng(seed)`.
+has a compiled kernel (random, greedy, heuristic: all of them); the tree solvers keep their matrix
+games in Python, on the rules' tables, with their rollouts played by the core. With
+`engine="python"` everything runs in Python, with `numpy.random.default_rng(seed)`.
 
 Works on `python_sushi_go` (2-5 players, any deck and variant) and on its
 `pyspiel.convert_to_turn_based` form.
@@ -96,13 +96,15 @@ class PIMCBot(Bot):
     super().__init__(game, player_id, seed, **params)
     if engine not in (None, "python"):
       raise ValueError(f"engine {engine!r} is unknown; allowed: python (or None)")
-    self.search_game = SearchGame(self.dynamics.short_name, self.rules)
+    self.search_game = SearchGame(self.dynamics.short_name, self.rules,
+                                  rollouts.compiled_policy_parameters(self.dynamics.short_name))
     stream_seed = int(np.random.SeedSequence(seed).generate_state(1)[0])
     self.settings = self._settings(self.game)
     self.sampler = None if engine == "python" else self._sampler(stream_seed)
     if self.sampler is not None:  # the tree solvers' rollouts in the core, on a stream of theirs
       self.settings = self.settings._replace(
           core=self.search_game.core, rollout_name=self.params["rollout"],
+          rollout_parameters=self.search_game.parameters,
           stream=new_state(stream_seed + 1))
     self.worlds_searched = 0  # worlds sampled at the last decision
 

@@ -12,12 +12,15 @@ A `RolloutPolicy` is a callable `(rules, table, player, uniform) -> action`:
   random     uniform over the legal actions (both games)
   greedy     the greedy baseline bot's policy (Sushi Go)
   heuristic  the heuristic baseline bot's policy (Sushi Go)
+The baseline policies also name their twin in Sushi Go's compiled core (`compiled_policy`,
+`compiled_parameters`), which plays them identically, uniform for uniform.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import numpy as np
 import pyspiel
 
 from solvers import baselines
@@ -71,6 +74,49 @@ class BaselinePolicy:
     policy = self.bot.policy(baselines.table_view(rules, table, player))
     best_action, best = max(policy, key=lambda entry: entry[1])
     return best_action if best == 1.0 else draw_action(policy, uniform)
+
+  @property
+  def compiled_policy(self) -> str | None:
+    """The name of this policy in the compiled policy kernel (`compiled_policy_name`)."""
+    return compiled_policy_name(self.bot)
+
+  def compiled_parameters(self) -> np.ndarray:
+    """The parameter array the compiled policy kernel plays this policy with: given the same
+    stream, `compiled.sushi_go.policies.policy_action`, `playout` and `playout_many` take the
+    actions this policy takes and draw the same uniforms."""
+    # Imported here: the compiled core loads numba, which the Python searches do not need.
+    from sushigo_spiel.compiled.sushi_go import heuristic, policies  # pylint: disable=C0415
+    if isinstance(self.bot, baselines.HeuristicBot):
+      return heuristic.parameters(self.bot.params)
+    if isinstance(self.bot, baselines.GreedyBot):
+      return policies.NO_PARAMETERS
+    raise ValueError(f"{type(self.bot).__name__} has no compiled policy; allowed: the greedy and"
+                     " heuristic bots")
+
+
+def compiled_policy_name(bot) -> str | None:
+  """The name of `bot`'s policy in the compiled searches' policy kernel, read with the parameters
+  of `compiled_policy_parameters`: "random" for the random bot, "greedy" for the greedy baseline,
+  "heuristic" for the heuristic baseline with its default parameters (the searches hold one
+  parameter array); None for any other bot."""
+  if type(bot) is baselines.RandomBot:  # pylint: disable=C0123
+    return "random"
+  if type(bot) is baselines.GreedyBot:  # pylint: disable=C0123 (a subclass may play otherwise)
+    return "greedy"
+  if type(bot) is baselines.HeuristicBot and \
+      bot.params == baselines.HeuristicBot.PARAMETERS:  # pylint: disable=C0123
+    return "heuristic"
+  return None
+
+
+def compiled_policy_parameters(short_name: str) -> np.ndarray | None:
+  """The parameter array the compiled searches' policy kernel of game `short_name` reads: the
+  heuristic baseline's default parameters for Sushi Go, None for a game whose compiled policies
+  read none."""
+  if short_name != "python_sushi_go":
+    return None
+  from sushigo_spiel.compiled.sushi_go import heuristic  # pylint: disable=C0415
+  return heuristic.parameters(baselines.HeuristicBot.PARAMETERS)
 
 
 def make_rollout_policy(name: str, game: pyspiel.Game) -> RolloutPolicy:

@@ -84,9 +84,11 @@ class Settings(NamedTuple):
   rollout_policy: rollouts.RolloutPolicy
   bandit_factory: Callable[[], selection.Bandit]
   # Rollouts beyond the tree solvers' horizon in the compiled core, when it has a kernel for the
-  # rollout policy: the core (`CompiledSushiGo`), the policy's name and a stream state.
+  # rollout policy: the core (`CompiledSushiGo`), the policy's name, its parameter array and a
+  # stream state.
   core: object = None
   rollout_name: str = "random"
+  rollout_parameters: object = None
   stream: object = None
 
 
@@ -132,7 +134,8 @@ class _Leaves:
       position = settings.core.encode(table)
       for _ in range(settings.rollouts):
         total += objective(rules, settings.core.playout(position.copy(), settings.stream,
-                                                        settings.rollout_name))
+                                                        settings.rollout_name,
+                                                        settings.rollout_parameters))
       return total / settings.rollouts
     policies = [settings.rollout_policy] * rules.num_players
     for _ in range(settings.rollouts):

@@ -7,7 +7,8 @@ determinizations are compared exactly, not in distribution.
 
   sushi_go, sushi_draft   each game's core: layout (spec and position), kernels, codec (`Table`
                           <-> position, exactly), core (`CompiledSushiGo`, `CompiledSushiDraft`),
-                          bench
+                          bench; Sushi Go's `heuristic`, the heuristic baseline bot's values,
+                          choice and policy, identical to the Python bot's
   interface  the kernels every game's core provides (`GameKernels`), for compiled code above
   core       `CompiledCore`, the checked Python-facing class both games' cores share
   jit        the numba import and compiling on first use (`KernelSet`)

@@ -1,8 +1,11 @@
 """The sampling primitives of `drafting.sampling` as kernels, consuming the same uniforms: one per
-`pick_index`, one per card of `draw_cards`, one per `pick_uniformly`. Given the same stream they
-draw what the Python functions draw (the differential tests check this through the rules)."""
+`pick_index`, one per card of `draw_cards`, one per `pick_uniformly`, one per `draw_index`. Given
+the same stream they draw what the Python functions draw (the differential tests check this through
+the rules and the bots' policies)."""
 
 from __future__ import annotations
+
+import numpy as np
 
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.rng import next_double
@@ -47,3 +50,19 @@ def comb(n, k):
   for i in range(k):
     result = result * (n - i) / (i + 1)
   return result
+
+
+@njit
+def draw_index(probabilities, rng):
+  """An index drawn with these probabilities with one uniform, as `drafting.sampling.draw_index`
+  computes it: the first whose cumulative probability (normalised unless the total is 1) exceeds
+  the uniform."""
+  cumulative = np.empty(len(probabilities))
+  total = 0.0
+  for i in range(len(probabilities)):
+    total += probabilities[i]
+    cumulative[i] = total
+  u = next_double(rng)
+  if total != 1.0:
+    cumulative /= total
+  return np.searchsorted(cumulative, u, side="right")

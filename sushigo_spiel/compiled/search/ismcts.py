@@ -23,7 +23,8 @@ from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.search import bandits, playing
 from sushigo_spiel.compiled.search import tree as trees
 from sushigo_spiel.compiled.search.game import (DETERMINIZE, LEGAL_ACTIONS, OBSERVATION_KEY, PLAY,
-                                                POLICY, RETURNS, SKIP_CHANCE)
+                                                POLICY, POLICY_PARAMETERS, RETURNS,
+                                                SKIP_CHANCE)
 from sushigo_spiel.drafting.dynamics import TERMINAL
 
 # Integer settings.
@@ -71,14 +72,15 @@ def _iterate(game, g, root, owners, ints, reals, tree, rng, scratch):
   while True:
     for p in range(n):
       if model != playing.NO_POLICY and p != me:
-        joint[p] = game[POLICY](g, world, p, rng, spare, model)
+        joint[p] = game[POLICY](g, world, p, rng, spare, model, game[POLICY_PARAMETERS])
         continue
       node = nodes[_tree_of(owners, p)]
       row = trees.row(tree, node, p)
       count = game[LEGAL_ACTIONS](g, world, p, legal)
       favoured = -1
       if ints[PRIOR] != playing.NO_POLICY:
-        favoured = game[POLICY](g, world, p, rng, spare, ints[PRIOR])
+        favoured = game[POLICY](g, world, p, rng, spare, ints[PRIOR],
+                                  game[POLICY_PARAMETERS])
       action, probability = bandits.select(
           tree[1], row, legal, count, ints[SELECTION], reals[C], reals[GAMMA], favoured,
           reals[BIAS], probabilities, rng)

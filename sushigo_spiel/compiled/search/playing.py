@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.rng import next_double
-from sushigo_spiel.compiled.search.game import (PLAY, POLICY, RANDOM_ACTION, RETURNS,
-                                                SKIP_CHANCE)
+from sushigo_spiel.compiled.search.game import (PLAY, POLICY, POLICY_PARAMETERS,
+                                                RANDOM_ACTION, RETURNS, SKIP_CHANCE)
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
 
 NO_POLICY = -1  # no model: every player by the search
@@ -25,7 +25,7 @@ def policy_action(game, g, pos, player, rng, legal, policy, epsilon):
   """The action of `policy` for `player`, uniformly random instead with probability `epsilon`."""
   if epsilon > 0.0 and next_double(rng) < epsilon:
     return game[RANDOM_ACTION](g, pos, player, rng, legal)
-  return game[POLICY](g, pos, player, rng, legal, policy)
+  return game[POLICY](g, pos, player, rng, legal, policy, game[POLICY_PARAMETERS])
 
 
 @njit
@@ -39,7 +39,7 @@ def playout(game, g, pos, rng, players, rollout, epsilon, model, modelled, legal
       continue
     for p in range(players):
       if model != NO_POLICY and p != modelled:
-        joint[p] = game[POLICY](g, pos, p, rng, legal, model)
+        joint[p] = game[POLICY](g, pos, p, rng, legal, model, game[POLICY_PARAMETERS])
       else:
         joint[p] = policy_action(game, g, pos, p, rng, legal, rollout, epsilon)
     game[PLAY](g, pos, joint)

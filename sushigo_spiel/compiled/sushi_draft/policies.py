@@ -32,9 +32,9 @@ def random_action(g, pos, player, rng, legal):
 
 
 @njit
-def policy_action(g, pos, player, rng, legal, policy):
+def policy_action(g, pos, player, rng, legal, policy, params):
   """The compiled searches' policy kernel (`compiled.search.game`): Sushi Draft has one policy,
-  random."""
+  random, which reads no parameters."""
   return random_action(g, pos, player, rng, legal)
 
 

@@ -1,28 +1,42 @@
 """Rollout policies and whole playouts as kernels.
 
-`RANDOM` picks uniformly among the legal actions with one uniform, as the random rollout policy of
-`solvers.search.rollouts` does (`legal[int(u * len(legal))]`, players in order), so a playout from
-the same stream ends in the same position as the Python engine's. `GREEDY` is the greedy baseline
-(`solvers.baselines.GreedyBot`): the pick worth the most points if the round ended now, against
-the other players' tableaus, ties to the lowest action id; it draws no uniform.
+A rollout policy is a code of `POLICIES` and a float parameter array (`heuristic.parameters`; the
+random and greedy policies ignore it, `NO_PARAMETERS` will do). The uniforms each decision draws:
+
+  RANDOM         one: a uniform pick among the legal actions, as the random rollout policy of
+                 `solvers.search.rollouts` (`legal[int(u * len(legal))]`), so a playout from the
+                 same stream ends in the same position as the Python engine's
+  GREEDY         none: the greedy baseline (`solvers.baselines.GreedyBot`), the pick worth the most
+                 points if the round ended now, ties to the lowest action id
+  HEURISTIC      the heuristic baseline (`baselines.HeuristicBot`, `heuristic`) as
+                 `rollouts.BaselinePolicy` plays it: none when its policy is pure (temperature 0),
+                 else one, drawn from the policy
+  HEURISTIC_EPS  one, then: below the epsilon (`params[heuristic.EPSILON]`) RANDOM, else
+                 HEURISTIC, each drawing what it draws above
+
+Players decide in player order, each drawing from the one stream.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from sushigo_spiel.compiled.sushi_go import views
+from sushigo_spiel.compiled.sushi_go import heuristic
 from sushigo_spiel.compiled.sushi_go.chance import initial_position, skip_chance
 from sushigo_spiel.compiled.jit import njit
-from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_CHANCE, ACTOR_TERMINAL, CATEGORIES,
+from sushigo_spiel.compiled.sushi_go.heuristic import immediate_points
+from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_CHANCE, ACTOR_TERMINAL,
                                                     NUM_ACTIONS, PLAYERS)
-from sushigo_spiel.compiled.sushi_go.moves import action_picks, legal_actions, place, play
-from sushigo_spiel.compiled.rng import seed_state
+from sushigo_spiel.compiled.sushi_go.moves import action_picks, legal_actions, play
+from sushigo_spiel.compiled.rng import next_double, seed_state
 from sushigo_spiel.compiled.sampling import pick_uniformly
-from sushigo_spiel.compiled.sushi_go.scoring import TALLY_SIZE, returns, round_breakdown, tally
+from sushigo_spiel.compiled.sushi_go.scoring import returns
 
-RANDOM, GREEDY = 0, 1
-POLICIES = {"random": RANDOM, "greedy": GREEDY}
+RANDOM, GREEDY, HEURISTIC, HEURISTIC_EPS = range(4)
+POLICIES = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC,
+            "heuristic_eps": HEURISTIC_EPS}
+PARAMETERISED = (HEURISTIC, HEURISTIC_EPS)  # the policies that read the parameter array
+NO_PARAMETERS = np.zeros(0)
 
 
 @njit(inline="always")
@@ -47,27 +61,23 @@ def greedy_action(g, pos, player, legal):
 
 
 @njit
-def immediate_points(g, pos, player, picks):
-  """Points `player` would score this round with `picks` added to its tableau (the Chopsticks
-  used staying in it), if the round ended now (`baselines.immediate_points`)."""
-  n = g[PLAYERS]
-  tallies = np.empty((n, TALLY_SIZE), dtype=np.int64)
-  for p in range(n):
-    tally(g, pos, views.tableau_at(g, p), tallies, p)
-  row = views.tableau(g, pos, player).copy()
-  for card in picks:
-    if card >= 0:
-      place(g, row, 0, card)
-  tally(g, row, 0, tallies, player)
-  breakdown = np.empty((n, g[CATEGORIES]), dtype=np.int64)
-  round_breakdown(g, tallies, breakdown)
-  return breakdown[player].sum()
+def policy_action(g, pos, player, rng, legal, policy, params):
+  """The action rollout policy `policy` with parameters `params` takes for `player` (`legal` is
+  a scratch buffer): the compiled searches' policy kernel (`compiled.search.game`) for their
+  rollouts, priors and opponent models."""
+  if policy == RANDOM:
+    return random_action(g, pos, player, rng, legal)
+  if policy == GREEDY:
+    return greedy_action(g, pos, player, legal)
+  if policy == HEURISTIC_EPS and next_double(rng) < params[heuristic.EPSILON]:
+    return random_action(g, pos, player, rng, legal)
+  return heuristic.rollout_action(g, pos, player, params, rng, legal)
 
 
 @njit
-def playout(g, pos, rng, policy, out):
-  """Plays `pos` to the end (chance by its probabilities, every player by `policy`), writing the
-  returns to `out`."""
+def playout(g, pos, rng, policy, params, out):
+  """Plays `pos` to the end (chance by its probabilities, every player by rollout policy `policy`
+  with parameters `params`), writing the returns to `out`."""
   n = g[PLAYERS]
   legal = np.empty(g[NUM_ACTIONS], dtype=np.int64)
   actions = np.empty(n, dtype=np.int64)
@@ -76,19 +86,16 @@ def playout(g, pos, rng, policy, out):
       skip_chance(g, pos, rng)
       continue
     for p in range(n):
-      if policy == RANDOM:
-        actions[p] = random_action(g, pos, p, rng, legal)
-      else:
-        actions[p] = greedy_action(g, pos, p, legal)
+      actions[p] = policy_action(g, pos, p, rng, legal, policy, params)
     play(g, pos, actions)
   returns(g, pos, out)
 
 
 @njit
-def playout_many(g, games, seed, policy, out):
+def playout_many(g, games, seed, policy, params, out):
   """Plays `games` whole games from the initial position, one stream seeded with `seed` drawn on
   from game to game; writes game i's returns to `out[i]`."""
   rng = np.empty(4, dtype=np.uint64)
   seed_state(rng, seed)
   for game in range(games):
-    playout(g, initial_position(g), rng, policy, out[game])
+    playout(g, initial_position(g), rng, policy, params, out[game])
