@@ -4,10 +4,15 @@ rules' steps, its seeds replay its games, and bad input is refused with what is 
 from __future__ import annotations
 
 import numpy as np
+import pyspiel
 import pytest
+
+from solvers import make_bot
+from solvers.opponents import compiled_opponents
 
 from sushigo_spiel.compiled import CompiledSushiGo
 from sushigo_spiel.compiled.sushi_go import observation
+from sushigo_spiel.compiled.sushi_go.heuristic import PARAMETER_NAMES
 from sushigo_spiel.drafting.dynamics import SIMULTANEOUS, TERMINAL
 from sushigo_spiel.envs.batched import SushiGoBatch
 from sushigo_spiel.sushi_go import rules as R
@@ -22,6 +27,9 @@ VARIANTS = {
                                     deck="tempura:5/sashimi:5/wasabi:3/squid:4/chopsticks:3/"
                                     "egg:3/pudding:3"),
 }
+
+
+GAME_3P = pyspiel.load_game("python_sushi_go(players=3)")
 
 
 def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -73,32 +81,35 @@ def test_terminal_observations_are_the_observers_tensors(variant):
       np.testing.assert_array_equal(out, python_observer.tensor)
 
 
+@pytest.mark.parametrize("bot", ["greedy", "heuristic"])
 @pytest.mark.parametrize("params", [dict(players=2), dict(players=3, utility="margin")])
-def test_steps_are_the_rules_steps_against_greedy_opponents(params):
-  """Each step plays the learner's action with the greedy opponents' (the rules' next table, when
-  no deal follows), and a game's end pays the rules' return."""
-  batch = SushiGoBatch(3, opponents="greedy", seed=5, **params)
+def test_steps_are_the_rules_steps_against_the_baseline_bots(params, bot):
+  """Each step plays the learner's action with the Python bots' actions (the rules' next table,
+  when no deal follows), and a game's end pays the rules' return."""
+  game = pyspiel.load_game("python_sushi_go", params)
+  batch = SushiGoBatch(3, opponents=compiled_opponents(game, bot), seed=5, **params)
   compiled, rules = CompiledSushiGo(batch.rules), batch.rules
+  bots = [make_bot(bot, game, p) for p in range(rules.num_players)]
   rng = np.random.default_rng(2)
   observations, masks = batch.reset()
   ends = 0
   for _ in range(2 * rules.rounds * (rules.hand_size - 1) + 3):
     actions = random_legal(masks, rng)
     expected = []
-    for game in range(batch.num_envs):
-      pos = batch.positions()[game].copy()
-      joint = [int(actions[game])] + [compiled.greedy_action(pos, p)
-                                      for p in range(1, rules.num_players)]
-      expected.append(R.play(rules, compiled.decode(pos), joint))
+    for game_index in range(batch.num_envs):
+      table = compiled.decode(batch.positions()[game_index])
+      joint = [int(actions[game_index])] + [max(bots[p].policy_at(table), key=lambda e: e[1])[0]
+                                            for p in range(1, rules.num_players)]
+      expected.append(R.play(rules, table, joint))
     observations, rewards, dones, masks = batch.step(actions)
-    for game, table in enumerate(expected):
-      assert dones[game] == (table.actor == TERMINAL)
-      if dones[game]:
-        assert rewards[game] == pytest.approx(R.returns(rules, table)[0])
+    for game_index, table in enumerate(expected):
+      assert dones[game_index] == (table.actor == TERMINAL)
+      if dones[game_index]:
+        assert rewards[game_index] == pytest.approx(R.returns(rules, table)[0])
         ends += 1
       else:
-        assert rewards[game] == 0
-        after = compiled.decode(batch.positions()[game])
+        assert rewards[game_index] == 0
+        after = compiled.decode(batch.positions()[game_index])
         assert after.results == table.results
         if table.actor == SIMULTANEOUS:
           assert after == table
@@ -107,7 +118,9 @@ def test_steps_are_the_rules_steps_against_greedy_opponents(params):
 
 def test_the_same_seed_replays_the_same_games():
   def run(seed):
-    batch = SushiGoBatch(8, opponents=["random", "greedy"], seed=seed, players=3)
+    opponents = ["random", {"bot": "heuristic", "params": {"temperature": 1.0}}]  # both draw
+    batch = SushiGoBatch(8, opponents=compiled_opponents(GAME_3P, opponents), seed=seed,
+                         players=3)
     observations, masks = batch.reset()
     rng, history = np.random.default_rng(0), []
     for _ in range(60):
@@ -157,8 +170,12 @@ def test_the_vector_env_wraps_the_batch():
     (dict(flavour=1), "python_sushi_go has no parameter 'flavour'; allowed: deal, deck"),
     (dict(players="3"), "parameter 'players' is '3'; allowed: a value of type int"),
     (dict(players=7), "parameter 'players' is 7; allowed: 2 to 5"),
-    (dict(opponents="pimc"), "unknown opponent(s) 'pimc'; allowed: random, greedy"),
-    (dict(opponents=["random"] * 3), "opponents names 3 polic(ies); allowed: one name, or one"),
+    (dict(opponents="pimc"), "opponent 'pimc'; allowed: random, greedy by name, or ('heuristic'"),
+    (dict(opponents="heuristic"), "opponent 'heuristic'; allowed: random, greedy by name, or"),
+    (dict(opponents=("heuristic", np.zeros(3))), "heuristic parameters array([0., 0., 0.]);"
+     " allowed: the finite float64 array of compiled.sushi_go.heuristic.parameters(values)"),
+    (dict(opponents=[("greedy", np.zeros(13))]), "opponent ('greedy', array("),
+    (dict(opponents=["random"] * 3), "opponents names 3 polic(ies); allowed: one, or one per"),
     (dict(seat=2), "seat is 2; allowed: 0 to 1"),
     (dict(observation_type="pixels"), "observation_type is 'pixels'; allowed: observation,"),
     (dict(num_envs=0), "num_envs is 0; allowed: a positive integer"),
@@ -187,3 +204,20 @@ def test_bad_actions_are_refused():
   with pytest.raises(ValueError, match="dtype float64"):
     batch.step(legal.astype(float))
   batch.step(legal)  # the refused steps changed nothing
+
+
+def test_bots_named_as_in_configs_become_compiled_policies():
+  heuristic, tuned = compiled_opponents(GAME_3P, ["heuristic", {"bot": "heuristic", "params": {
+      "deny_weight": 0.5}}])
+  assert heuristic[0] == tuned[0] == "heuristic"
+  changed = np.flatnonzero(heuristic[1] != tuned[1])
+  assert changed.tolist() == [PARAMETER_NAMES.index("deny_weight")] and tuned[1][changed] == 0.5
+  assert compiled_opponents(GAME_3P, "greedy") == ["greedy", "greedy"]
+  assert compiled_opponents(GAME_3P, {"bot": "random"}) == ["random", "random"]
+  with pytest.raises(ValueError, match="bot 'pimc' has no compiled policy for the batched"
+                     " environment; allowed: random, greedy, heuristic"):
+    compiled_opponents(GAME_3P, ["greedy", "pimc"])
+  with pytest.raises(ValueError, match="deny"):
+    compiled_opponents(GAME_3P, {"bot": "heuristic", "params": {"deny": 1.0}})
+  with pytest.raises(ValueError, match="opponents names 3 bots; allowed: one, or one per"):
+    compiled_opponents(GAME_3P, ["greedy"] * 3)

@@ -31,6 +31,7 @@ import gymnasium
 import numpy as np
 
 from solvers import make_bot
+from solvers.opponents import opponent_specs
 from sushigo_spiel.envs.petting_zoo import RENDER_MODES, DraftingParallelEnv
 
 ILLEGAL_ACTIONS = ("raise", "terminate")
@@ -55,7 +56,7 @@ class SushiGoEnv(gymnasium.Env):
     if not isinstance(seat, int) or not 0 <= seat < n:
       raise ValueError(f"seat is {seat!r}; allowed: 0 to {n - 1}")
     self.seat, self.agent = seat, self.players.possible_agents[seat]
-    self.opponents = _opponent_specs(opponents, n - 1)
+    self.opponents = opponent_specs(opponents, n - 1)
     for spec, player in zip(self.opponents, self._opponent_seats()):
       make_bot(spec["bot"], self.game, player, 0, **spec["params"])  # refuses a bad spec now
     self.render_mode = render_mode
@@ -118,21 +119,3 @@ class SushiGoEnv(gymnasium.Env):
   def _opponent_agents(self) -> list[str]:
     return [self.players.possible_agents[p] for p in self._opponent_seats()]
 
-
-def _opponent_specs(opponents, count: int) -> list[dict]:
-  """Opponents as {"bot", "params"} dicts, one per opponent seat; a ValueError for a bad one."""
-  given = [opponents] if isinstance(opponents, (str, dict)) else list(opponents)
-  if len(given) == 1:
-    given = given * count
-  if len(given) != count:
-    raise ValueError(f"opponents names {len(given)} bots; allowed: one, or one per opponent seat"
-                     f" ({count})")
-  specs = []
-  for entry in given:
-    if isinstance(entry, str):
-      entry = {"bot": entry}
-    if not isinstance(entry, dict) or set(entry) - {"bot", "params"} or "bot" not in entry:
-      raise ValueError(f"opponent {entry!r}; allowed: a bot name, or a dict with 'bot' and"
-                       " optional 'params', as in experiment configs")
-    specs.append({"bot": entry["bot"], "params": dict(entry.get("params", {}))})
-  return specs

@@ -23,6 +23,9 @@ from sushigo_spiel.envs.batched import SushiGoBatch
 from sushigo_spiel.envs.games import load_game
 from sushigo_spiel.envs.spaces import observation_space
 
+# The batch's own keyword arguments; the others are the game's parameters.
+BATCH_ARGUMENTS = ("opponents", "seat", "observation_type", "seed")
+
 
 class SushiGoVectorEnv(VectorEnv):
   """`SushiGoBatch` behind Gymnasium's vector API; arguments as `SushiGoBatch`'s."""
@@ -31,8 +34,7 @@ class SushiGoVectorEnv(VectorEnv):
 
   def __init__(self, num_envs: int = 1024, **kwargs):
     self.batch = SushiGoBatch(num_envs, **kwargs)
-    game_params = {k: v for k, v in kwargs.items()
-                   if k not in ("opponents", "seat", "observation_type", "seed")}
+    game_params = {k: v for k, v in kwargs.items() if k not in BATCH_ARGUMENTS}
     game = load_game("python_sushi_go", game_params)
     self.num_envs = num_envs
     self.single_observation_space = observation_space(game, self.batch.observation_size)
