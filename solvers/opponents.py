@@ -42,20 +42,16 @@ def opponent_specs(opponents, count: int) -> list[dict]:
 
 def compiled_opponents(game: pyspiel.Game, opponents) -> list[str | tuple[str, np.ndarray]]:
   """The batched environment's `opponents` for bots named as in configs, playing `game` (Sushi
-  Go): `random`, `greedy`, or ("heuristic", its parameter array). A ValueError names the bots
+  Go): "random", "greedy", or ("heuristic", its parameter array). A ValueError names the bots
   allowed for any other."""
-  # Imported here: the compiled core loads numba, which the rest of this module does not need.
-  from sushigo_spiel.compiled.sushi_go.policies import POLICIES
-  names = {code: name for name, code in POLICIES.items()}
   policies = []
   for player, spec in enumerate(opponent_specs(opponents, game.num_players() - 1), start=1):
     if spec["bot"] not in COMPILED_BOTS:
       raise ValueError(f"bot {spec['bot']!r} has no compiled policy for the batched environment;"
                        f" allowed: {', '.join(COMPILED_BOTS)} (SushiGo-v0 plays any bot)")
     bot = make_bot(spec["bot"], game, player, 0, **spec["params"])  # checks the parameters
-    if isinstance(bot, baselines.RandomBot):
-      policies.append("random")
-      continue
-    code, parameters = BaselinePolicy(bot).compiled_policy()
-    policies.append(names[code] if parameters.size == 0 else (names[code], parameters))
+    if isinstance(bot, baselines.HeuristicBot):
+      policies.append(("heuristic", BaselinePolicy(bot).compiled_parameters()))
+    else:
+      policies.append(spec["bot"])
   return policies

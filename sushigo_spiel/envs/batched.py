@@ -1,8 +1,12 @@
 """A batched Sushi Go environment on the compiled core: N games stepped together in one kernel call.
 
 One learning player sits at `seat` of every game; the other seats are played by compiled policies
-(`opponents`: `random`, `greedy`, one name for every seat or one per opponent seat). A step takes
-one action per game (an int array), and in kernels, game by game: plays the joint action with the
+(`compiled.sushi_go.policies`), `opponents`, one for every opponent seat or one per seat: `random`
+or `greedy` by name, or a (name, parameters) pair for `heuristic` and `heuristic_eps`, the
+heuristic baseline bot with the parameter array `compiled.sushi_go.heuristic.parameters(values)`
+(`solvers.opponents.compiled_opponents` makes these from bots named as in experiment configs, the
+heuristic's default parameters included). A step takes one action per game (an int array), and
+in kernels, game by game: plays the joint action with the
 opponents' actions, samples chance up to the learner's next decision, scores a finished game and
 starts a new one in its place (auto-reset), and writes the learner's observation (the pyspiel
 observer's tensor, `compiled.sushi_go.observation`) and legal-action mask into arrays allocated
@@ -10,6 +14,7 @@ once. Nothing is allocated per step, so 1,024 games step at over a million steps
 core (`sushigo bench --rl`).
 
   batch = SushiGoBatch(num_envs=1024, opponents="greedy", seed=0, players=3)
+  batch = SushiGoBatch(1024, opponents=[("heuristic", heuristic.parameters(values))], ...)
   obs, masks = batch.reset()
   obs, rewards, dones, masks = batch.step(actions)       # actions: int, one per game
 
@@ -31,19 +36,22 @@ import numpy as np
 
 from sushigo_spiel.compiled.jit import KernelSet, njit
 from sushigo_spiel.compiled.rng import new_state
-from sushigo_spiel.compiled.sushi_go import core, observation
+from sushigo_spiel.compiled.sushi_go import core, heuristic, observation
 from sushigo_spiel.compiled.sushi_go.chance import initial_position, skip_chance
 from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_TERMINAL, NUM_ACTIONS, PLAYERS,
                                                     build_spec)
 from sushigo_spiel.compiled.sushi_go.moves import legal_actions, play
-from sushigo_spiel.compiled.sushi_go.policies import GREEDY, RANDOM, greedy_action, random_action
+from sushigo_spiel.compiled.sushi_go import policies
+from sushigo_spiel.compiled.sushi_go.policies import POLICIES, policy_action
 from sushigo_spiel.compiled.sushi_go.scoring import returns
 from sushigo_spiel.envs.games import checked_parameters
 from sushigo_spiel.sushi_go.game import SushiGoGame
 from sushigo_spiel.sushi_go.rules import Rules
 
-# The opponents' compiled policies by name; LEARNER marks the learning player's seat.
-OPPONENTS = {"random": RANDOM, "greedy": GREEDY}
+# The opponents' compiled policies by name, and those that take a parameter array; LEARNER marks
+# the learning player's seat.
+OPPONENTS = POLICIES
+PARAMETERISED = tuple(name for name, code in POLICIES.items() if code in policies.PARAMETERISED)
 LEARNER = -1
 
 
@@ -51,7 +59,7 @@ class SushiGoBatch:
   """`num_envs` games of `python_sushi_go(**params)`, one learner against compiled opponents (see
   the module docstring)."""
 
-  def __init__(self, num_envs: int = 1024, opponents: str | Sequence[str] = "random",
+  def __init__(self, num_envs: int = 1024, opponents: str | tuple | Sequence = "random",
                seat: int = 0, observation_type: str = "observation", seed: int | None = None,
                **params):
     rules = Rules.from_params(**{**SushiGoGame.default_parameters,
@@ -64,7 +72,8 @@ class SushiGoBatch:
     self.num_envs, self.num_players = num_envs, rules.num_players
     self.num_actions = rules.num_distinct_actions
     self.seat = _checked_seat(seat, rules.num_players)
-    self.seat_policies = _seat_policies(opponents, self.seat, rules.num_players)
+    self.seat_policies, self.seat_parameters = _seat_policies(opponents, self.seat,
+                                                              rules.num_players)
     self.observation_type = _checked_observation_type(observation_type)
     self._kind = observation.KINDS[observation_type]
     self._offsets = observation.piece_offsets(rules, self._kind)
@@ -95,9 +104,9 @@ class SushiGoBatch:
     if not self._started:
       raise RuntimeError("step() before reset(): call reset() first")
     actions = self._checked_actions(actions)
-    step_games(self.spec, self._positions, actions, self.seat_policies, self._rng, self._start,
-               self._kind, self._offsets, self._written, self._observations, self._masks,
-               self._rewards, self._dones)
+    step_games(self.spec, self._positions, actions, self.seat_policies, self.seat_parameters,
+               self._rng, self._start, self._kind, self._offsets, self._written,
+               self._observations, self._masks, self._rewards, self._dones)
     return self._observations, self._rewards, self._dones, self._masks
 
   def positions(self) -> np.ndarray:
@@ -129,18 +138,39 @@ def _checked_seat(seat: int, players: int) -> int:
   return seat
 
 
-def _seat_policies(opponents: str | Sequence[str], seat: int, players: int) -> np.ndarray:
-  """Each seat's policy code, LEARNER at the learner's seat."""
-  names = [opponents] * (players - 1) if isinstance(opponents, str) else list(opponents)
-  if len(names) != players - 1:
-    raise ValueError(f"opponents names {len(names)} polic(ies); allowed: one name, or one per"
+def _seat_policies(opponents, seat: int, players: int) -> tuple[np.ndarray, np.ndarray]:
+  """Each seat's policy code, LEARNER at the learner's seat, and each seat's parameter array (one
+  row per seat, zeros where the policy takes none)."""
+  given = [opponents] if isinstance(opponents, (str, tuple)) else list(opponents)
+  if len(given) == 1:
+    given = given * (players - 1)
+  if len(given) != players - 1:
+    raise ValueError(f"opponents names {len(given)} polic(ies); allowed: one, or one per"
                      f" opponent seat ({players - 1})")
-  unknown = [name for name in names if name not in OPPONENTS]
-  if unknown:
-    raise ValueError(f"unknown opponent(s) {', '.join(map(repr, unknown))}; allowed: "
-                     f"{', '.join(OPPONENTS)}")
-  codes = [OPPONENTS[name] for name in names]
-  return np.array(codes[:seat] + [LEARNER] + codes[seat:], dtype=np.int64)
+  codes, rows = [], []
+  for entry in given:
+    name, values = entry if isinstance(entry, tuple) and len(entry) == 2 else (entry, None)
+    if not isinstance(name, str) or name not in OPPONENTS or \
+        (values is None) != (name not in PARAMETERISED):
+      plain = [known for known in OPPONENTS if known not in PARAMETERISED]
+      raise ValueError(f"opponent {entry!r}; allowed: {', '.join(plain)} by name, or"
+                       f" ({' or '.join(map(repr, PARAMETERISED))}, parameters) with the array of"
+                       " compiled.sushi_go.heuristic.parameters(values);"
+                       " solvers.opponents.compiled_opponents names bots as experiment configs do")
+    codes.append(OPPONENTS[name])
+    rows.append(np.zeros(heuristic.PARAMETERS_SIZE) if values is None else
+                _checked_parameters(values))
+  codes.insert(seat, LEARNER)
+  rows.insert(seat, np.zeros(heuristic.PARAMETERS_SIZE))
+  return np.array(codes, dtype=np.int64), np.array(rows)
+
+
+def _checked_parameters(values) -> np.ndarray:
+  if not isinstance(values, np.ndarray) or values.shape != (heuristic.PARAMETERS_SIZE,) or \
+      values.dtype != np.float64 or not np.isfinite(values).all():
+    raise ValueError(f"heuristic parameters {values!r}; allowed: the finite float64 array of"
+                     " compiled.sushi_go.heuristic.parameters(values)")
+  return values
 
 
 def _checked_observation_type(name: str) -> str:
@@ -173,8 +203,8 @@ def reset_games(g, positions, start, rng, seat, kind, offsets, written, observat
 
 
 @njit
-def step_games(g, positions, actions, seat_policies, rng, start, kind, offsets, written,
-               observations, masks, rewards, dones):
+def step_games(g, positions, actions, seat_policies, seat_parameters, rng, start, kind, offsets,
+               written, observations, masks, rewards, dones):
   """One learner decision in every game (see the module docstring)."""
   n = g[PLAYERS]
   legal = np.empty(g[NUM_ACTIONS], dtype=np.int64)
@@ -188,7 +218,7 @@ def step_games(g, positions, actions, seat_policies, rng, start, kind, offsets, 
     pos = positions[i]
     for p in range(n):
       joint[p] = actions[i] if p == seat else \
-          _opponent_action(g, pos, p, seat_policies[p], rng, legal)
+          policy_action(g, pos, p, rng, legal, seat_policies[p], seat_parameters[p])
     play(g, pos, joint)
     skip_chance(g, pos, rng)
     rewards[i], dones[i] = 0.0, False
@@ -197,13 +227,6 @@ def step_games(g, positions, actions, seat_policies, rng, start, kind, offsets, 
       rewards[i], dones[i] = utilities[seat], True
       _new_game(g, pos, start, rng, i, written, observations)
     _observe(g, pos, seat, kind, offsets, written, observations, masks, i, legal)
-
-
-@njit(inline="always")
-def _opponent_action(g, pos, player, policy, rng, legal):
-  if policy == RANDOM:
-    return random_action(g, pos, player, rng, legal)
-  return greedy_action(g, pos, player, legal)
 
 
 @njit(inline="always")
@@ -247,9 +270,9 @@ def _exercise_kernels() -> None:
     rng = new_state(0)
     reset_games(spec, positions, start, rng, 0, kind, offsets, written, observations, masks)
     actions = np.array([np.flatnonzero(row)[0] for row in masks], dtype=np.int64)
-    step_games(spec, positions, actions, np.array([LEARNER, GREEDY], dtype=np.int64), rng, start,
-               kind, offsets, written, observations, masks, np.zeros(2, dtype=np.float32),
-               np.zeros(2, dtype=bool))
+    step_games(spec, positions, actions, np.array([LEARNER, OPPONENTS["heuristic"]]),
+               np.zeros((2, heuristic.PARAMETERS_SIZE)), rng, start, kind, offsets, written,
+               observations, masks, np.zeros(2, dtype=np.float32), np.zeros(2, dtype=bool))
     observation.encode_observation(spec, positions[0], 1, observation.piece_offsets(
         rules, observation.OBSERVATION), np.zeros(observation.tensor_size(
             rules, observation.OBSERVATION), dtype=np.float32))

@@ -28,8 +28,8 @@ def checked_parameters(game: str, params: dict) -> dict:
     if isinstance(value, numbers.Integral) and not isinstance(value, bool) and expected is int:
       value = int(value)
     if type(value) is not expected:
-      raise ValueError(f"{game} parameter {name!r} is {value!r}; allowed: a value of type {expected.__name__}"
-                       f" (default {defaults[name]!r})")
+      raise ValueError(f"{game} parameter {name!r} is {value!r}; allowed: a value of type"
+                       f" {expected.__name__} (default {defaults[name]!r})")
     checked[name] = value
   return checked
 
