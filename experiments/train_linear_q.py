@@ -37,10 +37,12 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+import pyspiel  # noqa: E402
 from scipy import stats  # noqa: E402
 
 from solvers.linear_q import (POINTS_SCALE, THRESHOLDS, LinearQ, feature_count,  # noqa: E402
                                masked_argmax)
+from solvers.opponents import compiled_opponents  # noqa: E402
 from solvers.provenance import git_commit, package_version  # noqa: E402
 from sushigo_spiel.compiled import jit  # noqa: E402
 from sushigo_spiel.compiled.jit import KernelSet, njit  # noqa: E402
@@ -57,10 +59,15 @@ def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
   return (masks * rng.random(masks.shape)).argmax(axis=1)
 
 
+def opponents(name: str) -> list:
+  """Bot `name` (random, greedy or heuristic) as the batch's compiled opponent."""
+  return compiled_opponents(pyspiel.load_game(_game_string()), name)
+
+
 def evaluate(choose, opponent: str, games: int, seed: int = EVAL_SEED) -> np.ndarray:
-  """The learner's margin in `games` games against `opponent`, `choose(observations, masks)`
+  """The learner's margin in `games` games against bot `opponent`, `choose(observations, masks)`
   picking its actions; the same deals for the same seed."""
-  env = SushiGoBatch(games, opponents=opponent, seed=seed, **GAME_PARAMS)
+  env = SushiGoBatch(games, opponents=opponents(opponent), seed=seed, **GAME_PARAMS)
   observations, masks = env.reset()
   margins = np.full(games, np.nan)
   while np.isnan(margins).any():
@@ -81,7 +88,8 @@ def train(args: argparse.Namespace) -> tuple[LinearQ, list[dict]]:
   first; returns the model and the learning curve's points."""
   KERNELS.ensure()
   rng = np.random.default_rng(args.seed)
-  env = SushiGoBatch(args.num_envs, opponents=args.opponent, seed=args.seed, **GAME_PARAMS)
+  env = SushiGoBatch(args.num_envs, opponents=opponents(args.opponent), seed=args.seed,
+                     **GAME_PARAMS)
   observations, masks = env.reset()
   previous = np.empty_like(observations)
   actions = np.empty(args.num_envs, dtype=np.int64)
@@ -247,8 +255,8 @@ def write_curve(curve: list[dict], yardstick: tuple[float, float, float], oppone
 
 def main(argv: list[str] | None = None) -> int:
   parser = argparse.ArgumentParser(description=__doc__.partition("\n\n")[0])
-  parser.add_argument("--opponent", default="heuristic", help="compiled opponent (default:"
-                      " %(default)s)")
+  parser.add_argument("--opponent", default="heuristic", help="the opponent bot: random, greedy or"
+                      " heuristic, played by its compiled policy (default: %(default)s)")
   parser.add_argument("--minutes", type=float, default=4.0, help="wall-time budget")
   parser.add_argument("--steps", type=int, default=30_000_000, help="step budget (epsilon"
                       " decays over it)")

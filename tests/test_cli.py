@@ -238,6 +238,7 @@ def test_bench_rl_section(capsys, tmp_path):
                     "--draft-players", "2", "--rl", "--json", str(path))
   assert status == 0
   for name in ("batched, 1024 games vs random", "batched, 1024 games vs greedy",
+               "batched, 1024 games vs heuristic",
                "PettingZoo parallel env, 1 game", "OpenSpiel rl_environment, 1 game"):
     assert re.search(rf"^{re.escape(name)} +[\d,]+$", out, re.MULTILINE)
   assert re.search(r"batched, 1024 games vs random: steps/s +[\d,]+ +>= 1,000,000 +(PASS|BELOW)",
