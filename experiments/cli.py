@@ -43,6 +43,8 @@ _EPILOG = """examples:
   sushigo bench --equilibrium                  exploitability and CFR+ beside OpenSpiel's C++
   sushigo bench --rl                           the batched, PettingZoo and OpenSpiel RL envs
   sushigo train small --algorithm cfr+ --abstraction canonical --iterations 500 --out p.npz
+  sushigo train small --algorithm probe-mccfr --abstraction cards --seconds 60 --out b.npz
+  sushigo train small --algorithm probe-mccfr --abstraction cards --seconds 60 --out b.npz --resume
   sushigo run experiments/configs/quickstart.toml
   sushigo run CONFIG --out runs/q --workers 2  an experiment; the same command resumes it
   sushigo reproduce runs/q                     replay a run and compare every record
@@ -178,10 +180,17 @@ def _add_train_command(commands) -> None:
                      " string")
   train.add_argument("--algorithm", default="cfr+", metavar="NAME",
                      help="cfr, cfr+ or dcfr (full width: reduced games only), es-mccfr or"
-                     " os-mccfr (default: %(default)s)")
+                     " os-mccfr; with --abstraction cards: es-mccfr or probe-mccfr, on the"
+                     " compiled core (default: %(default)s)")
   train.add_argument("--abstraction", default="identity", metavar="NAME",
-                     help="identity, canonical, buckets:N, kmeans:K or summary:N (default:"
+                     help="identity, canonical, buckets:N, kmeans:K, summary:N, or cards (the"
+                     " blueprint's action-centred keys, compiled) (default: %(default)s)")
+  train.add_argument("--workers", type=_positive(int), default=1, metavar="N",
+                     help="local training processes, with --abstraction cards (default:"
                      " %(default)s)")
+  train.add_argument("--resume", action="store_true",
+                     help="with --abstraction cards: continue the checkpoint at --out for"
+                     " --iterations or --seconds more")
   budget = train.add_mutually_exclusive_group(required=True)
   budget.add_argument("--iterations", type=_positive(int), metavar="N")
   budget.add_argument("--seconds", type=_positive(float), metavar="S")

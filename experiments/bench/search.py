@@ -11,6 +11,12 @@ the compiled kernels' cold and warm compile times. `sushigo bench --search` prin
              from the root of its search
   pimc       worlds per CPU second at the same position, default parameters (each world an
              SM-MCTS search of 200 iterations): compiled, and the Python engine of before
+  mccfr      iterations per CPU second of external-sampling MCCFR on the reduced game `large`
+             (the largest one-round game): compiled (`cards` abstraction) against the Python
+             solver (`identity`), where the Python walk can run at all; on the full two-player
+             game (where one external-sampling iteration visits too many nodes to finish), the
+             compiled probing walk (`probe-mccfr`) beside the Python outcome sampling
+             (`os-mccfr`, `summary:1`), for scale
   compile    cold: a fresh interpreter compiling the game core and the search kernels into an
              empty NUMBA_CACHE_DIR; warm: a fresh interpreter loading them from the cache
 
@@ -33,11 +39,14 @@ import pyspiel
 
 import solvers
 from experiments.bench import game as bench
+from solvers.equilibrium import policies as policy_io
+from solvers.equilibrium.blueprint import CompiledMCCFR
 from solvers.search.pimc import PIMCBot
 from sushigo_spiel.compiled import CompiledSushiGo
 from sushigo_spiel.compiled.bench import core_rate
 from sushigo_spiel.drafting.sampling import draw_index
 from sushigo_spiel.drafting.text import format_table
+from sushigo_spiel.reduced_games import load_reduced
 
 REFERENCE = "openspiel_ismcts"
 SEARCHERS = ("so_ismcts", "mo_ismcts")
@@ -45,6 +54,9 @@ MIN_PLAYOUTS = 100_000  # core random 2-player games per second
 MIN_ITERATIONS = {2: 30_000, 4: 20_000}  # compiled ISMCTS iterations/s at the opening
 MIN_RATIO = 50.0  # compiled ISMCTS iterations/s over OpenSpiel's Python ISMCTS, same position
 MIN_PIMC_RATIO = 10.0  # compiled PIMC worlds/s over the Python engine's
+MIN_MCCFR_RATIO = 10.0  # compiled ES-MCCFR iterations/s over the Python solver's, same game
+MCCFR_GAME = "large"
+FULL_GAME = "python_sushi_go(players=2,utility=margin)"
 _COMPILE = ("from sushigo_spiel.compiled.sushi_go.core import ensure_compiled as game;"
             " from sushigo_spiel.compiled.search.kernels import ensure_compiled as search;"
             " game(); search()")
@@ -130,6 +142,23 @@ def playout_speeds(seconds: float, repeats: int, seed: int) -> dict:
   return {str(k): statistics.median(v) for k, v in runs.items()}
 
 
+def mccfr_speeds(seconds: float, repeats: int, seed: int) -> dict:
+  """MCCFR iterations per CPU second (module docstring), medians of interleaved runs."""
+  reduced, full = load_reduced(MCCFR_GAME), pyspiel.load_game(FULL_GAME)
+  solvers_by_name = {
+      "es": lambda s: CompiledMCCFR(reduced, "es-mccfr", s, table_bits=16),
+      "es_python": lambda s: policy_io.make_solver("es-mccfr", reduced, "identity", s),
+      "probe_full": lambda s: CompiledMCCFR(full, "probe-mccfr", s),
+      "os_python_full": lambda s: policy_io.make_solver("os-mccfr", full, "summary:1", s),
+  }
+  runs = {name: [] for name in solvers_by_name}
+  for repeat in range(repeats):
+    for name, make in solvers_by_name.items():
+      solver = make(seed + repeat).run(seconds=seconds)
+      runs[name].append(solver.iterations / solver.cpu_seconds)
+  return {name: statistics.median(rates) for name, rates in runs.items()}
+
+
 def run(players: Sequence[int] = (2, 4), seconds: float = 1.0, repeats: int = 3, seed: int = 0,
         compile_times: bool = True) -> dict:
   """Every figure of the module docstring, with the targets."""
@@ -146,8 +175,11 @@ def run(players: Sequence[int] = (2, 4), seconds: float = 1.0, repeats: int = 3,
                                   medians[name] / medians[REFERENCE], MIN_RATIO))
     targets.append(bench.target(f"pimc {s['players']}p worlds/s / python engine",
                                 medians["pimc"] / medians["pimc_python"], MIN_PIMC_RATIO))
+  mccfr = mccfr_speeds(seconds, repeats, seed)
+  targets.append(bench.target(f"es-mccfr {MCCFR_GAME} compiled / python",
+                              mccfr["es"] / mccfr["es_python"], MIN_MCCFR_RATIO))
   figures = {"seconds": seconds, "repeats": repeats, "seed": seed, "playouts": playouts,
-             "speeds": searches, "targets": targets}
+             "speeds": searches, "mccfr": mccfr, "targets": targets}
   if compile_times:
     figures["compile_seconds"] = {"cold": compile_seconds(True), "warm": compile_seconds(False)}
   return figures
@@ -168,6 +200,11 @@ def report(figures: dict) -> str:
            for s in figures["speeds"]]
   lines += ["ISMCTS iterations/s and PIMC worlds/s at the opening, player 0, random rollouts"]
   lines += format_table(rows)
+  mccfr = figures["mccfr"]
+  lines += ["", f"MCCFR iterations/s: es-mccfr on {MCCFR_GAME}: compiled (cards)"
+            f" {mccfr['es']:,.0f}, python (identity) {mccfr['es_python']:,.0f}; full 2p game: compiled probe-mccfr"
+            f" (cards) {mccfr['probe_full']:,.1f}, python os-mccfr (summary:1)"
+            f" {mccfr['os_python_full']:,.1f}"]
   if "compile_seconds" in figures:
     times = figures["compile_seconds"]
     lines += ["", f"compiling the game core and search kernels: cold {times['cold']:.1f} s"

@@ -13,7 +13,7 @@ import argparse
 import pyspiel
 
 from experiments import file_errors
-from solvers.equilibrium import exploitability
+from solvers.equilibrium import blueprint, exploitability
 from solvers.equilibrium import policies as policy_io
 from solvers.equilibrium.game_tree import GameTree
 from sushigo_spiel import reduced_games
@@ -23,6 +23,10 @@ DRAFTING_GAMES = ("python_sushi_go", "python_sushi_draft")
 
 def train(args: argparse.Namespace) -> int:
   _check_game(args)
+  if args.abstraction == blueprint.ABSTRACTION:
+    return _train_blueprint(args)
+  if args.workers != 1 or args.resume:
+    args.error("--workers and --resume are for --abstraction cards (the compiled blueprint)")
   try:
     file_errors.check_output_file(args.out, "--out")
     policy = policy_io.train(args.game, args.algorithm, args.abstraction, args.iterations,
@@ -39,6 +43,38 @@ def train(args: argparse.Namespace) -> int:
   if args.game in reduced_games.REDUCED_GAMES:
     tree = GameTree(policy.game, args.max_nodes)
     result = exploitability.nash_conv(tree, tree.policy_array(policy))
+    print(f"NashConv in the real game: {result.nash_conv:.6g} (gains by player:"
+          f" {', '.join(f'{g:.6g}' for g in result.gains)})")
+  return 0
+
+
+def _train_blueprint(args: argparse.Namespace) -> int:
+  """Trains (or resumes) a `cards` blueprint on the compiled core; the file at --out is a
+  checkpoint, so a killed training resumes from the last save."""
+  algorithm = args.algorithm
+  name = reduced_games.reduced_game_string(args.game) if args.game in \
+      reduced_games.REDUCED_GAMES else args.game
+  try:
+    game = pyspiel.load_game(name)
+    if args.resume:
+      solver = blueprint.CompiledMCCFR.resume(args.out, game, algorithm)
+    else:
+      file_errors.check_output_file(args.out, "--out")
+      solver = blueprint.CompiledMCCFR(game, algorithm, args.seed, max_nodes=args.max_nodes,
+                                       raise_limit="--max-nodes")
+    solver.run(args.iterations, args.seconds, progress=not args.quiet, workers=args.workers)
+    solver.save(args.out)
+  except (ValueError, pyspiel.SpielError) as e:
+    args.error(str(e))
+  except OSError as e:
+    args.error(f"the policy could not be saved to {args.out}: {e.strerror or e}")
+  rate = solver.iterations / solver.seconds if solver.seconds else 0.0
+  print(f"{solver.algorithm} on {game}, abstraction cards: {solver.iterations:,} iterations in"
+        f" {solver.seconds:.1f} s ({rate:,.0f} it/s, {args.workers} worker(s)),"
+        f" {solver.occupied:,} slots in use; saved to {args.out}")
+  if args.game in reduced_games.REDUCED_GAMES:
+    tree = GameTree(game, args.max_nodes)
+    result = exploitability.nash_conv(tree, tree.policy_array(solver.policy()))
     print(f"NashConv in the real game: {result.nash_conv:.6g} (gains by player:"
           f" {', '.join(f'{g:.6g}' for g in result.gains)})")
   return 0

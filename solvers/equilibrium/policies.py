@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import dataclasses
 import json
 import os
 import zipfile
@@ -29,6 +30,7 @@ import numpy as np
 import pyspiel
 
 from solvers.bot import Bot, Policy
+from solvers.equilibrium import blueprint
 from solvers.equilibrium.abstraction import LiftedPolicy, make_abstraction
 from solvers.equilibrium.cfr import CFR, CFRPlus, DiscountedCFR, RegretSolver
 from solvers.equilibrium.game_tree import GameTree
@@ -132,8 +134,9 @@ def save_policy(path: str, policy: LiftedPolicy) -> None:
     raise
 
 
-def load_policy(path: str) -> LiftedPolicy:
-  """The policy saved at `path`, for its game (the game string in its metadata); a ValueError
+def load_policy(path: str) -> LiftedPolicy | blueprint.BlueprintPolicy:
+  """The policy saved at `path`, for its game (the game string in its metadata): a lifted
+  abstract strategy, or a blueprint of the `cards` abstraction (`blueprint.py`); a ValueError
   naming the path if the file is not a policy file."""
   not_policy = f"{path} is not a policy file saved by `sushigo train` or `save_policy`"
   try:
@@ -142,6 +145,9 @@ def load_policy(path: str) -> LiftedPolicy:
     raise ValueError(f"{not_policy} (not a numpy .npz archive)") from None
   if not isinstance(data, np.lib.npyio.NpzFile):
     raise ValueError(f"{not_policy} (a .npy array, not an .npz archive)")
+  if "average_slots" in data.files:
+    data.close()
+    return blueprint.load_blueprint(path)
   with data:
     try:
       return _read_policy(data)
@@ -178,8 +184,19 @@ class PolicyBot(Bot):
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
     super().__init__(game, player_id, seed, **params)
     self.lifted = self.load_saved(load_policy, "policy")
-    # A policy trained on margins plays the same game scored by points or wins.
-    self.check_trained_for(self.lifted.game, "policy")
+    # The utility says what a game is scored for, not how it is played: a policy trained on
+    # margins plays the same game scored by points or wins.
+    trained = dataclasses.replace(self.lifted.game.rules, utility=self.rules.utility)
+    if isinstance(self.lifted, blueprint.BlueprintPolicy):
+      # A blueprint's keys do not name the player count: it plays the game it was trained for at
+      # any player count (its hand size following), as a transfer rather than a solution.
+      trained = dataclasses.replace(trained, num_players=self.rules.num_players,
+                                    hand_size=self.rules.hand_size)
+      if trained == self.rules and self.lifted.game.rules != self.rules:
+        self.lifted = blueprint.BlueprintPolicy(game, self.lifted.averages, self.lifted.metadata)
+    if trained != self.rules:
+      raise ValueError(f"the policy at {self.params['path']} was trained for {self.lifted.game},"
+                       f" not {self.game}")
 
   def policy_at(self, table) -> Policy:
     return list(self.lifted.probabilities(self.rules, table, self.player_id).items())

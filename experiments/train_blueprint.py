@@ -1,0 +1,75 @@
+"""Trains the blueprint (`cards` abstraction, MCCFR on the compiled core) on the full two-player
+game, measured as it learns, and resumable.
+
+Every `--segment` seconds of training the solver is saved to `--out` as a checkpoint (regrets and
+averages) and its average policy plays `--games` games against the heuristic (seats alternated,
+chance and bots seeded from `--seed`, `train_full_policy.evaluate`); the point (iterations,
+training seconds, win rate with its Wilson interval, mean margin with its t interval) is printed
+and kept in the file's metadata as its training curve. With `--resume` the run continues from the
+checkpoint at `--out` (its iterations and curve included) until `--seconds` of training in all.
+Training is determined by the seed (and the number of workers); segments end on whole chunks, so
+where they fall depends on the machine's speed, not the tables' values at a given iteration.
+
+  nice -n 10 python -m experiments.train_blueprint --seconds 3000 --segment 600 \\
+      --out experiments/results/policies/blueprint_2p.npz
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import pyspiel
+
+from experiments.train_full_policy import evaluate
+from solvers.equilibrium.blueprint import CompiledMCCFR
+
+GAME = "python_sushi_go(players=2,utility=margin)"
+
+
+def main(argv=None) -> None:
+  parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+  parser.add_argument("--algorithm", default="probe-mccfr", help="default: %(default)s")
+  parser.add_argument("--play", default="current", choices=("average", "current"),
+                      help="the strategy the blueprint plays (default: %(default)s)")
+  parser.add_argument("--seconds", type=float, required=True, help="training seconds in all")
+  parser.add_argument("--segment", type=float, default=600.0,
+                      help="training seconds between evaluations (default: %(default)s)")
+  parser.add_argument("--games", type=int, default=200, help="games per evaluation")
+  parser.add_argument("--seed", type=int, default=0, help="seed of training and evaluation")
+  parser.add_argument("--workers", type=int, default=1, help="local training processes")
+  parser.add_argument("--out", required=True, help="the checkpoint and policy file (.npz)")
+  parser.add_argument("--resume", action="store_true", help="continue from the file at --out")
+  parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+  args = parser.parse_args(argv)
+  if args.seconds <= 0 or args.segment <= 0 or args.games < 1:
+    parser.error("--seconds and --segment must be > 0 and --games 1 or more")
+  game = pyspiel.load_game(GAME)
+  if args.resume:
+    solver = CompiledMCCFR.resume(args.out, game, args.algorithm)
+    solver.play = args.play
+  else:
+    if os.path.exists(args.out):
+      parser.error(f"{args.out} exists; pass --resume to continue it, or remove it")
+    solver = CompiledMCCFR(game, args.algorithm, seed=args.seed, play=args.play)
+  while solver.seconds < args.seconds:
+    solver.run(seconds=min(args.segment, args.seconds - solver.seconds),
+               progress=not args.no_progress, workers=args.workers)
+    solver.save(args.out)
+    start = time.perf_counter()
+    result = evaluate(game, args.out, args.games, args.seed)
+    point = {"play": solver.play, "iterations": solver.iterations,
+             "train_seconds": round(solver.seconds, 1),
+             "train_cpu_seconds": round(solver.cpu_seconds, 1), "slots": solver.occupied,
+             **result, "eval_seconds": round(time.perf_counter() - start, 1)}
+    solver.history.append(point)
+    solver.save(args.out)
+    print(f"{solver.iterations:,} it, {solver.seconds:.0f} s, {solver.occupied:,} slots: win rate"
+          f" {result['win_rate']:.3f} [{result['win_low']:.3f}, {result['win_high']:.3f}],"
+          f" margin {result['margin']:+.2f} [{result['margin_low']:+.2f},"
+          f" {result['margin_high']:+.2f}] against heuristic", flush=True)
+
+
+if __name__ == "__main__":
+  main()

@@ -1,0 +1,290 @@
+"""The blueprint: Monte Carlo CFR on Sushi Go's compiled core with the `cards` abstraction.
+
+`CompiledMCCFR` drives the kernels of `sushigo_spiel.compiled.cfr` (the abstraction, the walks and
+their weighting are documented there): it owns the regret and average tables, runs iterations in
+chunks with a progress bar, saves and resumes checkpoints, and runs on several local processes.
+
+Chunks and streams. Iterations run in chunks of `CHUNK` iterations; chunk c (iterations
+c * CHUNK + 1 onwards) draws from one stream seeded from (seed, c). A budget in seconds stops at a
+chunk's end, so a run is a whole number of chunks, and one that is stopped, saved and resumed
+continues exactly as it would have without stopping (same tables, bit for bit).
+
+Workers. With `workers` W > 1, chunks are dealt out W at a time: each worker process starts from
+the same tables, runs its chunk, and returns what it added; the additions are summed in chunk
+order. This is W-fold parallel MCCFR with a delay of one batch (the chunks of a batch do not see
+each other's updates), so its tables differ from a single process's, but it is determined by the
+seed and W, and the result has the same shape (the same tables, keys and policy).
+
+Files (`save`, `load_blueprint`): a compressed numpy archive with the non-zero slots of the average
+table (and of the regret table in a checkpoint), the table size, and JSON metadata (game,
+abstraction, walk, weighting, iterations, seed, times, package version, git commit, and any
+training curve). A checkpoint is a policy file that also holds the regrets; `sushigo train
+--resume` continues from one.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import json
+import multiprocessing
+import os
+import time
+
+import numpy as np
+import pyspiel
+import tqdm
+from open_spiel.python import policy as policy_lib
+
+from solvers.equilibrium.tree_size import MAX_TREE_NODES, check_walk_size
+from solvers.provenance import git_commit, package_version
+from sushigo_spiel.compiled.cfr import mccfr
+from sushigo_spiel.compiled.cfr.kernels import ensure_compiled
+from sushigo_spiel.compiled.sushi_go import codec
+from sushigo_spiel.compiled.sushi_go.layout import build_spec
+from sushigo_spiel.drafting.adapter import simultaneous_state
+
+ABSTRACTION = "cards"
+ALGORITHMS = {"es-mccfr": "es", "probe-mccfr": "probe"}  # algorithm name -> walk
+WEIGHTINGS = ("linear", "uniform")
+PLAYS = ("average", "current")  # the strategy a blueprint plays
+CHUNK = 50
+DEFAULT_TABLE_BITS = 20
+
+
+def check_game(game: pyspiel.Game) -> None:
+  """A ValueError unless the `cards` abstraction reads `game` (Sushi Go without the robot)."""
+  if game.get_type().short_name != "python_sushi_go" or game.rules.robot:
+    raise ValueError(f"abstraction {ABSTRACTION!r} is for python_sushi_go without the robot;"
+                     f" got {game}")
+
+
+def _chunk_seed(seed: int, chunk: int) -> int:
+  """The stream seed of chunk `chunk` (below 2**63, as the kernels take it)."""
+  state = np.random.SeedSequence([seed, chunk]).generate_state(1, np.uint64)[0]
+  return int(state >> np.uint64(1))
+
+
+def _run_chunk(spec, regrets, averages, chunk, walk, linear, seed):
+  """Runs chunk `chunk` on the given tables in place."""
+  ensure_compiled()
+  mccfr.iterate(spec, regrets, averages, chunk * CHUNK, CHUNK, walk, linear,
+                _chunk_seed(seed, chunk))
+
+
+def _chunk_additions(spec, regrets, averages, chunk, walk, linear, seed):
+  """What chunk `chunk` adds to the tables, as (slots, regret additions, average additions)."""
+  new_regrets, new_averages = regrets.copy(), averages.copy()
+  _run_chunk(spec, new_regrets, new_averages, chunk, walk, linear, seed)
+  changed = np.flatnonzero((new_regrets != regrets) | (new_averages != averages))
+  return changed, new_regrets[changed] - regrets[changed], new_averages[changed] - averages[changed]
+
+
+class CompiledMCCFR:
+  """MCCFR (`algorithm`: es-mccfr or probe-mccfr) with the `cards` abstraction on the compiled
+  core; `weighting` linear (Linear CFR) or uniform; tables of 2**table_bits slots. `play` names
+  the strategy its policy plays: the average strategy (what CFR's guarantees are about), or the
+  current one (regret matching on the last regrets), which Pluribus played beyond its first
+  betting round and which, on the full game, plays far better than the average of a short run
+  (docs/equilibrium.md)."""
+
+  def __init__(self, game: pyspiel.Game, algorithm: str = "probe-mccfr", seed: int = 0,
+               weighting: str = "linear", table_bits: int = DEFAULT_TABLE_BITS,
+               max_nodes: int = MAX_TREE_NODES, raise_limit: str = "max_nodes",
+               play: str = "average"):
+    check_game(game)
+    if play not in PLAYS:
+      raise ValueError(f"unknown play {play!r}; allowed: {', '.join(PLAYS)}")
+    if algorithm not in ALGORITHMS:
+      raise ValueError(f"unknown algorithm {algorithm!r} for abstraction {ABSTRACTION!r};"
+                       f" allowed: {', '.join(ALGORITHMS)}")
+    if weighting not in WEIGHTINGS:
+      raise ValueError(f"unknown weighting {weighting!r}; allowed: {', '.join(WEIGHTINGS)}")
+    if not 8 <= table_bits <= 28:
+      raise ValueError(f"table_bits is {table_bits}; allowed: 8 to 28")
+    if not 0 <= seed < 2 ** 63:
+      raise ValueError(f"seed is {seed}; allowed: 0 to 2**63 - 1")
+    if algorithm == "es-mccfr":
+      check_walk_size(game, max_nodes, raise_limit)
+    ensure_compiled()
+    self.game, self.rules = game, game.rules
+    self.spec = build_spec(game.rules)
+    self.algorithm, self.walk = algorithm, mccfr.WALKS[ALGORITHMS[algorithm]]
+    self.seed, self.weighting, self.play = seed, weighting, play
+    self.regrets = np.zeros(1 << table_bits)
+    self.averages = np.zeros(1 << table_bits)
+    self.iterations = 0
+    self.seconds = 0.0  # wall time spent in `run`
+    self.cpu_seconds = 0.0  # this process's CPU time spent in `run` (workers' not counted)
+    self.history: list[dict] = []  # a training curve, kept in the metadata
+
+  @property
+  def occupied(self) -> int:
+    """Slots of the average table in use (keys met at someone's decision, up to collisions)."""
+    return int(np.count_nonzero(self.averages))
+
+  def run(self, iterations: int | None = None, seconds: float | None = None,
+          progress: bool = False, workers: int = 1) -> CompiledMCCFR:
+    """Runs `iterations` more iterations (rounded up to whole chunks of `CHUNK`), or whole chunks
+    until `seconds` have passed, on `workers` local processes; a tqdm bar on request."""
+    if (iterations is None) == (seconds is None):
+      raise ValueError("run needs exactly one of iterations and seconds")
+    if iterations is not None and iterations < 1:
+      raise ValueError(f"iterations is {iterations}; allowed: 1 or more")
+    if seconds is not None and not (np.isfinite(seconds) and seconds > 0):
+      raise ValueError(f"seconds is {seconds!r}; allowed: a finite number of seconds > 0")
+    if workers < 1:
+      raise ValueError(f"workers is {workers}; allowed: 1 or more")
+    chunks = None if iterations is None else -(-iterations // CHUNK)
+    bar = tqdm.tqdm(total=None if chunks is None else chunks * CHUNK, unit="it",
+                    desc=self.algorithm, disable=not progress)
+    start, cpu_start = time.perf_counter(), time.process_time()
+    pool = None if workers == 1 else concurrent.futures.ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context("spawn"))
+    linear = self.weighting == "linear"
+    try:
+      done = 0
+      while (done < chunks) if chunks is not None else (time.perf_counter() - start < seconds):
+        batch = workers if chunks is None else min(workers, chunks - done)
+        first = self.iterations // CHUNK
+        if pool is None:
+          _run_chunk(self.spec, self.regrets, self.averages, first, self.walk, linear, self.seed)
+        else:
+          futures = [pool.submit(_chunk_additions, self.spec, self.regrets, self.averages,
+                                 first + k, self.walk, linear, self.seed) for k in range(batch)]
+          for future in futures:  # summed in chunk order: the same sums every time
+            slots, regrets, averages = future.result()
+            self.regrets[slots] += regrets
+            self.averages[slots] += averages
+        self.iterations += batch * CHUNK
+        done += batch
+        bar.update(batch * CHUNK)
+    finally:
+      if pool is not None:
+        pool.shutdown(cancel_futures=True)
+      self.seconds += time.perf_counter() - start
+      self.cpu_seconds += time.process_time() - cpu_start
+      bar.close()
+    return self
+
+  def metadata(self) -> dict:
+    return {
+        "game": str(self.game), "abstraction": ABSTRACTION, "algorithm": self.algorithm,
+        "weighting": self.weighting, "play": self.play, "iterations": self.iterations,
+        "seed": self.seed,
+        "seconds": round(self.seconds, 3), "cpu_seconds": round(self.cpu_seconds, 3),
+        "occupied_slots": self.occupied, "table_slots": len(self.averages),
+        "package_version": package_version(), "git_commit": git_commit() or "unknown",
+        "history": self.history,
+    }
+
+  def policy(self) -> BlueprintPolicy:
+    weights = self.averages if self.play == "average" else np.maximum(self.regrets, 0.0)
+    return BlueprintPolicy(self.game, weights.copy(), self.metadata())
+
+  def save(self, path: str, checkpoint: bool = True) -> None:
+    """Writes the policy (and, as a checkpoint, the regrets) to `path` through a temporary file
+    beside it: a failed write leaves no half-written file."""
+    used = np.flatnonzero(self.averages)
+    arrays = {"average_slots": used, "average_values": self.averages[used]}
+    if checkpoint or self.play == "current":
+      held = np.flatnonzero(self.regrets)
+      arrays.update(regret_slots=held, regret_values=self.regrets[held])
+    temp = f"{path}.{os.getpid()}.tmp"
+    try:
+      with open(temp, "wb") as file:
+        np.savez_compressed(file, table_slots=np.array(len(self.averages)),
+                            metadata=np.array(json.dumps(self.metadata())), **arrays)
+      os.replace(temp, path)
+    except BaseException:
+      with contextlib.suppress(OSError):
+        os.remove(temp)
+      raise
+
+  @classmethod
+  def resume(cls, path: str, game: pyspiel.Game | None = None,
+             algorithm: str | None = None) -> CompiledMCCFR:
+    """The solver saved at `path` (a checkpoint), ready to run on. A ValueError if the file holds
+    no regrets, or was trained on another game or algorithm than the given ones."""
+    data, metadata = _open(path)
+    with data:
+      if "regret_slots" not in data.files:
+        raise ValueError(f"{path} is a policy without regrets, not a checkpoint; cannot resume")
+      saved_game = pyspiel.load_game(metadata["game"])
+      if game is not None and str(game) != str(saved_game):
+        raise ValueError(f"the checkpoint {path} was trained on {saved_game}, not {game}")
+      if algorithm is not None and algorithm != metadata["algorithm"]:
+        raise ValueError(f"the checkpoint {path} was trained with {metadata['algorithm']},"
+                         f" not {algorithm}")
+      bits = int(data["table_slots"]).bit_length() - 1
+      solver = cls(saved_game, metadata["algorithm"], metadata["seed"], metadata["weighting"],
+                   bits, play=metadata.get("play", "average"))
+      solver.averages[data["average_slots"]] = data["average_values"]
+      solver.regrets[data["regret_slots"]] = data["regret_values"]
+    solver.iterations = metadata["iterations"]
+    solver.seconds, solver.cpu_seconds = metadata["seconds"], metadata["cpu_seconds"]
+    solver.history = list(metadata.get("history", []))
+    return solver
+
+
+def _open(path: str):
+  """The open archive at `path` and its metadata, or a ValueError naming the path."""
+  data = np.load(path, allow_pickle=False)
+  if not isinstance(data, np.lib.npyio.NpzFile) or "metadata" not in data.files or \
+      "average_slots" not in data.files:
+    raise ValueError(f"{path} is not a blueprint file saved by `sushigo train`")
+  metadata = json.loads(str(data["metadata"]))
+  if metadata.get("abstraction") != ABSTRACTION:
+    raise ValueError(f"{path} is not a blueprint file (abstraction"
+                     f" {metadata.get('abstraction')!r})")
+  return data, metadata
+
+
+def is_blueprint_file(path: str) -> bool:
+  """Whether `path` is a blueprint file (rather than a policy file of `policies.py`)."""
+  with np.load(path, allow_pickle=False) as data:
+    return "average_slots" in data.files
+
+
+def load_blueprint(path: str) -> BlueprintPolicy:
+  """The blueprint policy saved at `path`: its average strategy, or its current one if it was
+  trained to play that (`play`)."""
+  data, metadata = _open(path)
+  with data:
+    weights = np.zeros(int(data["table_slots"]))
+    if metadata.get("play", "average") == "current":
+      weights[data["regret_slots"]] = np.maximum(data["regret_values"], 0.0)
+    else:
+      weights[data["average_slots"]] = data["average_values"]
+  return BlueprintPolicy(pyspiel.load_game(metadata["game"]), weights, metadata)
+
+
+class BlueprintPolicy(policy_lib.Policy):
+  """A `cards` blueprint as a policy of the game (either form): at a position, each legal
+  action's weight (average weight, or positive regret for the current strategy) read from its
+  key's slot, normalised; uniform where none has weight. Answers at tables too
+  (`probabilities`), as `LiftedPolicy` does, so `GameTree.policy_array` and `PolicyBot` read
+  it."""
+
+  def __init__(self, game: pyspiel.Game, averages: np.ndarray, metadata: dict | None = None):
+    super().__init__(game, list(range(game.num_players())))
+    check_game(game)
+    ensure_compiled()
+    self.rules, self.legal_actions = game.rules, game.dynamics.legal_actions
+    self.spec = build_spec(game.rules)
+    self.averages = averages
+    self.metadata = dict(metadata or {})
+
+  def action_probabilities(self, state, player_id=None):
+    player = state.current_player() if player_id is None else player_id
+    return self.probabilities(self.rules, simultaneous_state(state).table(), player)
+
+  def probabilities(self, rules, table, player: int) -> dict[int, float]:
+    legal = self.legal_actions(rules, table, player)
+    pos = codec.encode(self.rules, self.spec, table)
+    weights = mccfr.policy_weights(self.spec, pos, player, self.averages,
+                                   np.asarray(legal, dtype=np.int64))
+    total = weights.sum()
+    if total <= 0:
+      return {action: 1.0 / len(legal) for action in legal}
+    return {action: w / total for action, w in zip(legal, weights.tolist())}

@@ -1,0 +1,197 @@
+"""The `cards` abstraction of Sushi Go as kernels: one key per (action, what its cards score with).
+
+A position's keys are action-centred: each legal action of a player gets its own key, computed
+from the action and from the features that decide what its card (or its two cards, for a
+Chopsticks pair) will score, and a regret table is kept per key. What is learnt about "a Sashimi
+when the tableau holds two" is then shared by every hand that offers a Sashimi in that context,
+whatever the rest of the hand. The reasoning and the measured trade-offs are in
+docs/equilibrium.md ("The cards abstraction").
+
+An action's features, in order: the cards left in the hand (up to `STAGES`: five or more count as
+five), the action id, then for each of its cards three numbers from what the player knows (its
+tableau, its hand, the hand it passed at the last turn, Maki and Puddings of every tableau), by the
+card's kind:
+
+  Tempura     own Tempura mod 2, other Tempura in hand (up to 2), Tempura in the passed hand (2)
+  Sashimi     own Sashimi mod 3, other Sashimi in hand (up to 2), Sashimi in the passed hand (2)
+  Dumpling    own Dumplings (up to 5), other Dumplings in hand (2), in the passed hand (2)
+  Maki        own Maki icons minus the most of an opponent (-4..4), 0, 0
+  Nigiri      free Wasabi (0 or 1), 0, 0
+  Wasabi      free Wasabi (up to 2), best other Nigiri in hand (value), best in the passed hand
+  Chopsticks  Chopsticks on the tableau (0 or 1), 0, 0
+  Pudding     own Puddings (kept and this round's) minus the most of an opponent (-3..3), rounds
+              left after this one (up to 2), 0
+  Soy Sauce   Soy Sauce on the tableau (0 or 1), colours on the tableau (up to 8), 0
+
+The hand passed at the last turn is the hand the player held then, less what it placed (a
+Chopsticks pair returns the Chopsticks): known to the player, and with two players exactly the
+hand the opponent holds now, so the cards still to come back. At a round's first turn it is empty.
+
+Neither the round nor the turn is kept as such: a card's value depends on the cards left (how many
+picks remain to complete a set) and, for Pudding only, on the rounds left. Dropping them lets one
+key gather the visits of some thirty (round, turn) pairs of the full game, which is what makes its
+regrets learnable in hours rather than weeks.
+
+The key is the features hashed to 64 bits (`compiled.hashing`); the regret tables index it modulo
+their size (`mccfr`). Robot games are not covered (the robot's card is a second decision).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sushigo_spiel.compiled import hashing
+from sushigo_spiel.compiled.jit import njit
+from sushigo_spiel.compiled.sushi_go import views
+from sushigo_spiel.compiled.sushi_go.layout import (
+    CHOPSTICKS, FREE_WASABI, HAND_SIZE, KIND_TABLE, K_CHOPSTICKS, K_DUMPLING, K_MAKI, K_NIGIRI,
+    K_PUDDING, K_SASHIMI, K_SOY_SAUCE, K_TEMPURA, K_WASABI, PAIR_CARDS_TABLE, PLAYERS, PUDDINGS_AT,
+    ROUND, ROUNDS, TURN, TYPES, VALUE_TABLE)
+
+CARD_FEATURES = 3  # numbers per card
+HEADER = 2  # cards left, action
+MAX_FEATURES = HEADER + 2 * CARD_FEATURES
+STAGES = 5  # cards left in the hand, capped
+
+
+@njit(inline="always")
+def _passed(g, pos, player, card):
+  """How many of `card` the hand the player passed at the last turn held (0 at a round's first
+  turn): the hand it began that turn with, less the cards it placed, plus returned Chopsticks."""
+  if pos[TURN] == 0:
+    return 0
+  index = views.turn_index(g, pos) - 1
+  count = pos[views.logged_hands_at(g, index) + player * g[TYPES] + card]
+  pick = views.logged_pick_at(g, index, player)
+  first, second = pos[pick], pos[pick + 1]
+  count -= (first == card) + (second == card)
+  if second >= 0 and card == g[CHOPSTICKS]:
+    count += 1
+  return count
+
+
+@njit(inline="always")
+def _best_nigiri(g, pos, start, skip):
+  """The highest Nigiri value among the card counts at `pos[start:]`, one `skip` card left out."""
+  best = 0
+  for card in range(g[TYPES]):
+    count = pos[start + card] - (card == skip)
+    if count > 0 and g[g[KIND_TABLE] + card] == K_NIGIRI:
+      best = max(best, g[g[VALUE_TABLE] + card])
+  return best
+
+
+@njit(inline="always")
+def _best_passed_nigiri(g, pos, player):
+  best = 0
+  for card in range(g[TYPES]):
+    if g[g[KIND_TABLE] + card] == K_NIGIRI and _passed(g, pos, player, card) > 0:
+      best = max(best, g[g[VALUE_TABLE] + card])
+  return best
+
+
+@njit(inline="always")
+def _kind_total(g, pos, row, kind, by_value):
+  """The cards of `kind` on the tableau row at `pos[row]` (their values summed if `by_value`)."""
+  total = 0
+  for card in range(g[TYPES]):
+    if g[g[KIND_TABLE] + card] == kind:
+      total += pos[row + card] * (g[g[VALUE_TABLE] + card] if by_value else 1)
+  return total
+
+
+@njit(inline="always")
+def _lead(g, pos, player, kind, by_value, kept):
+  """The player's count of `kind` on its tableau (plus its kept Puddings if `kept`) minus the
+  highest of the other players'."""
+  own, best = 0, -(1 << 30)
+  for p in range(g[PLAYERS]):
+    value = _kind_total(g, pos, views.tableau_at(g, p), kind, by_value)
+    if kept:
+      value += pos[g[PUDDINGS_AT] + p]
+    if p == player:
+      own = value
+    else:
+      best = max(best, value)
+  return own - best
+
+
+@njit(inline="always")
+def _clip(value, bound):
+  return max(-bound, min(bound, value))
+
+
+@njit(inline="always")
+def card_features(g, pos, player, card, out, at):
+  """Writes the three features of `card` for `player` to `out[at:at + 3]` (module docstring)."""
+  kind, row, held = g[g[KIND_TABLE] + card], views.tableau_at(g, player), views.hand_at(g, player)
+  types = g[TYPES]
+  own, other = pos[row + card], pos[held + card] - 1
+  out[at] = out[at + 1] = out[at + 2] = 0
+  if kind == K_TEMPURA or kind == K_SASHIMI or kind == K_DUMPLING:
+    own = _kind_total(g, pos, row, kind, False)
+    out[at] = own % 2 if kind == K_TEMPURA else (own % 3 if kind == K_SASHIMI else min(own, 5))
+    out[at + 1] = min(other, 2)
+    out[at + 2] = min(_passed(g, pos, player, card), 2)
+  elif kind == K_MAKI:
+    out[at] = _clip(_lead(g, pos, player, K_MAKI, True, False), 4)
+  elif kind == K_NIGIRI:
+    out[at] = min(pos[row + types + FREE_WASABI], 1)
+  elif kind == K_WASABI:
+    out[at] = min(pos[row + types + FREE_WASABI], 2)
+    out[at + 1] = _best_nigiri(g, pos, held, card)
+    out[at + 2] = _best_passed_nigiri(g, pos, player)
+  elif kind == K_CHOPSTICKS:
+    out[at] = min(own, 1)
+  elif kind == K_PUDDING:
+    out[at] = _clip(_lead(g, pos, player, K_PUDDING, False, True), 3)
+    out[at + 1] = min(g[ROUNDS] - 1 - pos[ROUND], 2)
+  elif kind == K_SOY_SAUCE:
+    out[at] = min(own, 1)
+    colours = 0
+    seen = 0
+    for c in range(types):
+      bit = 1 << g[g[KIND_TABLE] + c]
+      if pos[row + c] > 0 and not seen & bit:
+        seen |= bit
+        colours += 1
+    out[at + 1] = min(colours, 8)
+
+
+@njit(inline="always")
+def action_features(g, pos, player, action, out):
+  """Writes the features of `player`'s legal `action` (a single card or a Chopsticks pair) to
+  `out`; returns how many (5 or 8)."""
+  out[0], out[1] = min(g[HAND_SIZE] - pos[TURN], STAGES), action
+  types = g[TYPES]
+  if action < types:
+    card_features(g, pos, player, action, out, HEADER)
+    return HEADER + CARD_FEATURES
+  pair = g[PAIR_CARDS_TABLE] + 2 * (action - types)
+  card_features(g, pos, player, g[pair], out, HEADER)
+  card_features(g, pos, player, g[pair + 1], out, HEADER + CARD_FEATURES)
+  return HEADER + 2 * CARD_FEATURES
+
+
+@njit(inline="always")
+def action_key(g, pos, player, action, scratch):
+  """The 64-bit key of `action` for `player` (`scratch`: int64[MAX_FEATURES])."""
+  count = action_features(g, pos, player, action, scratch)
+  return hashing.finish(hashing.fold_range(hashing.start(), scratch, 0, count))
+
+
+@njit
+def features_of(g, pos, player, action):
+  """The features of an action as an array (for tests and inspection)."""
+  out = np.zeros(MAX_FEATURES, dtype=np.int64)
+  return out[:action_features(g, pos, player, action, out)].copy()
+
+
+@njit
+def keys_of(g, pos, player, actions):
+  """The keys of `actions` for `player` at `pos`, one per action."""
+  scratch = np.zeros(MAX_FEATURES, dtype=np.int64)
+  out = np.empty(len(actions), dtype=np.int64)
+  for i in range(len(actions)):
+    out[i] = action_key(g, pos, player, actions[i], scratch)
+  return out

@@ -1,0 +1,170 @@
+"""Monte Carlo CFR walks on Sushi Go's compiled core, with action-centred keys (`features`).
+
+Regrets and average-strategy weights live in two flat float64 tables of a power-of-two size,
+indexed by an action's key modulo that size (the hashing trick: two keys sharing a slot share
+their regrets; with 2**20 slots and some 10**5 keys in use that is rare, and `occupied` counts the
+slots in use). At a decision the player's strategy is regret matching over its legal actions, each
+action reading its own slot; with no positive regret it is uniform.
+
+Two walks, each run once per player and iteration (that player is the traverser):
+
+  ES     external sampling (Lanctot et al. 2009): chance and the other players are sampled (from
+         their current strategies, which are added to their average weights at each visit), and
+         every action of the traverser is tried, recursively. An iteration visits every action
+         sequence of the traverser, which only reduced games afford.
+  PROBE  external sampling with probes (Gibson et al. 2012, "Efficient Monte Carlo counterfactual
+         regret minimization in games with many player actions"): as ES, but only one of the
+         traverser's actions, drawn uniformly, is followed recursively; every other action is
+         valued by one probe, a playout of the rest of the game with every player on its current
+         strategy and chance sampled. Every action's value is then an unbiased estimate of its
+         counterfactual value given the path, so the regret update needs no importance weight;
+         and since the traverser's path is drawn uniformly, the probability of reaching one of
+         its information sets does not change across iterations, which scales each information
+         set's regrets by a constant that regret matching ignores ("robust sampling", Li et al.
+         2020). An iteration costs about (decisions x actions) partial playouts: it scales to the
+         full game.
+
+Weighting: iteration t (counted from 1) adds its regrets and average weights multiplied by t when
+`linear` (Linear CFR, Brown and Sandholm 2019: the same as discounting the past by t / (t + 1)),
+by 1 otherwise.
+
+Everything is determined by the stream state passed in (`rng`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sushigo_spiel.compiled.cfr.features import MAX_FEATURES, action_key
+from sushigo_spiel.compiled.jit import njit
+from sushigo_spiel.compiled.rng import next_double, seed_state
+from sushigo_spiel.compiled.sampling import pick_uniformly
+from sushigo_spiel.compiled.sushi_go.chance import initial_position, skip_chance
+from sushigo_spiel.compiled.sushi_go.layout import ACTOR, ACTOR_TERMINAL, NUM_ACTIONS, PLAYERS
+from sushigo_spiel.compiled.sushi_go.moves import legal_actions, play
+from sushigo_spiel.compiled.sushi_go.scoring import returns
+
+ES, PROBE = 0, 1
+WALKS = {"es": ES, "probe": PROBE}
+
+
+@njit(inline="always")
+def strategy(g, pos, player, regrets, mask, legal, count, slots, probabilities, scratch):
+  """Regret matching for `player` over its `count` legal actions in `legal`: fills `slots` with
+  each action's table slot and `probabilities` with its probability."""
+  total = 0.0
+  for i in range(count):
+    slot = action_key(g, pos, player, legal[i], scratch) & mask
+    slots[i] = slot
+    regret = regrets[slot]
+    probabilities[i] = regret if regret > 0.0 else 0.0
+    total += probabilities[i]
+  for i in range(count):
+    probabilities[i] = probabilities[i] / total if total > 0.0 else 1.0 / count
+
+
+@njit(inline="always")
+def sample(probabilities, count, rng):
+  """An index drawn with `probabilities[:count]` (one uniform)."""
+  u = next_double(rng)
+  for i in range(count - 1):
+    u -= probabilities[i]
+    if u < 0.0:
+      return i
+  return count - 1
+
+
+@njit(inline="always")
+def _others(g, pos, traverser, regrets, averages, weight, mask, rng, joint, scratch):
+  """Samples every player's action but the traverser's into `joint` from its current strategy,
+  adding that strategy times `weight` to its average weights (not when `weight` is 0)."""
+  size = g[NUM_ACTIONS]
+  legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
+  probabilities = np.empty(size)
+  for p in range(g[PLAYERS]):
+    if p == traverser:
+      continue
+    count = legal_actions(g, pos, p, legal)
+    strategy(g, pos, p, regrets, mask, legal, count, slots, probabilities, scratch)
+    if weight > 0.0:
+      for i in range(count):
+        averages[slots[i]] += weight * probabilities[i]
+    joint[p] = legal[sample(probabilities, count, rng)]
+
+
+@njit
+def probe(g, pos, player, regrets, mask, rng, scratch):
+  """Plays `pos` to the end in place, every player on its current strategy and chance sampled;
+  returns `player`'s utility."""
+  n, size = g[PLAYERS], g[NUM_ACTIONS]
+  legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
+  probabilities, joint, out = np.empty(size), np.empty(n, dtype=np.int64), np.empty(n)
+  while True:
+    skip_chance(g, pos, rng)
+    if pos[ACTOR] == ACTOR_TERMINAL:
+      break
+    for p in range(n):
+      count = legal_actions(g, pos, p, legal)
+      strategy(g, pos, p, regrets, mask, legal, count, slots, probabilities, scratch)
+      joint[p] = legal[sample(probabilities, count, rng)]
+    play(g, pos, joint)
+  returns(g, pos, out)
+  return out[player]
+
+
+@njit
+def walk(g, pos, traverser, regrets, averages, weight, mask, rng, kind, scratch):
+  """One walk of `kind` (ES or PROBE) from `pos` for `traverser`, updating the tables; returns
+  the traverser's value of `pos` under the current strategies (sampled)."""
+  skip_chance(g, pos, rng)
+  n, size = g[PLAYERS], g[NUM_ACTIONS]
+  if pos[ACTOR] == ACTOR_TERMINAL:
+    out = np.empty(n)
+    returns(g, pos, out)
+    return out[traverser]
+  joint = np.zeros(n, dtype=np.int64)
+  _others(g, pos, traverser, regrets, averages, weight, mask, rng, joint, scratch)
+  legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
+  probabilities, values = np.empty(size), np.empty(size)
+  count = legal_actions(g, pos, traverser, legal)
+  strategy(g, pos, traverser, regrets, mask, legal, count, slots, probabilities, scratch)
+  followed = pick_uniformly(count, rng) if kind == PROBE else -1
+  value = 0.0
+  for i in range(count):
+    child = pos.copy()
+    joint[traverser] = legal[i]
+    play(g, child, joint)
+    if kind == ES or i == followed:
+      values[i] = walk(g, child, traverser, regrets, averages, weight, mask, rng, kind, scratch)
+    else:
+      values[i] = probe(g, child, traverser, regrets, mask, rng, scratch)
+    value += probabilities[i] * values[i]
+  for i in range(count):
+    regrets[slots[i]] += weight * (values[i] - value)
+  return value
+
+
+@njit
+def iterate(g, regrets, averages, first, count, kind, linear, seed):
+  """Runs iterations `first + 1` .. `first + count` (a walk per player each) on the tables, with
+  one stream seeded with `seed`."""
+  rng = np.zeros(4, dtype=np.uint64)
+  seed_state(rng, np.uint64(seed))
+  scratch = np.zeros(MAX_FEATURES, dtype=np.int64)
+  mask = len(regrets) - 1
+  for t in range(first + 1, first + count + 1):
+    weight = float(t) if linear else 1.0
+    for traverser in range(g[PLAYERS]):
+      pos = initial_position(g)
+      walk(g, pos, traverser, regrets, averages, weight, mask, rng, kind, scratch)
+
+
+@njit
+def policy_weights(g, pos, player, averages, legal):
+  """The average-strategy weights of `player`'s `legal` actions at `pos` (unnormalised)."""
+  scratch = np.zeros(MAX_FEATURES, dtype=np.int64)
+  mask = len(averages) - 1
+  out = np.empty(len(legal))
+  for i in range(len(legal)):
+    out[i] = averages[action_key(g, pos, player, legal[i], scratch) & mask]
+  return out
