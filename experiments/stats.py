@@ -17,6 +17,11 @@ count as more evidence:
   seats and 0 for a losing seat. The win rate is the mean win share: the chance that a seat of the
   competitor wins. Its Wilson interval is computed on the total win share rounded to the nearest
   integer (halves to even) out of the number of games, since a binomial count must be whole;
+* luck-corrected score and margin: when every record of the group holds `luck` (chance's share of
+  each seat's score, `experiments.tournament.luck`), the score minus the luck and the margin minus
+  the luck's margin, averaged over the competitor's seats as above; same expectation as the raw
+  figures, less variance. The variance ratio is the corrected figure's sample variance over the
+  raw one's (below 1: the interval shrinks by its square root);
 * head to head: for each pair of competitors, every game where both sat is one comparison of their
   scores (their means over their seats); a higher score is a win, an equal one counts 1/2. The
   p-value is the two-sided sign test (binomial, p = 1/2) on the decisive comparisons, and the
@@ -65,6 +70,8 @@ class Outcome:
   score: float
   margin: float
   win_share: float
+  luck: float | None = None  # chance's share of the score (None: the record holds no luck)
+  luck_margin: float | None = None  # the margin of the seats' lucks
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,6 +84,10 @@ class Summary:
   margin: Estimate
   wins: float  # total win share
   win_rate: Estimate
+  corrected_score: Estimate | None = None  # None unless every game holds its luck
+  corrected_margin: Estimate | None = None
+  score_variance_ratio: float = math.nan  # corrected variance / raw variance
+  margin_variance_ratio: float = math.nan
 
 
 @dataclasses.dataclass(frozen=True)
@@ -126,6 +137,8 @@ def outcomes(record: Record) -> dict[str, Outcome]:
   scores = record["scores"]
   seat_margins = margins(scores)
   shares = seat_win_shares(len(scores), record["winners"])
+  luck = record.get("luck")
+  luck_margins = None if luck is None else margins(luck)
   seats_of: dict[str, list[int]] = {}
   for seat, name in enumerate(record["seats"]):
     seats_of.setdefault(name, []).append(seat)
@@ -134,7 +147,9 @@ def outcomes(record: Record) -> dict[str, Outcome]:
           seats=len(seats),
           score=float(np.mean([scores[s] for s in seats])),
           margin=float(np.mean([seat_margins[s] for s in seats])),
-          win_share=float(np.mean([shares[s] for s in seats])))
+          win_share=float(np.mean([shares[s] for s in seats])),
+          luck=None if luck is None else float(np.mean([luck[s] for s in seats])),
+          luck_margin=None if luck is None else float(np.mean([luck_margins[s] for s in seats])))
       for name, seats in sorted(seats_of.items())}
 
 
@@ -169,6 +184,13 @@ def summarize(records: Iterable[Record]) -> dict[str, Summary]:
 def _summary(name: str, games: list[Outcome]) -> Summary:
   wins = sum(outcome.win_share for outcome in games)
   low, high = wilson_interval(round(wins), len(games))
+  corrected = {}
+  if all(outcome.luck is not None for outcome in games):
+    for figure, luck in (("score", "luck"), ("margin", "luck_margin")):
+      raw = np.array([getattr(outcome, figure) for outcome in games])
+      values = raw - np.array([getattr(outcome, luck) for outcome in games])
+      corrected[f"corrected_{figure}"] = mean_interval(values)
+      corrected[f"{figure}_variance_ratio"] = variance_ratio(values, raw)
   return Summary(
       competitor=name,
       games=len(games),
@@ -176,7 +198,15 @@ def _summary(name: str, games: list[Outcome]) -> Summary:
       score=mean_interval([outcome.score for outcome in games]),
       margin=mean_interval([outcome.margin for outcome in games]),
       wins=wins,
-      win_rate=Estimate(wins / len(games), low, high))
+      win_rate=Estimate(wins / len(games), low, high),
+      **corrected)
+
+
+def variance_ratio(corrected: np.ndarray, raw: np.ndarray) -> float:
+  """The sample variance of `corrected` over that of `raw` (NaN when undefined)."""
+  if len(raw) < 2 or np.var(raw) == 0:
+    return math.nan
+  return float(np.var(corrected, ddof=1) / np.var(raw, ddof=1))
 
 
 def holm(p_values: Sequence[float]) -> list[float]:

@@ -5,14 +5,16 @@ a seating of competitors and a seed. Its unit of work is one game, and its run f
 (`experiments.run_folder`) holds records.jsonl with one JSON object per game: index, seed
 ({"entropy", "spawn_key"} of its numpy SeedSequence), game, seats (competitor names by seat), bots
 (bot, params, seed by seat), scores (ints), returns, rounds (points by round and seat), breakdown
-(points by round, seat and category), puddings, winners (seats); timings.jsonl holds index, seconds
-and worker (host:pid) per game; the report (`experiments.tournament.summary`) is summary.md,
+(points by round, seat and category), puddings, winners (seats) and, when `luck_playouts` is not 0
+and the game is Sushi Go, luck (chance's share of each seat's score, `experiments.tournament.luck`;
+records written before it existed have none, and `reproduce` compares those on the fields they
+hold); timings.jsonl holds index, seconds and worker (host:pid) per game; the report (`experiments.tournament.summary`) is summary.md,
 summary.csv and plots/.
 
 Reproducible: game i draws everything from `np.random.SeedSequence(seed, spawn_key=(i,))`; it spawns
-the chance stream (a numpy Generator sampling `state.chance_outcomes()`) and then one seed per seat
-for `solvers.make_bot`. No game depends on another, so records are identical whatever the backend,
-the number of workers or the order in which games finish (a wall-time budget aside). Games run as
+the chance stream (a numpy Generator sampling `state.chance_outcomes()`), then one seed per seat
+for `solvers.make_bot`, then the seed of the luck's reference playouts. No game depends on another,
+so records are identical whatever the backend, the number of workers or the order in which games finish (a wall-time budget aside). Games run as
 `experiments.execution` runs any experiment's units: resumable, on local processes or on Ray.
 """
 
@@ -31,11 +33,13 @@ from experiments import execution
 from experiments import run_folder
 from experiments.run_folder import RunError, Session
 from experiments.tournament import config as config_lib
+from experiments.tournament import luck as luck_lib
 from experiments.tournament import summary
 from solvers.match import play_match
 from sushigo_spiel.sushi_go import scoring
 
 RESULTS = run_folder.GAME_RECORDS
+LUCK = "luck"  # the record field of `luck_lib.DealLuck`
 _MISMATCHES_SHOWN = 20
 
 
@@ -77,11 +81,18 @@ def _mismatches(stored: dict[int, dict], replayed: dict[int, dict]) -> list[str]
       lines.append(f"game {index}: missing from the run folder")
     elif index not in replayed:
       lines.append(f"game {index}: recorded, but not a game of the config")
-    elif stored[index] != replayed[index]:
+    elif stored[index] != _as_stored(replayed[index], stored[index]):
       keys = sorted(k for k in stored[index].keys() | replayed[index].keys()
-                    if stored[index].get(k) != replayed[index].get(k))
+                    if stored[index].get(k) != _as_stored(replayed[index], stored[index]).get(k))
       lines.append(f"game {index}: {', '.join(keys)} differ")
   return lines
+
+
+def _as_stored(replayed: dict, stored: dict) -> dict:
+  """The replayed record without its luck when the stored one predates the luck field."""
+  if LUCK in stored:
+    return replayed
+  return {key: value for key, value in replayed.items() if key != LUCK}
 
 
 def report(run_dir: str | pathlib.Path) -> str:
@@ -101,13 +112,18 @@ def play_game(config: config_lib.Config, index: int) -> execution.Result:
   start = time.perf_counter()
   matchup = config.matchup(index)
   game = config.loaded_game(matchup.game)
-  chance_seed, *seat_seeds = np.random.SeedSequence(config.seed, spawn_key=(index,)).spawn(
-      1 + len(matchup.seats))
+  game_seed = np.random.SeedSequence(config.seed, spawn_key=(index,))
+  chance_seed, *seat_seeds = game_seed.spawn(1 + len(matchup.seats))
   bot_seeds = [int(seed.generate_state(1)[0]) for seed in seat_seeds]
   params = [config.bot_params(competitor) for competitor in matchup.seats]
   bots = [solvers.make_bot(competitor.bot, game, seat, bot_seeds[seat], **params[seat])
           for seat, competitor in enumerate(matchup.seats)]
-  state = play_match(game, bots, np.random.default_rng(chance_seed))
+  deal_luck = None
+  if config.luck_playouts and game.get_type().short_name == luck_lib.GAME:
+    luck_seed = int(game_seed.spawn(1)[0].generate_state(1)[0])
+    deal_luck = luck_lib.DealLuck(game, bots, luck_seed, config.luck_playouts)
+  state = play_match(game, bots, np.random.default_rng(chance_seed),
+                     on_chance=deal_luck and deal_luck.observe_deal)
   scores, puddings = [int(s) for s in state.scores()], state.puddings()
   rounds = state.round_records()
   record = {
@@ -124,6 +140,8 @@ def play_game(config: config_lib.Config, index: int) -> execution.Result:
       "puddings": puddings,
       "winners": scoring.winners(scores, puddings),
   }
+  if deal_luck is not None:
+    record[LUCK] = deal_luck.luck.tolist()
   timing = {"index": index, "seconds": time.perf_counter() - start, "worker": _worker_name()}
   return record, timing
 

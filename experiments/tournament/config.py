@@ -18,6 +18,9 @@ Format
   num_games = 120             # required; integer >= 1, games played per game string
   rotation = "all"            # optional (default "all"): how each lineup is seated, see below
                               # ("all", "cyclic" or "fixed")
+  luck_playouts = 16          # optional (default 16): reference playouts per deal that estimate
+                              # the luck of the deal (`experiments.tournament.luck`), reported as
+                              # variance-reduced figures beside the raw ones; 0 turns it off
   anchor = "heuristic"        # optional (default none): a competitor's name; every lineup is then
                               # one other competitor against the anchor in all other seats
 
@@ -117,7 +120,9 @@ BUDGET_KINDS = ("iterations", "seconds")
 BUDGET_CLOCKS = ("wall", "cpu")  # what budget.seconds is measured on (`solvers.bot.CLOCKS`)
 
 _SECTIONS = ("experiment", "budget", "report", "players")
-_EXPERIMENT_KEYS = ("name", "kind", "seed", "games", "num_games", "rotation", "anchor")
+_EXPERIMENT_KEYS = ("name", "kind", "seed", "games", "num_games", "rotation", "anchor",
+                    "luck_playouts")
+DEFAULT_LUCK_PLAYOUTS = 16
 
 
 class Matchup(NamedTuple):
@@ -139,6 +144,7 @@ class Config:
   players: tuple[Competitor, ...]
   text: str
   anchor: int | None = None
+  luck_playouts: int = DEFAULT_LUCK_PLAYOUTS
 
   @property
   def total_games(self) -> int:
@@ -176,7 +182,9 @@ class Config:
         "experiment": {"name": self.name, "seed": self.seed, "games": list(self.games),
                        "num_games": self.num_games, "rotation": self.rotation,
                        **({} if self.anchor is None
-                          else {"anchor": self.players[self.anchor].name})},
+                          else {"anchor": self.players[self.anchor].name}),
+                       **({} if self.luck_playouts == DEFAULT_LUCK_PLAYOUTS
+                          else {"luck_playouts": self.luck_playouts})},
         "budget": dict(self.budget),
         "report": {"metrics": list(self.metrics)},
         "players": [dataclasses.asdict(p) for p in self.players],
@@ -228,6 +236,8 @@ def parse(text: str) -> Config:
       players=(players := config_lib.players(root.get("players"))),
       text=text,
       anchor=_anchor(experiment.get("anchor", None), players),
+      luck_playouts=experiment.integer("luck_playouts", minimum=0,
+                                       default=DEFAULT_LUCK_PLAYOUTS),
   )
   _check_fixed_seats(config)
   config_lib.check_bots(config.players, {game: config.loaded_game(game) for game in config.games},

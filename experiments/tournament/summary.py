@@ -39,11 +39,18 @@ CSV_COLUMNS = (
     "mean_score", "score_ci_low", "score_ci_high",
     "mean_margin", "margin_ci_low", "margin_ci_high",
     "wins", "win_rate", "win_ci_low", "win_ci_high",
-    "rating_mu", "rating_sigma", "rating_ordinal")
+    "rating_mu", "rating_sigma", "rating_ordinal",
+    "corrected_score", "corrected_score_ci_low", "corrected_score_ci_high", "score_variance_ratio",
+    "corrected_margin", "corrected_margin_ci_low", "corrected_margin_ci_high",
+    "margin_variance_ratio")
 METRIC_HEADERS = {
     "score": "mean score [95% CI]",
     "margin": "mean margin [95% CI]",
     "win": "win rate [Wilson 95%]",
+}
+CORRECTED_HEADERS = {  # the luck-corrected figures, shown after the raw one when the run has them
+    "score": "luck-corrected score [95% CI] (var. ratio)",
+    "margin": "luck-corrected margin [95% CI] (var. ratio)",
 }
 RATING_ERROR_SIGMAS = 2  # error bars of the ratings plot
 DPI = 120
@@ -122,8 +129,14 @@ def _csv_row(label: str, summary: stats.Summary, rating: stats.Rating) -> list:
       summary.margin.value, summary.margin.low, summary.margin.high,
       summary.wins, summary.win_rate.value, summary.win_rate.low, summary.win_rate.high,
       rating.mu, rating.sigma, rating.ordinal)
+  corrected = []
+  for estimate, ratio in ((summary.corrected_score, summary.score_variance_ratio),
+                          (summary.corrected_margin, summary.margin_variance_ratio)):
+    corrected += (["", "", "", ""] if estimate is None else
+                  [round(figure, 6) for figure in (estimate.value, estimate.low, estimate.high,
+                                                    ratio)])
   return [label, summary.competitor, summary.games, summary.seats] + [
-      round(figure, 6) for figure in figures]
+      round(figure, 6) for figure in figures] + corrected
 
 
 def markdown_report(config: dict[str, Any], results: dict[str, stats.GroupStats],
@@ -148,19 +161,32 @@ mean share of the win per seat (a win shared by k seats counts 1/k); its Wilson 
 total rounded to whole games. Ratings: OpenSkill Plackett-Luce over the games in order, mu ± sigma.
 Head to head: the row's share of the games in which it outscored the column (ties count 1/2), with
 the two-sided sign-test p-value; * marks significance at 0.05 after Holm-Bonferroni over the pairs.
+Luck-corrected: the figure minus chance's share of it (the luck of the deals, valued by reference
+playouts; same expectation, see `experiments.tournament.luck`), with the ratio of its variance to
+the raw figure's; shown when every game of the group recorded its luck.
 """
 
 
 def _summary_table(result: stats.GroupStats, order: Sequence[str],
                    metrics: Sequence[str]) -> list[str]:
-  chosen = [metric for metric in METRIC_HEADERS if metric in metrics]
-  header = (["competitor", "games", "seats"] + [METRIC_HEADERS[m] for m in chosen] +
+  lucky = all(summary.corrected_score is not None for summary in result.summaries.values())
+  chosen = [column for metric in METRIC_HEADERS if metric in metrics
+            for column in ((metric, False), (metric, True))
+            if not column[1] or (lucky and metric in CORRECTED_HEADERS)]
+  header = (["competitor", "games", "seats"] +
+            [(CORRECTED_HEADERS if corrected else METRIC_HEADERS)[m] for m, corrected in chosen] +
             ["rating μ ± σ"])
   rows = []
   for name in _in_order(order, result.summaries):
     summary, rating = result.summaries[name], result.ratings[name]
-    cells = {"score": _estimate(summary.score, 2), "margin": _estimate(summary.margin, 2),
-             "win": _estimate(summary.win_rate, 3)}
+    cells = {("score", False): _estimate(summary.score, 2),
+             ("margin", False): _estimate(summary.margin, 2),
+             ("win", False): _estimate(summary.win_rate, 3)}
+    if lucky:
+      cells["score", True] = (f"{_estimate(summary.corrected_score, 2)}"
+                              f" ({summary.score_variance_ratio:.2f})")
+      cells["margin", True] = (f"{_estimate(summary.corrected_margin, 2)}"
+                               f" ({summary.margin_variance_ratio:.2f})")
     rows.append([name, str(summary.games), str(summary.seats)] + [cells[m] for m in chosen] +
                 [f"{rating.mu:.1f} ± {rating.sigma:.1f}"])
   return _table(header, rows, right_aligned_from=1)
