@@ -8,14 +8,15 @@ a seating of competitors and a seed. Its unit of work is one game, and its run f
 (points by round, seat and category), puddings, winners (seats) and, when `luck_playouts` is not 0
 and the game is Sushi Go, luck (chance's share of each seat's score, `experiments.tournament.luck`;
 records written before it existed have none, and `reproduce` compares those on the fields they
-hold); timings.jsonl holds index, seconds and worker (host:pid) per game; the report (`experiments.tournament.summary`) is summary.md,
-summary.csv and plots/.
+hold); timings.jsonl holds index, seconds and worker (host:pid) per game; the report
+(`experiments.tournament.summary`) is summary.md, summary.csv and plots/.
 
 Reproducible: game i draws everything from `np.random.SeedSequence(seed, spawn_key=(i,))`; it spawns
 the chance stream (a numpy Generator sampling `state.chance_outcomes()`), then one seed per seat
 for `solvers.make_bot`, then the seed of the luck's reference playouts. No game depends on another,
-so records are identical whatever the backend, the number of workers or the order in which games finish (a wall-time budget aside). Games run as
-`experiments.execution` runs any experiment's units: resumable, on local processes or on Ray.
+so records are identical whatever the backend, the number of workers or the order in which games
+finish (a wall-time budget aside). Games run as `experiments.execution` runs any experiment's
+units: resumable, on local processes or on Ray.
 """
 
 from __future__ import annotations
