@@ -194,8 +194,8 @@ def outcome_walk(g, pos, traverser, regrets, averages, weight, mask, rng, reach,
 
 @njit
 def iterate(g, regrets, averages, first, count, kind, linear, seed):
-  """Runs iterations `first + 1` .. `first + count` (a walk of `kind` per player each) on the tables, with
-  one stream seeded with `seed`."""
+  """Runs iterations `first + 1` .. `first + count` (a walk of `kind` per player each) on the
+  tables, with one stream seeded with `seed`."""
   rng = np.zeros(4, dtype=np.uint64)
   seed_state(rng, np.uint64(seed))
   scratch = np.zeros(MAX_FEATURES, dtype=np.int64)
