@@ -42,6 +42,7 @@ _EPILOG = """examples:
   sushigo bench --seconds 1 --players 2 --draft-players 5 --json bench.json
   sushigo bench --search                       ISMCTS iterations/s beside OpenSpiel's ISMCTS
   sushigo bench --equilibrium                  exploitability and CFR+ beside OpenSpiel's C++
+  sushigo bench --rl                           the batched, PettingZoo and OpenSpiel RL envs
   sushigo train small --algorithm cfr+ --abstraction canonical --iterations 500 --out p.npz
   sushigo train small --algorithm probe-mccfr --abstraction cards --seconds 60 --out b.npz
   sushigo train small --algorithm probe-mccfr --abstraction cards --seconds 60 --out b.npz --resume
@@ -186,6 +187,11 @@ def _parser() -> argparse.ArgumentParser:
   speed.add_argument("--python-game", default="tiny", metavar="NAME",
                      help="the smaller reduced game on which --equilibrium times OpenSpiel's"
                      " Python nash_conv (default: %(default)s)")
+  speed.add_argument("--rl", action="store_true",
+                     help="also measure environment steps/s: the batched environment (1,024"
+                     " games on the compiled core, target 1,000,000 steps/s against random"
+                     " opponents), the PettingZoo parallel env and OpenSpiel's rl_environment"
+                     " (experiments.bench.rl; needs the rl extra)")
   speed.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
   speed.set_defaults(error=speed.error)
   _add_train_command(commands)

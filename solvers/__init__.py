@@ -12,6 +12,9 @@ only when that bot is asked for: `make_bot("random", ...)` loads neither scipy n
   solvers.equilibrium    game trees, exact best response and NashConv, sequence-form LPs, the
                          CFR family and its abstractions, saved policies, approximate
                          exploitability
+  solvers.linear_q       a linear action-value model and the bot playing it (trained in the
+                         batched environment)
+  solvers.envs           Gymnasium environments against the bots (the `rl` extra)
   solvers.match          one game between bots
 """
 
@@ -31,6 +34,7 @@ BOTS: dict[str, str] = {
     "mo_ismcts": "solvers.search.ismcts:MOISMCTSBot",
     "pimc": "solvers.search.pimc:PIMCBot",
     "policy": "solvers.equilibrium.policies:PolicyBot",
+    "linear_q": "solvers.linear_q:LinearQBot",
 }
 
 

@@ -16,8 +16,11 @@ All randomness comes from the seed: `self.uniform` draws floats in [0, 1) from
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import math
 import numbers
+import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -106,10 +109,32 @@ class Bot(pyspiel.Bot):
                        " the end of the game")
     return table
 
+  def load_saved(self, load: Callable[[str], Any], what: str) -> Any:
+    """The file named by parameter `path` as `load` reads it (read again only when the file
+    changes); a ValueError when there is no such file. `what` names the kind of file."""
+    path = self.params["path"]
+    if not path or not os.path.isfile(path):
+      raise ValueError(f"{type(self).__name__} needs parameter 'path', a saved {what} file; got"
+                       f" {path!r}")
+    return _cached_load(load, os.path.abspath(path), os.path.getmtime(path))
+
+  def check_trained_for(self, trained: pyspiel.Game, what: str) -> None:
+    """A ValueError unless the saved `what` at parameter `path` was trained for this bot's game.
+    Any `utility` will do: it says what a game is scored for, not how it is played."""
+    if dataclasses.replace(trained.rules, utility=self.rules.utility) != self.rules:
+      raise ValueError(f"the {what} at {self.params['path']} was trained for {trained}, not"
+                       f" {self.game}")
+
   def check_turn(self, state: pyspiel.State) -> None:
     if not state.is_simultaneous_node() and state.current_player() != self.player_id:
       raise ValueError(f"player {self.player_id} has no move here (current player: "
                        f"{state.current_player()})")
+
+
+@functools.lru_cache(maxsize=16)
+def _cached_load(load: Callable[[str], Any], path: str, modified: float) -> Any:
+  del modified  # part of the cache key: a rewritten file is read again
+  return load(path)
 
 
 def checked_parameters(bot_class: type[Bot], params: dict[str, Any]) -> dict[str, Any]:

@@ -232,6 +232,21 @@ def test_bench_search_and_equilibrium_sections(capsys, tmp_path):
   check_figures(figures)
 
 
+def test_bench_rl_section(capsys, tmp_path):
+  path = tmp_path / "bench.json"
+  status, out = run(capsys, "bench", "--seconds", "0.05", "--repeats", "1", "--players", "2",
+                    "--draft-players", "2", "--rl", "--json", str(path))
+  assert status == 0
+  for name in ("batched, 1024 games vs random", "batched, 1024 games vs greedy",
+               "batched, 1024 games vs heuristic",
+               "PettingZoo parallel env, 1 game", "OpenSpiel rl_environment, 1 game"):
+    assert re.search(rf"^{re.escape(name)} +[\d,]+$", out, re.MULTILINE)
+  assert re.search(r"batched, 1024 games vs random: steps/s +[\d,]+ +>= 1,000,000 +(PASS|BELOW)",
+                   out)
+  figures = json.loads(path.read_text())
+  assert all(rate > 0 for rate in figures["rl"]["steps_per_s"].values())
+
+
 def test_bench_refuses_an_unknown_reduced_game(capsys):
   with pytest.raises(SystemExit) as exit_info:
     main(["bench", "--equilibrium", "--equilibrium-game", "huge", "--seconds", "0.01",

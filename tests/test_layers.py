@@ -60,3 +60,13 @@ def test_a_random_bot_loads_neither_scipy_nor_the_cfr_stack():
   result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                           check=True, timeout=300)
   assert result.stdout.strip() == "[] ['solvers.baselines', 'solvers.bot']"
+
+
+def test_the_core_install_loads_no_learning_environment():
+  """PettingZoo and Gymnasium (the `rl` extra) load only with `sushigo_spiel.envs` or
+  `solvers.envs`."""
+  code = ("import sys, sushigo_spiel, solvers, solvers.baselines, sushigo_spiel.compiled\n"
+          "print(sorted({m.split('.')[0] for m in sys.modules} & {'pettingzoo', 'gymnasium'}))\n")
+  result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          check=True, timeout=300)
+  assert result.stdout.strip() == "[]"

@@ -26,6 +26,7 @@ import pyspiel
 
 import sushigo_spiel
 from sushigo_spiel.drafting.sampling import draw_index
+from sushigo_spiel.drafting.text import format_table
 
 REFERENCE = "goofspiel(imp_info=True,num_cards=8,players=2)"
 MIN_STEP_RATIO = 0.25  # Sushi Go steps/s over goofspiel steps/s
@@ -186,24 +187,6 @@ def report(figures: dict) -> str:
 
 def _number(value: float) -> str:
   return f"{value:.3f}" if value < 10 else f"{value:,.0f}"
-
-
-def format_table(rows: Sequence[Sequence[object]]) -> list[str]:
-  """Lines of a plain-text table; the first row is the header, numeric columns align right."""
-  cells = [[str(cell) for cell in row] for row in rows]
-  widths = [max(len(row[c]) for row in cells) for c in range(len(cells[0]))]
-  numeric = [all(_is_number(row[c]) for row in cells[1:]) for c in range(len(widths))]
-  return ["  ".join(cell.rjust(w) if right else cell.ljust(w)
-                    for cell, w, right in zip(row, widths, numeric)).rstrip()
-          for row in cells]
-
-
-def _is_number(cell: str) -> bool:
-  try:
-    float(cell.replace(",", ""))
-  except ValueError:
-    return False
-  return True
 
 
 def write_json(figures: dict, path: str) -> None:

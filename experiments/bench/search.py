@@ -46,6 +46,7 @@ from solvers.search.pimc import PIMCBot
 from sushigo_spiel.compiled import CompiledSushiGo
 from sushigo_spiel.compiled.bench import core_rate
 from sushigo_spiel.drafting.sampling import draw_index
+from sushigo_spiel.drafting.text import format_table
 from sushigo_spiel.reduced_games import load_reduced
 
 REFERENCE = "openspiel_ismcts"
@@ -202,7 +203,7 @@ def report(figures: dict) -> str:
             f"{s['medians']['pimc']:,.1f}", f"{s['medians']['pimc_python']:,.1f}")
            for s in figures["speeds"]]
   lines += ["ISMCTS iterations/s and PIMC worlds/s at the opening, player 0, random rollouts"]
-  lines += bench.format_table(rows)
+  lines += format_table(rows)
   mccfr = figures["mccfr"]
   lines += ["", f"MCCFR iterations/s: es-mccfr on {MCCFR_GAME}: compiled (cards)"
             f" {mccfr['es']:,.0f}, python (identity) {mccfr['es_python']:,.0f}; full 2p game:"
@@ -217,5 +218,5 @@ def report(figures: dict) -> str:
   rows = [("target", "value", "minimum", "result")]
   rows += [(t["name"], f"{t['value']:,.2f}", f">= {t['minimum']:,g}",
             "PASS" if t["passed"] else "BELOW") for t in figures["targets"]]
-  lines += bench.format_table(rows)
+  lines += format_table(rows)
   return "\n".join(lines)

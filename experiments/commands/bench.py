@@ -44,6 +44,8 @@ def bench(args: argparse.Namespace) -> int:
     print(search_bench.report(figures["search"]))
   if args.equilibrium:
     figures["equilibrium"] = _equilibrium(args)
+  if args.rl:
+    figures["rl"] = _rl(args)
   if args.json:
     try:
       game_bench.write_json(figures, args.json)
@@ -63,3 +65,12 @@ def _equilibrium(args: argparse.Namespace) -> dict:
   return {"exploitability": {**exploitability._asdict(), "cpp_ratio": exploitability.cpp_ratio,
                              "python_speedup": exploitability.python_speedup},
           "cfr": {**cfr._asdict(), "ratio": cfr.ratio}}
+
+
+def _rl(args: argparse.Namespace) -> dict:
+  from experiments.bench import rl as rl_bench  # the rl extra: PettingZoo and Gymnasium
+  print(f"\nStepping the RL environments, {args.seconds:g} s each, {args.repeats} time(s)",
+        flush=True)
+  figures = rl_bench.run(seconds=args.seconds, repeats=args.repeats)
+  print(rl_bench.report(figures))
+  return figures

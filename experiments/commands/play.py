@@ -11,16 +11,13 @@ shown only when no human plays.
 from __future__ import annotations
 
 import argparse
-import itertools
 import random
 
 import pyspiel
 
 from experiments import config
-from experiments.bench.game import format_table
 from sushigo_spiel.drafting.sampling import draw_index
-from sushigo_spiel.sushi_draft.cards import PILE_NAMES
-from sushigo_spiel.sushi_go import scoring
+from sushigo_spiel.drafting.text import header, indented_table, position
 
 # The games `play` knows, each with an example game string (the first is the default).
 GAMES = {"python_sushi_go": "python_sushi_go(players=3)",
@@ -67,12 +64,11 @@ def _load_game(game_string: str, error) -> pyspiel.Game:
 def _play_game(game: pyspiel.Game, seed: int, humans: set[int], quiet: bool) -> None:
   """Plays and prints one game; raises `_Abandoned` if a human's input ends."""
   n = game.num_players()
-  printer = _PRINTERS[game.get_type().short_name](game, humans, quiet)
+  text = game.text_class(game, humans, quiet)
   # Bots draw from their own stream, so the deal does not depend on which seats are human.
   chance_rng = random.Random(seed)
   bot_rng = random.Random(chance_rng.getrandbits(64))
-  seats = ", ".join(f"P{p} {'human' if p in humans else 'bot'}" for p in range(n))
-  print(f"Game: {game}, seed {seed}\nPlayers: {seats}")
+  print(header(game, seed, humans))
   state = game.new_initial_state()
   while not state.is_terminal():
     if state.is_chance_node():
@@ -81,7 +77,7 @@ def _play_game(game: pyspiel.Game, seed: int, humans: set[int], quiet: bool) -> 
       continue
     rounds_done = len(state.round_records())
     if not quiet:
-      print(f"\n{_position(state)}")
+      print(f"\n{position(state)}")
     hands = state.hands()
     actions = [_human_action(state, p) if p in humans else bot_rng.choice(state.legal_actions(p))
                for p in range(n)]
@@ -89,34 +85,11 @@ def _play_game(game: pyspiel.Game, seed: int, humans: set[int], quiet: bool) -> 
       picks = [state.action_to_string(p, a) for p, a in enumerate(actions)]
       if humans:
         print()
-      printer.reveal(picks, None if humans else hands)
+      print(text.reveal(picks, None if humans else hands))
     state.apply_actions(actions)
     if len(state.round_records()) > rounds_done:
-      printer.round_end(state)
-  printer.result(state)
-
-
-def _position(state: pyspiel.State) -> str:
-  """The first line of the state's string: `Round 1/3, turn 2/9` (Sushi Draft adds `, Eat` or
-  `, Keep`)."""
-  return str(state).partition("\n")[0]
-
-
-def _hand_string(cards: list[str]) -> str:
-  """`Tempura, Sashimi x2` from a hand listed card by card, copies side by side."""
-  return ", ".join(name + (f" x{count}" if count > 1 else "")
-                   for name, count in ((name, len(list(group)))
-                                       for name, group in itertools.groupby(cards)))
-
-
-def _print_reveal(picks: list[str], hands: list[list[str]] | None, verb: str = "plays") -> None:
-  """Each player's pick, beside the hand it came from when every hand may be shown."""
-  if hands is None:
-    rows = [("player", verb)] + [(f"P{p}", pick) for p, pick in enumerate(picks)]
-  else:
-    rows = [("player", verb, "from hand")] + [
-        (f"P{p}", pick, _hand_string(hand)) for p, (pick, hand) in enumerate(zip(picks, hands))]
-  _print_table(rows)
+      print(text.round_end(state))
+  print(text.result(state))
 
 
 def _human_action(state: pyspiel.State, player: int) -> int:
@@ -128,7 +101,7 @@ def _human_action(state: pyspiel.State, player: int) -> int:
   if len(legal) == 1:
     print(f"P{player} plays {names[0]}, the only choice.")
     return legal[0]
-  _print_table([("choice", "action")] + [(i, name) for i, name in enumerate(names, 1)])
+  print(indented_table([("choice", "action")] + [(i, name) for i, name in enumerate(names, 1)]))
   while True:
     try:
       answer = input(f"P{player}, your choice (1-{len(legal)}): ").strip()
@@ -150,112 +123,3 @@ def _choice_number(answer: str, count: int) -> int | None:
   number = int(digits or "0")
   return number if 1 <= number <= count else None
 
-
-class _Printer:
-  """What `play` prints of a game besides its turn headers: reveals, round ends and the result."""
-
-  def __init__(self, game: pyspiel.Game, humans: set[int], quiet: bool):
-    self.rules = game.rules
-    self.humans = humans
-    self.quiet = quiet
-
-
-class _SushiGoPrinter(_Printer):
-  """`python_sushi_go`: picks, last cards, score breakdowns, Puddings."""
-
-  def reveal(self, picks: list[str], hands: list[list[str]] | None) -> None:
-    _print_reveal(picks, hands)
-
-  def round_end(self, state: pyspiel.State) -> None:
-    """The cards played automatically, then the round's points by player and category."""
-    records = state.round_records()
-    record = records[-1]
-    if not self.quiet and not self.rules.robot:  # with the robot every turn is a decision
-      hand_size = self.rules.hand_size
-      print(f"\nRound {len(records)}/{self.rules.rounds}, turn {hand_size}/{hand_size}:"
-            " last cards, played automatically")
-      _print_reveal([tableau[-1] for tableau in record.tableaus], None)
-    if record.robot_tableau:
-      print(f"\nRobot's cards: {', '.join(record.robot_tableau)}"
-            " (they compete for Maki and Pudding)")
-    print(f"\nRound {len(records)} scores")
-    categories = tuple(record.breakdown[0])  # the game's categories, Soy Sauce included if played
-    rows = [("player",) + categories + ("round", "total")]
-    for p, (breakdown, points) in enumerate(zip(record.breakdown, record.points)):
-      total = sum(r.points[p] for r in records)
-      rows.append((f"P{p}",) + tuple(breakdown[c] for c in categories) + (points, total))
-    _print_table(rows)
-
-  def result(self, state: pyspiel.State) -> None:
-    """Pudding counts and points, totals and the winner(s)."""
-    puddings = state.puddings()
-    totals = state.scores()
-    rows = [("player", "rounds", "puddings", "pudding points", "total")]
-    for p, (count, total) in enumerate(zip(puddings, totals)):
-      rounds = sum(r.points[p] for r in state.round_records())
-      rows.append((f"P{p}", rounds, count, total - rounds, total))
-    robot = state.table().robot
-    if robot:
-      rows.append(("robot", "-", robot.puddings, "-", "-"))
-    print("\nFinal scores")
-    _print_table(rows)
-    _print_winners(totals, scoring.winners(totals, puddings), "most Puddings among the tied")
-
-
-class _SushiDraftPrinter(_Printer):
-  """`python_sushi_draft`: eats, keeps (secret when a human plays), chips awarded, chip totals."""
-
-  def reveal(self, picks: list[str], hands: list[list[str]] | None) -> None:
-    verbs, cards = zip(*(pick.split(" ", 1) for pick in picks))  # all Eat, or all Keep
-    if verbs[0] == "Keep" and self.humans:
-      cards = ["a card"] * len(picks)
-    _print_reveal(list(cards), hands, verbs[0].lower() + "s")
-
-  def round_end(self, state: pyspiel.State) -> None:
-    """The round's eaten cards, then each pile's chip: who took it and, if it may be shown, its
-    value."""
-    records = state.round_records()
-    record = records[-1]
-    if not self.quiet:
-      print(f"\nRound {len(records)} eaten (the last cards are discarded unseen)")
-      _print_table([("player", "ate")] + [(f"P{p}", ", ".join(cards))
-                                          for p, cards in enumerate(record.eaten)])
-    given = {pile: (player, value) for pile, player, value in record.chips}
-    rows = [("pile", "winner", "value")]
-    for pile in PILE_NAMES:
-      player, value = given.get(pile, (None, None))
-      rows.append((pile, "nobody", "-") if player is None else
-                  (pile, f"P{player}", value if self._shows(player) else "hidden"))
-    print(f"\nRound {len(records)} chips")
-    _print_table(rows)
-
-  def result(self, state: pyspiel.State) -> None:
-    """Chips and chip points per player (the totals are public at the end), and the winner(s)."""
-    totals = state.scores()
-    rows = [("player", "chips", "points")]
-    rows += [(f"P{p}", len(chips), total) for p, (chips, total) in
-             enumerate(zip(state.chips(), totals))]
-    print("\nFinal chip points")
-    _print_table(rows)
-    _print_winners(totals, [p for p, total in enumerate(totals) if total == max(totals)])
-
-  def _shows(self, player: int) -> bool:
-    """Whether `player`'s chip values may be shown: no human plays, or `player` is one."""
-    return not self.humans or player in self.humans
-
-
-_PRINTERS = {"python_sushi_go": _SushiGoPrinter, "python_sushi_draft": _SushiDraftPrinter}
-
-
-def _print_winners(totals: list[int], won: list[int], tie_break: str = "") -> None:
-  """The winner line; `tie_break` names what set a single winner apart from others as high."""
-  best = totals[won[0]]
-  if len(won) > 1:
-    print(f"\nShared win: {', '.join(f'P{p}' for p in won)} with {best} points each")
-  else:
-    tied = totals.count(best) > 1
-    print(f"\nWinner: P{won[0]} with {best} points" + (f", {tie_break}" if tied else ""))
-
-
-def _print_table(rows) -> None:
-  print("\n".join(f"  {line}" for line in format_table(rows)))

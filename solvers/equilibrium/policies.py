@@ -22,7 +22,6 @@ from __future__ import annotations
 import ast
 import contextlib
 import dataclasses
-import functools
 import json
 import os
 import zipfile
@@ -173,12 +172,6 @@ def _read_policy(data) -> LiftedPolicy:
   return LiftedPolicy(game, abstraction, strategy, metadata)
 
 
-@functools.lru_cache(maxsize=8)
-def _cached_policy(path: str, modified: float) -> LiftedPolicy:
-  del modified  # part of the cache key: a rewritten file is read again
-  return load_policy(path)
-
-
 class PolicyBot(Bot):
   """Plays a saved policy: at each move, the policy's probabilities at the player's information
   (computed by the policy's abstraction from what the player knows), sampled with the bot's
@@ -190,10 +183,7 @@ class PolicyBot(Bot):
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
     super().__init__(game, player_id, seed, **params)
-    path = self.params["path"]
-    if not path or not os.path.isfile(path):
-      raise ValueError(f"PolicyBot needs parameter 'path', a saved policy file; got {path!r}")
-    self.lifted = _cached_policy(os.path.abspath(path), os.path.getmtime(path))
+    self.lifted = self.load_saved(load_policy, "policy")
     # The utility says what a game is scored for, not how it is played: a policy trained on
     # margins plays the same game scored by points or wins.
     trained = dataclasses.replace(self.lifted.game.rules, utility=self.rules.utility)
@@ -205,7 +195,8 @@ class PolicyBot(Bot):
       if trained == self.rules and self.lifted.game.rules != self.rules:
         self.lifted = blueprint.BlueprintPolicy(game, self.lifted.averages, self.lifted.metadata)
     if trained != self.rules:
-      raise ValueError(f"the policy at {path} was trained for {self.lifted.game}, not {self.game}")
+      raise ValueError(f"the policy at {self.params['path']} was trained for {self.lifted.game},"
+                       f" not {self.game}")
 
   def policy_at(self, table) -> Policy:
     return list(self.lifted.probabilities(self.rules, table, self.player_id).items())

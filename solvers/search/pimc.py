@@ -46,7 +46,8 @@ games in Python, on the rules' tables, with their rollouts played by the core. W
 `engine="python"` everything runs in Python, with `numpy.random.default_rng(seed)`.
 
 Works on `python_sushi_go` (2-5 players, any deck and variant) and on its
-`pyspiel.convert_to_turn_based` form.
+`pyspiel.convert_to_turn_based` form, and on `python_sushi_draft` with SM-MCTS worlds in the
+compiled core (the tree solvers and the Python engine value Sushi Go's tables only).
 """
 
 from __future__ import annotations
@@ -87,7 +88,9 @@ class PIMCBot(Bot):
       "final": "argmax",
   }
 
-  GAMES = ("python_sushi_go",)
+  GAMES = ("python_sushi_go", "python_sushi_draft")
+  TREE_SOLVER_GAME = "python_sushi_go"  # the only game whose worlds the tree solvers and the
+                                        # Python engine can value
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None,
                engine: str | None = None, **params):
@@ -96,6 +99,9 @@ class PIMCBot(Bot):
     super().__init__(game, player_id, seed, **params)
     if engine not in (None, "python"):
       raise ValueError(f"engine {engine!r} is unknown; allowed: python (or None)")
+    if engine == "python" and self.dynamics.short_name != self.TREE_SOLVER_GAME:
+      raise ValueError(f"{self.dynamics.short_name}'s worlds are solved in the compiled core only;"
+                       " allowed: engine=None")
     self.search_game = SearchGame(self.dynamics.short_name, self.rules,
                                   rollouts.compiled_policy_parameters(self.dynamics.short_name))
     self._clock = budget_clock(self.params["clock"])
@@ -114,6 +120,11 @@ class PIMCBot(Bot):
     kind = params["world_solver"]
     if kind not in WORLD_SOLVERS:
       raise ValueError(f"parameter 'world_solver' is {kind!r}; allowed: {', '.join(WORLD_SOLVERS)}")
+    if self.dynamics.short_name != self.TREE_SOLVER_GAME:
+      if kind not in ("auto", "smmcts"):
+        raise ValueError(f"parameter 'world_solver' is {kind!r}; allowed in"
+                         f" {self.dynamics.short_name}: smmcts (or auto)")
+      kind = "smmcts"
     if kind == "auto":
       kind = "exact" if n == 2 else "maxn"
     world_solvers.check_kind(kind, n)
@@ -123,7 +134,8 @@ class PIMCBot(Bot):
       if int(params[name]) < 1 or params[name] != int(params[name]):
         raise ValueError(f"parameter {name!r} is {params[name]}; allowed: an integer >= 1")
     if params["exact_threshold"] == -1:
-      params["exact_threshold"] = AUTO_THRESHOLD_ROBOT if self.rules.robot else AUTO_THRESHOLDS[n]
+      params["exact_threshold"] = AUTO_THRESHOLD_ROBOT if getattr(self.rules, "robot", False) \
+          else AUTO_THRESHOLDS[n]
     for name in ("exact_threshold", "depth"):
       if int(params[name]) < 0 or params[name] != int(params[name]):
         raise ValueError(f"parameter {name!r} is {params[name]}; allowed: an integer >= 0"
@@ -151,8 +163,8 @@ class PIMCBot(Bot):
         margin_scale=float(self.rules.rounds * self.rules.hand_size * 2),
         max_depth=self.game.max_game_length(), seed=stream_seed, clock=self._clock)
 
-  def policy_at(self, table: R.Table) -> Policy:
-    legal = R.legal_actions(self.rules, table, self.player_id)
+  def policy_at(self, table) -> Policy:
+    legal = self.dynamics.legal_actions(self.rules, table, self.player_id)
     if len(legal) == 1:
       return [(legal[0], 1.0)]
     values, policy = self.action_values(table)
@@ -161,11 +173,11 @@ class PIMCBot(Bot):
     best = max(legal, key=lambda a: (values[a], -a))
     return [(a, float(a == best)) for a in legal]
 
-  def action_values(self, table: R.Table) -> tuple[dict[int, float], dict[int, float]]:
+  def action_values(self, table) -> tuple[dict[int, float], dict[int, float]]:
     """The mean over sampled worlds of the per-world action values and policies at `table` (a
     simultaneous node), for this bot's player. Actions no world valued get -inf."""
     rules, player, rng = self.rules, self.player_id, self.rng
-    legal = R.legal_actions(rules, table, player)
+    legal = self.dynamics.legal_actions(rules, table, player)
     settings = self.settings
     if self.sampler is not None and (settings.kind == "smmcts" or
                                      sum(table.hands[player]) > settings.exact_threshold):
@@ -191,7 +203,7 @@ class PIMCBot(Bot):
     total = sum(policy_sums.values())
     return values, {a: policy_sums[a] / total for a in legal}
 
-  def _compiled_values(self, table: R.Table, legal: list[int]):
+  def _compiled_values(self, table, legal: list[int]):
     """`action_values` with every world solved by the compiled SM-MCTS."""
     position = self.search_game.core.encode(table)
     value_sums, value_counts, policy_sums = self.sampler.sample(

@@ -71,12 +71,13 @@ def game_info(rules) -> pyspiel.GameInfo:
 
 
 class DraftingGame(pyspiel.Game):
-  """A game for one choice of parameters. A subclass names its `dynamics`, its state and
-  observer classes, its long name and its default parameters."""
+  """A game for one choice of parameters. A subclass names its `dynamics`, its state, observer
+  and text classes (`drafting.text`), its long name and its default parameters."""
 
   dynamics: Dynamics
   state_class: type
   observer_class: type
+  text_class: type
   long_name: str
   default_parameters: dict
 

@@ -36,6 +36,7 @@ from sushigo_spiel.sushi_draft import rules as R
 from sushigo_spiel.sushi_draft.cards import CARDS, NUM_PILES, PILE_NAMES
 from sushigo_spiel.sushi_draft.dynamics import DYNAMICS
 from sushigo_spiel.sushi_draft.observer import SushiDraftObserver, position
+from sushigo_spiel.sushi_draft.text import SushiDraftText
 
 _DEFAULT_PARAMS = {
     "players": 3,
@@ -161,4 +162,5 @@ class RoundRecord:
 
 SushiDraftGame.state_class = SushiDraftState
 SushiDraftGame.observer_class = SushiDraftObserver
+SushiDraftGame.text_class = SushiDraftText
 SushiDraftGame.register()

@@ -38,6 +38,7 @@ from sushigo_spiel.sushi_go import knowledge
 from sushigo_spiel.sushi_go import rules as R
 from sushigo_spiel.sushi_go.dynamics import DYNAMICS
 from sushigo_spiel.sushi_go.observer import SushiGoObserver
+from sushigo_spiel.sushi_go.text import SushiGoText
 
 _DEFAULT_PARAMS = {
     "players": 2,
@@ -182,4 +183,5 @@ class RoundRecord:
 
 SushiGoGame.state_class = SushiGoState
 SushiGoGame.observer_class = SushiGoObserver
+SushiGoGame.text_class = SushiGoText
 SushiGoGame.register()

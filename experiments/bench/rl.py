@@ -1,0 +1,128 @@
+"""Speed of the reinforcement-learning environments, measured in one run: the batched environment
+(`sushigo_spiel.envs.batched`, 1,024 games on the compiled core), the PettingZoo parallel
+environment (`sushigo_spiel.envs.petting_zoo`, one game) and OpenSpiel's `rl_environment` (one
+game, the observation tensor), all on `python_sushi_go(players=2)`.
+
+A step is one joint move, every player's pick, with the chance that follows it (and the next
+game's deal after the last move): one `step` of the PettingZoo or OpenSpiel environment, one
+game's share of a batched `step`, whose opponents are compiled policies. Timing: the CPU time of
+this process (`time.process_time`, so that other work on a shared machine counts less), summed
+over the environments' `step` and `reset` calls only; the actions (uniformly random legal ones
+for one game, the first legal action of each game for the batch) are chosen outside the timed
+calls. Single process, one core (the kernels are single-threaded).
+Runs are interleaved and repeated; medians are reported. Target: the batch with random opponents
+at 1,000,000 steps/s or more (the environment's own cost; the greedy and heuristic opponents'
+decisions are added work, shown beside it).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+import pyspiel
+from open_spiel.python import rl_environment
+
+from experiments.bench.game import target
+from sushigo_spiel.drafting.text import format_table
+from sushigo_spiel.envs import petting_zoo
+from solvers.opponents import COMPILED_BOTS, compiled_opponents
+from sushigo_spiel.envs.batched import SushiGoBatch
+
+GAME = "python_sushi_go(players=2)"
+NUM_ENVS = 1024
+MIN_BATCHED_STEPS = 1_000_000
+
+
+def batched_steps(opponent: str, seconds: float, seed: int = 0) -> float:
+  """Steps per second of the batch of `NUM_ENVS` games against bot `opponent`'s compiled
+  policy."""
+  batch = SushiGoBatch(NUM_ENVS, opponents=compiled_opponents(pyspiel.load_game(GAME), opponent),
+                       seed=seed, players=2)
+  start = time.process_time()
+  masks = batch.reset()[1]
+  timed, steps = time.process_time() - start, 0
+  while timed < seconds:
+    actions = masks.argmax(axis=1)
+    start = time.process_time()
+    masks = batch.step(actions)[3]
+    timed += time.process_time() - start
+    steps += NUM_ENVS
+  return steps / timed
+
+
+def pettingzoo_steps(seconds: float, seed: int = 0) -> float:
+  """Steps per second of the PettingZoo parallel environment, one game after another."""
+  env = petting_zoo.parallel_env("python_sushi_go", players=2)
+  rng = np.random.default_rng(seed)
+  return _one_game_steps(
+      reset=lambda: env.reset(seed=int(rng.integers(2**31)))[0],
+      choose=lambda observations: {
+          agent: int(rng.choice(np.flatnonzero(observations[agent]["action_mask"])))
+          for agent in env.agents},
+      apply=lambda actions: env.step(actions)[0],
+      over=lambda observations: not env.agents, seconds=seconds)
+
+
+def rl_environment_steps(seconds: float, seed: int = 0) -> float:
+  """Steps per second of OpenSpiel's `rl_environment` on the game (observation tensors)."""
+  env = rl_environment.Environment(pyspiel.load_game(GAME), seed=seed,
+                                   observation_type=rl_environment.ObservationType.OBSERVATION)
+  rng = np.random.default_rng(seed)
+  return _one_game_steps(
+      reset=env.reset,
+      choose=lambda time_step: [int(rng.choice(legal))
+                                for legal in time_step.observations["legal_actions"]],
+      apply=env.step, over=lambda time_step: time_step.last(), seconds=seconds)
+
+
+def _one_game_steps(reset: Callable, choose: Callable, apply: Callable, over: Callable,
+                    seconds: float) -> float:
+  """Steps per second of a one-game environment: `reset()` and `apply(actions)` return what
+  `choose` picks actions from and `over` tells the end by; only `reset` and `apply` are timed."""
+  start = time.process_time()
+  observed = reset()
+  timed, steps = time.process_time() - start, 0
+  while timed < seconds:
+    actions = choose(observed)
+    start = time.process_time()
+    observed = apply(actions)
+    if over(observed):
+      observed = reset()
+    timed += time.process_time() - start
+    steps += 1
+  return steps / timed
+
+
+def run(seconds: float = 2.0, repeats: int = 3, opponents=COMPILED_BOTS) -> dict:
+  """Interleaved measurements, `repeats` rounds of `seconds` each; the medians and the target."""
+  measures = {f"batched, {NUM_ENVS} games vs {name}": (lambda s, name=name: batched_steps(name, s))
+              for name in opponents}
+  measures["PettingZoo parallel env, 1 game"] = pettingzoo_steps
+  measures["OpenSpiel rl_environment, 1 game"] = rl_environment_steps
+  for name in opponents:
+    batched_steps(name, 0.05)  # compiles, warms up
+  rates = {name: [] for name in measures}
+  for _ in range(repeats):
+    for name, measure in measures.items():
+      rates[name].append(measure(seconds))
+  medians = {name: statistics.median(values) for name, values in rates.items()}
+  first = next(iter(medians))
+  return {"game": GAME, "seconds": seconds, "repeats": repeats, "steps_per_s": medians,
+          "targets": [target(f"{first}: steps/s", medians[first], MIN_BATCHED_STEPS)]}
+
+
+def report(figures: dict) -> str:
+  rows = [("environment", "steps/s")]
+  rows += [(name, f"{rate:,.0f}") for name, rate in figures["steps_per_s"].items()]
+  lines = [f"Environment steps/s on {figures['game']}: a step is one joint move with its chance;"
+           " CPU time inside step() and reset() only, actions chosen outside; single process,"
+           f" one core. Median of {figures['repeats']} interleaved run(s) of"
+           f" {figures['seconds']:g} s each.", ""]
+  lines += format_table(rows) + [""]
+  rows = [("target", "value", "minimum", "result")]
+  rows += [(t["name"], f"{t['value']:,.0f}", f">= {t['minimum']:,}",
+            "PASS" if t["passed"] else "BELOW") for t in figures["targets"]]
+  return "\n".join(lines + format_table(rows))

@@ -1,0 +1,121 @@
+"""`SushiGo-v0`: one learner against fixed opponents, as a single-agent `gymnasium.Env`.
+
+  env = SushiGoEnv(players=3,
+                   opponents=["heuristic", {"bot": "pimc", "params": {"iterations": 20}}])
+  observation, info = env.reset(seed=0)
+  action = env.action_space.sample(observation["action_mask"])
+  observation, reward, terminated, truncated, info = env.step(action)
+
+Opponents are named as in experiment configs: a bot name (`solvers.BOTS`) or a dict with `bot`
+and `params`; one for every other seat, or a single one for all of them. The learner sits at
+`seat`. Underneath is the PettingZoo parallel environment of the game layer
+(`sushigo_spiel.envs.petting_zoo`), so observations, rewards, rendering and the game's keyword
+parameters are the same: a dict of the observer's tensor and the action mask, the return by the
+game's `utility` at the end.
+
+Seeding: `reset(seed=...)` seeds the environment's generator, from which each episode draws the
+deal's seed and the bots' seeds; the same seed and actions give the same episodes.
+
+An action outside the mask raises a ValueError that names the legal actions
+(`illegal_action="raise"`, the default). Gymnasium's `check_env` samples actions without a mask,
+so it runs with `illegal_action="terminate"`: an illegal action then ends the episode with
+`illegal_reward` and the error message in `info["illegal_action"]` (PettingZoo's
+`TerminateIllegalWrapper` convention).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import gymnasium
+import numpy as np
+
+from solvers import make_bot
+from solvers.opponents import opponent_specs
+from sushigo_spiel.envs.petting_zoo import RENDER_MODES, DraftingParallelEnv
+
+ILLEGAL_ACTIONS = ("raise", "terminate")
+SEED_BOUND = 2**63
+
+
+class SushiGoEnv(gymnasium.Env):
+  """One learner against fixed bots (see the module docstring)."""
+
+  metadata = {"render_modes": list(RENDER_MODES), "render_fps": 1}
+
+  def __init__(self, game: str = "python_sushi_go", opponents: str | dict | Sequence = "random",
+               seat: int = 0, observation_type: str = "observation",
+               render_mode: str | None = None, illegal_action: str = "raise",
+               illegal_reward: float = -1.0, **params):
+    if illegal_action not in ILLEGAL_ACTIONS:
+      raise ValueError(f"illegal_action is {illegal_action!r}; allowed: "
+                       f"{', '.join(ILLEGAL_ACTIONS)}")
+    self.players = DraftingParallelEnv(game, render_mode, observation_type, **params)
+    self.game = self.players.game
+    n = self.game.num_players()
+    if not isinstance(seat, int) or not 0 <= seat < n:
+      raise ValueError(f"seat is {seat!r}; allowed: 0 to {n - 1}")
+    self.seat, self.agent = seat, self.players.possible_agents[seat]
+    self.opponents = opponent_specs(opponents, n - 1)
+    for spec, player in zip(self.opponents, self._opponent_seats()):
+      make_bot(spec["bot"], self.game, player, 0, **spec["params"])  # refuses a bad spec now
+    self.render_mode = render_mode
+    self.illegal_action, self.illegal_reward = illegal_action, float(illegal_reward)
+    self.observation_space = self.players.observation_space(self.agent)
+    self.action_space = self.players.action_space(self.agent)
+    self._bots = []
+    self._observation = None
+
+  def reset(self, *, seed: int | None = None, options: dict | None = None):
+    super().reset(seed=seed)
+    self._bots = [make_bot(spec["bot"], self.game, player, self._draw_seed(), **spec["params"])
+                  for spec, player in zip(self.opponents, self._opponent_seats())]
+    observations, infos = self.players.reset(seed=self._draw_seed(), options=options)
+    self._observation = observations[self.agent]
+    return self._observation, infos[self.agent]
+
+  def step(self, action):
+    if self._observation is None:
+      raise RuntimeError("step() before reset(): call reset() first")
+    if not self.players.agents:
+      raise RuntimeError("the episode is over: call reset() to start a new one")
+    if self.illegal_action == "terminate" and not self._is_legal(action):
+      return self._end_on_illegal_action(action)
+    state = self.players.pyspiel_state()
+    actions = {agent: bot.step(state) for agent, bot in zip(self._opponent_agents(), self._bots)}
+    actions[self.agent] = action
+    observations, rewards, terminations, truncations, infos = self.players.step(actions)
+    self._observation = observations[self.agent]
+    return (self._observation, rewards[self.agent], terminations[self.agent],
+            truncations[self.agent], infos[self.agent])
+
+  def render(self) -> str | None:
+    return self.players.render()
+
+  def action_masks(self) -> np.ndarray:
+    """The legal actions as booleans (the method sb3-contrib's MaskablePPO asks for)."""
+    if self._observation is None:
+      raise RuntimeError("action_masks() before reset(): call reset() first")
+    return self._observation["action_mask"].astype(bool)
+
+  def _is_legal(self, action) -> bool:
+    mask = self._observation["action_mask"]
+    return isinstance(action, (int, np.integer)) and 0 <= action < len(mask) and mask[action] == 1
+
+  def _end_on_illegal_action(self, action):
+    """Ends the episode with `illegal_reward`, naming the action and the legal ones in `info`."""
+    legal = np.flatnonzero(self._observation["action_mask"]).tolist()
+    self.players.agents = []
+    observation = {key: value.copy() for key, value in self._observation.items()}
+    return observation, self.illegal_reward, True, False, {
+        "illegal_action": f"{self.agent} cannot play action {action!r} here; allowed: {legal}"}
+
+  def _draw_seed(self) -> int:
+    return int(self.np_random.integers(SEED_BOUND))
+
+  def _opponent_seats(self) -> list[int]:
+    return [p for p in range(self.game.num_players()) if p != self.seat]
+
+  def _opponent_agents(self) -> list[str]:
+    return [self.players.possible_agents[p] for p in self._opponent_seats()]
+

@@ -1,0 +1,101 @@
+"""A linear action-value function over the observer's tensor, and the bot that plays it greedily.
+
+The model: `Q(s, a) = weights[a] . features(observation(s))`, one weight vector per action id.
+`features` expands the observer's counts so that a linear function can tell them apart: for each
+entry x, whether x >= 1, 2, 3 and 4 (a thermometer code: any function of a count up to 4 is
+linear in it, which sets of 2 or 3 need), x / 16 for larger values (points), and a constant.
+The same function serves training (`experiments/train_linear_q.py`, over the batched environment's
+arrays) and play, so a bot sees exactly the features it was trained on.
+
+A model file is a compressed numpy archive (no pickles): the weights and JSON metadata with the
+game string it was trained on, the observation type and the training's provenance.
+
+  LinearQ(weights, metadata)           .values(observations), .save(path), LinearQ.load(path)
+  LinearQBot(game, player, seed, path=...)   the `linear_q` bot: the legal action of highest
+                                        value, ties to the lowest id
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import zipfile
+
+import numpy as np
+import pyspiel
+
+from solvers.bot import Bot, Policy
+
+THRESHOLDS = np.arange(1, 5, dtype=np.float32)
+POINTS_SCALE = np.float32(1 / 16)
+
+
+def feature_count(observation_size: int) -> int:
+  return observation_size * (len(THRESHOLDS) + 1) + 1
+
+
+def features(observations: np.ndarray) -> np.ndarray:
+  """The features of a batch of observations (games x tensor size) as float32 (games x
+  `feature_count`): thermometer codes, the scaled counts, a constant 1."""
+  batch = observations.shape[0]
+  steps = observations[:, :, None] >= THRESHOLDS
+  return np.concatenate([steps.reshape(batch, -1).astype(np.float32),
+                         observations * POINTS_SCALE, np.ones((batch, 1), np.float32)], axis=1)
+
+
+@dataclasses.dataclass
+class LinearQ:
+  """Action values linear in `features`: `weights` is actions x features."""
+  weights: np.ndarray
+  metadata: dict
+
+  def values(self, observations: np.ndarray) -> np.ndarray:
+    """Q values of every action (games x actions) for a batch of observations."""
+    return features(observations) @ self.weights.T
+
+  def save(self, path: str) -> None:
+    np.savez_compressed(path, weights=self.weights, metadata=json.dumps(self.metadata))
+
+  @classmethod
+  def load(cls, path: str) -> LinearQ:
+    """The model saved at `path`; a ValueError naming the path if it is not a model file."""
+    not_model = f"{path} is not a linear Q model saved by experiments/train_linear_q.py"
+    try:
+      data = np.load(path, allow_pickle=False)
+    except (ValueError, EOFError, zipfile.BadZipFile):
+      raise ValueError(f"{not_model} (not a numpy .npz archive)") from None
+    if not isinstance(data, np.lib.npyio.NpzFile):
+      raise ValueError(f"{not_model} (a .npy array, not an .npz archive)")
+    with data:
+      try:
+        return cls(data["weights"], json.loads(str(data["metadata"])))
+      except (KeyError, ValueError) as error:
+        raise ValueError(f"{not_model} ({error})") from None
+
+
+def masked_argmax(values: np.ndarray, masks: np.ndarray) -> np.ndarray:
+  """Per row, the legal action (mask 1) of highest value, ties to the lowest id."""
+  return np.where(masks.astype(bool), values, -np.inf).argmax(axis=1)
+
+
+class LinearQBot(Bot):
+  """Plays a saved `LinearQ` model greedily: the legal action of highest value at its player's
+  observation (the observer's tensor of the type it was trained on)."""
+
+  PARAMETERS = {"path": ""}
+  cheap_policy = True
+
+  def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
+    super().__init__(game, player_id, seed, **params)
+    self.model = self.load_saved(LinearQ.load, "model")
+    self.check_trained_for(pyspiel.load_game(self.model.metadata["game"]), "model")
+    self.observer = self.game.make_py_observer(pyspiel.IIGObservationType(
+        perfect_recall=self.model.metadata["observation_type"] == "information_state",
+        private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER))
+
+  def policy_at(self, table) -> Policy:
+    self.observer.set_from_table(table, self.player_id)
+    mask = np.zeros((1, self.game.num_distinct_actions()), dtype=np.int8)
+    mask[0, self.dynamics.legal_actions(self.rules, table, self.player_id)] = 1
+    action = masked_argmax(self.model.values(self.observer.tensor[None, :]), mask)[0]
+    return [(int(action), 1.0)]

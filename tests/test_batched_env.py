@@ -1,0 +1,223 @@
+"""The batched environment: its observations are the pyspiel observer's tensors, its steps are the
+rules' steps, its seeds replay its games, and bad input is refused with what is allowed."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+import pytest
+
+from solvers import make_bot
+from solvers.opponents import compiled_opponents
+
+from sushigo_spiel.compiled import CompiledSushiGo
+from sushigo_spiel.compiled.sushi_go import observation
+from sushigo_spiel.compiled.sushi_go.heuristic import PARAMETER_NAMES
+from sushigo_spiel.drafting.dynamics import SIMULTANEOUS, TERMINAL
+from sushigo_spiel.envs.batched import SushiGoBatch
+from sushigo_spiel.sushi_go import rules as R
+
+VARIANTS = {
+    "2p": dict(players=2),
+    "5p": dict(players=5),
+    "robot": dict(players=2, robot=True),
+    "4p-soy-alternate-margin": dict(players=4, soy_sauce=True, pass_direction="alternate",
+                                    utility="margin"),
+    "3p-chopsticks-deal-hand": dict(players=3, deal="hand", hand_size=4, rounds=2, utility="win",
+                                    deck="tempura:5/sashimi:5/wasabi:3/squid:4/chopsticks:3/"
+                                    "egg:3/pudding:3"),
+}
+
+
+GAME_3P = pyspiel.load_game("python_sushi_go(players=3)")
+
+
+def random_legal(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+  return (masks * rng.random(masks.shape)).argmax(axis=1)
+
+
+@pytest.mark.parametrize("kind", list(observation.KINDS))
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_observations_are_the_observers_tensors(variant, kind):
+  params = VARIANTS[variant]
+  seat = params["players"] - 1
+  batch = SushiGoBatch(4, seat=seat, observation_type=kind, seed=1, **params)
+  compiled, python_observer = CompiledSushiGo(batch.rules), observation.observer(
+      batch.rules, observation.KINDS[kind])
+  rng = np.random.default_rng(0)
+  observations, masks = batch.reset()
+  dones = 0
+  for _ in range(45):
+    for game in range(batch.num_envs):
+      table = compiled.decode(batch.positions()[game])
+      python_observer.set_from_table(table, seat)
+      np.testing.assert_array_equal(observations[game], python_observer.tensor)
+      legal = R.legal_actions(batch.rules, table, seat)
+      assert np.flatnonzero(masks[game]).tolist() == legal
+    observations, _, done, masks = batch.step(random_legal(masks, rng))
+    dones += done.sum()
+  assert dones >= batch.num_envs  # every slot went through a reset
+
+
+@pytest.mark.parametrize("variant", ["2p", "robot", "4p-soy-alternate-margin"])
+def test_terminal_observations_are_the_observers_tensors(variant):
+  """The kernels also encode the end of a game as the observer does (the environment never
+  shows it, since it resets at once)."""
+  rules = R.Rules.from_params(**VARIANTS[variant])
+  compiled = CompiledSushiGo(rules)
+  for kind in observation.KINDS.values():
+    offsets, python_observer = observation.piece_offsets(rules, kind), observation.observer(
+        rules, kind)
+    pos = compiled.initial_position()
+    compiled.playout(pos, np.array([1, 2, 3, 4], dtype=np.uint64))
+    out = np.zeros(observation.tensor_size(rules, kind), dtype=np.float32)
+    for player in range(rules.num_players):
+      out[:] = 0
+      if kind == observation.OBSERVATION:
+        observation.encode_observation(compiled.spec, pos, player, offsets, out)
+      else:
+        observation.encode_information_state(compiled.spec, pos, player, offsets, out, 0)
+      python_observer.set_from_table(compiled.decode(pos), player)
+      np.testing.assert_array_equal(out, python_observer.tensor)
+
+
+@pytest.mark.parametrize("bot", ["greedy", "heuristic"])
+@pytest.mark.parametrize("params", [dict(players=2), dict(players=3, utility="margin")])
+def test_steps_are_the_rules_steps_against_the_baseline_bots(params, bot):
+  """Each step plays the learner's action with the Python bots' actions (the rules' next table,
+  when no deal follows), and a game's end pays the rules' return."""
+  game = pyspiel.load_game("python_sushi_go", params)
+  batch = SushiGoBatch(3, opponents=compiled_opponents(game, bot), seed=5, **params)
+  compiled, rules = CompiledSushiGo(batch.rules), batch.rules
+  bots = [make_bot(bot, game, p) for p in range(rules.num_players)]
+  rng = np.random.default_rng(2)
+  observations, masks = batch.reset()
+  ends = 0
+  for _ in range(2 * rules.rounds * (rules.hand_size - 1) + 3):
+    actions = random_legal(masks, rng)
+    expected = []
+    for game_index in range(batch.num_envs):
+      table = compiled.decode(batch.positions()[game_index])
+      joint = [int(actions[game_index])] + [max(bots[p].policy_at(table), key=lambda e: e[1])[0]
+                                            for p in range(1, rules.num_players)]
+      expected.append(R.play(rules, table, joint))
+    observations, rewards, dones, masks = batch.step(actions)
+    for game_index, table in enumerate(expected):
+      assert dones[game_index] == (table.actor == TERMINAL)
+      if dones[game_index]:
+        assert rewards[game_index] == pytest.approx(R.returns(rules, table)[0])
+        ends += 1
+      else:
+        assert rewards[game_index] == 0
+        after = compiled.decode(batch.positions()[game_index])
+        assert after.results == table.results
+        if table.actor == SIMULTANEOUS:
+          assert after == table
+  assert ends >= batch.num_envs
+
+
+def test_the_same_seed_replays_the_same_games():
+  def run(seed):
+    opponents = ["random", {"bot": "heuristic", "params": {"temperature": 1.0}}]  # both draw
+    batch = SushiGoBatch(8, opponents=compiled_opponents(GAME_3P, opponents), seed=seed,
+                         players=3)
+    observations, masks = batch.reset()
+    rng, history = np.random.default_rng(0), []
+    for _ in range(60):
+      observations, rewards, dones, masks = batch.step(random_legal(masks, rng))
+      history.append((observations.copy(), rewards.copy(), dones.copy(), masks.copy()))
+    return history
+
+  first, again, other = run(3), run(3), run(4)
+  for a, b in zip(first, again):
+    for x, y in zip(a, b):
+      np.testing.assert_array_equal(x, y)
+  assert any(not np.array_equal(a[0], b[0]) for a, b in zip(first, other))
+
+
+def test_reset_with_a_seed_restarts_the_stream():
+  batch = SushiGoBatch(4, seed=0)
+  first = batch.reset(seed=9)[0].copy()
+  batch.step(batch.reset()[1].argmax(axis=1))
+  np.testing.assert_array_equal(batch.reset(seed=9)[0], first)
+
+
+def test_rewards_follow_the_utility_parameter():
+  rng = np.random.default_rng(0)
+  for utility, check in (("win", lambda r: set(np.unique(r)) <= {0.0, 0.5, 1.0}),
+                         ("margin", lambda r: (r < 0).any() and (r > 0).any())):
+    batch = SushiGoBatch(64, seed=1, utility=utility)
+    masks = batch.reset()[1]
+    paid = []
+    for _ in range(27):
+      _, rewards, dones, masks = batch.step(random_legal(masks, rng))
+      paid += rewards[dones].tolist()
+    assert len(paid) == 64 and check(np.array(paid))
+
+
+def test_the_vector_env_wraps_the_batch():
+  from sushigo_spiel.envs.vector import SushiGoVectorEnv
+  env = SushiGoVectorEnv(4, opponents="greedy", seed=0, players=3)
+  observations, _ = env.reset(seed=0)
+  assert env.observation_space.contains(observations)
+  observations, rewards, terminations, truncations, _ = env.step(
+      observations["action_mask"].argmax(axis=1))
+  assert env.observation_space.contains(observations)
+  assert rewards.shape == terminations.shape == truncations.shape == (4,)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(flavour=1), "python_sushi_go has no parameter 'flavour'; allowed: deal, deck"),
+    (dict(players="3"), "parameter 'players' is '3'; allowed: a value of type int"),
+    (dict(players=7), "parameter 'players' is 7; allowed: 2 to 5"),
+    (dict(opponents="pimc"), "opponent 'pimc'; allowed: random, greedy by name, or ('heuristic'"),
+    (dict(opponents="heuristic"), "opponent 'heuristic'; allowed: random, greedy by name, or"),
+    (dict(opponents=("heuristic", np.zeros(3))), "heuristic parameters array([0., 0., 0.]);"
+     " allowed: the finite float64 array of compiled.sushi_go.heuristic.parameters(values)"),
+    (dict(opponents=[("greedy", np.zeros(13))]), "opponent ('greedy', array("),
+    (dict(opponents=["random"] * 3), "opponents names 3 polic(ies); allowed: one, or one per"),
+    (dict(seat=2), "seat is 2; allowed: 0 to 1"),
+    (dict(observation_type="pixels"), "observation_type is 'pixels'; allowed: observation,"),
+    (dict(num_envs=0), "num_envs is 0; allowed: a positive integer"),
+])
+def test_bad_arguments_are_refused(kwargs, message):
+  with pytest.raises(ValueError) as error:
+    SushiGoBatch(**{"num_envs": 2, **kwargs})
+  assert message in str(error.value)
+
+
+def test_bad_actions_are_refused():
+  batch = SushiGoBatch(3, seed=0)
+  with pytest.raises(RuntimeError, match=r"step\(\) before reset\(\)"):
+    batch.step([0, 0, 0])
+  masks = batch.reset()[1]
+  legal = masks.argmax(axis=1)
+  illegal = legal.copy()
+  illegal[1] = np.flatnonzero(masks[1] == 0)[0]
+  with pytest.raises(ValueError, match=f"action {illegal[1]} of game 1 is not legal there"):
+    batch.step(illegal)
+  with pytest.raises(ValueError, match="action 96 of game 0 is not legal"):
+    batch.step([96, 0, 0])
+  with pytest.raises(ValueError, match=r"actions must be 3 integers, one per game; got an array"
+                     r" of shape \(2,\)"):
+    batch.step(legal[:2])
+  with pytest.raises(ValueError, match="dtype float64"):
+    batch.step(legal.astype(float))
+  batch.step(legal)  # the refused steps changed nothing
+
+
+def test_bots_named_as_in_configs_become_compiled_policies():
+  heuristic, tuned = compiled_opponents(GAME_3P, ["heuristic", {"bot": "heuristic", "params": {
+      "deny_weight": 0.5}}])
+  assert heuristic[0] == tuned[0] == "heuristic"
+  changed = np.flatnonzero(heuristic[1] != tuned[1])
+  assert changed.tolist() == [PARAMETER_NAMES.index("deny_weight")] and tuned[1][changed] == 0.5
+  assert compiled_opponents(GAME_3P, "greedy") == ["greedy", "greedy"]
+  assert compiled_opponents(GAME_3P, {"bot": "random"}) == ["random", "random"]
+  with pytest.raises(ValueError, match="bot 'pimc' has no compiled policy for the batched"
+                     " environment; allowed: random, greedy, heuristic"):
+    compiled_opponents(GAME_3P, ["greedy", "pimc"])
+  with pytest.raises(ValueError, match="deny"):
+    compiled_opponents(GAME_3P, {"bot": "heuristic", "params": {"deny": 1.0}})
+  with pytest.raises(ValueError, match="opponents names 3 bots; allowed: one, or one per"):
+    compiled_opponents(GAME_3P, ["greedy"] * 3)
