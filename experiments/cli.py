@@ -212,8 +212,8 @@ def _add_train_command(commands) -> None:
                      " string")
   train.add_argument("--algorithm", default="cfr+", metavar="NAME",
                      help="cfr, cfr+ or dcfr (full width: reduced games only), es-mccfr or"
-                     " os-mccfr; with --abstraction cards: es-mccfr or probe-mccfr, on the"
-                     " compiled core (default: %(default)s)")
+                     " os-mccfr; with --abstraction cards: es-mccfr, probe-mccfr or os-mccfr,"
+                     " on the compiled core (default: %(default)s)")
   train.add_argument("--abstraction", default="identity", metavar="NAME",
                      help="identity, canonical, buckets:N, kmeans:K, summary:N, or cards (the"
                      " blueprint's action-centred keys, compiled) (default: %(default)s)")

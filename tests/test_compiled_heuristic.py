@@ -11,7 +11,7 @@ the last bit, and the choice agrees wherever values tie); and what the player kn
 knows and the unseen pool) against `knowledge.knowledge`. The arithmetic helpers are compared with
 CPython's on random inputs, rollouts with the heuristic policies with the Python rollouts on one
 random stream. `test_the_compiled_heuristic_is_the_python_bot` plays 30 games per configuration;
-the `slow` one 400.
+the `slow` one 100.
 """
 
 from __future__ import annotations
@@ -151,8 +151,8 @@ def test_the_compiled_heuristic_is_the_python_bot(name):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", CONFIGS)
-def test_the_compiled_heuristic_is_the_python_bot_in_400_games_per_configuration(name):
-  _compare_games(_core(name), name, 400)
+def test_the_compiled_heuristic_is_the_python_bot_in_100_games_per_configuration(name):
+  _compare_games(_core(name), name, 100)
 
 
 @pytest.mark.parametrize("name", ["2p", "5p-soy-alternate", "robot", "3p-chopsticks"])

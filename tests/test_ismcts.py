@@ -235,7 +235,8 @@ def test_search_bench_reports_every_searcher_beside_openspiel():
   names = [t["name"] for t in figures["targets"]]
   assert "so_ismcts 2p / openspiel_ismcts" in names and "pimc 2p worlds/s / python engine" in names
   assert "es-mccfr large compiled / python" in names
-  assert all(figures["mccfr"][name] > 0 for name in ("es", "es_python", "probe_full",
+  assert "os-mccfr full 2p compiled / python" in names
+  assert all(figures["mccfr"][name] > 0 for name in ("es", "es_python", "probe_full", "os_full",
                                                      "os_python_full"))
   text = search_bench.report(figures)
   assert "Sushi Go 2p" in text and "so_ismcts 2p iterations/s" in text and "goofspiel" in text

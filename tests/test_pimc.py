@@ -252,8 +252,6 @@ def test_solver_and_player_count_must_agree():
     PIMCBot(load(players=3), 0, world_solver="exact")
   with pytest.raises(ValueError, match="'maxn' needs 3 or more"):
     PIMCBot(load(players=2), 0, world_solver="maxn")
-  with pytest.raises(ValueError, match="python_sushi_go"):
-    PIMCBot(pyspiel.load_game("python_sushi_draft"), 0)
 
 
 # --------------------------------------------------------------------------------------------

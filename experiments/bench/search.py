@@ -15,8 +15,9 @@ the compiled kernels' cold and warm compile times. `sushigo bench --search` prin
              (the largest one-round game): compiled (`cards` abstraction) against the Python
              solver (`identity`), where the Python walk can run at all; on the full two-player
              game (where one external-sampling iteration visits too many nodes to finish), the
-             compiled probing walk (`probe-mccfr`) beside the Python outcome sampling
-             (`os-mccfr`, `summary:1`), for scale
+             compiled probing walk (`probe-mccfr`) and outcome sampling (`os-mccfr`, `cards`)
+             beside the Python outcome sampling (`os-mccfr`, `summary:1`); compiled over Python
+             outcome sampling has a target
   compile    cold: a fresh interpreter compiling the game core and the search kernels into an
              empty NUMBA_CACHE_DIR; warm: a fresh interpreter loading them from the cache
 
@@ -54,7 +55,7 @@ MIN_PLAYOUTS = 100_000  # core random 2-player games per second
 MIN_ITERATIONS = {2: 30_000, 4: 20_000}  # compiled ISMCTS iterations/s at the opening
 MIN_RATIO = 50.0  # compiled ISMCTS iterations/s over OpenSpiel's Python ISMCTS, same position
 MIN_PIMC_RATIO = 10.0  # compiled PIMC worlds/s over the Python engine's
-MIN_MCCFR_RATIO = 10.0  # compiled ES-MCCFR iterations/s over the Python solver's, same game
+MIN_MCCFR_RATIO = 10.0  # compiled ES- and OS-MCCFR iterations/s over the Python solver's, same game
 MCCFR_GAME = "large"
 FULL_GAME = "python_sushi_go(players=2,utility=margin)"
 _COMPILE = ("from sushigo_spiel.compiled.sushi_go.core import ensure_compiled as game;"
@@ -149,6 +150,7 @@ def mccfr_speeds(seconds: float, repeats: int, seed: int) -> dict:
       "es": lambda s: CompiledMCCFR(reduced, "es-mccfr", s, table_bits=16),
       "es_python": lambda s: policy_io.make_solver("es-mccfr", reduced, "identity", s),
       "probe_full": lambda s: CompiledMCCFR(full, "probe-mccfr", s),
+      "os_full": lambda s: CompiledMCCFR(full, "os-mccfr", s),
       "os_python_full": lambda s: policy_io.make_solver("os-mccfr", full, "summary:1", s),
   }
   runs = {name: [] for name in solvers_by_name}
@@ -178,6 +180,8 @@ def run(players: Sequence[int] = (2, 4), seconds: float = 1.0, repeats: int = 3,
   mccfr = mccfr_speeds(seconds, repeats, seed)
   targets.append(bench.target(f"es-mccfr {MCCFR_GAME} compiled / python",
                               mccfr["es"] / mccfr["es_python"], MIN_MCCFR_RATIO))
+  targets.append(bench.target("os-mccfr full 2p compiled / python",
+                              mccfr["os_full"] / mccfr["os_python_full"], MIN_MCCFR_RATIO))
   figures = {"seconds": seconds, "repeats": repeats, "seed": seed, "playouts": playouts,
              "speeds": searches, "mccfr": mccfr, "targets": targets}
   if compile_times:
@@ -202,8 +206,9 @@ def report(figures: dict) -> str:
   lines += format_table(rows)
   mccfr = figures["mccfr"]
   lines += ["", f"MCCFR iterations/s: es-mccfr on {MCCFR_GAME}: compiled (cards)"
-            f" {mccfr['es']:,.0f}, python (identity) {mccfr['es_python']:,.0f}; full 2p game: compiled probe-mccfr"
-            f" (cards) {mccfr['probe_full']:,.1f}, python os-mccfr (summary:1)"
+            f" {mccfr['es']:,.0f}, python (identity) {mccfr['es_python']:,.0f}; full 2p game:"
+            f" compiled probe-mccfr (cards) {mccfr['probe_full']:,.1f}, compiled os-mccfr (cards)"
+            f" {mccfr['os_full']:,.0f}, python os-mccfr (summary:1)"
             f" {mccfr['os_python_full']:,.1f}"]
   if "compile_seconds" in figures:
     times = figures["compile_seconds"]

@@ -45,7 +45,7 @@ from sushigo_spiel.compiled.sushi_go.layout import build_spec
 from sushigo_spiel.drafting.adapter import simultaneous_state
 
 ABSTRACTION = "cards"
-ALGORITHMS = {"es-mccfr": "es", "probe-mccfr": "probe"}  # algorithm name -> walk
+ALGORITHMS = {"es-mccfr": "es", "probe-mccfr": "probe", "os-mccfr": "os"}  # algorithm name -> walk
 WEIGHTINGS = ("linear", "uniform")
 PLAYS = ("average", "current")  # the strategy a blueprint plays
 CHUNK = 50
@@ -81,7 +81,7 @@ def _chunk_additions(spec, regrets, averages, chunk, walk, linear, seed):
 
 
 class CompiledMCCFR:
-  """MCCFR (`algorithm`: es-mccfr or probe-mccfr) with the `cards` abstraction on the compiled
+  """MCCFR (`algorithm`: es-mccfr, probe-mccfr or os-mccfr) with the `cards` abstraction on the compiled
   core; `weighting` linear (Linear CFR) or uniform; tables of 2**table_bits slots. `play` names
   the strategy its policy plays: the average strategy (what CFR's guarantees are about), or the
   current one (regret matching on the last regrets), which Pluribus played beyond its first

@@ -1,6 +1,6 @@
 """Monte Carlo CFR on Sushi Go's compiled core, over action-centred card features.
 
   features   the abstraction: each legal action's key from what its card's scoring depends on
-  mccfr      the regret tables and the sampling walks (external sampling, probing)
+  mccfr      the regret tables and the sampling walks (external sampling, probing, outcome sampling)
   kernels    compiling them on first use
 """

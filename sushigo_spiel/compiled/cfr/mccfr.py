@@ -6,7 +6,7 @@ their regrets; with 2**20 slots and some 10**5 keys in use that is rare, and `oc
 slots in use). At a decision the player's strategy is regret matching over its legal actions, each
 action reading its own slot; with no positive regret it is uniform.
 
-Two walks, each run once per player and iteration (that player is the traverser):
+Three walks, each run once per player and iteration (that player is the traverser):
 
   ES     external sampling (Lanctot et al. 2009): chance and the other players are sampled (from
          their current strategies, which are added to their average weights at each visit), and
@@ -23,6 +23,19 @@ Two walks, each run once per player and iteration (that player is the traverser)
          set's regrets by a constant that regret matching ignores ("robust sampling", Li et al.
          2020). An iteration costs about (decisions x actions) partial playouts: it scales to the
          full game.
+  OS     outcome sampling (Lanctot et al. 2009): one trajectory. Chance and the other players
+         are sampled from their current strategies, the traverser from its strategy mixed with
+         `EPSILON` of uniform exploration (probability q(a)). At each of its decisions on the way
+         back up, with v the utility sampled below the action a taken weighted by the strategy
+         over the sampling probabilities of the traverser's later actions, the sampled
+         counterfactual value of a is v / q(a), of every other action 0, and of the strategy
+         sigma(a) v / q(a); the regrets add their differences divided by Q, the probability of
+         the traverser's own earlier samples (chance's and the others' probabilities cancel, as
+         they are sampled on policy). The average weights use stochastically weighted averaging:
+         at the traverser's decisions they add pi sigma / Q, pi being the traverser's reach under
+         its strategy, an unbiased estimate of the reach-weighted strategy (weighted, like ES's,
+         by how often chance and the others reach the position). An iteration is a playout per
+         player: it scales to the full game, at the price of high variance.
 
 Weighting: iteration t (counted from 1) adds its regrets and average weights multiplied by t when
 `linear` (Linear CFR, Brown and Sandholm 2019: the same as discounting the past by t / (t + 1)),
@@ -44,8 +57,9 @@ from sushigo_spiel.compiled.sushi_go.layout import ACTOR, ACTOR_TERMINAL, NUM_AC
 from sushigo_spiel.compiled.sushi_go.moves import legal_actions, play
 from sushigo_spiel.compiled.sushi_go.scoring import returns
 
-ES, PROBE = 0, 1
-WALKS = {"es": ES, "probe": PROBE}
+ES, PROBE, OUTCOME = 0, 1, 2
+WALKS = {"es": ES, "probe": PROBE, "os": OUTCOME}
+EPSILON = 0.6  # the traverser's share of uniform exploration in OS (OpenSpiel's default)
 
 
 @njit(inline="always")
@@ -145,9 +159,43 @@ def walk(g, pos, traverser, regrets, averages, weight, mask, rng, kind, scratch)
 
 
 @njit
+def outcome_walk(g, pos, traverser, regrets, averages, weight, mask, rng, reach, sampled,
+                 scratch):
+  """One OS walk from `pos` (played on in place) for `traverser`, whose strategy reaches `pos`
+  with probability `reach` and whose samples did with probability `sampled`, updating the
+  tables; returns the traverser's sampled utility weighted by its strategy over its sampling
+  probabilities below `pos`."""
+  skip_chance(g, pos, rng)
+  n, size = g[PLAYERS], g[NUM_ACTIONS]
+  if pos[ACTOR] == ACTOR_TERMINAL:
+    out = np.empty(n)
+    returns(g, pos, out)
+    return out[traverser]
+  joint = np.zeros(n, dtype=np.int64)
+  _others(g, pos, traverser, regrets, averages, 0.0, mask, rng, joint, scratch)
+  legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
+  probabilities, sampling = np.empty(size), np.empty(size)
+  count = legal_actions(g, pos, traverser, legal)
+  strategy(g, pos, traverser, regrets, mask, legal, count, slots, probabilities, scratch)
+  for i in range(count):
+    sampling[i] = EPSILON / count + (1.0 - EPSILON) * probabilities[i]
+  taken = sample(sampling, count, rng)
+  joint[traverser] = legal[taken]
+  play(g, pos, joint)
+  below = outcome_walk(g, pos, traverser, regrets, averages, weight, mask, rng,
+                       reach * probabilities[taken], sampled * sampling[taken], scratch)
+  taken_value = below / sampling[taken]
+  value = probabilities[taken] * taken_value
+  for i in range(count):
+    regrets[slots[i]] += weight * ((taken_value if i == taken else 0.0) - value) / sampled
+    averages[slots[i]] += weight * reach * probabilities[i] / sampled
+  return value
+
+
+@njit
 def iterate(g, regrets, averages, first, count, kind, linear, seed):
-  """Runs iterations `first + 1` .. `first + count` (a walk per player each) on the tables, with
-  one stream seeded with `seed`."""
+  """Runs iterations `first + 1` .. `first + count` (a walk of `kind` per player each) on the
+  tables, with one stream seeded with `seed`."""
   rng = np.zeros(4, dtype=np.uint64)
   seed_state(rng, np.uint64(seed))
   scratch = np.zeros(MAX_FEATURES, dtype=np.int64)
@@ -156,7 +204,10 @@ def iterate(g, regrets, averages, first, count, kind, linear, seed):
     weight = float(t) if linear else 1.0
     for traverser in range(g[PLAYERS]):
       pos = initial_position(g)
-      walk(g, pos, traverser, regrets, averages, weight, mask, rng, kind, scratch)
+      if kind == OUTCOME:
+        outcome_walk(g, pos, traverser, regrets, averages, weight, mask, rng, 1.0, 1.0, scratch)
+      else:
+        walk(g, pos, traverser, regrets, averages, weight, mask, rng, kind, scratch)
 
 
 @njit
