@@ -117,7 +117,7 @@ def test_the_default_playouts_leave_the_config_hash_of_older_runs_unchanged():
   default = config_lib.parse(CONFIG)
   assert default.luck_playouts == config_lib.DEFAULT_LUCK_PLAYOUTS
   assert "luck_playouts" not in default.resolved()["experiment"]
-  off = config_lib.parse(CONFIG.replace("num_games = 2", "num_games = 2\nluck_playouts = 0"))
-  assert off.luck_playouts == 0 and off.hash != default.hash
+  on = config_lib.parse(CONFIG.replace("num_games = 2", "num_games = 2\nluck_playouts = 16"))
+  assert default.luck_playouts == 0 and on.luck_playouts == 16 and on.hash != default.hash
   with pytest.raises(config_lib.ConfigError, match="luck_playouts"):
     config_lib.parse(CONFIG.replace("num_games = 2", "num_games = 2\nluck_playouts = -1"))

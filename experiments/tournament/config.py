@@ -18,9 +18,9 @@ Format
   num_games = 120             # required; integer >= 1, games played per game string
   rotation = "all"            # optional (default "all"): how each lineup is seated, see below
                               # ("all", "cyclic" or "fixed")
-  luck_playouts = 16          # optional (default 16): reference playouts per deal that estimate
-                              # the luck of the deal (`experiments.tournament.luck`), reported as
-                              # variance-reduced figures beside the raw ones; 0 turns it off
+  luck_playouts = 16          # optional (default 0, off): reference playouts per deal that
+                              # estimate the luck of the deal (`experiments.tournament.luck`),
+                              # reported as variance-reduced figures beside the raw ones
   anchor = "heuristic"        # optional (default none): a competitor's name; every lineup is then
                               # one other competitor against the anchor in all other seats
 
@@ -122,7 +122,7 @@ BUDGET_CLOCKS = ("wall", "cpu")  # what budget.seconds is measured on (`solvers.
 _SECTIONS = ("experiment", "budget", "report", "players")
 _EXPERIMENT_KEYS = ("name", "kind", "seed", "games", "num_games", "rotation", "anchor",
                     "luck_playouts")
-DEFAULT_LUCK_PLAYOUTS = 16
+DEFAULT_LUCK_PLAYOUTS = 0  # off: on baseline-only tournaments it triples the run time
 
 
 class Matchup(NamedTuple):
