@@ -60,8 +60,10 @@ def test_the_first_use_says_it_compiles_and_later_loads_are_silent(monkeypatch, 
   assert capsys.readouterr().err == ""
 
 
+# In a fresh environment on the smaller core: both cores share the KernelSet under test, and the
+# Sushi Go core's cold compile (minutes, with the heuristic's kernels) is timed by the benchmark.
 @pytest.mark.slow
-@pytest.mark.parametrize("game", CORES)
+@pytest.mark.parametrize("game", ["sushi_draft"])
 def test_a_fresh_environment_compiles_once_and_says_so(tmp_path, game):
   core, name, shape = CORES[game]
   code = (f"from {core.__module__} import {core.__name__}\n"
