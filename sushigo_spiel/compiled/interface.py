@@ -42,3 +42,12 @@ class GameKernels(NamedTuple):
   determinize: Callable
   observation_key: Callable
   random_action: Callable
+
+
+def game_kernels(chance, moves, scoring, knowledge, policies) -> GameKernels:
+  """A core's `GameKernels` from its kernel modules, which use the same names in every game."""
+  return GameKernels(
+      initial_position=chance.initial_position, skip_chance=chance.skip_chance,
+      legal_actions=moves.legal_actions, play=moves.play, returns=scoring.returns,
+      determinize=knowledge.determinize, observation_key=knowledge.observation_key,
+      random_action=policies.random_action)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from sushigo_spiel.compiled.core import CompiledCore, checked_stream
-from sushigo_spiel.compiled.interface import GameKernels
+from sushigo_spiel.compiled.interface import game_kernels
 from sushigo_spiel.compiled.jit import KernelSet
 from sushigo_spiel.compiled.rng import new_state
 from sushigo_spiel.compiled.sushi_draft import chance, codec, knowledge, moves, policies, scoring
@@ -87,11 +87,7 @@ class CompiledSushiDraft(CompiledCore):
   kernel_set = KERNEL_SET
   chance, moves, scoring, knowledge, policies, codec = (chance, moves, scoring, knowledge,
                                                         policies, codec)
-  kernels = GameKernels(
-      initial_position=chance.initial_position, skip_chance=chance.skip_chance,
-      legal_actions=moves.legal_actions, play=moves.play, returns=scoring.returns,
-      determinize=knowledge.determinize, observation_key=knowledge.observation_key,
-      random_action=policies.random_action)
+  kernels = game_kernels(chance, moves, scoring, knowledge, policies)
 
   def observation_key(self, before: np.ndarray, actions: Sequence[int], after: np.ndarray,
                       player: int) -> int:

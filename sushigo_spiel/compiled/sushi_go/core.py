@@ -19,7 +19,7 @@ import numpy as np
 from sushigo_spiel.compiled.core import CompiledCore, checked_stream
 from sushigo_spiel.compiled.sushi_go import (chance, codec, heuristic, knowledge, moves, policies,
                                              scoring)
-from sushigo_spiel.compiled.interface import GameKernels
+from sushigo_spiel.compiled.interface import game_kernels
 from sushigo_spiel.compiled.jit import KernelSet
 from sushigo_spiel.compiled.sushi_go.layout import (ACTOR_SIMULTANEOUS, MAX_OUTCOMES, NUM_ACTIONS,
                                                     build_spec)
@@ -83,11 +83,7 @@ class CompiledSushiGo(CompiledCore):
   kernel_set = KERNELS
   chance, moves, scoring, knowledge, policies, codec = (chance, moves, scoring, knowledge,
                                                         policies, codec)
-  kernels = GameKernels(
-      initial_position=chance.initial_position, skip_chance=chance.skip_chance,
-      legal_actions=moves.legal_actions, play=moves.play, returns=scoring.returns,
-      determinize=knowledge.determinize, observation_key=knowledge.observation_key,
-      random_action=policies.random_action)
+  kernels = game_kernels(chance, moves, scoring, knowledge, policies)
 
   def greedy_action(self, pos: np.ndarray, player: int) -> int:
     """The greedy baseline's choice (`solvers.baselines.GreedyBot`)."""
