@@ -30,7 +30,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 TINY = "python_sushi_go(players=2,rounds=1)"
 TINY_3P = "python_sushi_go(players=3,rounds=1)"
 RECORD_KEYS = {"index", "seed", "game", "seats", "bots", "scores", "returns", "rounds",
-               "breakdown", "puddings", "winners", "luck"}
+               "breakdown", "puddings", "winners"}  # plus "luck" when luck_playouts is set
 
 BASE_CONFIG = f"""
 [experiment]
