@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import zipfile
 
 import numpy as np
 import pyspiel
 
-from solvers.bot import Bot, Policy
+from solvers.bot import Bot, Policy, open_archive
 
 THRESHOLDS = np.arange(1, 5, dtype=np.float32)
 POINTS_SCALE = np.float32(1 / 16)
@@ -60,12 +59,7 @@ class LinearQ:
   def load(cls, path: str) -> LinearQ:
     """The model saved at `path`; a ValueError naming the path if it is not a model file."""
     not_model = f"{path} is not a linear Q model saved by experiments/train_linear_q.py"
-    try:
-      data = np.load(path, allow_pickle=False)
-    except (ValueError, EOFError, zipfile.BadZipFile):
-      raise ValueError(f"{not_model} (not a numpy .npz archive)") from None
-    if not isinstance(data, np.lib.npyio.NpzFile):
-      raise ValueError(f"{not_model} (a .npy array, not an .npz archive)")
+    data = open_archive(path, not_model)
     with data:
       try:
         return cls(data["weights"], json.loads(str(data["metadata"])))

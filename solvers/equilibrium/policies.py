@@ -29,7 +29,7 @@ import zipfile
 import numpy as np
 import pyspiel
 
-from solvers.bot import Bot, Policy
+from solvers.bot import Bot, Policy, open_archive
 from solvers.equilibrium import blueprint
 from solvers.equilibrium.abstraction import LiftedPolicy, make_abstraction
 from solvers.equilibrium.cfr import CFR, CFRPlus, DiscountedCFR, RegretSolver
@@ -139,12 +139,7 @@ def load_policy(path: str) -> LiftedPolicy | blueprint.BlueprintPolicy:
   abstract strategy, or a blueprint of the `cards` abstraction (`blueprint.py`); a ValueError
   naming the path if the file is not a policy file."""
   not_policy = f"{path} is not a policy file saved by `sushigo train` or `save_policy`"
-  try:
-    data = np.load(path, allow_pickle=False)
-  except (ValueError, EOFError, zipfile.BadZipFile):
-    raise ValueError(f"{not_policy} (not a numpy .npz archive)") from None
-  if not isinstance(data, np.lib.npyio.NpzFile):
-    raise ValueError(f"{not_policy} (a .npy array, not an .npz archive)")
+  data = open_archive(path, not_policy)
   if "average_slots" in data.files:
     data.close()
     return blueprint.load_blueprint(path)
