@@ -75,3 +75,32 @@ def test_a_fresh_environment_compiles_once_and_says_so(tmp_path, game):
   assert runs[0].stderr.count("\n") == 1
   assert runs[1].stderr == ""
   assert runs[0].stdout == runs[1].stdout == f"{shape}\n"
+
+
+def test_a_first_use_keeps_the_kernels_another_set_compiled_from_the_same_sources(monkeypatch,
+                                                                                    tmp_path):
+  # Two sets sharing a source, with numba's cache folder and the compile faked by files: the
+  # second set's first use clears its own stale kernels, not the ones the first set has just
+  # compiled from the shared source as it is; once that source changes, it clears them too.
+  from sushigo_spiel.compiled import jit
+  cache, shared, own = tmp_path / "cache", tmp_path / "shared.py", tmp_path / "own.py"
+  cache.mkdir()
+  shared.write_text("x = 1\n")
+  own.write_text("y = 1\n")
+  monkeypatch.setattr(jit, "_cache_directories", lambda source: {cache})
+  monkeypatch.setattr(jit, "cache_directory", lambda anchor: str(tmp_path / anchor))
+  monkeypatch.setattr(jit.KernelSet, "declared", [])
+
+  def compiling(*sources):
+    return lambda: [(cache / f"{source.stem}.kernel.nbi").touch() for source in sources]
+  core = jit.KernelSet("core", [shared], compiling(shared), "core-markers")
+  core.ensure()
+  (cache / "own.stale.nbi").touch()
+  search = jit.KernelSet("search", [shared, own], compiling(own), "search-markers")
+  search.ensure()
+  assert sorted(path.name for path in cache.iterdir()) == ["own.kernel.nbi", "shared.kernel.nbi"]
+
+  shared.write_text("x = 2\n")
+  search_again = jit.KernelSet("search", [shared, own], lambda: None, "search-markers")
+  search_again.ensure()
+  assert list(cache.iterdir()) == []

@@ -10,7 +10,9 @@ from other files, so after an edit a caller could keep running a stale callee. A
 therefore keys a marker file on the numba version and every source its kernels depend on, and
 when the marker is missing (first use, or any source changed) it clears those sources' cached
 kernels, compiles everything by exercising it once, says so on stderr with the time it took, and
-leaves the marker. Later processes load the cache silently.
+leaves the marker. Later processes load the cache silently. A source shared with another set whose
+marker is present for the same files is left alone: its kernels were compiled from the sources as
+they are now, and clearing them would only make every later process compile them again, silently.
 """
 
 from __future__ import annotations
@@ -44,10 +46,13 @@ class KernelSet:
   calls every kernel once with the argument types used, and one of its kernels, beside whose
   cache the marker lives."""
 
+  declared: list[KernelSet] = []
+
   def __init__(self, name: str, sources: Sequence[pathlib.Path], exercise: Callable[[], None],
                anchor: Callable):
     self.name, self.sources, self.exercise, self.anchor = name, tuple(sources), exercise, anchor
     self._ready = False
+    KernelSet.declared.append(self)
 
   def ensure(self) -> None:
     """Compiles (or loads from numba's cache) every kernel of the set, once per process."""
@@ -80,11 +85,14 @@ class KernelSet:
     return cache_dir / f"sushigo-{slug}-{digest}.compiled"
 
   def _clear_cache(self, marker_dir: pathlib.Path) -> None:
-    """Removes the cached kernels of the set's sources and the set's old markers."""
+    """Removes the set's old markers and the cached kernels of its sources, except those of
+    sources another set has compiled as they are now."""
     slug = f"sushigo-{self.name.replace(' ', '-')}-"
     for path in marker_dir.glob(f"{slug}*.compiled"):
       path.unlink()
-    for source in self.sources:
+    certified = {source for other in KernelSet.declared
+                 if other is not self and other._marker().exists() for source in other.sources}
+    for source in set(self.sources) - certified:
       for directory in _cache_directories(source):
         for path in directory.glob(f"{source.stem}.*"):
           if path.suffix in (".nbi", ".nbc"):
