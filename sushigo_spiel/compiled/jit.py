@@ -13,16 +13,23 @@ kernels, compiles everything by exercising it once, says so on stderr with the t
 leaves the marker. Later processes load the cache silently. A source shared with another set whose
 marker is present for the same files is left alone: its kernels were compiled from the sources as
 they are now, and clearing them would only make every later process compile them again, silently.
+
+Processes compiling at once (a run's workers, or tests on two cores, in a fresh environment) would
+clear and write the same cache files under each other, so compiling holds a lock file: one process
+compiles, the others say they wait, then load what it wrote.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import hashlib
 import pathlib
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 try:
   import numba
@@ -33,6 +40,36 @@ except ImportError as error:
 
 NUMBA_VERSION = numba.__version__
 njit = functools.partial(numba.njit, cache=True)
+# One lock per installed copy of the package, so that two checkouts never wait for each other.
+COMPILE_LOCK = pathlib.Path(tempfile.gettempdir()) / (
+    "sushigo-spiel-compile-"
+    f"{hashlib.sha256(str(pathlib.Path(__file__).resolve()).encode()).hexdigest()[:16]}.lock")
+_lock_depth = 0  # the lock is held by this process when positive (a set may ensure another)
+
+
+@contextlib.contextmanager
+def compiling_alone() -> Iterator[None]:
+  """Holds the compile lock (reentrant within a process), saying so if another process has it."""
+  global _lock_depth
+  if _lock_depth:
+    _lock_depth += 1
+    try:
+      yield
+    finally:
+      _lock_depth -= 1
+    return
+  with open(COMPILE_LOCK, "a", encoding="utf-8") as lock:
+    try:
+      fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+      print("sushigo-spiel: waiting for another process compiling the kernels...",
+            file=sys.stderr, flush=True)
+      fcntl.flock(lock, fcntl.LOCK_EX)
+    _lock_depth = 1
+    try:
+      yield
+    finally:
+      _lock_depth = 0
 
 
 def cache_directory(kernel) -> str:
@@ -59,22 +96,32 @@ class KernelSet:
     if self._ready:
       return
     marker = self._marker()
-    first_use = not marker.exists()
-    if first_use:
-      self._clear_cache(marker.parent)
-      print(f"sushigo-spiel: compiling the {self.name} (first use, once per environment)...",
-            end="", file=sys.stderr, flush=True)
+    if marker.exists():
+      self._run_exercise()
+    else:
+      with compiling_alone():
+        if marker.exists():  # another process compiled the set while this one waited
+          self._run_exercise()
+        else:
+          self._compile(marker)
+    self._ready = True
+
+  def _compile(self, marker: pathlib.Path) -> None:
+    self._clear_cache(marker.parent)
+    print(f"sushigo-spiel: compiling the {self.name} (first use, once per environment)...",
+          end="", file=sys.stderr, flush=True)
     start = time.perf_counter()
+    self._run_exercise()
+    print(f" done in {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+    marker.touch()
+
+  def _run_exercise(self) -> None:
     try:
       self.exercise()
     except Exception as error:
       raise RuntimeError(
           f"compiling the {self.name} with numba {NUMBA_VERSION} failed ({error}); the compiled"
           " core needs a working numba 0.60 or later: `pip install --upgrade numba`") from error
-    if first_use:
-      print(f" done in {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
-      marker.touch()
-    self._ready = True
 
   def _marker(self) -> pathlib.Path:
     stamps = [f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in self.sources]
