@@ -22,13 +22,16 @@ value), which is free of the self-play games' noise.
   ismcts_100 = { responder = "ismcts", iterations = 100 }
   ismcts_10k = { responder = "ismcts", iterations = 10000 }
   lbr = { responder = "lbr", worlds = 8, rollouts = 1, against = ["heuristic"] }
+  learned = { responder = "learned", games = 20000 }   # trained once per seat and process
   [[players]]
 
 `responder` is one of `approximate.RESPONDERS`; `against`, optional, the names of the competitors
 it plays (default: all); the other keys are its bot's parameters. A responder
 named by `agent` alone is "ismcts", and its units name no responder (as configs written before
-`responders` existed). "lbr" needs a policy it can read at any table (`Bot.cheap_policy`): a
-search bot is refused with the config.
+`responders` existed). "lbr" and "learned" need a policy they can read at any table
+(`Bot.cheap_policy`): a search bot is refused with the config. A unit's CPU seconds include a
+learned responder's training when that unit's process trained it (the first unit of each seat on
+one worker), so its figure per paired game is the training spread over the games played.
 
 A unit is the exact gain of one competitor, or `GAMES_PER_UNIT` paired games of one seat against
 one responder; it records the CPU seconds it took, from which the report plots each bound against
