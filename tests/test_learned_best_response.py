@@ -66,6 +66,8 @@ def test_training_is_deterministic_and_trained_once_per_policy_and_seat(small):
   first = LearnedBestResponseBot(game, 1, 0, opponent_model=_model(game, "greedy"), **params)
   again = LearnedBestResponseBot(game, 1, 99, opponent_model=_model(game, "greedy"), **params)
   assert np.array_equal(first.train().weights, again.train().weights)
+  # Without a policy key (a bare opponent model) nothing is shared between bots.
+  assert first.trained() is not again.trained()
   other = LearnedBestResponseBot(game, 1, 0, opponent_model=_model(game, "greedy"), games=200,
                                  training_seed=8)
   assert not np.array_equal(first.train().weights, other.train().weights)

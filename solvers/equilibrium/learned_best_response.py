@@ -52,7 +52,8 @@ _KEPT_MODELS = 16  # trained models kept per process
 class LearnedBestResponseBot(Bot):
   """Plays the linear Q model trained against the policy `opponent_model` describes (module
   docstring); trains on its first move, or takes the model trained with the same game, seat,
-  policy and parameters in this process. `policy_key` names the policy in that cache."""
+  policy and parameters in this process. `policy_key` names the policy in that cache; without it
+  nothing is cached."""
 
   PARAMETERS = {"games": 20_000, "training_seed": 0, "learning_rate": 0.1, "epsilon": 0.3}
 
@@ -86,11 +87,15 @@ class LearnedBestResponseBot(Bot):
     return [(action, float(action == best)) for action in legal]
 
   def trained(self) -> LinearQ:
-    """The model, trained (or taken from the process's cache) on first use."""
+    """The model, trained on first use: taken from the process's cache when the policy is named
+    (`policy_key`), trained afresh otherwise."""
     if self._trained is None:
-      key = (str(self.game), self.player_id, self.policy_key or id(self.model),
-             tuple(sorted(self.params.items())))
-      self._trained = trained_model(key, self.train)
+      if not self.policy_key:
+        self._trained = self.train()
+      else:
+        key = (str(self.game), self.player_id, self.policy_key,
+               tuple(sorted(self.params.items())))
+        self._trained = trained_model(key, self.train)
     return self._trained
 
   def train(self) -> LinearQ:
