@@ -300,7 +300,8 @@ def plot_bounds(path: pathlib.Path, title: str, entries: list[dict], series: str
   ax.set_ylabel(f"lower bound on {entries[0]['measure']}")
   ax.set_title(title, fontsize=9)
   ax.grid(True, which="both", alpha=0.3)
-  ax.legend(fontsize=8)
+  if ax.get_legend_handles_labels()[0]:
+    ax.legend(fontsize=8)
   figures.save(fig, path)
 
 

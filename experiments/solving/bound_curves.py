@@ -5,7 +5,8 @@ but the responders of one policy are often spread over several runs (LBR in one,
 response in another, ISMCTS in a third). This reads the given run folders, gathers every bound by
 (game, policy: the bot and its parameters), and draws one plot per policy: bound with its 95% interval against the responder's
 CPU seconds per paired game, one line per kind of responder (ismcts, lbr, learned). Beside the
-plots, `bound_curves.md` lists the points with the run each comes from.
+plots, `bound_curves.md` lists the points with the run each comes from (runs that recorded no CPU
+time, older than that record, are listed and not plotted).
 
   python -m experiments.solving.bound_curves experiments/results/exploitability-full-* \\
       --out experiments/results/bound-curves
@@ -56,15 +57,18 @@ def write(entries: list[dict], out: pathlib.Path) -> str:
   for key in dict.fromkeys((e["game"], e["policy"]) for e in entries):
     mine = sorted((e for e in entries if (e["game"], e["policy"]) == key),
                   key=lambda e: (e["responder_kind"], e["cpu_seconds_per_game"] or 0))
-    path = out / figures.plot_file(PLOTS, f"{key[1]}_{key[0]}")
-    approximate_kind.plot_bounds(path, f"{key[1]}: lower bound against compute\n{key[0]}", mine,
-                                 "responder_kind")
     lines += [f"## {key[1]} on {key[0]}", "",
-              f"| responder | lower bound [95% CI] | paired games | CPU s / game | run |",
+              "| responder | lower bound [95% CI] | paired games | CPU s / game | run |",
               "|---|---|---:|---:|---|"]
     lines += [f"| {e['responder']} | {approximate_kind.interval(e['bound'])} | {sum(e['games'])} |"
               f" {figures.number(e['cpu_seconds_per_game'], 3)} | {e['run']} |" for e in mine]
-    lines += ["", f"![{key[1]}]({path.name})", ""]
+    if any(e["cpu_seconds_per_game"] for e in mine):
+      path = out / figures.plot_file(PLOTS, f"{key[1]}_{key[0]}")
+      approximate_kind.plot_bounds(path, f"{key[1]}: lower bound against compute\n{key[0]}",
+                                   mine, "responder_kind")
+      lines += ["", f"![{key[1]}]({path.name})", ""]
+    else:
+      lines += ["", "(no CPU time recorded: not plotted)", ""]
   text = "\n".join(lines)
   run_folder.write_atomically(out / SUMMARY, text)
   return text
