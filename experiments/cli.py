@@ -98,12 +98,16 @@ _EXPLOITABILITY_EPILOG = """examples:
       --responder lbr:worlds=8,rollouts=1 --games 200 --workers 2 --json heuristic.json
   sushigo exploitability "python_sushi_go(players=2,utility=margin)" --bot random \
       --responder ismcts:iterations=100 --responder ismcts:iterations=10000
+  sushigo exploitability small --bot random --approximate --responder learned:games=3000
 
 Responders (--responder KIND[:KEY=VALUE,...], repeatable; each gives its own bound):
   ismcts  Information-Set MCTS searching against the policy (parameters of so_ismcts:
           iterations, c, rollout, ...); on the compiled core when the policy is random or greedy
   lbr     Local Best Response (parameters worlds, depth, branching, rollouts, continuation);
           needs a policy it can read at any table, so not a search bot
+  learned a linear Q agent trained against the policy on training games of its own, then
+          played greedily (parameters games, training_seed, learning_rate, epsilon); needs a
+          policy it can read at any table; trains once per seat
 Default: ismcts:iterations=1000 and, where the policy can be read, lbr:worlds=8,rollouts=1.
 
 Exploitability is NashConv / 2 in two-player zero-sum games (utility=margin, the reduced

@@ -22,13 +22,16 @@ value), which is free of the self-play games' noise.
   ismcts_100 = { responder = "ismcts", iterations = 100 }
   ismcts_10k = { responder = "ismcts", iterations = 10000 }
   lbr = { responder = "lbr", worlds = 8, rollouts = 1, against = ["heuristic"] }
+  learned = { responder = "learned", games = 20000 }   # trained once per seat and process
   [[players]]
 
 `responder` is one of `approximate.RESPONDERS`; `against`, optional, the names of the competitors
 it plays (default: all); the other keys are its bot's parameters. A responder
 named by `agent` alone is "ismcts", and its units name no responder (as configs written before
-`responders` existed). "lbr" needs a policy it can read at any table (`Bot.cheap_policy`): a
-search bot is refused with the config.
+`responders` existed). "lbr" and "learned" need a policy they can read at any table
+(`Bot.cheap_policy`): a search bot is refused with the config. A unit's CPU seconds include a
+learned responder's training when that unit's process trained it (the first unit of each seat on
+one worker), so its figure per paired game is the training spread over the games played.
 
 A unit is the exact gain of one competitor, or `GAMES_PER_UNIT` paired games of one seat against
 one responder; it records the CPU seconds it took, from which the report plots each bound against
@@ -268,10 +271,17 @@ def report(config: SolvingConfig, results: list[dict], plots: pathlib.Path) -> R
 
 def _plot(path: pathlib.Path, game: str, entries: list[dict]) -> None:
   """Each competitor's bound (with its interval) against its responders' CPU seconds per game."""
+  plot_bounds(path, f"Lower bound against compute\n{game}", entries, "competitor")
+
+
+def plot_bounds(path: pathlib.Path, title: str, entries: list[dict], series: str) -> None:
+  """The bounds of `entries` (from `bounds`), with their intervals, against their responders' CPU
+  seconds per paired game: one line per value of the entry key `series`, each point named by its
+  responder."""
   fig = Figure(figsize=(6.4, 4.4))
   ax = fig.add_subplot()
-  for competitor in dict.fromkeys(e["competitor"] for e in entries):
-    mine = sorted((e for e in entries if e["competitor"] == competitor
+  for name in dict.fromkeys(e[series] for e in entries):
+    mine = sorted((e for e in entries if e[series] == name
                    and e["cpu_seconds_per_game"] and not math.isnan(e["bound"].value)),
                   key=lambda e: e["cpu_seconds_per_game"])
     if not mine:
@@ -280,7 +290,7 @@ def _plot(path: pathlib.Path, game: str, entries: list[dict]) -> None:
     y = np.array([e["bound"].value for e in mine])
     error = np.array([[e["bound"].value - e["bound"].low for e in mine],
                       [e["bound"].high - e["bound"].value for e in mine]])
-    line = ax.errorbar(x, y, yerr=error, marker="o", capsize=3, label=competitor)
+    line = ax.errorbar(x, y, yerr=error, marker="o", capsize=3, label=name)
     for e, xi, yi in zip(mine, x, y):
       ax.annotate(e["responder"], (xi, yi), fontsize=7, color=line[0].get_color(),
                   xytext=(3, 3), textcoords="offset points")
@@ -288,9 +298,10 @@ def _plot(path: pathlib.Path, game: str, entries: list[dict]) -> None:
   ax.axhline(0, color="grey", linewidth=0.8)
   ax.set_xlabel("responder's CPU seconds per paired game")
   ax.set_ylabel(f"lower bound on {entries[0]['measure']}")
-  ax.set_title(f"Lower bound against compute\n{game}", fontsize=9)
+  ax.set_title(title, fontsize=9)
   ax.grid(True, which="both", alpha=0.3)
-  ax.legend(fontsize=8)
+  if ax.get_legend_handles_labels()[0]:
+    ax.legend(fontsize=8)
   figures.save(fig, path)
 
 

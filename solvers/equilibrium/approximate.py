@@ -10,6 +10,9 @@ policy itself as its opponent model, so that it approximates a best response to 
           budgets of 10,000 iterations a move and more are affordable
   lbr     Local Best Response (`local_best_response.py`): a lookahead against the policy's range
           of hidden hands; it needs a policy that can be read cheaply
+  learned a linear Q agent trained against the policy on training games of its own
+          (`learned_best_response.py`), then played greedily; it needs a policy that can be read
+          cheaply, and trains once per seat and process
 
 In seat s the responder plays against the policy in every other seat, and its gain is its return
 minus the policy's own return in seat s when the policy plays itself.
@@ -41,12 +44,15 @@ import numpy as np
 import pyspiel
 
 from solvers.bot import Policy
+from solvers.equilibrium.learned_best_response import LearnedBestResponseBot
 from solvers.equilibrium.local_best_response import LocalBestResponseBot
 from solvers.match import play_match
 from solvers.search import rollouts
 from solvers.search.ismcts import OpponentModel, SOISMCTSBot
 
-RESPONDERS = {"ismcts": SOISMCTSBot, "lbr": LocalBestResponseBot}
+RESPONDERS = {"ismcts": SOISMCTSBot, "lbr": LocalBestResponseBot,
+              "learned": LearnedBestResponseBot}
+READING_RESPONDERS = ("lbr", "learned")  # responders that read the policy at any table
 BotFactory = Callable[[pyspiel.Game, int, int], pyspiel.Bot]  # (game, player, seed) -> bot
 
 
@@ -62,10 +68,12 @@ class BotsModel:
   """The policy of `bots` (one per player) at a table, as an ISMCTS opponent model. Its
   `compiled_policy` names the compiled kernel playing that policy when every bot's policy has the
   same one (`rollouts.compiled_policy_name`: the greedy or the default heuristic baseline), so the
-  best responder's search runs compiled; None otherwise."""
+  best responder's search runs compiled; None otherwise. Its `key` names the policy (each bot's
+  class and parameters), so that a learned responder trains once per policy."""
 
   def __init__(self, bots: Sequence[pyspiel.Bot]):
     self.bots = bots
+    self.key = repr([(type(bot).__name__, sorted(bot.params.items())) for bot in bots])
     names = {rollouts.compiled_policy_name(bot) for bot in bots}
     self.compiled_policy = names.pop() if len(names) == 1 else None
 
@@ -87,11 +95,14 @@ def make_responder(game: pyspiel.Game, seat: int, seed: int, responder: str, par
   a ValueError when it cannot (an unknown name, bad parameters, LBR without a readable policy)."""
   if responder not in RESPONDERS:
     raise ValueError(f"unknown responder {responder!r}; allowed: {', '.join(RESPONDERS)}")
+  if responder in READING_RESPONDERS and model is None:
+    raise ValueError(f"the {responder} responder needs a policy it can read at any table (a saved"
+                     " policy, random, greedy, heuristic); a search bot has none: use ismcts")
   if responder == "lbr":
-    if model is None:
-      raise ValueError("the lbr responder needs a policy it can read at any table (a saved"
-                       " policy, random, greedy, heuristic); a search bot has none: use ismcts")
     return LocalBestResponseBot(game, seat, seed, opponent_model=model, **params)
+  if responder == "learned":
+    return LearnedBestResponseBot(game, seat, seed, opponent_model=model, policy_key=model.key,
+                                  **params)
   return SOISMCTSBot(game, seat, seed, opponent_model=model, model_in_rollouts=model_in_rollouts,
                      **params)
 
