@@ -107,22 +107,31 @@ def _subgame_exploitability(tree, path, **params):
   return exploitability.exploitability(tree, policy)
 
 
-def test_exploitability_on_a_reduced_game_is_no_worse_than_the_blueprints(small_blueprint):
-  """Exact exploitability in `small`, where the subgame of a decision reaches the end of the
-  game, so its leaves are exact: the blueprint (the `cards` abstraction at its floor) 1.86; the
-  subgame bot with 200 external-sampling iterations and 32 worlds a decision, about 0.4."""
-  tree = GameTree(load_reduced("small"))
-  blueprint = exploitability.exploitability(tree, tree.policy_array(load_blueprint(
-      small_blueprint)))
-  solved = _subgame_exploitability(tree, small_blueprint, walk="es", iterations=200, worlds=32)
+def test_exploitability_on_a_reduced_game_is_no_worse_than_the_blueprints(tmp_path):
+  """Exact exploitability in `tiny`, where a decision's subgame reaches the end of the game, so
+  its leaves are exact: the blueprint (the `cards` abstraction, 200 es-mccfr iterations) 1.25;
+  the subgame bot with 20 external-sampling iterations and 8 worlds a decision 0.048."""
+  game = load_reduced("tiny")
+  tree = GameTree(game)
+  solver = CompiledMCCFR(game, "es-mccfr", seed=0, table_bits=12).run(iterations=200)
+  blueprint = exploitability.exploitability(tree, tree.policy_array(solver.policy()))
+  path = str(tmp_path / "tiny.npz")
+  solver.save(path, checkpoint=False)
+  solved = _subgame_exploitability(tree, path, walk="es", iterations=20, worlds=8)
   assert solved <= blueprint
-  assert solved < 0.5 * blueprint
+  assert solved < 0.1 * blueprint
 
 
 @pytest.mark.slow
-def test_more_iterations_bring_the_exploitability_down(small_blueprint):
-  """Exact exploitability in `small` falls as the subgame solve gets more iterations."""
+def test_on_small_the_exploitability_falls_far_below_the_blueprints(small_blueprint):
+  """Exact exploitability in `small` (25,894 information sets): the blueprint 2.03; the subgame
+  bot (external sampling, 32 worlds) 0.19 at 20 iterations a decision, 0.05 at 200; probes at 200
+  iterations no worse than the blueprint either."""
   tree = GameTree(load_reduced("small"))
-  figures = [_subgame_exploitability(tree, small_blueprint, walk="es", iterations=iterations,
-                                     worlds=64) for iterations in (20, 2000)]
-  assert figures[1] < figures[0]
+  blueprint = exploitability.exploitability(tree, tree.policy_array(load_blueprint(
+      small_blueprint)))
+  few, many = [_subgame_exploitability(tree, small_blueprint, walk="es", iterations=iterations,
+                                       worlds=32) for iterations in (20, 200)]
+  probes = _subgame_exploitability(tree, small_blueprint, walk="probe", iterations=200, worlds=32)
+  assert many < few < 0.2 * blueprint
+  assert probes <= blueprint
