@@ -3,12 +3,14 @@ without numba or when compiling fails. Each game's core is one `KernelSet`."""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import subprocess
 import sys
 
 import pytest
 
+from sushigo_spiel.compiled import jit
 from sushigo_spiel.compiled.sushi_draft import CompiledSushiDraft
 from sushigo_spiel.compiled.sushi_go import CompiledSushiGo
 
@@ -47,6 +49,7 @@ def test_the_first_use_says_it_compiles_and_later_loads_are_silent(monkeypatch, 
   # only noted as cleared, not cleared: nothing would write it again.
   core, name = CORES[game][:2]
   marker, cleared = tmp_path / "compiled", []
+  monkeypatch.setattr(jit, "COMPILE_LOCK", tmp_path / "lock")  # no other process's compile
   monkeypatch.setattr(core.kernel_set, "_marker", lambda: marker)
   monkeypatch.setattr(core.kernel_set, "_clear_cache", cleared.append)
   monkeypatch.setattr(core.kernel_set, "_ready", False)
@@ -75,3 +78,54 @@ def test_a_fresh_environment_compiles_once_and_says_so(tmp_path, game):
   assert runs[0].stderr.count("\n") == 1
   assert runs[1].stderr == ""
   assert runs[0].stdout == runs[1].stdout == f"{shape}\n"
+
+
+def test_a_first_use_keeps_the_kernels_another_set_compiled_from_the_same_sources(monkeypatch,
+                                                                                    tmp_path):
+  # Two sets sharing a source, with numba's cache folder and the compile faked by files: the
+  # second set's first use clears its own stale kernels, not the ones the first set has just
+  # compiled from the shared source as it is; once that source changes, it clears them too.
+  cache, shared, own = tmp_path / "cache", tmp_path / "shared.py", tmp_path / "own.py"
+  cache.mkdir()
+  shared.write_text("x = 1\n")
+  own.write_text("y = 1\n")
+  monkeypatch.setattr(jit, "_cache_directories", lambda source: {cache})
+  monkeypatch.setattr(jit, "cache_directory", lambda anchor: str(tmp_path / anchor))
+  monkeypatch.setattr(jit.KernelSet, "declared", [])
+
+  def compiling(*sources):
+    return lambda: [(cache / f"{source.stem}.kernel.nbi").touch() for source in sources]
+  core = jit.KernelSet("core", [shared], compiling(shared), "core-markers")
+  core.ensure()
+  (cache / "own.stale.nbi").touch()
+  search = jit.KernelSet("search", [shared, own], compiling(own), "search-markers")
+  search.ensure()
+  assert sorted(path.name for path in cache.iterdir()) == ["own.kernel.nbi", "shared.kernel.nbi"]
+
+  shared.write_text("x = 2\n")
+  search_again = jit.KernelSet("search", [shared, own], lambda: None, "search-markers")
+  search_again.ensure()
+  assert list(cache.iterdir()) == []
+
+
+def test_a_process_waits_while_another_compiles_and_says_so(tmp_path):
+  # The test holds the compile lock as a compiling process would; a fresh process needing a set
+  # must say it waits, compile nothing until the lock is free, then compile the set once.
+  code = ("import pathlib, sys\n"
+          "from sushigo_spiel.compiled import jit\n"
+          "jit.COMPILE_LOCK = pathlib.Path(sys.argv[1])\n"
+          "jit.cache_directory = lambda anchor: sys.argv[2]\n"
+          "jit.KernelSet('test set', [], lambda: None, 'anchor').ensure()\n")
+  command = [sys.executable, "-c", code, str(tmp_path / "lock"), str(tmp_path)]
+  with open(tmp_path / "lock", "a", encoding="utf-8") as held:
+    fcntl.flock(held, fcntl.LOCK_EX)
+    waiting = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
+    first_line = waiting.stderr.readline()
+    assert first_line == "sushigo-spiel: waiting for another process compiling the kernels...\n"
+    assert waiting.poll() is None and not list(tmp_path.glob("*.compiled"))
+  rest = waiting.communicate(timeout=60)[1]
+  assert waiting.returncode == 0
+  assert rest.startswith("sushigo-spiel: compiling the test set (first use") and len(
+      list(tmp_path.glob("*.compiled"))) == 1
+  again = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
+  assert again.stderr == ""

@@ -10,17 +10,26 @@ from other files, so after an edit a caller could keep running a stale callee. A
 therefore keys a marker file on the numba version and every source its kernels depend on, and
 when the marker is missing (first use, or any source changed) it clears those sources' cached
 kernels, compiles everything by exercising it once, says so on stderr with the time it took, and
-leaves the marker. Later processes load the cache silently.
+leaves the marker. Later processes load the cache silently. A source shared with another set whose
+marker is present for the same files is left alone: its kernels were compiled from the sources as
+they are now, and clearing them would only make every later process compile them again, silently.
+
+Processes compiling at once (a run's workers, or tests on two cores, in a fresh environment) would
+clear and write the same cache files under each other, so compiling holds a lock file: one process
+compiles, the others say they wait, then load what it wrote.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import hashlib
 import pathlib
 import sys
+import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 try:
   import numba
@@ -31,6 +40,36 @@ except ImportError as error:
 
 NUMBA_VERSION = numba.__version__
 njit = functools.partial(numba.njit, cache=True)
+# One lock per installed copy of the package, so that two checkouts never wait for each other.
+COMPILE_LOCK = pathlib.Path(tempfile.gettempdir()) / (
+    "sushigo-spiel-compile-"
+    f"{hashlib.sha256(str(pathlib.Path(__file__).resolve()).encode()).hexdigest()[:16]}.lock")
+_lock_depth = 0  # the lock is held by this process when positive (a set may ensure another)
+
+
+@contextlib.contextmanager
+def compiling_alone() -> Iterator[None]:
+  """Holds the compile lock (reentrant within a process), saying so if another process has it."""
+  global _lock_depth
+  if _lock_depth:
+    _lock_depth += 1
+    try:
+      yield
+    finally:
+      _lock_depth -= 1
+    return
+  with open(COMPILE_LOCK, "a", encoding="utf-8") as lock:
+    try:
+      fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+      print("sushigo-spiel: waiting for another process compiling the kernels...",
+            file=sys.stderr, flush=True)
+      fcntl.flock(lock, fcntl.LOCK_EX)
+    _lock_depth = 1
+    try:
+      yield
+    finally:
+      _lock_depth = 0
 
 
 def cache_directory(kernel) -> str:
@@ -44,32 +83,45 @@ class KernelSet:
   calls every kernel once with the argument types used, and one of its kernels, beside whose
   cache the marker lives."""
 
+  declared: list[KernelSet] = []
+
   def __init__(self, name: str, sources: Sequence[pathlib.Path], exercise: Callable[[], None],
                anchor: Callable):
     self.name, self.sources, self.exercise, self.anchor = name, tuple(sources), exercise, anchor
     self._ready = False
+    KernelSet.declared.append(self)
 
   def ensure(self) -> None:
     """Compiles (or loads from numba's cache) every kernel of the set, once per process."""
     if self._ready:
       return
     marker = self._marker()
-    first_use = not marker.exists()
-    if first_use:
-      self._clear_cache(marker.parent)
-      print(f"sushigo-spiel: compiling the {self.name} (first use, once per environment)...",
-            end="", file=sys.stderr, flush=True)
+    if marker.exists():
+      self._run_exercise()
+    else:
+      with compiling_alone():
+        if marker.exists():  # another process compiled the set while this one waited
+          self._run_exercise()
+        else:
+          self._compile(marker)
+    self._ready = True
+
+  def _compile(self, marker: pathlib.Path) -> None:
+    self._clear_cache(marker.parent)
+    print(f"sushigo-spiel: compiling the {self.name} (first use, once per environment)...",
+          end="", file=sys.stderr, flush=True)
     start = time.perf_counter()
+    self._run_exercise()
+    print(f" done in {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+    marker.touch()
+
+  def _run_exercise(self) -> None:
     try:
       self.exercise()
     except Exception as error:
       raise RuntimeError(
           f"compiling the {self.name} with numba {NUMBA_VERSION} failed ({error}); the compiled"
           " core needs a working numba 0.60 or later: `pip install --upgrade numba`") from error
-    if first_use:
-      print(f" done in {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
-      marker.touch()
-    self._ready = True
 
   def _marker(self) -> pathlib.Path:
     stamps = [f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in self.sources]
@@ -80,11 +132,14 @@ class KernelSet:
     return cache_dir / f"sushigo-{slug}-{digest}.compiled"
 
   def _clear_cache(self, marker_dir: pathlib.Path) -> None:
-    """Removes the cached kernels of the set's sources and the set's old markers."""
+    """Removes the set's old markers and the cached kernels of its sources, except those of
+    sources another set has compiled as they are now."""
     slug = f"sushigo-{self.name.replace(' ', '-')}-"
     for path in marker_dir.glob(f"{slug}*.compiled"):
       path.unlink()
-    for source in self.sources:
+    certified = {source for other in KernelSet.declared
+                 if other is not self and other._marker().exists() for source in other.sources}
+    for source in set(self.sources) - certified:
       for directory in _cache_directories(source):
         for path in directory.glob(f"{source.stem}.*"):
           if path.suffix in (".nbi", ".nbc"):
