@@ -96,7 +96,7 @@ def _margin(g, pos, searcher):
   return float(points[searcher] - points[1 - searcher])
 
 
-@njit(inline="always")
+@njit
 def _blueprint_strategy(g, pos, player, blueprint, legal, count, probabilities, scratch):
   """The blueprint's probabilities (its weights normalised; uniform where it has none)."""
   mask = len(blueprint) - 1
@@ -108,7 +108,7 @@ def _blueprint_strategy(g, pos, player, blueprint, legal, count, probabilities, 
     probabilities[i] = probabilities[i] / total if total > 0.0 else 1.0 / count
 
 
-@njit(inline="always")
+@njit
 def _strategy(g, pos, player, key, regrets, blueprint, prior, legal, count, slots,
               probabilities, scratch):
   """Regret matching at `player`'s information set `key` over its legal actions (slots written
