@@ -220,6 +220,11 @@ def _add_train_command(commands) -> None:
   train.add_argument("--workers", type=_positive(int), default=1, metavar="N",
                      help="local training processes, with --abstraction cards (default:"
                      " %(default)s)")
+  train.add_argument("--backend", choices=("local", "ray"), default="local",
+                     help="with --abstraction cards: local processes or Ray workers (default:"
+                     " %(default)s)")
+  train.add_argument("--address", metavar="ADDR",
+                     help="with --backend ray: an existing cluster (default: a local Ray)")
   train.add_argument("--resume", action="store_true",
                      help="with --abstraction cards: continue the checkpoint at --out for"
                      " --iterations or --seconds more")

@@ -192,7 +192,7 @@ def replay(experiment: Experiment, config: RunConfig, run_dir: pathlib.Path, ses
 def _results(experiment: Experiment, config: RunConfig, indices: list[int], session: Session,
              quiet: bool) -> Iterator[Result]:
   if session.backend == "ray":
-    return _ray_results(_import_ray(), experiment, config, indices, session, quiet)
+    return _ray_results(import_ray(), experiment, config, indices, session, quiet)
   if session.backend != "local":
     raise RunError(f"unknown backend {session.backend!r}; allowed: {', '.join(BACKENDS)}")
   if session.workers == 1:
@@ -228,7 +228,7 @@ def _ray_results(ray, experiment: Experiment, config: RunConfig, indices: list[i
   """Chunks of units as Ray tasks; an already initialised Ray is used as it is."""
   started_here = not ray.is_initialized()
   if started_here:
-    _start_ray(ray, session, quiet)
+    start_ray(ray, session, quiet)
   try:
     play_chunk = ray.remote(_play_chunk)
     text = ray.put(config.text)
@@ -242,7 +242,7 @@ def _ray_results(ray, experiment: Experiment, config: RunConfig, indices: list[i
       ray.shutdown()
 
 
-def _start_ray(ray, session: Session, quiet: bool) -> None:
+def start_ray(ray, session: Session, quiet: bool) -> None:
   """Connects to the cluster at `session.address`, first checking that something answers there
   (Ray itself retries an address where nothing listens for minutes), or starts a local Ray. With
   `quiet`, Ray's notes and warnings (such as the one on token authentication) are not shown."""
@@ -273,7 +273,7 @@ def _check_ray_address(address: str) -> None:
                    " cluster (ray start --head) or check the address") from None
 
 
-def _import_ray():
+def import_ray():
   """Ray, an optional dependency: imported only by a run that asks for it."""
   try:
     import ray  # pylint: disable=import-outside-toplevel

@@ -168,6 +168,31 @@ def test_workers_are_deterministic_and_keep_the_shape():
   assert not np.array_equal(runs[0].regrets, single.regrets)
 
 
+def test_ray_workers_give_the_tables_of_as_many_local_processes():
+  game = load_reduced("small")
+  local, on_ray = (CompiledMCCFR(game, "probe-mccfr", seed=3, table_bits=12).run(
+      iterations=150, workers=2, backend=backend) for backend in ("local", "ray"))
+  assert local.iterations == on_ray.iterations == 150 and local.occupied > 0
+  np.testing.assert_array_equal(local.regrets, on_ray.regrets)
+  np.testing.assert_array_equal(local.averages, on_ray.averages)
+  with pytest.raises(ValueError, match="allowed: local, ray"):
+    CompiledMCCFR(game, table_bits=12).run(iterations=50, backend="dask")
+
+
+@pytest.mark.parametrize("options,message", [
+    (["--address", "localhost:1"], "--address needs --backend ray"),
+    (["--backend", "ray"], "give --workers 2 or more"),
+    (["--abstraction", "identity", "--backend", "ray", "--workers", "2"],
+     "--workers, --backend and --resume are for --abstraction cards"),
+])
+def test_train_command_refuses_a_backend_it_cannot_use(tmp_path, options, message):
+  command = [sys.executable, "-c", "from experiments.cli import main; main()", "train", "small",
+             "--abstraction", "cards", "--algorithm", "es-mccfr", "--iterations", "50", "--out",
+             str(tmp_path / "b.npz"), "--quiet", *options]
+  refused = subprocess.run(command, capture_output=True, text=True)
+  assert refused.returncode == 2 and message in refused.stderr
+
+
 @pytest.mark.parametrize("algorithm", ["es-mccfr", "probe-mccfr"])
 def test_exploitability_falls_with_training_on_a_reduced_game(algorithm):
   """Exact NashConv in the real game of `small`: untrained (uniform) about 6.2; trained, about

@@ -68,3 +68,23 @@ def test_a_deal_too_large_to_list_is_refused_before_listing():
   rules = state.get_game().rules
   assert sum(state.get_game().dynamics.sample_chance(rules, state.table(), lambda: 0.5)
              for _ in range(3)) >= 0  # sampling the deal needs no list
+
+
+def test_a_malformed_deck_names_the_parameter_and_shows_a_well_formed_item():
+  with pytest.raises(ValueError, match=r"parameter 'deck': unknown code 'eel' .*as in 'tempura:4'"):
+    pyspiel.load_game("python_sushi_go(deck=eel:3)")
+  with pytest.raises(ValueError, match=r"parameter 'deck': 'tempura' .*as in 'tempura:4'"):
+    pyspiel.load_game("python_sushi_go(deck=tempura)")
+
+
+def test_an_action_beyond_the_last_is_refused_with_the_range():
+  from sushigo_spiel.sushi_go import rules as R
+  rules = R.Rules.from_params(players=2)
+  last = rules.num_distinct_actions - 1
+  with pytest.raises(ValueError, match=rf"action {last + 1} is out of range 0\.\.{last}$"):
+    rules.action_name(last + 1)
+  state = pyspiel.load_game("python_sushi_go(players=2)").new_initial_state()
+  while state.is_chance_node():
+    state.apply_action(state.legal_actions()[0])
+  with pytest.raises(ValueError, match=rf"player 0 cannot play action {last + 1} with hand"):
+    state.apply_actions([last + 1, state.legal_actions(1)[0]])

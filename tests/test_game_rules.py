@@ -19,6 +19,7 @@ import pyspiel
 import pytest
 
 from sushigo_spiel import score_puddings
+from sushigo_spiel.sushi_go import rules as R
 from support import (CH, D, EGG, M1, M2, M3, SA, SAL, SQ, P, T, W, action_by_name, deal,
                      legal_names, load, play, random_playout)
 
@@ -887,3 +888,44 @@ def test_the_rules_name_the_node_kind_and_the_robots_card():
     own, robot = state.action_to_string(0, action).split(", robot ")
     assert rules.cards[rules.robot_card(action)].name == robot
     assert [rules.cards[c].name for c in rules.action_cards(action)] == [own]
+
+
+# ----- the pure rules' helpers, called directly
+
+
+def test_wasabi_state_names_the_nigiri_on_each_wasabi():
+  rules = R.Rules.from_params(players=2)
+  index = {card.name: c for c, card in enumerate(rules.cards)}
+  wasabi, squid, salmon, egg = (index[name] for name in (W, SQ, SAL, EGG))
+  free, on = R.wasabi_state(rules, [wasabi, squid, salmon, wasabi, wasabi, egg])
+  assert (free, on) == (1, [squid, egg])
+
+
+@pytest.mark.parametrize("params", [dict(players=3), dict(players=2, robot=True, hand_size=4)])
+def test_skipping_chance_from_midway_through_a_deal_is_dealing_card_by_card(params):
+  # The fast path of `skip_chance` must give the table that applying the outcomes drawn one at a
+  # time gives, from any point of a card-by-card deal.
+  rules = R.Rules.from_params(deal="card", **params)
+  for dealt in (0, 1, rules.hand_size + 1):
+    stream = random.Random(dealt)
+    table = R.initial_table(rules)
+    for _ in range(dealt):
+      table = R.apply_chance(rules, table, R.sample_chance(rules, table, stream.random))
+    assert table.dealt == dealt
+    fast, slow = R.skip_chance(rules, table, random.Random(7).random), table
+    uniform = random.Random(7).random
+    while slow.actor == R.CHANCE:
+      slow = R.apply_chance(rules, slow, R.sample_chance(rules, slow, uniform))
+    assert fast == slow
+    pile = sum(fast.robot.pile) if rules.robot else 0  # the robot's draw moved one into a hand
+    assert sum(map(sum, fast.hands)) + pile == rules.dealt_hands * rules.hand_size
+
+
+def test_the_robots_drawn_card_is_cleared_when_the_turn_is_played():
+  rules = R.Rules.from_params(players=2, robot=True, hand_size=4)
+  table = R.skip_chance(rules, R.initial_table(rules), random.Random(3).random)
+  assert table.robot.drawn >= 0
+  drawn = table.robot.drawn
+  picks = [R.legal_actions(rules, table, p)[0] for p in range(rules.num_players)]
+  after = R.play(rules, table, picks)
+  assert after.robot.drawn == -1 and after.log[-1].drawn == drawn

@@ -9,10 +9,14 @@ can be written.
 from __future__ import annotations
 
 import argparse
+import contextlib
 
 import pyspiel
 
+from experiments import execution
 from experiments import file_errors
+from experiments import solving
+from experiments.run_folder import RunError
 from solvers.equilibrium import blueprint, exploitability
 from solvers.equilibrium import policies as policy_io
 from solvers.equilibrium.game_tree import GameTree
@@ -23,10 +27,13 @@ DRAFTING_GAMES = ("python_sushi_go", "python_sushi_draft")
 
 def train(args: argparse.Namespace) -> int:
   _check_game(args)
+  if args.address and args.backend != "ray":
+    args.error("--address needs --backend ray")
   if args.abstraction == blueprint.ABSTRACTION:
     return _train_blueprint(args)
-  if args.workers != 1 or args.resume:
-    args.error("--workers and --resume are for --abstraction cards (the compiled blueprint)")
+  if args.workers != 1 or args.resume or args.backend != "local":
+    args.error("--workers, --backend and --resume are for --abstraction cards (the compiled"
+               " blueprint)")
   try:
     file_errors.check_output_file(args.out, "--out")
     policy = policy_io.train(args.game, args.algorithm, args.abstraction, args.iterations,
@@ -62,9 +69,11 @@ def _train_blueprint(args: argparse.Namespace) -> int:
       file_errors.check_output_file(args.out, "--out")
       solver = blueprint.CompiledMCCFR(game, algorithm, args.seed, max_nodes=args.max_nodes,
                                        raise_limit="--max-nodes")
-    solver.run(args.iterations, args.seconds, progress=not args.quiet, workers=args.workers)
+    with _ray_session(args):
+      solver.run(args.iterations, args.seconds, progress=not args.quiet, workers=args.workers,
+                 backend=args.backend)
     solver.save(args.out)
-  except (ValueError, pyspiel.SpielError) as e:
+  except (ValueError, pyspiel.SpielError, RunError) as e:
     args.error(str(e))
   except OSError as e:
     args.error(f"the policy could not be saved to {args.out}: {e.strerror or e}")
@@ -78,6 +87,23 @@ def _train_blueprint(args: argparse.Namespace) -> int:
     print(f"NashConv in the real game: {result.nash_conv:.6g} (gains by player:"
           f" {', '.join(f'{g:.6g}' for g in result.gains)})")
   return 0
+
+
+@contextlib.contextmanager
+def _ray_session(args: argparse.Namespace):
+  """With --backend ray: Ray connected to --address (checked first) or started locally with
+  --workers CPUs, for the training's duration."""
+  if args.backend != "ray":
+    yield
+    return
+  if args.address is None and args.workers == 1:
+    args.error("--backend ray trains on --workers Ray workers: give --workers 2 or more")
+  ray = execution.import_ray()
+  execution.start_ray(ray, solving.session(args.workers, "ray", args.address), args.quiet)
+  try:
+    yield
+  finally:
+    ray.shutdown()
 
 
 def _check_game(args: argparse.Namespace) -> None:

@@ -13,7 +13,11 @@ Workers. With `workers` W > 1, chunks are dealt out W at a time: each worker pro
 the same tables, runs its chunk, and returns what it added; the additions are summed in chunk
 order. This is W-fold parallel MCCFR with a delay of one batch (the chunks of a batch do not see
 each other's updates), so its tables differ from a single process's, but it is determined by the
-seed and W, and the result has the same shape (the same tables, keys and policy).
+seed and W, and the result has the same shape (the same tables, keys and policy). On Ray
+(`backend="ray"`, for a cluster) the chunks of a batch are Ray tasks and everything else is the
+same, so W > 1 Ray workers give the tables of W local processes, bit for bit. An initialised Ray is
+used as it is (the `sushigo train` command connects to `--address`); otherwise a local one with W
+CPUs is started for the run.
 
 Files (`save`, `load_blueprint`): a compressed numpy archive with the non-zero slots of the average
 table (and of the regret table in a checkpoint), the table size, and JSON metadata (game,
@@ -48,6 +52,7 @@ ABSTRACTION = "cards"
 ALGORITHMS = {"es-mccfr": "es", "probe-mccfr": "probe", "os-mccfr": "os"}  # algorithm name -> walk
 WEIGHTINGS = ("linear", "uniform")
 PLAYS = ("average", "current")  # the strategy a blueprint plays
+BACKENDS = ("local", "ray")
 CHUNK = 50
 DEFAULT_TABLE_BITS = 20
 
@@ -73,11 +78,53 @@ def _run_chunk(spec, regrets, averages, chunk, walk, linear, seed):
 
 
 def _chunk_additions(spec, regrets, averages, chunk, walk, linear, seed):
-  """What chunk `chunk` adds to the tables, as (slots, regret additions, average additions)."""
+  """What chunk `chunk` adds to the tables, as (slots, regret additions, average additions).
+  Every array is copied: Ray's arrive read-only, a type the kernels are not compiled for."""
   new_regrets, new_averages = regrets.copy(), averages.copy()
-  _run_chunk(spec, new_regrets, new_averages, chunk, walk, linear, seed)
+  _run_chunk(spec.copy(), new_regrets, new_averages, chunk, walk, linear, seed)
   changed = np.flatnonzero((new_regrets != regrets) | (new_averages != averages))
   return changed, new_regrets[changed] - regrets[changed], new_averages[changed] - averages[changed]
+
+
+@contextlib.contextmanager
+def _batch_runner(backend: str, workers: int):
+  """None for one local process; otherwise a function running a batch of chunks on `workers`
+  processes or Ray workers and giving their additions in chunk order."""
+  if backend == "local" and workers == 1:
+    yield None
+  elif backend == "local":
+    with concurrent.futures.ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+      def run_batch(spec, regrets, averages, tasks):
+        futures = [pool.submit(_chunk_additions, spec, regrets, averages, *task) for task in tasks]
+        return [future.result() for future in futures]
+      try:
+        yield run_batch
+      finally:
+        pool.shutdown(cancel_futures=True)
+  else:
+    yield from _ray_batch_runner(workers)
+
+
+def _ray_batch_runner(workers: int):
+  try:
+    import ray  # pylint: disable=import-outside-toplevel
+  except ImportError:
+    raise ValueError('the ray backend needs Ray: pip install -e ".[ray]"') from None
+  started_here = not ray.is_initialized()
+  if started_here:
+    ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
+             logging_level="ERROR")
+  try:
+    additions = ray.remote(_chunk_additions)
+
+    def run_batch(spec, regrets, averages, tasks):
+      shared = [ray.put(array) for array in (spec, regrets, averages)]
+      return ray.get([additions.remote(*shared, *task) for task in tasks])
+    yield run_batch
+  finally:
+    if started_here:
+      ray.shutdown()
 
 
 class CompiledMCCFR:
@@ -124,9 +171,10 @@ class CompiledMCCFR:
     return int(np.count_nonzero(self.averages))
 
   def run(self, iterations: int | None = None, seconds: float | None = None,
-          progress: bool = False, workers: int = 1) -> CompiledMCCFR:
+          progress: bool = False, workers: int = 1, backend: str = "local") -> CompiledMCCFR:
     """Runs `iterations` more iterations (rounded up to whole chunks of `CHUNK`), or whole chunks
-    until `seconds` have passed, on `workers` local processes; a tqdm bar on request."""
+    until `seconds` have passed, on `workers` local processes or Ray workers; a tqdm bar on
+    request."""
     if (iterations is None) == (seconds is None):
       raise ValueError("run needs exactly one of iterations and seconds")
     if iterations is not None and iterations < 1:
@@ -135,36 +183,34 @@ class CompiledMCCFR:
       raise ValueError(f"seconds is {seconds!r}; allowed: a finite number of seconds > 0")
     if workers < 1:
       raise ValueError(f"workers is {workers}; allowed: 1 or more")
+    if backend not in BACKENDS:
+      raise ValueError(f"unknown backend {backend!r}; allowed: {', '.join(BACKENDS)}")
     chunks = None if iterations is None else -(-iterations // CHUNK)
     bar = tqdm.tqdm(total=None if chunks is None else chunks * CHUNK, unit="it",
                     desc=self.algorithm, disable=not progress)
     start, cpu_start = time.perf_counter(), time.process_time()
-    pool = None if workers == 1 else concurrent.futures.ProcessPoolExecutor(
-        workers, mp_context=multiprocessing.get_context("spawn"))
     linear = self.weighting == "linear"
-    try:
-      done = 0
-      while (done < chunks) if chunks is not None else (time.perf_counter() - start < seconds):
-        batch = workers if chunks is None else min(workers, chunks - done)
-        first = self.iterations // CHUNK
-        if pool is None:
-          _run_chunk(self.spec, self.regrets, self.averages, first, self.walk, linear, self.seed)
-        else:
-          futures = [pool.submit(_chunk_additions, self.spec, self.regrets, self.averages,
-                                 first + k, self.walk, linear, self.seed) for k in range(batch)]
-          for future in futures:  # summed in chunk order: the same sums every time
-            slots, regrets, averages = future.result()
-            self.regrets[slots] += regrets
-            self.averages[slots] += averages
-        self.iterations += batch * CHUNK
-        done += batch
-        bar.update(batch * CHUNK)
-    finally:
-      if pool is not None:
-        pool.shutdown(cancel_futures=True)
-      self.seconds += time.perf_counter() - start
-      self.cpu_seconds += time.process_time() - cpu_start
-      bar.close()
+    with _batch_runner(backend, workers) as run_batch:
+      try:
+        done = 0
+        while (done < chunks) if chunks is not None else (time.perf_counter() - start < seconds):
+          batch = workers if chunks is None else min(workers, chunks - done)
+          first = self.iterations // CHUNK
+          if run_batch is None:
+            _run_chunk(self.spec, self.regrets, self.averages, first, self.walk, linear, self.seed)
+          else:
+            tasks = [(first + k, self.walk, linear, self.seed) for k in range(batch)]
+            for slots, regrets, averages in run_batch(self.spec, self.regrets, self.averages,
+                                                      tasks):  # in chunk order: the same sums
+              self.regrets[slots] += regrets
+              self.averages[slots] += averages
+          self.iterations += batch * CHUNK
+          done += batch
+          bar.update(batch * CHUNK)
+      finally:
+        self.seconds += time.perf_counter() - start
+        self.cpu_seconds += time.process_time() - cpu_start
+        bar.close()
     return self
 
   def metadata(self) -> dict:

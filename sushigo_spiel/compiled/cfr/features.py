@@ -173,7 +173,7 @@ def action_features(g, pos, player, action, out):
   return HEADER + 2 * CARD_FEATURES
 
 
-@njit(inline="always")
+@njit
 def action_key(g, pos, player, action, scratch):
   """The 64-bit key of `action` for `player` (`scratch`: int64[MAX_FEATURES])."""
   count = action_features(g, pos, player, action, scratch)

@@ -62,7 +62,7 @@ WALKS = {"es": ES, "probe": PROBE, "os": OUTCOME}
 EPSILON = 0.6  # the traverser's share of uniform exploration in OS (OpenSpiel's default)
 
 
-@njit(inline="always")
+@njit
 def strategy(g, pos, player, regrets, mask, legal, count, slots, probabilities, scratch):
   """Regret matching for `player` over its `count` legal actions in `legal`: fills `slots` with
   each action's table slot and `probabilities` with its probability."""
@@ -88,7 +88,7 @@ def sample(probabilities, count, rng):
   return count - 1
 
 
-@njit(inline="always")
+@njit
 def _others(g, pos, traverser, regrets, averages, weight, mask, rng, joint, scratch):
   """Samples every player's action but the traverser's into `joint` from its current strategy,
   adding that strategy times `weight` to its average weights (not when `weight` is 0)."""
