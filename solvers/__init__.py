@@ -34,6 +34,7 @@ BOTS: dict[str, str] = {
     "mo_ismcts": "solvers.search.ismcts:MOISMCTSBot",
     "pimc": "solvers.search.pimc:PIMCBot",
     "policy": "solvers.equilibrium.policies:PolicyBot",
+    "subgame": "solvers.equilibrium.subgame:SubgameBot",
     "linear_q": "solvers.linear_q:LinearQBot",
 }
 

@@ -2,5 +2,6 @@
 
   features   the abstraction: each legal action's key from what its card's scoring depends on
   mccfr      the regret tables and the sampling walks (external sampling, probing, outcome sampling)
+  subgame    depth-limited subgame solving over sampled worlds, leaves valued by continuations
   kernels    compiling them on first use
 """

@@ -1,0 +1,180 @@
+"""Real-time subgame solving on top of the blueprint: the bot `subgame`.
+
+At each decision the bot builds the subgame of the rest of the round (or of its next `depth`
+turns) from its player's belief and solves it with Monte Carlo CFR on the compiled core
+(`sushigo_spiel.compiled.cfr.subgame`, where the subgame, its information sets and its leaves are
+documented); it plays the average strategy the solve reaches at its own information set at the
+root. This is the shape of Libratus and Pluribus (Brown and Sandholm 2017, 2019): a coarse
+blueprint for the whole game, and search at play time over the part of the game at hand.
+
+Belief. The root worlds are `worlds` positions drawn by the compiled determinization
+(`compiled.sushi_go.knowledge.determinize`: the cards the player has not seen redealt uniformly
+around what it knows), equally weighted. With two players this is the exact belief, not an
+approximation of it: at a round's first turn nobody has picked from this round's hands, so no
+pick can say anything about the hand the opponent holds (the earlier rounds' cards are all on the
+table, so the unseen cards are known as a multiset), and from the second turn on the player has
+seen both hands, so there is a single world (the deck left for later rounds is known too). The
+blueprint's reach probabilities, which Libratus-style solvers use to weight worlds, therefore do
+not enter; with more players they would, and the bot refuses more players.
+
+Guarantees. This is unsafe re-solving: the subgame is solved as if the opponent knew which hand
+the searcher holds and the belief were common knowledge, with no gadget or margin constraint
+tying the new strategy to the blueprint's values at the opponent's information sets (Burch,
+Johanson and Bowling 2014; Moravcik et al. 2016). So nothing bounds the exploitability of the
+combined strategy by the blueprint's in general. What holds: with enough iterations the root
+strategy converges to an equilibrium of the subgame as built (MCCFR's bound, on exact information
+sets of the subgame, in the limit of the hashed tables being collision-free); when the subgame
+reaches the end of the game (the last round with `depth` 0) its leaves are exact, so each
+decision from a round's second turn on is an equilibrium decision of the rest of the game from
+the true position; before that, the leaf values are those of the continuation strategies, not of
+an equilibrium. docs/equilibrium.md reports what was measured (exact exploitability on a reduced
+game against the blueprint's, and strength against the searchers).
+
+Parameters (`SubgameBot.PARAMETERS`):
+  path           the blueprint file (`sushigo train --abstraction cards`)
+  iterations     MCCFR iterations per decision (when `seconds` is 0)
+  seconds        > 0: iterate in chunks until this much time has passed (at least one chunk)
+  clock          what `seconds` is measured on: "wall" or "cpu" (`solvers.bot.CLOCKS`)
+  depth          0: solve to the end of the round; k > 0: the next k turns of the round
+  worlds         root worlds drawn at a round's first turn (one world afterwards)
+  walk           probe (external sampling with probes) | es (external sampling)
+  continuations  "/"-separated strategies at the leaves: blueprint, heuristic, greedy, random;
+                 the searcher plays the first, the opponent chooses among all
+  rollouts       playouts per leaf estimate and continuation
+  prior          blueprint | uniform: what regret matching plays with no positive regret
+  final          average (draw from the root's average strategy) | argmax (its likeliest action)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyspiel
+
+from solvers.bot import Bot, Policy, budget_clock
+from solvers.equilibrium.blueprint import load_blueprint
+from solvers.search.rollouts import compiled_policy_parameters
+from sushigo_spiel.compiled.cfr import subgame
+from sushigo_spiel.compiled.cfr.kernels import ensure_compiled
+from sushigo_spiel.compiled.cfr.mccfr import WALKS
+from sushigo_spiel.compiled.rng import new_state
+from sushigo_spiel.compiled.sushi_go import codec
+from sushigo_spiel.compiled.sushi_go.knowledge import determinize, hand_seen
+from sushigo_spiel.compiled.sushi_go.layout import HAND_SIZE, TURN, build_spec
+from sushigo_spiel.compiled.sushi_go.policies import POLICIES
+
+DEFAULT_BLUEPRINT = "experiments/results/policies/blueprint_2p.npz"
+CONTINUATIONS = {"blueprint": subgame.BLUEPRINT, "heuristic": POLICIES["heuristic"],
+                 "greedy": POLICIES["greedy"], "random": POLICIES["random"]}
+PRIORS = {"blueprint": subgame.BLUEPRINT, "uniform": subgame.UNIFORM}
+SUBGAME_WALKS = ("probe", "es")
+FINALS = ("average", "argmax")
+TABLE_BITS = 18  # regret and average slots per solve: 2**18 each
+MEMO_BITS = 14  # leaf estimates memoised per solve (half of 2**14 at most)
+CHUNK = 4  # iterations between two looks at the clock
+
+
+class SubgameBot(Bot):
+  """Depth-limited subgame solving over the blueprint (see the module docstring)."""
+
+  PARAMETERS = {
+      "path": DEFAULT_BLUEPRINT,
+      "iterations": 200,
+      "seconds": 0.0,
+      "clock": "wall",
+      "depth": 0,
+      "worlds": 16,
+      "walk": "probe",
+      "continuations": "blueprint/heuristic/greedy",
+      "rollouts": 2,
+      "prior": "blueprint",
+      "final": "average",
+  }
+  GAMES = ("python_sushi_go",)
+
+  def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
+    super().__init__(game, player_id, seed, **params)
+    rules, params = self.rules, self.params
+    if rules.num_players != 2 or rules.robot:
+      raise ValueError(f"the subgame bot plays two-player Sushi Go without the robot; got {game}")
+    for name in ("iterations", "worlds", "rollouts"):
+      if params[name] != int(params[name]) or params[name] < 1:
+        raise ValueError(f"parameter {name!r} is {params[name]}; allowed: an integer >= 1")
+    if params["depth"] != int(params["depth"]) or params["depth"] < 0:
+      raise ValueError(f"parameter 'depth' is {params['depth']}; allowed: an integer >= 0 (0: to"
+                       " the end of the round)")
+    if params["seconds"] < 0:
+      raise ValueError(f"parameter 'seconds' is {params['seconds']}; allowed: a number >= 0")
+    self._clock = budget_clock(params["clock"])
+    for name, allowed in (("walk", SUBGAME_WALKS), ("prior", PRIORS), ("final", FINALS)):
+      if params[name] not in allowed:
+        raise ValueError(f"parameter {name!r} is {params[name]!r}; allowed: {', '.join(allowed)}")
+    names = str(params["continuations"]).split("/")
+    unknown = [name for name in names if name not in CONTINUATIONS]
+    if unknown or len(set(names)) != len(names):
+      raise ValueError(f"parameter 'continuations' is {params['continuations']!r}; allowed:"
+                       f" distinct names among {', '.join(CONTINUATIONS)} joined by '/'")
+    self.blueprint = self.load_saved(load_blueprint, "blueprint")
+    self.check_trained_for(self.blueprint.game, "blueprint")
+    ensure_compiled()
+    self.spec = build_spec(rules)
+    self.continuations = np.array([CONTINUATIONS[name] for name in names], dtype=np.int64)
+    self.heuristic_parameters = compiled_policy_parameters(self.dynamics.short_name)
+    self.settings = np.zeros(subgame.SETTINGS, dtype=np.int64)
+    self.settings[subgame.SEARCHER] = player_id
+    self.settings[subgame.WALK] = WALKS[params["walk"]]
+    self.settings[subgame.ROLLOUTS] = int(params["rollouts"])
+    self.settings[subgame.PRIOR] = PRIORS[params["prior"]]
+    self.stream = new_state(int(np.random.SeedSequence(seed).generate_state(1)[0]))
+    self.iterations_done = 0  # iterations of the last solve
+    self.worlds_used = 0  # root worlds of the last solve
+
+  def policy_at(self, table) -> Policy:
+    legal = self.dynamics.legal_actions(self.rules, table, self.player_id)
+    if len(legal) == 1:
+      return [(legal[0], 1.0)]
+    weights = self.solve(table, legal)
+    if self.params["final"] == "argmax":
+      best = legal[int(np.argmax(weights))]  # ties to the lowest action id
+      return [(a, float(a == best)) for a in legal]
+    return [(a, w) for a, w in zip(legal, (weights / weights.sum()).tolist())]
+
+  def solve(self, table, legal: list[int]) -> np.ndarray:
+    """Solves the subgame at `table` (a simultaneous node where the bot's player chooses); the
+    root's average-strategy weights of `legal` (summing to more than 0 after one iteration)."""
+    spec, player = self.spec, self.player_id
+    pos = codec.encode(self.rules, spec, table)
+    worlds = self._worlds(pos)
+    root_keys = np.array([[subgame.root_key(spec, w, p) for p in range(2)] for w in worlds],
+                         dtype=np.int64)
+    self.settings[subgame.ROOT_ROUND] = table.round
+    depth = int(self.params["depth"])
+    self.settings[subgame.STOP_TURN] = pos[TURN] + depth if depth else spec[HAND_SIZE]
+    # Fresh zeroed tables at each solve: large zeroed allocations are mapped lazily, so a solve
+    # pays only for the pages it touches.
+    averages = np.zeros(1 << TABLE_BITS)
+    arguments = (spec, worlds, root_keys, np.zeros(1 << TABLE_BITS), averages,
+                 self.blueprint.averages, self.continuations, self.heuristic_parameters,
+                 np.zeros(1 << MEMO_BITS, dtype=np.int64),
+                 np.zeros((1 << MEMO_BITS, len(self.continuations))), np.zeros(1, dtype=np.int64),
+                 self.settings)
+    seconds, done = self.params["seconds"], 0
+    if seconds > 0:
+      deadline = self._clock() + seconds
+      while done == 0 or self._clock() < deadline:
+        subgame.iterate(*arguments, done, CHUNK, self.stream)
+        done += CHUNK
+    else:
+      done = int(self.params["iterations"])
+      subgame.iterate(*arguments, 0, done, self.stream)
+    self.iterations_done, self.worlds_used = done, len(worlds)
+    return subgame.root_weights(spec, root_keys[0, player], averages,
+                                np.asarray(legal, dtype=np.int64))
+
+  def _worlds(self, pos: np.ndarray) -> np.ndarray:
+    """The root worlds: the position itself when the player has seen every hand of the round,
+    else `worlds` determinizations."""
+    spec, player = self.spec, self.player_id
+    if all(hand_seen(spec, pos, player, k) for k in range(2)):
+      return pos[None, :].copy()
+    return np.stack([determinize(spec, pos, player, self.stream)
+                     for _ in range(int(self.params["worlds"]))])

@@ -1,0 +1,338 @@
+"""Depth-limited subgame solving for two-player Sushi Go as kernels: Monte Carlo CFR over the rest
+of the current round (or its next turns) from a set of root worlds, with leaf values from
+continuation strategies (Brown, Sandholm and Amos 2018, "Depth-limited solving for
+imperfect-information games").
+
+The subgame. Its root is a chance node over `worlds`, positions the searching player cannot tell
+from the real one (drawn by the caller), each equally likely. Below it the two players choose
+simultaneously, turn after turn, until a leaf: the end of the round, the end of the game, or the
+turn `stop_turn` of the round.
+
+Information sets are real, not per world: a player's key at the root is its player number and the
+hands it has held this round in that world (the searcher's is then the same in every world, the
+opponent's tells worlds apart by the hand it holds), and each step folds in what the player
+observes of it (`compiled.sushi_go.knowledge.observation_key`'s content within a round: both picks
+and its new hand). Regrets and average weights live in flat hashed tables as in `mccfr` (slot:
+the key and the action hashed, modulo the table size).
+
+Leaves. At the end of the game the value is exact. Elsewhere the opponent of the searcher chooses,
+at an information set of its own (its key at the leaf), one of the `continuations` (codes: the
+blueprint, or a compiled policy of `compiled.sushi_go.policies`); the searcher then plays the
+first continuation and the opponent the chosen one to the end of the game. A leaf's value for
+continuation j is the margin so far plus the mean over `rollouts` playouts of what the margin
+gains after the leaf, memoised in an open-addressing table: at a round's end per (world, round,
+Puddings), since the rounds after it depend on the rest only through the Puddings (the deck is
+fixed in a world); in mid-round per (world, path). With one continuation there is no choice.
+
+Walks: external sampling (ES: every action of the traverser, the other sampled) or probes (PROBE:
+one action of the traverser followed, the others valued by a playout on the current strategies to
+a leaf, as `mccfr.PROBE`). Regret matching with no positive regret plays the prior: the uniform
+strategy or the blueprint's (any strategy there keeps regret matching's bound). Iteration t adds
+its regrets and average weights times t (Linear CFR). The objective is the searcher's margin.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from sushigo_spiel.compiled import hashing
+from sushigo_spiel.compiled.cfr.features import MAX_FEATURES, action_key
+from sushigo_spiel.compiled.cfr.mccfr import ES, PROBE, sample
+from sushigo_spiel.compiled.jit import njit
+from sushigo_spiel.compiled.sampling import pick_uniformly
+from sushigo_spiel.compiled.sushi_go import views
+from sushigo_spiel.compiled.sushi_go.chance import skip_chance
+from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_SIMULTANEOUS, ACTOR_TERMINAL,
+                                                    HAND_SIZE, NUM_ACTIONS, PUDDINGS_AT, ROUND,
+                                                    TURN, TYPES)
+from sushigo_spiel.compiled.sushi_go.moves import legal_actions, play
+from sushigo_spiel.compiled.sushi_go.policies import policy_action
+from sushigo_spiel.compiled.sushi_go.scoring import scores
+
+BLUEPRINT = -1  # the continuation (and prior) code of the blueprint's policy
+UNIFORM = -2  # the prior code of the uniform strategy
+# `settings`: the searcher, its round, the turn where leaves begin, the walk, rollouts per leaf
+# estimate, the prior.
+SEARCHER, ROOT_ROUND, STOP_TURN, WALK, ROLLOUTS, PRIOR = range(6)
+SETTINGS = 6
+_LEAF_MARK = 0x1EAF  # folded into a key: the opponent's choice of continuation
+_ROUND_END_MARK = 0xE0D
+
+
+@njit(inline="always")
+def _mix(key, value):
+  return hashing.finish(hashing.fold(hashing.fold(hashing.start(), key), value))
+
+
+@njit
+def root_key(g, pos, player):
+  """`player`'s information-set key at `pos`: its number and the hands it held this round."""
+  state = hashing.fold(hashing.start(), player)
+  types, first = g[TYPES], pos[ROUND] * g[HAND_SIZE]
+  for turn in range(pos[TURN]):
+    logged = views.logged_hands_at(g, first + turn) + player * types
+    state = hashing.fold_range(state, pos, logged, logged + types)
+  held = views.hand_at(g, player)
+  return hashing.finish(hashing.fold_range(state, pos, held, held + types))
+
+
+@njit(inline="always")
+def _step_key(g, key, joint, after, player):
+  """The key after a step: both picks and the player's new hand folded in."""
+  state = hashing.fold_range(hashing.fold(hashing.start(), key), joint, 0, 2)
+  held = views.hand_at(g, player)
+  return hashing.finish(hashing.fold_range(state, after, held, held + g[TYPES]))
+
+
+@njit(inline="always")
+def _is_leaf(g, pos, settings):
+  return pos[ACTOR] != ACTOR_SIMULTANEOUS or pos[ROUND] != settings[ROOT_ROUND] or \
+      pos[TURN] >= settings[STOP_TURN]
+
+
+@njit(inline="always")
+def _margin(g, pos, searcher):
+  points = scores(g, pos)
+  return float(points[searcher] - points[1 - searcher])
+
+
+@njit
+def _blueprint_strategy(g, pos, player, blueprint, legal, count, probabilities, scratch):
+  """The blueprint's probabilities (its weights normalised; uniform where it has none)."""
+  mask = len(blueprint) - 1
+  total = 0.0
+  for i in range(count):
+    probabilities[i] = blueprint[action_key(g, pos, player, legal[i], scratch) & mask]
+    total += probabilities[i]
+  for i in range(count):
+    probabilities[i] = probabilities[i] / total if total > 0.0 else 1.0 / count
+
+
+@njit
+def _strategy(g, pos, player, key, regrets, blueprint, prior, legal, count, slots,
+              probabilities, scratch):
+  """Regret matching at `player`'s information set `key` over its legal actions (slots written
+  to `slots`), the prior where no regret is positive."""
+  mask = len(regrets) - 1
+  total = 0.0
+  for i in range(count):
+    slot = _mix(key, legal[i]) & mask
+    slots[i] = slot
+    regret = regrets[slot]
+    probabilities[i] = regret if regret > 0.0 else 0.0
+    total += probabilities[i]
+  if total > 0.0:
+    for i in range(count):
+      probabilities[i] /= total
+  elif prior == BLUEPRINT:
+    _blueprint_strategy(g, pos, player, blueprint, legal, count, probabilities, scratch)
+  else:
+    for i in range(count):
+      probabilities[i] = 1.0 / count
+
+
+@njit
+def _continuation_action(g, pos, player, code, blueprint, params, rng, legal, probabilities,
+                         scratch):
+  if code == BLUEPRINT:
+    count = legal_actions(g, pos, player, legal)
+    _blueprint_strategy(g, pos, player, blueprint, legal, count, probabilities, scratch)
+    return legal[sample(probabilities, count, rng)]
+  return policy_action(g, pos, player, rng, legal, code, params)
+
+
+@njit
+def _playout_margin(g, pos, searcher, own, other, blueprint, params, rng, scratch):
+  """The searcher's final margin after playing `pos` (in place) to the end, the searcher on
+  continuation `own`, the opponent on `other`, chance sampled."""
+  legal = np.empty(g[NUM_ACTIONS], dtype=np.int64)
+  probabilities = np.empty(g[NUM_ACTIONS])
+  joint = np.empty(2, dtype=np.int64)
+  while True:
+    skip_chance(g, pos, rng)
+    if pos[ACTOR] == ACTOR_TERMINAL:
+      return _margin(g, pos, searcher)
+    joint[searcher] = _continuation_action(g, pos, searcher, own, blueprint, params, rng, legal,
+                                           probabilities, scratch)
+    joint[1 - searcher] = _continuation_action(g, pos, 1 - searcher, other, blueprint, params,
+                                               rng, legal, probabilities, scratch)
+    play(g, pos, joint)
+
+
+@njit
+def _memo_slot(memo_keys, memo_used, key):
+  """The memo slot of `key`: where it is, or an empty slot to put it (-1: the table is half
+  full, and the value is then estimated afresh)."""
+  mask = len(memo_keys) - 1
+  slot = key & mask
+  while memo_keys[slot] != 0:
+    if memo_keys[slot] == key:
+      return slot
+    slot = (slot + 1) & mask
+  if 2 * memo_used[0] >= len(memo_keys):
+    return -1
+  return slot
+
+
+@njit
+def _leaf_values(g, pos, world, history, continuations, blueprint, params, memo_keys,
+                 memo_values, memo_used, settings, rng, scratch, out):
+  """The searcher's value of the leaf `pos` for each continuation of the opponent, in `out`."""
+  searcher = settings[SEARCHER]
+  now = _margin(g, pos, searcher)
+  if pos[ACTOR] == ACTOR_TERMINAL:
+    out[:] = now
+    return
+  if pos[ROUND] != settings[ROOT_ROUND]:  # a round's end: the rest depends on the Puddings
+    state = hashing.fold(hashing.fold(hashing.start(), _ROUND_END_MARK), world)
+    state = hashing.fold(state, pos[ROUND])
+    key = hashing.finish(hashing.fold(hashing.fold(state, pos[g[PUDDINGS_AT]]),
+                                      pos[g[PUDDINGS_AT] + 1]))
+  else:
+    key = _mix(_mix(history, world), _LEAF_MARK)
+  key = key if key != 0 else 1
+  slot = _memo_slot(memo_keys, memo_used, key)
+  if slot >= 0 and memo_keys[slot] == key:
+    for j in range(len(continuations)):
+      out[j] = now + memo_values[slot, j]
+    return
+  rollouts = settings[ROLLOUTS]
+  for j in range(len(continuations)):
+    total = 0.0
+    for _ in range(rollouts):
+      total += _playout_margin(g, pos.copy(), searcher, continuations[0], continuations[j],
+                               blueprint, params, rng, scratch) - now
+    out[j] = total / rollouts
+    if slot >= 0:
+      memo_values[slot, j] = out[j]
+    out[j] += now
+  if slot >= 0:
+    memo_keys[slot] = key
+    memo_used[0] += 1
+
+
+@njit
+def _leaf(g, pos, world, keys, history, traverser, update, weight, regrets, averages, blueprint,
+          continuations, params, memo_keys, memo_values, memo_used, settings, rng, scratch):
+  """The traverser's value of the leaf `pos`. With several continuations the opponent of the
+  searcher chooses one at its information set: regrets updated when it traverses and `update`
+  is set, its choice sampled (and averaged when `update`) otherwise."""
+  searcher = settings[SEARCHER]
+  sign = 1.0 if traverser == searcher else -1.0
+  count = len(continuations)
+  values = np.empty(count)
+  _leaf_values(g, pos, world, history, continuations, blueprint, params, memo_keys, memo_values,
+               memo_used, settings, rng, scratch, values)
+  if count == 1 or pos[ACTOR] == ACTOR_TERMINAL:
+    return sign * values[0]
+  chooser = 1 - searcher
+  key = _mix(keys[chooser], _LEAF_MARK)
+  choices = np.arange(count)
+  slots, probabilities = np.empty(count, dtype=np.int64), np.empty(count)
+  _strategy(g, pos, chooser, key, regrets, blueprint, UNIFORM, choices, count, slots,
+            probabilities, scratch)
+  if traverser == chooser and update:
+    value = 0.0
+    for j in range(count):
+      value -= probabilities[j] * values[j]
+    for j in range(count):
+      regrets[slots[j]] += weight * (-values[j] - value)
+    return value
+  if update:
+    for j in range(count):
+      averages[slots[j]] += weight * probabilities[j]
+  return sign * values[sample(probabilities, count, rng)]
+
+
+@njit
+def _probe(g, pos, world, keys, history, traverser, regrets, blueprint, continuations, params,
+           memo_keys, memo_values, memo_used, settings, rng, scratch):
+  """Plays `pos` (in place) to a leaf on the current strategies; the traverser's value there."""
+  size = g[NUM_ACTIONS]
+  legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
+  probabilities, joint = np.empty(size), np.empty(2, dtype=np.int64)
+  keys = keys.copy()
+  prior = settings[PRIOR]
+  while not _is_leaf(g, pos, settings):
+    for p in range(2):
+      count = legal_actions(g, pos, p, legal)
+      _strategy(g, pos, p, keys[p], regrets, blueprint, prior, legal, count, slots,
+                probabilities, scratch)
+      joint[p] = legal[sample(probabilities, count, rng)]
+    play(g, pos, joint)
+    history = _mix(_mix(history, joint[0]), joint[1])
+    for p in range(2):
+      keys[p] = _step_key(g, keys[p], joint, pos, p)
+  return _leaf(g, pos, world, keys, history, traverser, False, 0.0, regrets, regrets, blueprint,
+               continuations, params, memo_keys, memo_values, memo_used, settings, rng, scratch)
+
+
+@njit
+def _walk(g, pos, world, keys, history, traverser, weight, regrets, averages, blueprint,
+          continuations, params, memo_keys, memo_values, memo_used, settings, rng, scratch):
+  """One walk (ES or PROBE, `settings[WALK]`) from `pos` for `traverser`, updating the tables;
+  returns the traverser's value of `pos` under the current strategies (sampled)."""
+  if _is_leaf(g, pos, settings):
+    return _leaf(g, pos, world, keys, history, traverser, True, weight, regrets, averages,
+                 blueprint, continuations, params, memo_keys, memo_values, memo_used, settings,
+                 rng, scratch)
+  size, prior, other = g[NUM_ACTIONS], settings[PRIOR], 1 - traverser
+  legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
+  probabilities, values = np.empty(size), np.empty(size)
+  joint = np.empty(2, dtype=np.int64)
+  count = legal_actions(g, pos, other, legal)
+  _strategy(g, pos, other, keys[other], regrets, blueprint, prior, legal, count, slots,
+            probabilities, scratch)
+  for i in range(count):
+    averages[slots[i]] += weight * probabilities[i]
+  joint[other] = legal[sample(probabilities, count, rng)]
+  count = legal_actions(g, pos, traverser, legal)
+  _strategy(g, pos, traverser, keys[traverser], regrets, blueprint, prior, legal, count, slots,
+            probabilities, scratch)
+  followed = pick_uniformly(count, rng) if settings[WALK] == PROBE else -1
+  child_keys = np.empty(2, dtype=np.int64)
+  value = 0.0
+  for i in range(count):
+    child = pos.copy()
+    joint[traverser] = legal[i]
+    play(g, child, joint)
+    child_history = _mix(_mix(history, joint[0]), joint[1])
+    for p in range(2):
+      child_keys[p] = _step_key(g, keys[p], joint, child, p)
+    if settings[WALK] == ES or i == followed:
+      values[i] = _walk(g, child, world, child_keys, child_history, traverser, weight, regrets,
+                        averages, blueprint, continuations, params, memo_keys, memo_values,
+                        memo_used, settings, rng, scratch)
+    else:
+      values[i] = _probe(g, child, world, child_keys, child_history, traverser, regrets,
+                         blueprint, continuations, params, memo_keys, memo_values, memo_used,
+                         settings, rng, scratch)
+    value += probabilities[i] * values[i]
+  for i in range(count):
+    regrets[slots[i]] += weight * (values[i] - value)
+  return value
+
+
+@njit
+def iterate(g, worlds, root_keys, regrets, averages, blueprint, continuations, params, memo_keys,
+            memo_values, memo_used, settings, first, count, rng):
+  """Iterations `first + 1` .. `first + count` of the subgame's MCCFR: for each player as the
+  traverser, a world drawn uniformly from `worlds` (rows: positions) and one walk from it.
+  `root_keys[w, p]` is player p's key at world w's root."""
+  scratch = np.zeros(MAX_FEATURES, dtype=np.int64)
+  for t in range(first + 1, first + count + 1):
+    for traverser in range(2):
+      world = pick_uniformly(len(worlds), rng)
+      _walk(g, worlds[world].copy(), world, root_keys[world].copy(), np.int64(world), traverser,
+            float(t), regrets, averages, blueprint, continuations, params, memo_keys,
+            memo_values, memo_used, settings, rng, scratch)
+
+
+@njit
+def root_weights(g, key, table, legal):
+  """The weights of `legal` at the information set `key` in `table` (regrets or averages)."""
+  mask = len(table) - 1
+  out = np.empty(len(legal))
+  for i in range(len(legal)):
+    out[i] = table[_mix(key, legal[i]) & mask]
+  return out
