@@ -2,8 +2,8 @@
 
 Each game is played through both in lockstep (`lockstep`: one random stream drives both, and
 every step is compared, the decoded position against the rules' table with round points, Puddings
-and the log included; every player's determinization at 15% of the positions, 1% in the 1,000-game run).
-`test_core_plays_the_rules_games` runs 50 games per configuration; the `slow` one 1,000.
+and the log included; every player's determinization at 15% of the positions, 1% in the 500-game run).
+`test_core_plays_the_rules_games` runs 50 games per configuration; the `slow` one 500.
 """
 
 from __future__ import annotations
@@ -75,10 +75,10 @@ def test_core_plays_the_rules_games(cores, name):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", CONFIGS)
-def test_core_plays_the_rules_games_1000_per_configuration(cores, name):
+def test_core_plays_the_rules_games_500_per_configuration(cores, name):
   # Determinizations at 1% of the positions here (hundreds per configuration): the 50-game run
   # compares them at 15%, and their distribution is checked exactly on its own.
-  play_games(_core(cores, name), DYNAMICS, 1000, determinize_share=0.01)
+  play_games(_core(cores, name), DYNAMICS, 500, determinize_share=0.01)
 
 
 def test_the_configurations_reach_what_they_are_for(cores):

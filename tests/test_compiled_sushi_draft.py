@@ -6,7 +6,7 @@ outcome, the decoded position against the rules' table with piles, chips, round 
 log, the uniforms drawn; at sampled positions every player's determinization, `knowledge.
 determinize`, whose steps `resample_from_infostate` replays, rejected attempts included; at the
 end the chip points and returns). `test_core_plays_the_rules_games` runs 20 games per
-configuration, the `slow` one 1,000. Then the observation key, playouts, the kernel interface and
+configuration, the `slow` one 400. Then the observation key, playouts, the kernel interface and
 checked input.
 """
 
@@ -62,7 +62,7 @@ CONFIGS = {
     "3p-standard-hand-wild-half": dict(players=3, deal="hand", wild_half=True),
 }
 # Of the positions, where every player's determinization is compared: the rules' rejection
-# sampler is slow in Python (it is nine tenths of the 1,000 games' time at a share of 0.1), so the
+# sampler is slow in Python (it is nine tenths of the slow run' time at a share of 0.1), so the
 # long run compares a few hundred positions per configuration and the fast run more often; the
 # distribution itself is checked exactly against resample_from_infostate.
 DETERMINIZE_SHARE, FAST_DETERMINIZE_SHARE = 0.005, 0.04
@@ -87,8 +87,8 @@ def test_core_plays_the_rules_games(cores, name):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", CONFIGS)
-def test_core_plays_the_rules_games_1000_per_configuration(cores, name):
-  play_games(_core(cores, name), DYNAMICS, 1000, DETERMINIZE_SHARE)
+def test_core_plays_the_rules_games_400_per_configuration(cores, name):
+  play_games(_core(cores, name), DYNAMICS, 400, DETERMINIZE_SHARE)
 
 
 def _random_games(rules: R.Rules, games: int, visit=None):
