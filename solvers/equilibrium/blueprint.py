@@ -93,15 +93,16 @@ def _batch_runner(backend: str, workers: int):
   if backend == "local" and workers == 1:
     yield None
   elif backend == "local":
-    with concurrent.futures.ProcessPoolExecutor(
-        workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-      def run_batch(spec, regrets, averages, tasks):
-        futures = [pool.submit(_chunk_additions, spec, regrets, averages, *task) for task in tasks]
-        return [future.result() for future in futures]
-      try:
-        yield run_batch
-      finally:
-        pool.shutdown(cancel_futures=True)
+    pool = concurrent.futures.ProcessPoolExecutor(
+        workers, mp_context=multiprocessing.get_context("spawn"))
+
+    def run_batch(spec, regrets, averages, tasks):
+      futures = [pool.submit(_chunk_additions, spec, regrets, averages, *task) for task in tasks]
+      return [future.result() for future in futures]
+    try:
+      yield run_batch
+    finally:
+      pool.shutdown(cancel_futures=True)
   else:
     yield from _ray_batch_runner(workers)
 
