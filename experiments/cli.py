@@ -43,6 +43,7 @@ _EPILOG = """examples:
   sushigo bench --search                       ISMCTS iterations/s beside OpenSpiel's ISMCTS
   sushigo bench --equilibrium                  exploitability and CFR+ beside OpenSpiel's C++
   sushigo bench --rl                           the batched, PettingZoo and OpenSpiel RL envs
+  sushigo bench --training-workers 2           blueprint training's speed-up on 2 processes
   sushigo train small --algorithm cfr+ --abstraction canonical --iterations 500 --out p.npz
   sushigo train small --algorithm probe-mccfr --abstraction cards --seconds 60 --out b.npz
   sushigo train small --algorithm probe-mccfr --abstraction cards --seconds 60 --out b.npz --resume
@@ -182,6 +183,13 @@ def _parser() -> argparse.ArgumentParser:
   speed.add_argument("--search-players", type=int, nargs="+", choices=range(2, 6),
                      default=[2, 4], metavar="N",
                      help="Sushi Go player counts of --search (default: 2 4)")
+  speed.add_argument("--training-workers", type=_positive(int), metavar="N",
+                     help="also time blueprint training (probe-mccfr on the full two-player game)"
+                     " on 1 and on N worker processes, in wall-clock iterations/s: the scaling"
+                     " figure (needs N idle cores; experiments.bench.search)")
+  speed.add_argument("--training-iterations", type=_positive(int), default=16_000,
+                     metavar="I", help="iterations of each --training-workers run (default:"
+                     " %(default)s, about a minute on one core)")
   speed.add_argument("--equilibrium", action="store_true",
                      help="also time exact exploitability and a CFR+ iteration on a reduced game"
                      " beside OpenSpiel's C++ on the cached turn-based tree, and OpenSpiel's"

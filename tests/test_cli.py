@@ -232,6 +232,21 @@ def test_bench_search_and_equilibrium_sections(capsys, tmp_path):
   check_figures(figures)
 
 
+def test_bench_training_scaling(capsys, tmp_path):
+  path = tmp_path / "bench.json"
+  status, out = run(capsys, "bench", "--seconds", "0.05", "--repeats", "1", "--players", "2",
+                    "--draft-players", "2", "--training-workers", "2", "--training-iterations",
+                    "100", "--json", str(path))
+  assert status == 0
+  scaling = json.loads(path.read_text())["training_scaling"]
+  assert scaling["iterations"] == 100 and scaling["workers"] == 2
+  assert scaling["one_worker"] > 0 and scaling["all_workers"] > 0
+  assert scaling["speed_up"] == pytest.approx(scaling["all_workers"] / scaling["one_worker"])
+  assert scaling["per_worker"] == pytest.approx(scaling["all_workers"] / 2)
+  assert re.search(r"1 process [\d,]+ it/s; 2 processes [\d,]+ it/s \([\d,]+ per worker\),"
+                   r" \d+\.\d\d times one's", out)
+
+
 def test_bench_rl_section(capsys, tmp_path):
   path = tmp_path / "bench.json"
   status, out = run(capsys, "bench", "--seconds", "0.05", "--repeats", "1", "--players", "2",

@@ -18,6 +18,11 @@ the compiled kernels' cold and warm compile times. `sushigo bench --search` prin
              compiled probing walk (`probe-mccfr`) and outcome sampling (`os-mccfr`, `cards`)
              beside the Python outcome sampling (`os-mccfr`, `summary:1`); compiled over Python
              outcome sampling has a target
+  scaling    (`training_scaling`, `sushigo bench --training-workers N`) blueprint training
+             (probe-mccfr, `cards`, the full two-player game) on 1 and on N local worker
+             processes: iterations per second of wall time (CPU time would not show the
+             parallelism), per worker, and N workers' rate over one's; each count runs the same
+             iterations once after a warm-up, so it needs N idle cores to mean anything
   compile    cold: a fresh interpreter compiling the game core and the search kernels into an
              empty NUMBA_CACHE_DIR; warm: a fresh interpreter loading them from the cache
 
@@ -159,6 +164,30 @@ def mccfr_speeds(seconds: float, repeats: int, seed: int) -> dict:
       solver = make(seed + repeat).run(seconds=seconds)
       runs[name].append(solver.iterations / solver.cpu_seconds)
   return {name: statistics.median(rates) for name, rates in runs.items()}
+
+
+def training_scaling(workers: int, iterations: int, seed: int,
+                     game: str = FULL_GAME) -> dict:
+  """Blueprint training's wall-clock rate on 1 and on `workers` processes (module docstring)."""
+  full = pyspiel.load_game(game)
+  CompiledMCCFR(full, "probe-mccfr", seed).run(iterations=1, workers=workers)  # start-up paid
+  rates = {}
+  for count in (1, workers):
+    solver = CompiledMCCFR(full, "probe-mccfr", seed)
+    start = time.perf_counter()
+    solver.run(iterations=iterations, workers=count)
+    rates[count] = solver.iterations / (time.perf_counter() - start)
+  return {"game": game, "iterations": iterations, "workers": workers,
+          "one_worker": rates[1], "all_workers": rates[workers],
+          "per_worker": rates[workers] / workers, "speed_up": rates[workers] / rates[1]}
+
+
+def report_scaling(figures: dict) -> str:
+  """The figures of `training_scaling` as one paragraph."""
+  return (f"blueprint training (probe-mccfr, cards, {figures['game']}), {figures['iterations']:,}"
+          f" iterations, wall clock: 1 process {figures['one_worker']:,.0f} it/s;"
+          f" {figures['workers']} processes {figures['all_workers']:,.0f} it/s"
+          f" ({figures['per_worker']:,.0f} per worker), {figures['speed_up']:.2f} times one's")
 
 
 def run(players: Sequence[int] = (2, 4), seconds: float = 1.0, repeats: int = 3, seed: int = 0,

@@ -42,6 +42,12 @@ def bench(args: argparse.Namespace) -> int:
                                          seconds=args.seconds, repeats=args.repeats,
                                          compile_times=not args.no_compile_times)
     print(search_bench.report(figures["search"]))
+  if args.training_workers:
+    print(f"\nBlueprint training on 1 and {args.training_workers} processes,"
+          f" {args.training_iterations:,} iterations each", flush=True)
+    figures["training_scaling"] = search_bench.training_scaling(
+        args.training_workers, args.training_iterations, seed=0)
+    print(search_bench.report_scaling(figures["training_scaling"]))
   if args.equilibrium:
     figures["equilibrium"] = _equilibrium(args)
   if args.rl:
