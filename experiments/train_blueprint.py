@@ -1,17 +1,24 @@
-"""Trains the blueprint (`cards` abstraction, MCCFR on the compiled core) on the full two-player
-game, measured as it learns, and resumable.
+"""Trains the blueprint (`cards` abstraction, MCCFR on the compiled core) on the full game, measured
+as it learns, and resumable.
+
+The game is `python_sushi_go(players=N,utility=margin)`: at two players the margin makes it zero
+sum and MCCFR's average strategy approaches an equilibrium; at three to five players the margin
+(own points less the others' mean) still sums to zero, but no equilibrium guarantee holds for
+MCCFR there, and the blueprint is judged by its play alone.
 
 Every `--segment` seconds of training the solver is saved to `--out` as a checkpoint (regrets and
-averages) and its average policy plays `--games` games against the heuristic (seats alternated,
-chance and bots seeded from `--seed`, `train_full_policy.evaluate`); the point (iterations,
-training seconds, win rate with its Wilson interval, mean margin with its t interval) is printed
-and kept in the file's metadata as its training curve. With `--resume` the run continues from the
+averages) and its policy plays `--games` games against the heuristic in every other seat (its seat
+going round, chance and bots seeded from `--seed`, `train_full_policy.evaluate`); the point
+(iterations, training seconds, win rate with its Wilson interval, mean margin with its t interval)
+is printed and kept in the file's metadata as its training curve. With `--resume` the run continues from the
 checkpoint at `--out` (its iterations and curve included) until `--seconds` of training in all.
 Training is determined by the seed (and the number of workers); segments end on whole chunks, so
 where they fall depends on the machine's speed, not the tables' values at a given iteration.
 
   nice -n 10 python -m experiments.train_blueprint --seconds 3000 --segment 600 \\
       --out experiments/results/policies/blueprint_2p.npz
+  nice -n 10 python -m experiments.train_blueprint --players 4 --seconds 1800 --segment 600 \\
+      --out experiments/results/policies/blueprint_4p.npz
 """
 
 from __future__ import annotations
@@ -25,11 +32,13 @@ import pyspiel
 from experiments.train_full_policy import evaluate
 from solvers.equilibrium.blueprint import CompiledMCCFR
 
-GAME = "python_sushi_go(players=2,utility=margin)"
+GAME = "python_sushi_go(players={players},utility=margin)"
 
 
 def main(argv=None) -> None:
   parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+  parser.add_argument("--players", type=int, default=2, choices=range(2, 6),
+                      help="players of the game, 2 to 5 (default: %(default)s)")
   parser.add_argument("--algorithm", default="probe-mccfr", help="default: %(default)s")
   parser.add_argument("--play", default="current", choices=("average", "current"),
                       help="the strategy the blueprint plays (default: %(default)s)")
@@ -45,7 +54,7 @@ def main(argv=None) -> None:
   args = parser.parse_args(argv)
   if args.seconds <= 0 or args.segment <= 0 or args.games < 1:
     parser.error("--seconds and --segment must be > 0 and --games 1 or more")
-  game = pyspiel.load_game(GAME)
+  game = pyspiel.load_game(GAME.format(players=args.players))
   if args.resume:
     solver = CompiledMCCFR.resume(args.out, game, args.algorithm)
     solver.play = args.play
@@ -68,7 +77,7 @@ def main(argv=None) -> None:
     print(f"{solver.iterations:,} it, {solver.seconds:.0f} s, {solver.occupied:,} slots: win rate"
           f" {result['win_rate']:.3f} [{result['win_low']:.3f}, {result['win_high']:.3f}],"
           f" margin {result['margin']:+.2f} [{result['margin_low']:+.2f},"
-          f" {result['margin_high']:+.2f}] against heuristic", flush=True)
+          f" {result['margin_high']:+.2f}] against heuristics", flush=True)
 
 
 if __name__ == "__main__":

@@ -33,19 +33,21 @@ GAME = "python_sushi_go(players=2,utility=margin)"
 
 
 def evaluate(game: pyspiel.Game, path: str, games: int, seed: int) -> dict:
-  """The policy at `path` against the heuristic over `games` games, seats alternated: its win
-  rate (a tie counts 1/2) and mean margin, each with a 95% interval."""
+  """The policy at `path` in one seat against the heuristic in every other, over `games` games,
+  the policy's seat going round: its win rate (a tie shares the win) and mean margin (its points
+  less the others' mean), each with a 95% interval."""
+  n = game.num_players()
   chance = np.random.default_rng(seed)
   margins, wins = [], 0.0
   for index in range(games):
-    seat = index % 2
-    bots = [None, None]
-    bots[seat] = policy_io.PolicyBot(game, seat, seed=seed + 2 * index, path=path)
-    bots[1 - seat] = baselines.HeuristicBot(game, 1 - seat, seed=seed + 2 * index + 1)
+    seat = index % n
+    seeds = iter(range(seed + n * index + 1, seed + n * index + n))  # the policy's: seed + n*index
+    bots = [policy_io.PolicyBot(game, p, seed=seed + n * index, path=path) if p == seat
+            else baselines.HeuristicBot(game, p, seed=next(seeds)) for p in range(n)]
     table = play_match(game, bots, chance).table()
     scores = R.final_scores(game.rules, table)
     winners = scoring.winners(scores, table.puddings)
-    margins.append(scores[seat] - scores[1 - seat])
+    margins.append(scores[seat] - (sum(scores) - scores[seat]) / (n - 1))
     wins += 1.0 / len(winners) if seat in winners else 0.0
   low, high = wilson_interval(round(wins), games)
   margin = mean_interval(margins)
