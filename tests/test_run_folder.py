@@ -30,13 +30,17 @@ def test_the_run_files_are_the_manifests(tmp_path):
 
 def test_a_folder_of_other_files_has_no_run_files_to_remove(tmp_path):
   (tmp_path / "notes.txt").write_text("mine")
-  with pytest.raises(RunError, match=r"holds no run \(no manifest.json\); --force removes only"):
+  with pytest.raises(RunError, match=r"holds no run \(no manifest.json\); --force removes only a"
+                     r" run's own files, so it refuses a folder of other files: choose a new or"
+                     r" empty folder$"):
     run_folder.run_files(tmp_path)
 
 
 def test_a_run_without_a_manifest_is_named_as_such(tmp_path):
   (tmp_path / run_folder.RESOLVED_FILE).write_text("{}")
-  with pytest.raises(RunError, match="written before runs listed their files"):
+  with pytest.raises(RunError, match=r"holds a run written before runs listed their files"
+                     r" \(manifest.json\), so --force cannot tell its files from others; remove"
+                     r" them yourself, or choose another --out$"):
     run_folder.run_files(tmp_path)
 
 
