@@ -123,8 +123,9 @@ def test_an_address_where_nothing_answers_is_refused_before_ray_is_asked():
   assert ray.calls == []
 
 
-@pytest.mark.parametrize("prefix", ["", "ray://"])
-def test_the_address_check_connects_to_host_and_port(prefix, monkeypatch):
+@pytest.mark.parametrize("prefix,host", [("", "head.example"), ("ray://", "head.example"),
+                                         ("", "fe80::1")])
+def test_the_address_check_connects_to_host_and_port(prefix, host, monkeypatch):
   opened = []
 
   class Connection:
@@ -135,8 +136,20 @@ def test_the_address_check_connects_to_host_and_port(prefix, monkeypatch):
     opened.append((where, timeout))
     return Connection()
   monkeypatch.setattr(socket, "create_connection", connect)
-  execution._check_ray_address(f"{prefix}head.example:6379")  # pylint: disable=protected-access
-  assert opened == [(("head.example", 6379), execution.RAY_CONNECT_SECONDS), "closed"]
+  execution._check_ray_address(f"{prefix}{host}:6379")  # pylint: disable=protected-access
+  assert opened == [((host, 6379), execution.RAY_CONNECT_SECONDS), "closed"]
+
+
+@pytest.mark.parametrize("error,shown", [(OSError(111, "Connection refused"), "Connection refused"),
+                                         (OSError("no route"), "no route")])
+def test_the_address_check_names_the_reason_nothing_answered(error, shown, monkeypatch):
+  def connect(*args, **kwargs):
+    raise error
+  monkeypatch.setattr(socket, "create_connection", connect)
+  with pytest.raises(RunError) as refused:
+    execution._check_ray_address("head.example:6379")  # pylint: disable=protected-access
+  assert str(refused.value) == (f"--address head.example:6379: nothing answers there ({shown});"
+                                " start the cluster (ray start --head) or check the address")
 
 
 @pytest.mark.parametrize("address", ["auto", "head.example", "head.example:port", ":6379",
@@ -198,7 +211,9 @@ def test_units_run_as_tasks_of_chunks_and_every_result_comes_back_once():
 def test_a_ray_started_for_the_run_is_shut_down_after_it():
   ray = FakeRay()
   ray_results(ray, [0, 1, 2])
-  assert ray.calls[0][0] == "init" and ray.calls[-1] == ("shutdown",)
+  assert ray.calls[0] == ("init", {"num_cpus": 2, "include_dashboard": False,
+                                   "log_to_driver": False, "logging_level": logging.ERROR})
+  assert ray.calls[-1] == ("shutdown",)
   assert not ray.initialized
 
 
