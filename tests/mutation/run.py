@@ -32,6 +32,7 @@ HERE = pathlib.Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 SOURCE_PATHS = ["sushigo_spiel", "solvers", "experiments"]
 KILLED = {"killed", "timeout", "segfault", "caught by type check"}
+PYTEST_ARGS = ["-p", "no:cacheprovider", "-p", "mutation.fresh_locks"]  # fresh_locks.py: why
 RESULT_LINE = re.compile(r"^\s+(\S+): (.+)$")
 
 
@@ -48,7 +49,7 @@ def mutmut_config(module: dict) -> str:
     return "[" + ", ".join(f'"{item}"' for item in items) + "]"
   return (f"\n[tool.mutmut]\nsource_paths = {toml_list(SOURCE_PATHS)}\n"
           f"only_mutate = {toml_list([module['path']])}\n"
-          f"pytest_add_cli_args = {toml_list(['-p', 'no:cacheprovider'])}\n"
+          f"pytest_add_cli_args = {toml_list(PYTEST_ARGS)}\n"
           f"pytest_add_cli_args_test_selection = {toml_list(module['tests'])}\n")
 
 
