@@ -17,9 +17,9 @@ do not see each other's updates), so its tables differ from a single process's, 
 determined by the seed and W, and the result has the same shape (the same tables, keys and
 policy). Tasks of several chunks keep the cost of shipping the tables (two arrays of 2**20
 doubles by default) small beside the work: with one chunk a task, two workers ran the full game
-only 1.2 times as fast as one. On Ray
-(`backend="ray"`, for a cluster) the tasks of a batch are Ray tasks and everything else is the
-same, so W > 1 Ray workers give the tables of W local processes, bit for bit. An initialised Ray is
+only 1.2 times as fast as one. On Ray (`backend="ray"`, for a cluster) the tasks of a batch are
+Ray tasks and everything else is the same, so W > 1 Ray workers give the tables of W local
+processes, bit for bit. An initialised Ray is
 used as it is (the `sushigo train` command connects to `--address`); otherwise a local one with W
 CPUs is started for the run.
 
