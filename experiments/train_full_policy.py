@@ -26,6 +26,7 @@ from experiments.stats import mean_interval, wilson_interval
 from solvers import baselines
 from solvers.equilibrium import policies as policy_io
 from solvers.match import play_match
+from sushigo_spiel.drafting.dynamics import margins
 from sushigo_spiel.sushi_go import rules as R
 from sushigo_spiel.sushi_go import scoring
 
@@ -38,7 +39,7 @@ def evaluate(game: pyspiel.Game, path: str, games: int, seed: int) -> dict:
   less the others' mean), each with a 95% interval."""
   n = game.num_players()
   chance = np.random.default_rng(seed)
-  margins, wins = [], 0.0
+  seat_margins, wins = [], 0.0
   for index in range(games):
     seat = index % n
     seeds = iter(range(seed + n * index + 1, seed + n * index + n))  # the policy's: seed + n*index
@@ -47,10 +48,10 @@ def evaluate(game: pyspiel.Game, path: str, games: int, seed: int) -> dict:
     table = play_match(game, bots, chance).table()
     scores = R.final_scores(game.rules, table)
     winners = scoring.winners(scores, table.puddings)
-    margins.append(scores[seat] - (sum(scores) - scores[seat]) / (n - 1))
+    seat_margins.append(margins(scores)[seat])
     wins += 1.0 / len(winners) if seat in winners else 0.0
   low, high = wilson_interval(round(wins), games)
-  margin = mean_interval(margins)
+  margin = mean_interval(seat_margins)
   return {"games": games, "win_rate": wins / games, "win_low": low, "win_high": high,
           "margin": margin.value, "margin_low": margin.low, "margin_high": margin.high}
 
