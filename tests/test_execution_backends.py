@@ -189,9 +189,12 @@ def experiment_playing(play_unit) -> execution.Experiment:
 EXPERIMENT = experiment_playing(play)
 
 
+class Config:
+  """A config as the backends see it: its text, parsed in the worker."""
+  text = "the config"
+
+
 def ray_results(ray, indices, workers=2):
-  class Config:
-    text = "the config"
   return list(execution._ray_results(  # pylint: disable=protected-access
       ray, EXPERIMENT, Config, indices, session(workers=workers), quiet=True))
 
@@ -230,8 +233,6 @@ def test_a_failing_unit_still_shuts_down_the_ray_started_for_it():
   ray = FakeRay()
   experiment = experiment_playing(broken)
 
-  class Config:
-    text = "the config"
   with pytest.raises(ValueError, match="unit 0"):
     list(execution._ray_results(  # pylint: disable=protected-access
         ray, experiment, Config, [0, 1], session(), quiet=True))
@@ -247,8 +248,6 @@ def test_local_workers_are_not_forked_from_the_parent(monkeypatch):
   open files, threads and locks); workers started by a forkserver or spawned import afresh."""
   monkeypatch.setattr(execution, "_PARENT_MARK", "set in the parent", raising=False)
 
-  class Config:
-    text = "the config"
   results = list(execution._process_results(  # pylint: disable=protected-access
       experiment_playing(sees_the_parents_mark), Config, [0, 1, 2], workers=2))
   assert sorted(line["unit"] for line, _ in results) == [0, 1, 2]
