@@ -171,13 +171,22 @@ class PolicyBot(Bot):
   """Plays a saved policy: at each move, the policy's probabilities at the player's information
   (computed by the policy's abstraction from what the player knows), sampled with the bot's
   seeded generator. Works on the simultaneous game and on its `convert_to_turn_based` form, and on
-  the game it was trained for with any `utility`."""
+  the game it was trained for with any `utility`.
 
-  PARAMETERS = {"path": ""}
+  `play=argmax` plays the purified policy instead (Ganzfried, Sandholm and Waugh 2012, "Strategy
+  purification and thresholding"): the likeliest action, ties split evenly. It gives up the
+  mixing an equilibrium may need, for strength where the policy's mixing is mostly noise from
+  coarse keys and short training."""
+
+  PARAMETERS = {"path": "", "play": "sample"}
+  PLAYS = ("sample", "argmax")
   cheap_policy = True
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
     super().__init__(game, player_id, seed, **params)
+    if self.params["play"] not in self.PLAYS:
+      raise ValueError(f"parameter 'play' is {self.params['play']!r}; allowed:"
+                       f" {', '.join(self.PLAYS)}")
     self.lifted = self.load_saved(load_policy, "policy")
     # The utility says what a game is scored for, not how it is played: a policy trained on
     # margins plays the same game scored by points or wins.
@@ -194,4 +203,14 @@ class PolicyBot(Bot):
                        f" not {self.game}")
 
   def policy_at(self, table) -> Policy:
-    return list(self.lifted.probabilities(self.rules, table, self.player_id).items())
+    policy = list(self.lifted.probabilities(self.rules, table, self.player_id).items())
+    if self.params["play"] == "sample":
+      return policy
+    return purified(policy)
+
+
+def purified(policy: Policy) -> Policy:
+  """`policy` with its weight moved to its likeliest actions, split evenly among ties."""
+  best = max(probability for _, probability in policy)
+  tied = [action for action, probability in policy if probability == best]
+  return [(action, 1.0 / len(tied) if action in tied else 0.0) for action, _ in policy]
