@@ -224,21 +224,22 @@ def _add_train_command(commands) -> None:
                      " string")
   train.add_argument("--algorithm", default="cfr+", metavar="NAME",
                      help="cfr, cfr+ or dcfr (full width: reduced games only), es-mccfr or"
-                     " os-mccfr; with --abstraction cards: es-mccfr, probe-mccfr or os-mccfr,"
-                     " on the compiled core (default: %(default)s)")
+                     " os-mccfr; with --abstraction cards or cards+rank: es-mccfr, probe-mccfr or"
+                     " os-mccfr, on the compiled core (default: %(default)s)")
   train.add_argument("--abstraction", default="identity", metavar="NAME",
-                     help="identity, canonical, buckets:N, kmeans:K, summary:N, or cards (the"
-                     " blueprint's action-centred keys, compiled) (default: %(default)s)")
+                     help="identity, canonical, buckets:N, kmeans:K, summary:N, or cards or"
+                     " cards+rank (the blueprint's action-centred keys, compiled; cards+rank adds"
+                     " each action's rank under the heuristic's values) (default: %(default)s)")
   train.add_argument("--workers", type=_positive(int), default=1, metavar="N",
-                     help="local training processes, with --abstraction cards (default:"
+                     help="local training processes, with a blueprint abstraction (default:"
                      " %(default)s)")
   train.add_argument("--backend", choices=("local", "ray"), default="local",
-                     help="with --abstraction cards: local processes or Ray workers (default:"
+                     help="with a blueprint abstraction: local processes or Ray workers (default:"
                      " %(default)s)")
   train.add_argument("--address", metavar="ADDR",
                      help="with --backend ray: an existing cluster (default: a local Ray)")
   train.add_argument("--resume", action="store_true",
-                     help="with --abstraction cards: continue the checkpoint at --out for"
+                     help="with a blueprint abstraction: continue the checkpoint at --out for"
                      " --iterations or --seconds more")
   budget = train.add_mutually_exclusive_group(required=True)
   budget.add_argument("--iterations", type=_positive(int), metavar="N")

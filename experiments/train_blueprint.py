@@ -1,5 +1,5 @@
-"""Trains the blueprint (`cards` abstraction, MCCFR on the compiled core) on the full game, measured
-as it learns, and resumable.
+"""Trains the blueprint (`cards` or `cards+rank` abstraction, MCCFR on the compiled core) on the
+full game, measured as it learns, and resumable.
 
 The game is `python_sushi_go(players=N,utility=margin)`: at two players the margin makes it zero
 sum and MCCFR's average strategy approaches an equilibrium; at three to five players the margin
@@ -10,8 +10,9 @@ Every `--segment` seconds of training the solver is saved to `--out` as a checkp
 averages) and its policy plays `--games` games against the heuristic in every other seat (its seat
 going round, chance and bots seeded from `--seed`, `train_full_policy.evaluate`); the point
 (iterations, training seconds, win rate with its Wilson interval, mean margin with its t interval)
-is printed and kept in the file's metadata as its training curve. With `--resume` the run continues from the
-checkpoint at `--out` (its iterations and curve included) until `--seconds` of training in all.
+is printed and kept in the file's metadata as its training curve. With `--resume` the run
+continues from the checkpoint at `--out` (its iterations and curve included) until `--seconds` of
+training in all.
 Training is determined by the seed (and the number of workers); segments end on whole chunks, so
 where they fall depends on the machine's speed, not the tables' values at a given iteration.
 
@@ -30,7 +31,7 @@ import time
 import pyspiel
 
 from experiments.train_full_policy import evaluate
-from solvers.equilibrium.blueprint import CompiledMCCFR
+from solvers.equilibrium.blueprint import ABSTRACTION, ABSTRACTIONS, CompiledMCCFR
 
 GAME = "python_sushi_go(players={players},utility=margin)"
 
@@ -40,6 +41,8 @@ def main(argv=None) -> None:
   parser.add_argument("--players", type=int, default=2, choices=range(2, 6),
                       help="players of the game, 2 to 5 (default: %(default)s)")
   parser.add_argument("--algorithm", default="probe-mccfr", help="default: %(default)s")
+  parser.add_argument("--abstraction", default=ABSTRACTION, choices=ABSTRACTIONS,
+                      help="the blueprint's abstraction (default: %(default)s)")
   parser.add_argument("--play", default="current", choices=("average", "current"),
                       help="the strategy the blueprint plays (default: %(default)s)")
   parser.add_argument("--seconds", type=float, required=True, help="training seconds in all")
@@ -61,7 +64,8 @@ def main(argv=None) -> None:
   else:
     if os.path.exists(args.out):
       parser.error(f"{args.out} exists; pass --resume to continue it, or remove it")
-    solver = CompiledMCCFR(game, args.algorithm, seed=args.seed, play=args.play)
+    solver = CompiledMCCFR(game, args.algorithm, seed=args.seed, play=args.play,
+                           abstraction=args.abstraction)
   while solver.seconds < args.seconds:
     solver.run(seconds=min(args.segment, args.seconds - solver.seconds),
                progress=not args.no_progress, workers=args.workers)

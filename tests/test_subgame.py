@@ -12,6 +12,11 @@ from solvers.equilibrium import exploitability
 from solvers.equilibrium.blueprint import CompiledMCCFR, load_blueprint
 from solvers.equilibrium.game_tree import GameTree
 from solvers.equilibrium.subgame import DEFAULT_BLUEPRINT
+from sushigo_spiel.compiled.cfr import subgame as subgame_kernels
+from sushigo_spiel.compiled.cfr.features import MAX_FEATURES
+from sushigo_spiel.compiled.sushi_go import codec
+from sushigo_spiel.compiled.sushi_go.layout import build_spec
+from sushigo_spiel.compiled.sushi_go.moves import legal_actions
 from sushigo_spiel.reduced_games import load_reduced
 
 
@@ -29,6 +34,32 @@ def _deal(state, rng):
     outcomes, probabilities = zip(*state.chance_outcomes())
     state.apply_action(int(rng.choice(outcomes, p=probabilities)))
   return state
+
+
+@pytest.mark.parametrize("abstraction", ["cards", "cards+rank"])
+def test_the_subgame_reads_the_blueprint_with_its_own_keys(tmp_path, abstraction):
+  """The blueprint strategy inside the subgame (its prior and continuation) is the blueprint
+  policy's, for either abstraction."""
+  game = load_reduced("small")
+  path = str(tmp_path / "blueprint.npz")
+  CompiledMCCFR(game, "es-mccfr", seed=0, table_bits=12, abstraction=abstraction).run(
+      iterations=100).save(path, checkpoint=False)
+  policy = load_blueprint(path)
+  spec, rng = build_spec(game.rules), np.random.default_rng(4)
+  size = game.num_distinct_actions()
+  legal, probabilities = np.empty(size, dtype=np.int64), np.empty(size)
+  scratch = np.zeros(MAX_FEATURES, dtype=np.int64)
+  state = _deal(game.new_initial_state(), rng)
+  while not state.is_terminal():
+    pos = codec.encode(game.rules, spec, state.table())
+    for player in range(2):
+      count = legal_actions(spec, pos, player, legal)
+      subgame_kernels._blueprint_strategy(spec, pos, player, policy.averages, policy.valuation,
+                                          legal, count, probabilities, scratch)
+      expected = policy.probabilities(game.rules, state.table(), player)
+      assert dict(zip(legal[:count].tolist(), probabilities[:count].tolist())) == expected
+    state.apply_actions([int(rng.choice(state.legal_actions(p))) for p in range(2)])
+    _deal(state, rng)
 
 
 def test_plays_legal_moves_through_whole_games(small_blueprint):

@@ -29,11 +29,11 @@ def train(args: argparse.Namespace) -> int:
   _check_game(args)
   if args.address and args.backend != "ray":
     args.error("--address needs --backend ray")
-  if args.abstraction == blueprint.ABSTRACTION:
+  if args.abstraction in blueprint.ABSTRACTIONS:
     return _train_blueprint(args)
   if args.workers != 1 or args.resume or args.backend != "local":
-    args.error("--workers, --backend and --resume are for --abstraction cards (the compiled"
-               " blueprint)")
+    args.error("--workers, --backend and --resume are for --abstraction cards or cards+rank (the"
+               " compiled blueprint)")
   try:
     file_errors.check_output_file(args.out, "--out")
     policy = policy_io.train(args.game, args.algorithm, args.abstraction, args.iterations,
@@ -56,8 +56,8 @@ def train(args: argparse.Namespace) -> int:
 
 
 def _train_blueprint(args: argparse.Namespace) -> int:
-  """Trains (or resumes) a `cards` blueprint on the compiled core; the file at --out is a
-  checkpoint, so a killed training resumes from the last save."""
+  """Trains (or resumes) a blueprint (`cards` or `cards+rank`) on the compiled core; the file at
+  --out is a checkpoint, so a killed training resumes from the last save."""
   algorithm = args.algorithm
   name = reduced_games.reduced_game_string(args.game) if args.game in \
       reduced_games.REDUCED_GAMES else args.game
@@ -65,10 +65,13 @@ def _train_blueprint(args: argparse.Namespace) -> int:
     game = pyspiel.load_game(name)
     if args.resume:
       solver = blueprint.CompiledMCCFR.resume(args.out, game, algorithm)
+      if solver.abstraction != args.abstraction:
+        raise ValueError(f"the checkpoint {args.out} was trained with abstraction"
+                         f" {solver.abstraction}, not {args.abstraction}")
     else:
       file_errors.check_output_file(args.out, "--out")
       solver = blueprint.CompiledMCCFR(game, algorithm, args.seed, max_nodes=args.max_nodes,
-                                       raise_limit="--max-nodes")
+                                       raise_limit="--max-nodes", abstraction=args.abstraction)
     with _ray_session(args):
       solver.run(args.iterations, args.seconds, progress=not args.quiet, workers=args.workers,
                  backend=args.backend)
@@ -78,7 +81,8 @@ def _train_blueprint(args: argparse.Namespace) -> int:
   except OSError as e:
     args.error(f"the policy could not be saved to {args.out}: {e.strerror or e}")
   rate = solver.iterations / solver.seconds if solver.seconds else 0.0
-  print(f"{solver.algorithm} on {game}, abstraction cards: {solver.iterations:,} iterations in"
+  print(f"{solver.algorithm} on {game}, abstraction {solver.abstraction}:"
+        f" {solver.iterations:,} iterations in"
         f" {solver.seconds:.1f} s ({rate:,.0f} it/s, {args.workers} worker(s)),"
         f" {solver.occupied:,} slots in use; saved to {args.out}")
   if args.game in reduced_games.REDUCED_GAMES:

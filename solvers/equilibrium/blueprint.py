@@ -1,4 +1,9 @@
-"""The blueprint: Monte Carlo CFR on Sushi Go's compiled core with the `cards` abstraction.
+"""The blueprint: Monte Carlo CFR on Sushi Go's compiled core with action-centred abstractions.
+
+Two abstractions (`ABSTRACTIONS`, kernels in `sushigo_spiel.compiled.cfr.features`): `cards`, each
+action keyed by what its cards score with, and `cards+rank`, which adds the action's rank and gap
+under the heuristic baseline's values. A `cards+rank` file stores the heuristic's parameters it
+was trained with (`valuation`), so it plays the same whatever the heuristic's defaults become.
 
 `CompiledMCCFR` drives the kernels of `sushigo_spiel.compiled.cfr` (the abstraction, the walks and
 their weighting are documented there): it owns the regret and average tables, runs iterations in
@@ -46,13 +51,15 @@ from open_spiel.python import policy as policy_lib
 
 from solvers.equilibrium.tree_size import MAX_TREE_NODES, check_walk_size
 from solvers.provenance import git_commit, package_version
+from solvers.baselines import HeuristicBot
 from sushigo_spiel.compiled.cfr import mccfr
 from sushigo_spiel.compiled.cfr.kernels import ensure_compiled
-from sushigo_spiel.compiled.sushi_go import codec
+from sushigo_spiel.compiled.sushi_go import codec, heuristic
 from sushigo_spiel.compiled.sushi_go.layout import build_spec
 from sushigo_spiel.drafting.adapter import simultaneous_state
 
-ABSTRACTION = "cards"
+ABSTRACTION = "cards"  # the default
+ABSTRACTIONS = ("cards", "cards+rank")
 ALGORITHMS = {"es-mccfr": "es", "probe-mccfr": "probe", "os-mccfr": "os"}  # algorithm name -> walk
 WEIGHTINGS = ("linear", "uniform")
 PLAYS = ("average", "current")  # the strategy a blueprint plays
@@ -63,10 +70,21 @@ DEFAULT_TABLE_BITS = 20
 
 
 def check_game(game: pyspiel.Game) -> None:
-  """A ValueError unless the `cards` abstraction reads `game` (Sushi Go without the robot)."""
+  """A ValueError unless the blueprint abstractions read `game` (Sushi Go without the robot)."""
   if game.get_type().short_name != "python_sushi_go" or game.rules.robot:
-    raise ValueError(f"abstraction {ABSTRACTION!r} is for python_sushi_go without the robot;"
-                     f" got {game}")
+    raise ValueError(f"abstractions {', '.join(ABSTRACTIONS)} are for python_sushi_go without the"
+                     f" robot; got {game}")
+
+
+def valuation(abstraction: str) -> np.ndarray:
+  """The kernels' `valuation` of `abstraction`: empty for `cards`, the heuristic baseline's
+  parameters (its defaults) for `cards+rank`."""
+  if abstraction not in ABSTRACTIONS:
+    raise ValueError(f"unknown abstraction {abstraction!r} for the compiled blueprint; allowed:"
+                     f" {', '.join(ABSTRACTIONS)}")
+  if abstraction == "cards":
+    return np.zeros(0)
+  return heuristic.parameters(HeuristicBot.PARAMETERS)
 
 
 def _chunk_seed(seed: int, chunk: int) -> int:
@@ -75,20 +93,21 @@ def _chunk_seed(seed: int, chunk: int) -> int:
   return int(state >> np.uint64(1))
 
 
-def _run_chunk(spec, regrets, averages, chunk, walk, linear, seed):
-  """Runs chunk `chunk` on the given tables in place."""
+def _run_chunk(spec, regrets, averages, chunk, walk, linear, seed, values):
+  """Runs chunk `chunk` on the given tables in place (`values`: the abstraction's valuation)."""
   ensure_compiled()
   mccfr.iterate(spec, regrets, averages, chunk * CHUNK, CHUNK, walk, linear,
-                _chunk_seed(seed, chunk))
+                _chunk_seed(seed, chunk), values)
 
 
-def _task_additions(spec, regrets, averages, first, count, walk, linear, seed):
+def _task_additions(spec, regrets, averages, first, count, walk, linear, seed, values):
   """What chunks `first` to `first + count - 1`, run one after another, add to the tables, as
   (slots, regret additions, average additions). Every array is copied: Ray's arrive read-only, a
   type the kernels are not compiled for."""
   new_regrets, new_averages, spec = regrets.copy(), averages.copy(), spec.copy()
+  values = values.copy()
   for chunk in range(first, first + count):
-    _run_chunk(spec, new_regrets, new_averages, chunk, walk, linear, seed)
+    _run_chunk(spec, new_regrets, new_averages, chunk, walk, linear, seed, values)
   changed = np.flatnonzero((new_regrets != regrets) | (new_averages != averages))
   return changed, new_regrets[changed] - regrets[changed], new_averages[changed] - averages[changed]
 
@@ -146,22 +165,23 @@ def _batch_tasks(first: int, workers: int, left: int | None) -> list[tuple[int, 
 
 
 class CompiledMCCFR:
-  """MCCFR (`algorithm`: es-mccfr, probe-mccfr or os-mccfr) with the `cards` abstraction on the compiled
-  core; `weighting` linear (Linear CFR) or uniform; tables of 2**table_bits slots. `play` names
-  the strategy its policy plays: the average strategy (what CFR's guarantees are about), or the
-  current one (regret matching on the last regrets), which Pluribus played beyond its first
-  betting round and which, on the full game, plays far better than the average of a short run
-  (docs/equilibrium.md)."""
+  """MCCFR (`algorithm`: es-mccfr, probe-mccfr or os-mccfr) with an action-centred abstraction
+  (`cards` or `cards+rank`) on the compiled core; `weighting` linear (Linear CFR) or uniform;
+  tables of 2**table_bits slots. `play` names the strategy its policy plays: the average strategy
+  (what CFR's guarantees are about), or the current one (regret matching on the last regrets),
+  which Pluribus played beyond its first betting round and which, on the full game, plays far
+  better than the average of a short run (docs/equilibrium.md)."""
 
   def __init__(self, game: pyspiel.Game, algorithm: str = "probe-mccfr", seed: int = 0,
                weighting: str = "linear", table_bits: int = DEFAULT_TABLE_BITS,
                max_nodes: int = MAX_TREE_NODES, raise_limit: str = "max_nodes",
-               play: str = "average"):
+               play: str = "average", abstraction: str = ABSTRACTION):
     check_game(game)
+    self.abstraction, self.valuation = abstraction, valuation(abstraction)
     if play not in PLAYS:
       raise ValueError(f"unknown play {play!r}; allowed: {', '.join(PLAYS)}")
     if algorithm not in ALGORITHMS:
-      raise ValueError(f"unknown algorithm {algorithm!r} for abstraction {ABSTRACTION!r};"
+      raise ValueError(f"unknown algorithm {algorithm!r} for abstraction {abstraction!r};"
                        f" allowed: {', '.join(ALGORITHMS)}")
     if weighting not in WEIGHTINGS:
       raise ValueError(f"unknown weighting {weighting!r}; allowed: {', '.join(WEIGHTINGS)}")
@@ -215,12 +235,14 @@ class CompiledMCCFR:
           first = self.iterations // CHUNK
           if run_batch is None:
             batch = 1
-            _run_chunk(self.spec, self.regrets, self.averages, first, self.walk, linear, self.seed)
+            _run_chunk(self.spec, self.regrets, self.averages, first, self.walk, linear, self.seed,
+                       self.valuation)
           else:
             tasks = _batch_tasks(first, workers, None if chunks is None else chunks - done)
             batch = sum(count for _, count in tasks)
             for slots, regrets, averages in run_batch(self.spec, self.regrets, self.averages, [
-                (start, count, self.walk, linear, self.seed) for start, count in tasks]):
+                (start, count, self.walk, linear, self.seed, self.valuation)
+                for start, count in tasks]):
               self.regrets[slots] += regrets  # in chunk order: the same sums on any backend
               self.averages[slots] += averages
           self.iterations += batch * CHUNK
@@ -234,7 +256,7 @@ class CompiledMCCFR:
 
   def metadata(self) -> dict:
     return {
-        "game": str(self.game), "abstraction": ABSTRACTION, "algorithm": self.algorithm,
+        "game": str(self.game), "abstraction": self.abstraction, "algorithm": self.algorithm,
         "weighting": self.weighting, "play": self.play, "iterations": self.iterations,
         "seed": self.seed,
         "seconds": round(self.seconds, 3), "cpu_seconds": round(self.cpu_seconds, 3),
@@ -245,7 +267,7 @@ class CompiledMCCFR:
 
   def policy(self) -> BlueprintPolicy:
     weights = self.averages if self.play == "average" else np.maximum(self.regrets, 0.0)
-    return BlueprintPolicy(self.game, weights.copy(), self.metadata())
+    return BlueprintPolicy(self.game, weights.copy(), self.metadata(), self.valuation)
 
   def save(self, path: str, checkpoint: bool = True) -> None:
     """Writes the policy (and, as a checkpoint, the regrets) to `path` through a temporary file
@@ -259,7 +281,8 @@ class CompiledMCCFR:
     try:
       with open(temp, "wb") as file:
         np.savez_compressed(file, table_slots=np.array(len(self.averages)),
-                            metadata=np.array(json.dumps(self.metadata())), **arrays)
+                            metadata=np.array(json.dumps(self.metadata())),
+                            valuation=self.valuation, **arrays)
       os.replace(temp, path)
     except BaseException:
       with contextlib.suppress(OSError):
@@ -283,7 +306,9 @@ class CompiledMCCFR:
                          f" not {algorithm}")
       bits = int(data["table_slots"]).bit_length() - 1
       solver = cls(saved_game, metadata["algorithm"], metadata["seed"], metadata["weighting"],
-                   bits, play=metadata.get("play", "average"))
+                   bits, play=metadata.get("play", "average"),
+                   abstraction=metadata["abstraction"])
+      solver.valuation = _stored_valuation(data)
       solver.averages[data["average_slots"]] = data["average_values"]
       solver.regrets[data["regret_slots"]] = data["regret_values"]
     solver.iterations = metadata["iterations"]
@@ -299,10 +324,16 @@ def _open(path: str):
       "average_slots" not in data.files:
     raise ValueError(f"{path} is not a blueprint file saved by `sushigo train`")
   metadata = json.loads(str(data["metadata"]))
-  if metadata.get("abstraction") != ABSTRACTION:
+  if metadata.get("abstraction") not in ABSTRACTIONS:
     raise ValueError(f"{path} is not a blueprint file (abstraction"
                      f" {metadata.get('abstraction')!r})")
   return data, metadata
+
+
+def _stored_valuation(data) -> np.ndarray:
+  """The valuation a blueprint file was trained with (empty in files saved before `cards+rank`,
+  which are all `cards`)."""
+  return data["valuation"] if "valuation" in data.files else np.zeros(0)
 
 
 def is_blueprint_file(path: str) -> bool:
@@ -321,7 +352,8 @@ def load_blueprint(path: str) -> BlueprintPolicy:
       weights[data["regret_slots"]] = np.maximum(data["regret_values"], 0.0)
     else:
       weights[data["average_slots"]] = data["average_values"]
-  return BlueprintPolicy(pyspiel.load_game(metadata["game"]), weights, metadata)
+    values = _stored_valuation(data)
+  return BlueprintPolicy(pyspiel.load_game(metadata["game"]), weights, metadata, values)
 
 
 class BlueprintPolicy(policy_lib.Policy):
@@ -331,7 +363,8 @@ class BlueprintPolicy(policy_lib.Policy):
   (`probabilities`), as `LiftedPolicy` does, so `GameTree.policy_array` and `PolicyBot` read
   it."""
 
-  def __init__(self, game: pyspiel.Game, averages: np.ndarray, metadata: dict | None = None):
+  def __init__(self, game: pyspiel.Game, averages: np.ndarray, metadata: dict | None = None,
+               values: np.ndarray | None = None):
     super().__init__(game, list(range(game.num_players())))
     check_game(game)
     ensure_compiled()
@@ -339,6 +372,7 @@ class BlueprintPolicy(policy_lib.Policy):
     self.spec = build_spec(game.rules)
     self.averages = averages
     self.metadata = dict(metadata or {})
+    self.valuation = np.zeros(0) if values is None else values
 
   def action_probabilities(self, state, player_id=None):
     player = state.current_player() if player_id is None else player_id
@@ -348,7 +382,7 @@ class BlueprintPolicy(policy_lib.Policy):
     legal = self.legal_actions(rules, table, player)
     pos = codec.encode(self.rules, self.spec, table)
     weights = mccfr.policy_weights(self.spec, pos, player, self.averages,
-                                   np.asarray(legal, dtype=np.int64))
+                                   np.asarray(legal, dtype=np.int64), self.valuation)
     total = weights.sum()
     if total <= 0:
       return {action: 1.0 / len(legal) for action in legal}

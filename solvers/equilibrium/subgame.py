@@ -153,7 +153,8 @@ class SubgameBot(Bot):
     # pays only for the pages it touches.
     averages = np.zeros(1 << TABLE_BITS)
     arguments = (spec, worlds, root_keys, np.zeros(1 << TABLE_BITS), averages,
-                 self.blueprint.averages, self.continuations, self.heuristic_parameters,
+                 self.blueprint.averages, self.blueprint.valuation, self.continuations,
+                 self.heuristic_parameters,
                  np.zeros(1 << MEMO_BITS, dtype=np.int64),
                  np.zeros((1 << MEMO_BITS, len(self.continuations))), np.zeros(1, dtype=np.int64),
                  self.settings)

@@ -32,6 +32,13 @@ picks remain to complete a set) and, for Pudding only, on the rounds left. Dropp
 key gather the visits of some thirty (round, turn) pairs of the full game, which is what makes its
 regrets learnable in hours rather than weeks.
 
+The `cards+rank` abstraction adds two numbers to each action's features, from the heuristic
+baseline's values of the legal actions (`sushi_go.heuristic`, with the parameters `valuation`): the
+action's rank (how many actions the heuristic values strictly higher, up to `RANKS`) and how far
+its value falls short of the best (bucketed at `GAPS` points). As hand-strength buckets do in poker
+abstractions, they summarise what the card-by-card features cannot see: how this card compares
+with the rest of the hand.
+
 The key is the features hashed to 64 bits (`compiled.hashing`); the regret tables index it modulo
 their size (`mccfr`). Robot games are not covered (the robot's card is a second decision).
 """
@@ -43,15 +50,20 @@ import numpy as np
 from sushigo_spiel.compiled import hashing
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.sushi_go import views
+from sushigo_spiel.compiled.sushi_go.heuristic import heuristic_values
 from sushigo_spiel.compiled.sushi_go.layout import (
     CHOPSTICKS, FREE_WASABI, HAND_SIZE, KIND_TABLE, K_CHOPSTICKS, K_DUMPLING, K_MAKI, K_NIGIRI,
-    K_PUDDING, K_SASHIMI, K_SOY_SAUCE, K_TEMPURA, K_WASABI, PAIR_CARDS_TABLE, PLAYERS, PUDDINGS_AT,
-    ROUND, ROUNDS, TURN, TYPES, VALUE_TABLE)
+    K_PUDDING, K_SASHIMI, K_SOY_SAUCE, K_TEMPURA, K_WASABI, NUM_ACTIONS, PAIR_CARDS_TABLE, PLAYERS,
+    PUDDINGS_AT, ROUND, ROUNDS, TURN, TYPES, VALUE_TABLE)
+from sushigo_spiel.compiled.sushi_go.moves import legal_actions
 
 CARD_FEATURES = 3  # numbers per card
 HEADER = 2  # cards left, action
-MAX_FEATURES = HEADER + 2 * CARD_FEATURES
+VALUE_FEATURES = 2  # rank and gap, with a valuation
+MAX_FEATURES = HEADER + 2 * CARD_FEATURES + VALUE_FEATURES
 STAGES = 5  # cards left in the hand, capped
+RANKS = 3  # an action's rank by value, capped: 0 (a best action), 1, 2, 3 or lower
+GAPS = (0.5, 2.0, 5.0)  # bucket bounds of the points an action's value is short of the best
 
 
 @njit(inline="always")
@@ -178,6 +190,51 @@ def action_key(g, pos, player, action, scratch):
   """The 64-bit key of `action` for `player` (`scratch`: int64[MAX_FEATURES])."""
   count = action_features(g, pos, player, action, scratch)
   return hashing.finish(hashing.fold_range(hashing.start(), scratch, 0, count))
+
+
+@njit
+def action_keys(g, pos, player, legal, count, valuation, keys, scratch):
+  """Writes the keys of `player`'s first `count` legal actions `legal` (all of them, increasing,
+  as `legal_actions` lists them) to `keys`: the `cards` keys with an empty `valuation`, else the
+  `cards+rank` keys under the heuristic's parameters `valuation`."""
+  if len(valuation) == 0:
+    for i in range(count):
+      keys[i] = action_key(g, pos, player, legal[i], scratch)
+    return
+  values = np.empty(count)
+  heuristic_values(g, pos, player, valuation, legal, values)
+  best = values.max()
+  for i in range(count):
+    size = action_features(g, pos, player, legal[i], scratch)
+    scratch[size], scratch[size + 1] = value_features(values, i, best)
+    keys[i] = hashing.finish(hashing.fold_range(hashing.start(), scratch, 0,
+                                                size + VALUE_FEATURES))
+
+
+@njit(inline="always")
+def value_features(values, i, best):
+  """The rank of action `i` among `values` (up to `RANKS`) and its gap bucket (0 to 3)."""
+  rank = 0
+  for j in range(len(values)):
+    rank += values[j] > values[i]
+  gap, bucket = best - values[i], 0
+  while bucket < len(GAPS) and gap > GAPS[bucket]:
+    bucket += 1
+  return min(rank, RANKS), bucket
+
+
+@njit
+def ranked_features_of(g, pos, player, valuation, action):
+  """The `cards+rank` features of a legal action as an array (for tests and inspection)."""
+  legal = np.empty(g[NUM_ACTIONS], dtype=np.int64)
+  count = legal_actions(g, pos, player, legal)
+  values = np.empty(count)
+  heuristic_values(g, pos, player, valuation, legal, values)
+  out = np.zeros(MAX_FEATURES, dtype=np.int64)
+  size = action_features(g, pos, player, action, out)
+  index = np.flatnonzero(legal[:count] == action)[0]
+  out[size], out[size + 1] = value_features(values, index, values.max())
+  return out[:size + VALUE_FEATURES].copy()
 
 
 @njit

@@ -22,10 +22,10 @@ def _exercise() -> None:
   spec = build_spec(Rules.from_params(players=2, hand_size=3, rounds=1))
   regrets, averages = np.zeros(256), np.zeros(256)
   for walk in mccfr.WALKS.values():
-    mccfr.iterate(spec, regrets, averages, 0, 1, walk, True, 0)
+    mccfr.iterate(spec, regrets, averages, 0, 1, walk, True, 0, np.zeros(0))
   pos = initial_position(spec)
   actions = np.zeros(1, dtype=np.int64)
-  mccfr.policy_weights(spec, pos, 0, averages, actions)
+  mccfr.policy_weights(spec, pos, 0, averages, actions, np.zeros(0))
   features.features_of(spec, pos, 0, 0)
   features.keys_of(spec, pos, 0, actions)
   _exercise_subgame(spec)
@@ -42,8 +42,8 @@ def _exercise_subgame(spec) -> None:
   tables = np.zeros(256), np.zeros(256), np.zeros(256)
   memo_keys, memo_values = np.zeros(64, dtype=np.int64), np.zeros((64, 2))
   continuations = np.array([subgame.BLUEPRINT, policies.GREEDY], dtype=np.int64)
-  subgame.iterate(spec, worlds, root_keys, *tables, continuations, np.zeros(0), memo_keys,
-                  memo_values, np.zeros(1, dtype=np.int64), settings, 0, 1, rng)
+  subgame.iterate(spec, worlds, root_keys, *tables, np.zeros(0), continuations, np.zeros(0),
+                  memo_keys, memo_values, np.zeros(1, dtype=np.int64), settings, 0, 1, rng)
   subgame.root_weights(spec, root_keys[0, 0], tables[1], np.zeros(1, dtype=np.int64))
 
 

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from sushigo_spiel.compiled.cfr.features import MAX_FEATURES, action_key
+from sushigo_spiel.compiled.cfr.features import MAX_FEATURES, action_keys
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.rng import next_double, seed_state
 from sushigo_spiel.compiled.sampling import pick_uniformly
@@ -63,12 +63,14 @@ EPSILON = 0.6  # the traverser's share of uniform exploration in OS (OpenSpiel's
 
 
 @njit
-def strategy(g, pos, player, regrets, mask, legal, count, slots, probabilities, scratch):
+def strategy(g, pos, player, regrets, mask, legal, count, slots, probabilities, valuation,
+             scratch):
   """Regret matching for `player` over its `count` legal actions in `legal`: fills `slots` with
   each action's table slot and `probabilities` with its probability."""
+  action_keys(g, pos, player, legal, count, valuation, slots, scratch)
   total = 0.0
   for i in range(count):
-    slot = action_key(g, pos, player, legal[i], scratch) & mask
+    slot = slots[i] & mask
     slots[i] = slot
     regret = regrets[slot]
     probabilities[i] = regret if regret > 0.0 else 0.0
@@ -89,7 +91,8 @@ def sample(probabilities, count, rng):
 
 
 @njit
-def _others(g, pos, traverser, regrets, averages, weight, mask, rng, joint, scratch):
+def _others(g, pos, traverser, regrets, averages, weight, mask, rng, joint, valuation,
+            scratch):
   """Samples every player's action but the traverser's into `joint` from its current strategy,
   adding that strategy times `weight` to its average weights (not when `weight` is 0)."""
   size = g[NUM_ACTIONS]
@@ -99,7 +102,7 @@ def _others(g, pos, traverser, regrets, averages, weight, mask, rng, joint, scra
     if p == traverser:
       continue
     count = legal_actions(g, pos, p, legal)
-    strategy(g, pos, p, regrets, mask, legal, count, slots, probabilities, scratch)
+    strategy(g, pos, p, regrets, mask, legal, count, slots, probabilities, valuation, scratch)
     if weight > 0.0:
       for i in range(count):
         averages[slots[i]] += weight * probabilities[i]
@@ -107,7 +110,7 @@ def _others(g, pos, traverser, regrets, averages, weight, mask, rng, joint, scra
 
 
 @njit
-def probe(g, pos, player, regrets, mask, rng, scratch):
+def probe(g, pos, player, regrets, mask, rng, valuation, scratch):
   """Plays `pos` to the end in place, every player on its current strategy and chance sampled;
   returns `player`'s utility."""
   n, size = g[PLAYERS], g[NUM_ACTIONS]
@@ -119,7 +122,7 @@ def probe(g, pos, player, regrets, mask, rng, scratch):
       break
     for p in range(n):
       count = legal_actions(g, pos, p, legal)
-      strategy(g, pos, p, regrets, mask, legal, count, slots, probabilities, scratch)
+      strategy(g, pos, p, regrets, mask, legal, count, slots, probabilities, valuation, scratch)
       joint[p] = legal[sample(probabilities, count, rng)]
     play(g, pos, joint)
   returns(g, pos, out)
@@ -127,7 +130,7 @@ def probe(g, pos, player, regrets, mask, rng, scratch):
 
 
 @njit
-def walk(g, pos, traverser, regrets, averages, weight, mask, rng, kind, scratch):
+def walk(g, pos, traverser, regrets, averages, weight, mask, rng, kind, valuation, scratch):
   """One walk of `kind` (ES or PROBE) from `pos` for `traverser`, updating the tables; returns
   the traverser's value of `pos` under the current strategies (sampled)."""
   skip_chance(g, pos, rng)
@@ -137,11 +140,12 @@ def walk(g, pos, traverser, regrets, averages, weight, mask, rng, kind, scratch)
     returns(g, pos, out)
     return out[traverser]
   joint = np.zeros(n, dtype=np.int64)
-  _others(g, pos, traverser, regrets, averages, weight, mask, rng, joint, scratch)
+  _others(g, pos, traverser, regrets, averages, weight, mask, rng, joint, valuation, scratch)
   legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
   probabilities, values = np.empty(size), np.empty(size)
   count = legal_actions(g, pos, traverser, legal)
-  strategy(g, pos, traverser, regrets, mask, legal, count, slots, probabilities, scratch)
+  strategy(g, pos, traverser, regrets, mask, legal, count, slots, probabilities, valuation,
+           scratch)
   followed = pick_uniformly(count, rng) if kind == PROBE else -1
   value = 0.0
   for i in range(count):
@@ -149,9 +153,10 @@ def walk(g, pos, traverser, regrets, averages, weight, mask, rng, kind, scratch)
     joint[traverser] = legal[i]
     play(g, child, joint)
     if kind == ES or i == followed:
-      values[i] = walk(g, child, traverser, regrets, averages, weight, mask, rng, kind, scratch)
+      values[i] = walk(g, child, traverser, regrets, averages, weight, mask, rng, kind,
+                       valuation, scratch)
     else:
-      values[i] = probe(g, child, traverser, regrets, mask, rng, scratch)
+      values[i] = probe(g, child, traverser, regrets, mask, rng, valuation, scratch)
     value += probabilities[i] * values[i]
   for i in range(count):
     regrets[slots[i]] += weight * (values[i] - value)
@@ -160,7 +165,7 @@ def walk(g, pos, traverser, regrets, averages, weight, mask, rng, kind, scratch)
 
 @njit
 def outcome_walk(g, pos, traverser, regrets, averages, weight, mask, rng, reach, sampled,
-                 scratch):
+                 valuation, scratch):
   """One OS walk from `pos` (played on in place) for `traverser`, whose strategy reaches `pos`
   with probability `reach` and whose samples did with probability `sampled`, updating the
   tables; returns the traverser's sampled utility weighted by its strategy over its sampling
@@ -172,18 +177,20 @@ def outcome_walk(g, pos, traverser, regrets, averages, weight, mask, rng, reach,
     returns(g, pos, out)
     return out[traverser]
   joint = np.zeros(n, dtype=np.int64)
-  _others(g, pos, traverser, regrets, averages, 0.0, mask, rng, joint, scratch)
+  _others(g, pos, traverser, regrets, averages, 0.0, mask, rng, joint, valuation, scratch)
   legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
   probabilities, sampling = np.empty(size), np.empty(size)
   count = legal_actions(g, pos, traverser, legal)
-  strategy(g, pos, traverser, regrets, mask, legal, count, slots, probabilities, scratch)
+  strategy(g, pos, traverser, regrets, mask, legal, count, slots, probabilities, valuation,
+           scratch)
   for i in range(count):
     sampling[i] = EPSILON / count + (1.0 - EPSILON) * probabilities[i]
   taken = sample(sampling, count, rng)
   joint[traverser] = legal[taken]
   play(g, pos, joint)
   below = outcome_walk(g, pos, traverser, regrets, averages, weight, mask, rng,
-                       reach * probabilities[taken], sampled * sampling[taken], scratch)
+                       reach * probabilities[taken], sampled * sampling[taken], valuation,
+                       scratch)
   taken_value = below / sampling[taken]
   value = probabilities[taken] * taken_value
   for i in range(count):
@@ -193,9 +200,10 @@ def outcome_walk(g, pos, traverser, regrets, averages, weight, mask, rng, reach,
 
 
 @njit
-def iterate(g, regrets, averages, first, count, kind, linear, seed):
+def iterate(g, regrets, averages, first, count, kind, linear, seed, valuation):
   """Runs iterations `first + 1` .. `first + count` (a walk of `kind` per player each) on the
-  tables, with one stream seeded with `seed`."""
+  tables, with one stream seeded with `seed`; keys of the `cards` abstraction with an empty
+  `valuation`, of `cards+rank` under the heuristic's parameters `valuation` otherwise."""
   rng = np.zeros(4, dtype=np.uint64)
   seed_state(rng, np.uint64(seed))
   scratch = np.zeros(MAX_FEATURES, dtype=np.int64)
@@ -205,17 +213,21 @@ def iterate(g, regrets, averages, first, count, kind, linear, seed):
     for traverser in range(g[PLAYERS]):
       pos = initial_position(g)
       if kind == OUTCOME:
-        outcome_walk(g, pos, traverser, regrets, averages, weight, mask, rng, 1.0, 1.0, scratch)
+        outcome_walk(g, pos, traverser, regrets, averages, weight, mask, rng, 1.0, 1.0,
+                     valuation, scratch)
       else:
-        walk(g, pos, traverser, regrets, averages, weight, mask, rng, kind, scratch)
+        walk(g, pos, traverser, regrets, averages, weight, mask, rng, kind, valuation, scratch)
 
 
 @njit
-def policy_weights(g, pos, player, averages, legal):
-  """The average-strategy weights of `player`'s `legal` actions at `pos` (unnormalised)."""
+def policy_weights(g, pos, player, averages, legal, valuation):
+  """The weights of `player`'s `legal` actions (all of them, increasing) at `pos` in the table
+  `averages` (unnormalised)."""
   scratch = np.zeros(MAX_FEATURES, dtype=np.int64)
   mask = len(averages) - 1
+  keys = np.empty(len(legal), dtype=np.int64)
+  action_keys(g, pos, player, legal, len(legal), valuation, keys, scratch)
   out = np.empty(len(legal))
   for i in range(len(legal)):
-    out[i] = averages[action_key(g, pos, player, legal[i], scratch) & mask]
+    out[i] = averages[keys[i] & mask]
   return out

@@ -36,7 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from sushigo_spiel.compiled import hashing
-from sushigo_spiel.compiled.cfr.features import MAX_FEATURES, action_key
+from sushigo_spiel.compiled.cfr.features import MAX_FEATURES, action_keys
 from sushigo_spiel.compiled.cfr.mccfr import ES, PROBE, sample
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.sampling import pick_uniformly
@@ -97,19 +97,22 @@ def _margin(g, pos, searcher):
 
 
 @njit
-def _blueprint_strategy(g, pos, player, blueprint, legal, count, probabilities, scratch):
-  """The blueprint's probabilities (its weights normalised; uniform where it has none)."""
+def _blueprint_strategy(g, pos, player, blueprint, valuation, legal, count, probabilities, scratch):
+  """The blueprint's probabilities (its weights normalised; uniform where it has none), read with
+  the keys of its abstraction (`mccfr.iterate`'s `valuation`)."""
   mask = len(blueprint) - 1
+  keys = np.empty(count, dtype=np.int64)
+  action_keys(g, pos, player, legal, count, valuation, keys, scratch)
   total = 0.0
   for i in range(count):
-    probabilities[i] = blueprint[action_key(g, pos, player, legal[i], scratch) & mask]
+    probabilities[i] = blueprint[keys[i] & mask]
     total += probabilities[i]
   for i in range(count):
     probabilities[i] = probabilities[i] / total if total > 0.0 else 1.0 / count
 
 
 @njit
-def _strategy(g, pos, player, key, regrets, blueprint, prior, legal, count, slots,
+def _strategy(g, pos, player, key, regrets, blueprint, valuation, prior, legal, count, slots,
               probabilities, scratch):
   """Regret matching at `player`'s information set `key` over its legal actions (slots written
   to `slots`), the prior where no regret is positive."""
@@ -125,24 +128,24 @@ def _strategy(g, pos, player, key, regrets, blueprint, prior, legal, count, slot
     for i in range(count):
       probabilities[i] /= total
   elif prior == BLUEPRINT:
-    _blueprint_strategy(g, pos, player, blueprint, legal, count, probabilities, scratch)
+    _blueprint_strategy(g, pos, player, blueprint, valuation, legal, count, probabilities, scratch)
   else:
     for i in range(count):
       probabilities[i] = 1.0 / count
 
 
 @njit
-def _continuation_action(g, pos, player, code, blueprint, params, rng, legal, probabilities,
-                         scratch):
+def _continuation_action(g, pos, player, code, blueprint, valuation, params, rng, legal,
+                         probabilities, scratch):
   if code == BLUEPRINT:
     count = legal_actions(g, pos, player, legal)
-    _blueprint_strategy(g, pos, player, blueprint, legal, count, probabilities, scratch)
+    _blueprint_strategy(g, pos, player, blueprint, valuation, legal, count, probabilities, scratch)
     return legal[sample(probabilities, count, rng)]
   return policy_action(g, pos, player, rng, legal, code, params)
 
 
 @njit
-def _playout_margin(g, pos, searcher, own, other, blueprint, params, rng, scratch):
+def _playout_margin(g, pos, searcher, own, other, blueprint, valuation, params, rng, scratch):
   """The searcher's final margin after playing `pos` (in place) to the end, the searcher on
   continuation `own`, the opponent on `other`, chance sampled."""
   legal = np.empty(g[NUM_ACTIONS], dtype=np.int64)
@@ -152,10 +155,10 @@ def _playout_margin(g, pos, searcher, own, other, blueprint, params, rng, scratc
     skip_chance(g, pos, rng)
     if pos[ACTOR] == ACTOR_TERMINAL:
       return _margin(g, pos, searcher)
-    joint[searcher] = _continuation_action(g, pos, searcher, own, blueprint, params, rng, legal,
-                                           probabilities, scratch)
-    joint[1 - searcher] = _continuation_action(g, pos, 1 - searcher, other, blueprint, params,
-                                               rng, legal, probabilities, scratch)
+    joint[searcher] = _continuation_action(g, pos, searcher, own, blueprint, valuation, params,
+                                           rng, legal, probabilities, scratch)
+    joint[1 - searcher] = _continuation_action(g, pos, 1 - searcher, other, blueprint, valuation,
+                                               params, rng, legal, probabilities, scratch)
     play(g, pos, joint)
 
 
@@ -175,7 +178,7 @@ def _memo_slot(memo_keys, memo_used, key):
 
 
 @njit
-def _leaf_values(g, pos, world, history, continuations, blueprint, params, memo_keys,
+def _leaf_values(g, pos, world, history, continuations, blueprint, valuation, params, memo_keys,
                  memo_values, memo_used, settings, rng, scratch, out):
   """The searcher's value of the leaf `pos` for each continuation of the opponent, in `out`."""
   searcher = settings[SEARCHER]
@@ -201,7 +204,7 @@ def _leaf_values(g, pos, world, history, continuations, blueprint, params, memo_
     total = 0.0
     for _ in range(rollouts):
       total += _playout_margin(g, pos.copy(), searcher, continuations[0], continuations[j],
-                               blueprint, params, rng, scratch) - now
+                               blueprint, valuation, params, rng, scratch) - now
     out[j] = total / rollouts
     if slot >= 0:
       memo_values[slot, j] = out[j]
@@ -213,7 +216,8 @@ def _leaf_values(g, pos, world, history, continuations, blueprint, params, memo_
 
 @njit
 def _leaf(g, pos, world, keys, history, traverser, update, weight, regrets, averages, blueprint,
-          continuations, params, memo_keys, memo_values, memo_used, settings, rng, scratch):
+          valuation, continuations, params, memo_keys, memo_values, memo_used, settings, rng,
+          scratch):
   """The traverser's value of the leaf `pos`. With several continuations the opponent of the
   searcher chooses one at its information set: regrets updated when it traverses and `update`
   is set, its choice sampled (and averaged when `update`) otherwise."""
@@ -221,15 +225,15 @@ def _leaf(g, pos, world, keys, history, traverser, update, weight, regrets, aver
   sign = 1.0 if traverser == searcher else -1.0
   count = len(continuations)
   values = np.empty(count)
-  _leaf_values(g, pos, world, history, continuations, blueprint, params, memo_keys, memo_values,
-               memo_used, settings, rng, scratch, values)
+  _leaf_values(g, pos, world, history, continuations, blueprint, valuation, params, memo_keys,
+               memo_values, memo_used, settings, rng, scratch, values)
   if count == 1 or pos[ACTOR] == ACTOR_TERMINAL:
     return sign * values[0]
   chooser = 1 - searcher
   key = _mix(keys[chooser], _LEAF_MARK)
   choices = np.arange(count)
   slots, probabilities = np.empty(count, dtype=np.int64), np.empty(count)
-  _strategy(g, pos, chooser, key, regrets, blueprint, UNIFORM, choices, count, slots,
+  _strategy(g, pos, chooser, key, regrets, blueprint, valuation, UNIFORM, choices, count, slots,
             probabilities, scratch)
   if traverser == chooser and update:
     value = 0.0
@@ -245,8 +249,8 @@ def _leaf(g, pos, world, keys, history, traverser, update, weight, regrets, aver
 
 
 @njit
-def _probe(g, pos, world, keys, history, traverser, regrets, blueprint, continuations, params,
-           memo_keys, memo_values, memo_used, settings, rng, scratch):
+def _probe(g, pos, world, keys, history, traverser, regrets, blueprint, valuation, continuations,
+           params, memo_keys, memo_values, memo_used, settings, rng, scratch):
   """Plays `pos` (in place) to a leaf on the current strategies; the traverser's value there."""
   size = g[NUM_ACTIONS]
   legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
@@ -256,7 +260,7 @@ def _probe(g, pos, world, keys, history, traverser, regrets, blueprint, continua
   while not _is_leaf(g, pos, settings):
     for p in range(2):
       count = legal_actions(g, pos, p, legal)
-      _strategy(g, pos, p, keys[p], regrets, blueprint, prior, legal, count, slots,
+      _strategy(g, pos, p, keys[p], regrets, blueprint, valuation, prior, legal, count, slots,
                 probabilities, scratch)
       joint[p] = legal[sample(probabilities, count, rng)]
     play(g, pos, joint)
@@ -264,31 +268,32 @@ def _probe(g, pos, world, keys, history, traverser, regrets, blueprint, continua
     for p in range(2):
       keys[p] = _step_key(g, keys[p], joint, pos, p)
   return _leaf(g, pos, world, keys, history, traverser, False, 0.0, regrets, regrets, blueprint,
-               continuations, params, memo_keys, memo_values, memo_used, settings, rng, scratch)
+               valuation, continuations, params, memo_keys, memo_values, memo_used, settings, rng,
+               scratch)
 
 
 @njit
-def _walk(g, pos, world, keys, history, traverser, weight, regrets, averages, blueprint,
+def _walk(g, pos, world, keys, history, traverser, weight, regrets, averages, blueprint, valuation,
           continuations, params, memo_keys, memo_values, memo_used, settings, rng, scratch):
   """One walk (ES or PROBE, `settings[WALK]`) from `pos` for `traverser`, updating the tables;
   returns the traverser's value of `pos` under the current strategies (sampled)."""
   if _is_leaf(g, pos, settings):
     return _leaf(g, pos, world, keys, history, traverser, True, weight, regrets, averages,
-                 blueprint, continuations, params, memo_keys, memo_values, memo_used, settings,
-                 rng, scratch)
+                 blueprint, valuation, continuations, params, memo_keys, memo_values, memo_used,
+                 settings, rng, scratch)
   size, prior, other = g[NUM_ACTIONS], settings[PRIOR], 1 - traverser
   legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
   probabilities, values = np.empty(size), np.empty(size)
   joint = np.empty(2, dtype=np.int64)
   count = legal_actions(g, pos, other, legal)
-  _strategy(g, pos, other, keys[other], regrets, blueprint, prior, legal, count, slots,
+  _strategy(g, pos, other, keys[other], regrets, blueprint, valuation, prior, legal, count, slots,
             probabilities, scratch)
   for i in range(count):
     averages[slots[i]] += weight * probabilities[i]
   joint[other] = legal[sample(probabilities, count, rng)]
   count = legal_actions(g, pos, traverser, legal)
-  _strategy(g, pos, traverser, keys[traverser], regrets, blueprint, prior, legal, count, slots,
-            probabilities, scratch)
+  _strategy(g, pos, traverser, keys[traverser], regrets, blueprint, valuation, prior, legal, count,
+            slots, probabilities, scratch)
   followed = pick_uniformly(count, rng) if settings[WALK] == PROBE else -1
   child_keys = np.empty(2, dtype=np.int64)
   value = 0.0
@@ -301,12 +306,12 @@ def _walk(g, pos, world, keys, history, traverser, weight, regrets, averages, bl
       child_keys[p] = _step_key(g, keys[p], joint, child, p)
     if settings[WALK] == ES or i == followed:
       values[i] = _walk(g, child, world, child_keys, child_history, traverser, weight, regrets,
-                        averages, blueprint, continuations, params, memo_keys, memo_values,
-                        memo_used, settings, rng, scratch)
+                        averages, blueprint, valuation, continuations, params, memo_keys,
+                        memo_values, memo_used, settings, rng, scratch)
     else:
       values[i] = _probe(g, child, world, child_keys, child_history, traverser, regrets,
-                         blueprint, continuations, params, memo_keys, memo_values, memo_used,
-                         settings, rng, scratch)
+                         blueprint, valuation, continuations, params, memo_keys, memo_values,
+                         memo_used, settings, rng, scratch)
     value += probabilities[i] * values[i]
   for i in range(count):
     regrets[slots[i]] += weight * (values[i] - value)
@@ -314,17 +319,18 @@ def _walk(g, pos, world, keys, history, traverser, weight, regrets, averages, bl
 
 
 @njit
-def iterate(g, worlds, root_keys, regrets, averages, blueprint, continuations, params, memo_keys,
-            memo_values, memo_used, settings, first, count, rng):
+def iterate(g, worlds, root_keys, regrets, averages, blueprint, valuation, continuations, params,
+            memo_keys, memo_values, memo_used, settings, first, count, rng):
   """Iterations `first + 1` .. `first + count` of the subgame's MCCFR: for each player as the
   traverser, a world drawn uniformly from `worlds` (rows: positions) and one walk from it.
-  `root_keys[w, p]` is player p's key at world w's root."""
+  `root_keys[w, p]` is player p's key at world w's root; `blueprint` and `valuation` are the
+  blueprint's table and its abstraction's valuation (`mccfr.iterate`)."""
   scratch = np.zeros(MAX_FEATURES, dtype=np.int64)
   for t in range(first + 1, first + count + 1):
     for traverser in range(2):
       world = pick_uniformly(len(worlds), rng)
       _walk(g, worlds[world].copy(), world, root_keys[world].copy(), np.int64(world), traverser,
-            float(t), regrets, averages, blueprint, continuations, params, memo_keys,
+            float(t), regrets, averages, blueprint, valuation, continuations, params, memo_keys,
             memo_values, memo_used, settings, rng, scratch)
 
 
