@@ -89,26 +89,32 @@ def _oracle(rules, table, player, action):
          deck="chopsticks:3/wasabi:3/squid:2/salmon:2/maki3:2/pudding:3/tempura:2"),
 ])
 def test_features_kernel_matches_the_documented_features(params):
-  ensure_compiled()
   rules = R.Rules.from_params(**params)
   spec = build_spec(rules)
-  rng = random.Random(5)
   checked = 0
-  for _ in range(15):
+  for table, pos, legal in _random_decisions(rules, spec, games=15, seed=5):
+    for player in range(rules.num_players):
+      for action in legal[player]:
+        got = features.features_of(spec, pos, player, action).tolist()
+        assert got == _oracle(rules, table, player, action), (table, player, action)
+        checked += 1
+  assert checked > 500
+
+
+def _random_decisions(rules, spec, games, seed):
+  """Yields (table, encoded position, every player's legal actions) at each decision of `games`
+  games of random play."""
+  ensure_compiled()
+  rng = random.Random(seed)
+  for _ in range(games):
     table = R.initial_table(rules)
     while not R.is_terminal(rules, table):
       if table.actor == R.CHANCE:
         table = R.skip_chance(rules, table, rng.random)
         continue
-      pos = codec.encode(rules, spec, table)
       legal = [R.legal_actions(rules, table, p) for p in range(rules.num_players)]
-      for player in range(rules.num_players):
-        for action in legal[player]:
-          got = features.features_of(spec, pos, player, action).tolist()
-          assert got == _oracle(rules, table, player, action), (table, player, action)
-          checked += 1
+      yield table, codec.encode(rules, spec, table), legal
       table = R.play(rules, table, [rng.choice(a) for a in legal])
-  assert checked > 500
 
 
 def _oracle_value_features(values, i):
@@ -120,30 +126,20 @@ def _oracle_value_features(values, i):
 
 @pytest.mark.parametrize("params", [dict(players=2), dict(players=4)])
 def test_ranked_features_add_the_heuristic_rank_and_gap(params):
-  ensure_compiled()
   rules = R.Rules.from_params(**params)
   spec = build_spec(rules)
   valuation = heuristic.parameters(baselines.HeuristicBot.PARAMETERS)
-  rng = random.Random(11)
   ranks = set()
-  for _ in range(6):
-    table = R.initial_table(rules)
-    while not R.is_terminal(rules, table):
-      if table.actor == R.CHANCE:
-        table = R.skip_chance(rules, table, rng.random)
-        continue
-      pos = codec.encode(rules, spec, table)
-      legal = [R.legal_actions(rules, table, p) for p in range(rules.num_players)]
-      for player in range(rules.num_players):
-        view = baselines.table_view(rules, table, player)
-        valuer = baselines._Valuer(view, baselines.HeuristicBot.PARAMETERS)
-        values = [valuer.action_value(action) for action in legal[player]]
-        for i, action in enumerate(legal[player]):
-          got = features.ranked_features_of(spec, pos, player, valuation, action).tolist()
-          expected = _oracle_value_features(values, i)
-          assert got == _oracle(rules, table, player, action) + expected, (table, player, action)
-          ranks.add(tuple(expected))
-      table = R.play(rules, table, [rng.choice(a) for a in legal])
+  for table, pos, legal in _random_decisions(rules, spec, games=6, seed=11):
+    for player in range(rules.num_players):
+      view = baselines.table_view(rules, table, player)
+      valuer = baselines._Valuer(view, baselines.HeuristicBot.PARAMETERS)
+      values = [valuer.action_value(action) for action in legal[player]]
+      for i, action in enumerate(legal[player]):
+        got = features.ranked_features_of(spec, pos, player, valuation, action).tolist()
+        expected = _oracle_value_features(values, i)
+        assert got == _oracle(rules, table, player, action) + expected, (table, player, action)
+        ranks.add(tuple(expected))
   assert len(ranks) >= 12  # most (rank, gap) pairs occur
 
 
@@ -368,19 +364,25 @@ def test_policy_bot_reads_a_ranked_blueprint_under_another_utility(tmp_path):
   policy = load_blueprint(path)
   scored = pyspiel.load_game(str(game).replace("utility=margin", "utility=score"))
   bot = policy_io.PolicyBot(scored, 1, seed=0, path=path)
-  rng = random.Random(3)
   compared = 0
-  for _ in range(5):
-    state = scored.new_initial_state()
+  for state in _random_states(scored, games=5, seed=3):
+    expected = policy.probabilities(policy.rules, state.table(), 1)
+    assert dict(bot.get_policy(state)) == pytest.approx(expected, abs=0.0)
+    compared += 1
+  assert compared >= 15
+
+
+def _random_states(game, games, seed):
+  """Yields the pyspiel state at each decision of `games` games of random play."""
+  rng = random.Random(seed)
+  for _ in range(games):
+    state = game.new_initial_state()
     while not state.is_terminal():
       if state.is_chance_node():
         state.apply_action(rng.choice(state.chance_outcomes())[0])
         continue
-      expected = policy.probabilities(policy.rules, state.table(), 1)
-      assert dict(bot.get_policy(state)) == pytest.approx(expected, abs=0.0)
-      compared += 1
+      yield state
       state.apply_actions([rng.choice(state.legal_actions(p)) for p in range(2)])
-  assert compared >= 15
 
 
 def test_files_saved_before_ranked_keys_load_as_cards(tmp_path):
@@ -404,18 +406,11 @@ def test_purified_play_takes_the_likeliest_action(tmp_path):
   CompiledMCCFR(game, "es-mccfr", seed=0, table_bits=12).run(iterations=100).save(path)
   sampled = policy_io.PolicyBot(game, 0, seed=0, path=path)
   purified = policy_io.PolicyBot(game, 0, seed=0, path=path, play="argmax")
-  rng = random.Random(2)
   mixed = 0
-  for _ in range(5):
-    state = game.new_initial_state()
-    while not state.is_terminal():
-      if state.is_chance_node():
-        state.apply_action(rng.choice(state.chance_outcomes())[0])
-        continue
-      policy = sampled.get_policy(state)
-      mixed += max(p for _, p in policy) < 1.0
-      assert purified.get_policy(state) == policy_io.purified(policy)
-      state.apply_actions([rng.choice(state.legal_actions(p)) for p in range(2)])
+  for state in _random_states(game, games=5, seed=2):
+    policy = sampled.get_policy(state)
+    mixed += max(p for _, p in policy) < 1.0
+    assert purified.get_policy(state) == policy_io.purified(policy)
   assert mixed > 5
   with pytest.raises(ValueError, match="allowed: sample, argmax"):
     policy_io.PolicyBot(game, 0, path=path, play="mode")
