@@ -31,7 +31,7 @@ an equilibrium. docs/equilibrium.md reports what was measured (exact exploitabil
 game against the blueprint's, and strength against the searchers).
 
 Parameters (`SubgameBot.PARAMETERS`):
-  path           the blueprint file (`sushigo train --abstraction cards`)
+  path           the blueprint file (`sushigo train --abstraction cards` or `cards+rank`)
   iterations     MCCFR iterations per decision (when `seconds` is 0)
   seconds        > 0: iterate in chunks until this much time has passed (at least one chunk)
   clock          what `seconds` is measured on: "wall" or "cpu" (`solvers.bot.CLOCKS`)
