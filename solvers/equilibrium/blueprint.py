@@ -49,9 +49,9 @@ import pyspiel
 import tqdm
 from open_spiel.python import policy as policy_lib
 
+from solvers.baselines import HeuristicBot
 from solvers.equilibrium.tree_size import MAX_TREE_NODES, check_walk_size
 from solvers.provenance import git_commit, package_version
-from solvers.baselines import HeuristicBot
 from sushigo_spiel.compiled.cfr import mccfr
 from sushigo_spiel.compiled.cfr.kernels import ensure_compiled
 from sushigo_spiel.compiled.sushi_go import codec, heuristic
