@@ -374,6 +374,10 @@ class BlueprintPolicy(policy_lib.Policy):
     self.metadata = dict(metadata or {})
     self.valuation = np.zeros(0) if values is None else values
 
+  def for_game(self, game: pyspiel.Game) -> BlueprintPolicy:
+    """The same blueprint (table, valuation and metadata) read as a policy of `game`."""
+    return BlueprintPolicy(game, self.averages, self.metadata, self.valuation)
+
   def action_probabilities(self, state, player_id=None):
     player = state.current_player() if player_id is None else player_id
     return self.probabilities(self.rules, simultaneous_state(state).table(), player)

@@ -197,8 +197,7 @@ class PolicyBot(Bot):
       trained = dataclasses.replace(trained, num_players=self.rules.num_players,
                                     hand_size=self.rules.hand_size)
       if trained == self.rules and self.lifted.game.rules != self.rules:
-        self.lifted = blueprint.BlueprintPolicy(game, self.lifted.averages, self.lifted.metadata,
-                                                self.lifted.valuation)
+        self.lifted = self.lifted.for_game(game)
     if trained != self.rules:
       raise ValueError(f"the policy at {self.params['path']} was trained for {self.lifted.game},"
                        f" not {self.game}")
