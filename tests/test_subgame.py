@@ -48,14 +48,13 @@ def test_the_subgame_reads_the_blueprint_with_its_own_keys(tmp_path, abstraction
   spec, rng = build_spec(game.rules), np.random.default_rng(4)
   size = game.num_distinct_actions()
   legal, probabilities = np.empty(size, dtype=np.int64), np.empty(size)
-  scratch = np.zeros(MAX_FEATURES, dtype=np.int64)
   state = _deal(game.new_initial_state(), rng)
   while not state.is_terminal():
     pos = codec.encode(game.rules, spec, state.table())
     for player in range(2):
       count = legal_actions(spec, pos, player, legal)
-      subgame_kernels._blueprint_strategy(spec, pos, player, policy.averages, policy.valuation,
-                                          legal, count, probabilities, scratch)
+      subgame_kernels.blueprint_strategy(spec, pos, player, policy.averages, policy.valuation,
+                                         legal, count, probabilities)
       expected = policy.probabilities(game.rules, state.table(), player)
       assert dict(zip(legal[:count].tolist(), probabilities[:count].tolist())) == expected
     state.apply_actions([int(rng.choice(state.legal_actions(p))) for p in range(2)])

@@ -23,13 +23,29 @@ int64 array built once from the game's `Rules`) and flat int32 positions, change
 `pos[ACTOR]` (index 0) holds who acts, numbered as `drafting.dynamics`: CHANCE, SIMULTANEOUS or
 TERMINAL. `rng` is a stream state of `compiled.rng`. Each game's Python-facing class offers its
 `spec` and `kernels`, a `GameKernels` of the functions above, for compiled code to call.
+
+Compiled code above the games takes them as one tuple of type `GAME` (a game's `functions`): the
+kernels above, a policy kernel (`policy_action(spec, pos, player, rng, legal, policy, params) ->
+action`, for rollouts, priors and continuations) and the policies' parameter array, entries at the
+positions named below. It calls them through function pointers typed by `SIGNATURES` (numba's
+first-class function types), which numba caches on disk, unlike a specialisation per function
+object: such code is compiled once for every game, and a game's kernels are not compiled again
+into each of its callers (which, kernel after kernel, costs minutes).
 """
 
 from __future__ import annotations
 
+import warnings
 from typing import Callable, NamedTuple
 
+import numba
+from numba import types
+
+warnings.filterwarnings("ignore", category=numba.NumbaExperimentalFeatureWarning)
+
 ACTOR = 0
+SPEC, POSITION, STREAM = types.int64[::1], types.int32[::1], types.uint64[::1]
+ACTIONS, VALUES = types.int64[::1], types.float64[::1]
 
 
 class GameKernels(NamedTuple):
@@ -51,3 +67,25 @@ def game_kernels(chance, moves, scoring, knowledge, policies) -> GameKernels:
       legal_actions=moves.legal_actions, play=moves.play, returns=scoring.returns,
       determinize=knowledge.determinize, observation_key=knowledge.observation_key,
       random_action=policies.random_action)
+
+
+SIGNATURES = GameKernels(
+    initial_position=POSITION(SPEC),
+    skip_chance=types.void(SPEC, POSITION, STREAM),
+    legal_actions=types.int64(SPEC, POSITION, types.int64, ACTIONS),
+    play=types.void(SPEC, POSITION, ACTIONS),
+    returns=types.void(SPEC, POSITION, VALUES),
+    determinize=POSITION(SPEC, POSITION, types.int64, STREAM),
+    observation_key=types.int64(SPEC, POSITION, ACTIONS, POSITION, types.int64),
+    random_action=types.int64(SPEC, POSITION, types.int64, STREAM, ACTIONS))
+POLICY_ACTION = types.int64(SPEC, POSITION, types.int64, STREAM, ACTIONS, types.int64, VALUES)
+GAME = types.Tuple([types.FunctionType(s) for s in (*SIGNATURES, POLICY_ACTION)] + [VALUES])
+
+# The positions of the entries of a `GAME` tuple.
+(INITIAL_POSITION, SKIP_CHANCE, LEGAL_ACTIONS, PLAY, RETURNS, DETERMINIZE, OBSERVATION_KEY,
+ RANDOM_ACTION, POLICY, POLICY_PARAMETERS) = range(10)
+
+
+def functions(kernels: GameKernels, policy_action: Callable, params) -> tuple:
+  """A game's `GAME` tuple: its kernels, its policy kernel and the policies' parameters."""
+  return (*kernels, policy_action, params)

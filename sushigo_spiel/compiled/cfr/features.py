@@ -39,6 +39,11 @@ its value falls short of the best (bucketed at `GAPS` points). As hand-strength 
 abstractions, they summarise what the card-by-card features cannot see: how this card compares
 with the rest of the hand.
 
+The kernels take the heuristic as a `VALUATION` pair (`valuation_of(params)`): a function pointer to
+`heuristic_values` and its parameters, empty for `cards`. Called through the pointer, the
+heuristic is compiled once (in the game's core) rather than into every kernel that computes keys,
+which would add minutes to the first compile.
+
 The key is the features hashed to 64 bits (`compiled.hashing`); the regret tables index it modulo
 their size (`mccfr`). Robot games are not covered (the robot's card is a second decision).
 """
@@ -46,8 +51,10 @@ their size (`mccfr`). Robot games are not covered (the robot's card is a second 
 from __future__ import annotations
 
 import numpy as np
+from numba import types
 
 from sushigo_spiel.compiled import hashing
+from sushigo_spiel.compiled.interface import ACTIONS, POSITION, SPEC, VALUES
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.sushi_go import views
 from sushigo_spiel.compiled.sushi_go.heuristic import heuristic_values
@@ -55,8 +62,10 @@ from sushigo_spiel.compiled.sushi_go.layout import (
     CHOPSTICKS, FREE_WASABI, HAND_SIZE, KIND_TABLE, K_CHOPSTICKS, K_DUMPLING, K_MAKI, K_NIGIRI,
     K_PUDDING, K_SASHIMI, K_SOY_SAUCE, K_TEMPURA, K_WASABI, NUM_ACTIONS, PAIR_CARDS_TABLE, PLAYERS,
     PUDDINGS_AT, ROUND, ROUNDS, TURN, TYPES, VALUE_TABLE)
-from sushigo_spiel.compiled.sushi_go.moves import legal_actions
 
+# `heuristic_values(spec, pos, player, params, legal, values) -> count` and its parameters.
+VALUATION = types.Tuple((types.FunctionType(types.int64(SPEC, POSITION, types.int64, VALUES,
+                                                        ACTIONS, VALUES)), VALUES))
 CARD_FEATURES = 3  # numbers per card
 HEADER = 2  # cards left, action
 VALUE_FEATURES = 2  # rank and gap, with a valuation
@@ -186,29 +195,40 @@ def action_features(g, pos, player, action, out):
 
 
 @njit
+def features_into(g, pos, player, action, out):
+  """`action_features` compiled once, for the callers off the `cards` keys' hot path (inlining
+  it there too would add a minute to the first compile)."""
+  return action_features(g, pos, player, action, out)
+
+
+@njit(inline="always")
+def _key(features, count):
+  return hashing.finish(hashing.fold_range(hashing.start(), features, 0, count))
+
+
+@njit
 def action_key(g, pos, player, action, scratch):
   """The 64-bit key of `action` for `player` (`scratch`: int64[MAX_FEATURES])."""
-  count = action_features(g, pos, player, action, scratch)
-  return hashing.finish(hashing.fold_range(hashing.start(), scratch, 0, count))
+  return _key(scratch, action_features(g, pos, player, action, scratch))
 
 
 @njit
 def action_keys(g, pos, player, legal, count, valuation, keys, scratch):
   """Writes the keys of `player`'s first `count` legal actions `legal` (all of them, increasing,
-  as `legal_actions` lists them) to `keys`: the `cards` keys with an empty `valuation`, else the
-  `cards+rank` keys under the heuristic's parameters `valuation`."""
-  if len(valuation) == 0:
+  as `legal_actions` lists them) to `keys`: the `cards` keys when `valuation` (a `VALUATION`) has
+  no parameters, else the `cards+rank` keys."""
+  values_of, params = valuation
+  if len(params) == 0:
     for i in range(count):
       keys[i] = action_key(g, pos, player, legal[i], scratch)
     return
   values = np.empty(count)
-  heuristic_values(g, pos, player, valuation, legal, values)
+  values_of(g, pos, player, params, legal, values)
   best = values.max()
   for i in range(count):
-    size = action_features(g, pos, player, legal[i], scratch)
+    size = features_into(g, pos, player, legal[i], scratch)
     scratch[size], scratch[size + 1] = value_features(values, i, best)
-    keys[i] = hashing.finish(hashing.fold_range(hashing.start(), scratch, 0,
-                                                size + VALUE_FEATURES))
+    keys[i] = _key(scratch, size + VALUE_FEATURES)
 
 
 @njit(inline="always")
@@ -223,15 +243,25 @@ def value_features(values, i, best):
   return min(rank, RANKS), bucket
 
 
+def valuation_of(params: np.ndarray) -> tuple:
+  """The kernels' `VALUATION` of the heuristic's parameters `params` (empty: the `cards` keys)."""
+  return heuristic_values, params
+
+
+def ranked_features_of(g, pos, player, params, action):
+  """The `cards+rank` features of a legal action under the heuristic's parameters `params`, as an
+  array (for tests and inspection)."""
+  return _ranked_features_of(g, pos, player, valuation_of(params), action)
+
+
 @njit
-def ranked_features_of(g, pos, player, valuation, action):
-  """The `cards+rank` features of a legal action as an array (for tests and inspection)."""
-  legal = np.empty(g[NUM_ACTIONS], dtype=np.int64)
-  count = legal_actions(g, pos, player, legal)
-  values = np.empty(count)
-  heuristic_values(g, pos, player, valuation, legal, values)
+def _ranked_features_of(g, pos, player, valuation, action):
+  values_of, params = valuation
+  legal, all_values = np.empty(g[NUM_ACTIONS], dtype=np.int64), np.empty(g[NUM_ACTIONS])
+  count = values_of(g, pos, player, params, legal, all_values)
+  values = all_values[:count]
   out = np.zeros(MAX_FEATURES, dtype=np.int64)
-  size = action_features(g, pos, player, action, out)
+  size = features_into(g, pos, player, action, out)
   index = np.flatnonzero(legal[:count] == action)[0]
   out[size], out[size + 1] = value_features(values, index, values.max())
   return out[:size + VALUE_FEATURES].copy()
@@ -241,7 +271,7 @@ def ranked_features_of(g, pos, player, valuation, action):
 def features_of(g, pos, player, action):
   """The features of an action as an array (for tests and inspection)."""
   out = np.zeros(MAX_FEATURES, dtype=np.int64)
-  return out[:action_features(g, pos, player, action, out)].copy()
+  return out[:features_into(g, pos, player, action, out)].copy()
 
 
 @njit

@@ -1,37 +1,67 @@
-"""Compiling the CFR kernels on first use: one `KernelSet`, exercised on the standard game."""
+"""Compiling the CFR kernels on first use: one `KernelSet`, exercised on the standard game.
+
+The entry kernels that take function pointers (a game's `compiled.interface.GAME` tuple, the
+heuristic's `features.VALUATION`) are compiled for their one signature each and then closed to
+others: a call with those kernels then converts them to pointers rather than compiling anew for
+those very functions (which numba could not cache, and which would compile them into the caller).
+"""
 
 from __future__ import annotations
 
 import pathlib
 
 import numpy as np
+from numba import types
 
 from sushigo_spiel.compiled.cfr import features, mccfr, subgame
+from sushigo_spiel.compiled.interface import ACTIONS, GAME, POSITION, SPEC, STREAM, VALUES
 from sushigo_spiel.compiled.jit import KernelSet
 from sushigo_spiel.compiled.rng import new_state
-from sushigo_spiel.compiled.sushi_go import knowledge, policies
+from sushigo_spiel.compiled.sushi_go import heuristic, knowledge, policies
 from sushigo_spiel.compiled.sushi_go.chance import initial_position, skip_chance
 from sushigo_spiel.compiled.sushi_go.core import ensure_compiled as ensure_core
-from sushigo_spiel.compiled.sushi_go.layout import build_spec
+from sushigo_spiel.compiled.sushi_go.layout import NUM_ACTIONS, build_spec
+from sushigo_spiel.compiled.sushi_go.moves import legal_actions
 from sushigo_spiel.sushi_go.rules import Rules
+
+_INT, _VALUATION = types.int64, features.VALUATION
+_ENTRIES = {
+    mccfr._iterate: types.void(GAME, SPEC, VALUES, VALUES, _INT, _INT, _INT, types.boolean, _INT,
+                               _VALUATION),
+    mccfr._policy_weights: VALUES(SPEC, POSITION, _INT, VALUES, ACTIONS, _VALUATION),
+    features._ranked_features_of: ACTIONS(SPEC, POSITION, _INT, _VALUATION, _INT),
+    subgame._iterate: types.void(GAME, SPEC, types.int32[:, ::1], types.int64[:, ::1], VALUES,
+                                 VALUES, VALUES, _VALUATION, ACTIONS, ACTIONS,
+                                 types.float64[:, ::1], ACTIONS, ACTIONS, _INT, _INT, STREAM),
+    subgame._blueprint_entry: types.void(SPEC, POSITION, _INT, VALUES, _VALUATION, ACTIONS, _INT,
+                                         VALUES),
+}
 
 
 def _exercise() -> None:
-  """Calls every entry kernel once with the argument types used."""
+  """Compiles the entry kernels taking function pointers for their signatures and closes them,
+  then calls every entry once (with either abstraction) with the argument types used."""
   ensure_core()
+  for kernel, signature in _ENTRIES.items():
+    kernel.compile(signature)
+    kernel.disable_compile()
   spec = build_spec(Rules.from_params(players=2, hand_size=3, rounds=1))
-  regrets, averages = np.zeros(256), np.zeros(256)
-  for walk in mccfr.WALKS.values():
-    mccfr.iterate(spec, regrets, averages, 0, 1, walk, True, 0, np.zeros(0))
+  params = np.ones(heuristic.PARAMETERS_SIZE)
   pos = initial_position(spec)
+  skip_chance(spec, pos, new_state(0))
   actions = np.zeros(1, dtype=np.int64)
-  mccfr.policy_weights(spec, pos, 0, averages, actions, np.zeros(0))
+  for valuation in (np.zeros(0), params):
+    regrets, averages = np.zeros(256), np.zeros(256)
+    for walk in mccfr.WALKS.values():
+      mccfr.iterate(spec, regrets, averages, 0, 1, walk, True, 0, valuation)
+    mccfr.policy_weights(spec, pos, 0, averages, actions, valuation)
+    _exercise_subgame(spec, valuation, params)
+  features.ranked_features_of(spec, pos, 0, params, 0)
   features.features_of(spec, pos, 0, 0)
   features.keys_of(spec, pos, 0, actions)
-  _exercise_subgame(spec)
 
 
-def _exercise_subgame(spec) -> None:
+def _exercise_subgame(spec, valuation, params) -> None:
   rng = new_state(0)
   pos = initial_position(spec)
   skip_chance(spec, pos, rng)
@@ -42,9 +72,13 @@ def _exercise_subgame(spec) -> None:
   tables = np.zeros(256), np.zeros(256), np.zeros(256)
   memo_keys, memo_values = np.zeros(64, dtype=np.int64), np.zeros((64, 2))
   continuations = np.array([subgame.BLUEPRINT, policies.GREEDY], dtype=np.int64)
-  subgame.iterate(spec, worlds, root_keys, *tables, np.zeros(0), continuations, np.zeros(0),
-                  memo_keys, memo_values, np.zeros(1, dtype=np.int64), settings, 0, 1, rng)
+  subgame.iterate(spec, worlds, root_keys, *tables, valuation, continuations, params, memo_keys,
+                  memo_values, np.zeros(1, dtype=np.int64), settings, 0, 1, rng)
   subgame.root_weights(spec, root_keys[0, 0], tables[1], np.zeros(1, dtype=np.int64))
+  legal = np.zeros(spec[NUM_ACTIONS], dtype=np.int64)
+  probabilities = np.zeros(spec[NUM_ACTIONS])
+  count = legal_actions(spec, pos, 0, legal)
+  subgame.blueprint_strategy(spec, pos, 0, tables[2], valuation, legal, count, probabilities)
 
 
 _HERE = pathlib.Path(__file__).resolve().parent
@@ -52,12 +86,11 @@ _COMPILED = _HERE.parent
 _SUSHI_GO = _COMPILED / "sushi_go"
 KERNELS = KernelSet(
     "CFR kernels",
-    [_COMPILED / f"{name}.py" for name in ("hand_ranking", "hashing", "jit", "rng", "sampling",
-                                            "utilities")] +
-    [_SUSHI_GO / f"{name}.py" for name in ("chance", "heuristic", "knowledge", "layout", "moves",
-                                           "policies", "scoring", "views")] +
+    [_COMPILED / f"{name}.py" for name in ("hand_ranking", "hashing", "interface", "jit", "rng",
+                                            "sampling", "utilities")] +
+    [_SUSHI_GO / f"{name}.py" for name in ("layout", "scoring", "views")] +
     [_HERE / f"{name}.py" for name in ("features", "mccfr", "subgame")],
-    _exercise, mccfr.iterate)
+    _exercise, mccfr._iterate)
 
 
 def ensure_compiled() -> None:

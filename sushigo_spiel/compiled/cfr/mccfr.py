@@ -42,20 +42,24 @@ Weighting: iteration t (counted from 1) adds its regrets and average weights mul
 by 1 otherwise.
 
 Everything is determined by the stream state passed in (`rng`).
+
+The kernels call the game's kernels through its `compiled.interface.GAME` tuple and the heuristic
+of the `cards+rank` keys through a `features.VALUATION`: function pointers, so that neither is
+compiled again into every kernel here. The entry points `iterate` and `policy_weights` build both.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from sushigo_spiel.compiled.cfr.features import MAX_FEATURES, action_keys
+from sushigo_spiel.compiled.cfr.features import MAX_FEATURES, action_keys, valuation_of
+from sushigo_spiel.compiled.interface import (INITIAL_POSITION, LEGAL_ACTIONS, PLAY, RETURNS,
+                                              SKIP_CHANCE)
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.rng import next_double, seed_state
 from sushigo_spiel.compiled.sampling import pick_uniformly
-from sushigo_spiel.compiled.sushi_go.chance import initial_position, skip_chance
+from sushigo_spiel.compiled.sushi_go.core import game_functions
 from sushigo_spiel.compiled.sushi_go.layout import ACTOR, ACTOR_TERMINAL, NUM_ACTIONS, PLAYERS
-from sushigo_spiel.compiled.sushi_go.moves import legal_actions, play
-from sushigo_spiel.compiled.sushi_go.scoring import returns
 
 ES, PROBE, OUTCOME = 0, 1, 2
 WALKS = {"es": ES, "probe": PROBE, "os": OUTCOME}
@@ -91,7 +95,7 @@ def sample(probabilities, count, rng):
 
 
 @njit
-def _others(g, pos, traverser, regrets, averages, weight, mask, rng, joint, valuation,
+def _others(game, g, pos, traverser, regrets, averages, weight, mask, rng, joint, valuation,
             scratch):
   """Samples every player's action but the traverser's into `joint` from its current strategy,
   adding that strategy times `weight` to its average weights (not when `weight` is 0)."""
@@ -101,7 +105,7 @@ def _others(g, pos, traverser, regrets, averages, weight, mask, rng, joint, valu
   for p in range(g[PLAYERS]):
     if p == traverser:
       continue
-    count = legal_actions(g, pos, p, legal)
+    count = game[LEGAL_ACTIONS](g, pos, p, legal)
     strategy(g, pos, p, regrets, mask, legal, count, slots, probabilities, valuation, scratch)
     if weight > 0.0:
       for i in range(count):
@@ -110,40 +114,40 @@ def _others(g, pos, traverser, regrets, averages, weight, mask, rng, joint, valu
 
 
 @njit
-def probe(g, pos, player, regrets, mask, rng, valuation, scratch):
+def probe(game, g, pos, player, regrets, mask, rng, valuation, scratch):
   """Plays `pos` to the end in place, every player on its current strategy and chance sampled;
   returns `player`'s utility."""
   n, size = g[PLAYERS], g[NUM_ACTIONS]
   legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
   probabilities, joint, out = np.empty(size), np.empty(n, dtype=np.int64), np.empty(n)
   while True:
-    skip_chance(g, pos, rng)
+    game[SKIP_CHANCE](g, pos, rng)
     if pos[ACTOR] == ACTOR_TERMINAL:
       break
     for p in range(n):
-      count = legal_actions(g, pos, p, legal)
+      count = game[LEGAL_ACTIONS](g, pos, p, legal)
       strategy(g, pos, p, regrets, mask, legal, count, slots, probabilities, valuation, scratch)
       joint[p] = legal[sample(probabilities, count, rng)]
-    play(g, pos, joint)
-  returns(g, pos, out)
+    game[PLAY](g, pos, joint)
+  game[RETURNS](g, pos, out)
   return out[player]
 
 
 @njit
-def walk(g, pos, traverser, regrets, averages, weight, mask, rng, kind, valuation, scratch):
+def walk(game, g, pos, traverser, regrets, averages, weight, mask, rng, kind, valuation, scratch):
   """One walk of `kind` (ES or PROBE) from `pos` for `traverser`, updating the tables; returns
   the traverser's value of `pos` under the current strategies (sampled)."""
-  skip_chance(g, pos, rng)
+  game[SKIP_CHANCE](g, pos, rng)
   n, size = g[PLAYERS], g[NUM_ACTIONS]
   if pos[ACTOR] == ACTOR_TERMINAL:
     out = np.empty(n)
-    returns(g, pos, out)
+    game[RETURNS](g, pos, out)
     return out[traverser]
   joint = np.zeros(n, dtype=np.int64)
-  _others(g, pos, traverser, regrets, averages, weight, mask, rng, joint, valuation, scratch)
+  _others(game, g, pos, traverser, regrets, averages, weight, mask, rng, joint, valuation, scratch)
   legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
   probabilities, values = np.empty(size), np.empty(size)
-  count = legal_actions(g, pos, traverser, legal)
+  count = game[LEGAL_ACTIONS](g, pos, traverser, legal)
   strategy(g, pos, traverser, regrets, mask, legal, count, slots, probabilities, valuation,
            scratch)
   followed = pick_uniformly(count, rng) if kind == PROBE else -1
@@ -151,12 +155,12 @@ def walk(g, pos, traverser, regrets, averages, weight, mask, rng, kind, valuatio
   for i in range(count):
     child = pos.copy()
     joint[traverser] = legal[i]
-    play(g, child, joint)
+    game[PLAY](g, child, joint)
     if kind == ES or i == followed:
-      values[i] = walk(g, child, traverser, regrets, averages, weight, mask, rng, kind,
+      values[i] = walk(game, g, child, traverser, regrets, averages, weight, mask, rng, kind,
                        valuation, scratch)
     else:
-      values[i] = probe(g, child, traverser, regrets, mask, rng, valuation, scratch)
+      values[i] = probe(game, g, child, traverser, regrets, mask, rng, valuation, scratch)
     value += probabilities[i] * values[i]
   for i in range(count):
     regrets[slots[i]] += weight * (values[i] - value)
@@ -164,31 +168,31 @@ def walk(g, pos, traverser, regrets, averages, weight, mask, rng, kind, valuatio
 
 
 @njit
-def outcome_walk(g, pos, traverser, regrets, averages, weight, mask, rng, reach, sampled,
+def outcome_walk(game, g, pos, traverser, regrets, averages, weight, mask, rng, reach, sampled,
                  valuation, scratch):
   """One OS walk from `pos` (played on in place) for `traverser`, whose strategy reaches `pos`
   with probability `reach` and whose samples did with probability `sampled`, updating the
   tables; returns the traverser's sampled utility weighted by its strategy over its sampling
   probabilities below `pos`."""
-  skip_chance(g, pos, rng)
+  game[SKIP_CHANCE](g, pos, rng)
   n, size = g[PLAYERS], g[NUM_ACTIONS]
   if pos[ACTOR] == ACTOR_TERMINAL:
     out = np.empty(n)
-    returns(g, pos, out)
+    game[RETURNS](g, pos, out)
     return out[traverser]
   joint = np.zeros(n, dtype=np.int64)
-  _others(g, pos, traverser, regrets, averages, 0.0, mask, rng, joint, valuation, scratch)
+  _others(game, g, pos, traverser, regrets, averages, 0.0, mask, rng, joint, valuation, scratch)
   legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
   probabilities, sampling = np.empty(size), np.empty(size)
-  count = legal_actions(g, pos, traverser, legal)
+  count = game[LEGAL_ACTIONS](g, pos, traverser, legal)
   strategy(g, pos, traverser, regrets, mask, legal, count, slots, probabilities, valuation,
            scratch)
   for i in range(count):
     sampling[i] = EPSILON / count + (1.0 - EPSILON) * probabilities[i]
   taken = sample(sampling, count, rng)
   joint[traverser] = legal[taken]
-  play(g, pos, joint)
-  below = outcome_walk(g, pos, traverser, regrets, averages, weight, mask, rng,
+  game[PLAY](g, pos, joint)
+  below = outcome_walk(game, g, pos, traverser, regrets, averages, weight, mask, rng,
                        reach * probabilities[taken], sampled * sampling[taken], valuation,
                        scratch)
   taken_value = below / sampling[taken]
@@ -199,11 +203,22 @@ def outcome_walk(g, pos, traverser, regrets, averages, weight, mask, rng, reach,
   return value
 
 
-@njit
-def iterate(g, regrets, averages, first, count, kind, linear, seed, valuation):
+def iterate(g, regrets, averages, first, count, kind, linear, seed, params):
   """Runs iterations `first + 1` .. `first + count` (a walk of `kind` per player each) on the
-  tables, with one stream seeded with `seed`; keys of the `cards` abstraction with an empty
-  `valuation`, of `cards+rank` under the heuristic's parameters `valuation` otherwise."""
+  tables, with one stream seeded with `seed`; keys of the `cards` abstraction with empty `params`,
+  of `cards+rank` under the heuristic's parameters `params` otherwise."""
+  _iterate(game_functions(), g, regrets, averages, first, count, kind, linear, seed,
+           valuation_of(params))
+
+
+def policy_weights(g, pos, player, averages, legal, params):
+  """The weights of `player`'s `legal` actions (all of them, increasing) at `pos` in the table
+  `averages` (unnormalised), read with the keys of `iterate`'s `params`."""
+  return _policy_weights(g, pos, player, averages, legal, valuation_of(params))
+
+
+@njit
+def _iterate(game, g, regrets, averages, first, count, kind, linear, seed, valuation):
   rng = np.zeros(4, dtype=np.uint64)
   seed_state(rng, np.uint64(seed))
   scratch = np.zeros(MAX_FEATURES, dtype=np.int64)
@@ -211,18 +226,17 @@ def iterate(g, regrets, averages, first, count, kind, linear, seed, valuation):
   for t in range(first + 1, first + count + 1):
     weight = float(t) if linear else 1.0
     for traverser in range(g[PLAYERS]):
-      pos = initial_position(g)
+      pos = game[INITIAL_POSITION](g)
       if kind == OUTCOME:
-        outcome_walk(g, pos, traverser, regrets, averages, weight, mask, rng, 1.0, 1.0,
+        outcome_walk(game, g, pos, traverser, regrets, averages, weight, mask, rng, 1.0, 1.0,
                      valuation, scratch)
       else:
-        walk(g, pos, traverser, regrets, averages, weight, mask, rng, kind, valuation, scratch)
+        walk(game, g, pos, traverser, regrets, averages, weight, mask, rng, kind, valuation,
+             scratch)
 
 
 @njit
-def policy_weights(g, pos, player, averages, legal, valuation):
-  """The weights of `player`'s `legal` actions (all of them, increasing) at `pos` in the table
-  `averages` (unnormalised)."""
+def _policy_weights(g, pos, player, averages, legal, valuation):
   scratch = np.zeros(MAX_FEATURES, dtype=np.int64)
   mask = len(averages) - 1
   keys = np.empty(len(legal), dtype=np.int64)

@@ -29,6 +29,11 @@ one action of the traverser followed, the others valued by a playout on the curr
 a leaf, as `mccfr.PROBE`). Regret matching with no positive regret plays the prior: the uniform
 strategy or the blueprint's (any strategy there keeps regret matching's bound). Iteration t adds
 its regrets and average weights times t (Linear CFR). The objective is the searcher's margin.
+
+The kernels call the game's kernels, the continuations' policy kernel (`compiled.interface.GAME`)
+and the heuristic of the blueprint's `cards+rank` keys (`features.VALUATION`) through function
+pointers, which the entry points build from parameter arrays: none of them is compiled again into
+every kernel here.
 """
 
 from __future__ import annotations
@@ -36,17 +41,17 @@ from __future__ import annotations
 import numpy as np
 
 from sushigo_spiel.compiled import hashing
-from sushigo_spiel.compiled.cfr.features import MAX_FEATURES, action_keys
+from sushigo_spiel.compiled.cfr.features import MAX_FEATURES, action_keys, valuation_of
 from sushigo_spiel.compiled.cfr.mccfr import ES, PROBE, sample
+from sushigo_spiel.compiled.interface import (LEGAL_ACTIONS, PLAY, POLICY, POLICY_PARAMETERS,
+                                              SKIP_CHANCE)
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.sampling import pick_uniformly
 from sushigo_spiel.compiled.sushi_go import views
-from sushigo_spiel.compiled.sushi_go.chance import skip_chance
+from sushigo_spiel.compiled.sushi_go.core import game_functions
 from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_SIMULTANEOUS, ACTOR_TERMINAL,
                                                     HAND_SIZE, NUM_ACTIONS, PUDDINGS_AT, ROUND,
                                                     TURN, TYPES)
-from sushigo_spiel.compiled.sushi_go.moves import legal_actions, play
-from sushigo_spiel.compiled.sushi_go.policies import policy_action
 from sushigo_spiel.compiled.sushi_go.scoring import scores
 
 BLUEPRINT = -1  # the continuation (and prior) code of the blueprint's policy
@@ -135,31 +140,31 @@ def _strategy(g, pos, player, key, regrets, blueprint, valuation, prior, legal, 
 
 
 @njit
-def _continuation_action(g, pos, player, code, blueprint, valuation, params, rng, legal,
+def _continuation_action(game, g, pos, player, code, blueprint, valuation, rng, legal,
                          probabilities, scratch):
   if code == BLUEPRINT:
-    count = legal_actions(g, pos, player, legal)
+    count = game[LEGAL_ACTIONS](g, pos, player, legal)
     _blueprint_strategy(g, pos, player, blueprint, valuation, legal, count, probabilities, scratch)
     return legal[sample(probabilities, count, rng)]
-  return policy_action(g, pos, player, rng, legal, code, params)
+  return game[POLICY](g, pos, player, rng, legal, code, game[POLICY_PARAMETERS])
 
 
 @njit
-def _playout_margin(g, pos, searcher, own, other, blueprint, valuation, params, rng, scratch):
+def _playout_margin(game, g, pos, searcher, own, other, blueprint, valuation, rng, scratch):
   """The searcher's final margin after playing `pos` (in place) to the end, the searcher on
   continuation `own`, the opponent on `other`, chance sampled."""
   legal = np.empty(g[NUM_ACTIONS], dtype=np.int64)
   probabilities = np.empty(g[NUM_ACTIONS])
   joint = np.empty(2, dtype=np.int64)
   while True:
-    skip_chance(g, pos, rng)
+    game[SKIP_CHANCE](g, pos, rng)
     if pos[ACTOR] == ACTOR_TERMINAL:
       return _margin(g, pos, searcher)
-    joint[searcher] = _continuation_action(g, pos, searcher, own, blueprint, valuation, params,
+    joint[searcher] = _continuation_action(game, g, pos, searcher, own, blueprint, valuation,
                                            rng, legal, probabilities, scratch)
-    joint[1 - searcher] = _continuation_action(g, pos, 1 - searcher, other, blueprint, valuation,
-                                               params, rng, legal, probabilities, scratch)
-    play(g, pos, joint)
+    joint[1 - searcher] = _continuation_action(game, g, pos, 1 - searcher, other, blueprint,
+                                               valuation, rng, legal, probabilities, scratch)
+    game[PLAY](g, pos, joint)
 
 
 @njit
@@ -178,7 +183,7 @@ def _memo_slot(memo_keys, memo_used, key):
 
 
 @njit
-def _leaf_values(g, pos, world, history, continuations, blueprint, valuation, params, memo_keys,
+def _leaf_values(game, g, pos, world, history, continuations, blueprint, valuation, memo_keys,
                  memo_values, memo_used, settings, rng, scratch, out):
   """The searcher's value of the leaf `pos` for each continuation of the opponent, in `out`."""
   searcher = settings[SEARCHER]
@@ -203,8 +208,8 @@ def _leaf_values(g, pos, world, history, continuations, blueprint, valuation, pa
   for j in range(len(continuations)):
     total = 0.0
     for _ in range(rollouts):
-      total += _playout_margin(g, pos.copy(), searcher, continuations[0], continuations[j],
-                               blueprint, valuation, params, rng, scratch) - now
+      total += _playout_margin(game, g, pos.copy(), searcher, continuations[0], continuations[j],
+                               blueprint, valuation, rng, scratch) - now
     out[j] = total / rollouts
     if slot >= 0:
       memo_values[slot, j] = out[j]
@@ -215,8 +220,8 @@ def _leaf_values(g, pos, world, history, continuations, blueprint, valuation, pa
 
 
 @njit
-def _leaf(g, pos, world, keys, history, traverser, update, weight, regrets, averages, blueprint,
-          valuation, continuations, params, memo_keys, memo_values, memo_used, settings, rng,
+def _leaf(game, g, pos, world, keys, history, traverser, update, weight, regrets, averages,
+          blueprint, valuation, continuations, memo_keys, memo_values, memo_used, settings, rng,
           scratch):
   """The traverser's value of the leaf `pos`. With several continuations the opponent of the
   searcher chooses one at its information set: regrets updated when it traverses and `update`
@@ -225,7 +230,7 @@ def _leaf(g, pos, world, keys, history, traverser, update, weight, regrets, aver
   sign = 1.0 if traverser == searcher else -1.0
   count = len(continuations)
   values = np.empty(count)
-  _leaf_values(g, pos, world, history, continuations, blueprint, valuation, params, memo_keys,
+  _leaf_values(game, g, pos, world, history, continuations, blueprint, valuation, memo_keys,
                memo_values, memo_used, settings, rng, scratch, values)
   if count == 1 or pos[ACTOR] == ACTOR_TERMINAL:
     return sign * values[0]
@@ -249,8 +254,8 @@ def _leaf(g, pos, world, keys, history, traverser, update, weight, regrets, aver
 
 
 @njit
-def _probe(g, pos, world, keys, history, traverser, regrets, blueprint, valuation, continuations,
-           params, memo_keys, memo_values, memo_used, settings, rng, scratch):
+def _probe(game, g, pos, world, keys, history, traverser, regrets, blueprint, valuation,
+           continuations, memo_keys, memo_values, memo_used, settings, rng, scratch):
   """Plays `pos` (in place) to a leaf on the current strategies; the traverser's value there."""
   size = g[NUM_ACTIONS]
   legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
@@ -259,39 +264,39 @@ def _probe(g, pos, world, keys, history, traverser, regrets, blueprint, valuatio
   prior = settings[PRIOR]
   while not _is_leaf(g, pos, settings):
     for p in range(2):
-      count = legal_actions(g, pos, p, legal)
+      count = game[LEGAL_ACTIONS](g, pos, p, legal)
       _strategy(g, pos, p, keys[p], regrets, blueprint, valuation, prior, legal, count, slots,
                 probabilities, scratch)
       joint[p] = legal[sample(probabilities, count, rng)]
-    play(g, pos, joint)
+    game[PLAY](g, pos, joint)
     history = _mix(_mix(history, joint[0]), joint[1])
     for p in range(2):
       keys[p] = _step_key(g, keys[p], joint, pos, p)
-  return _leaf(g, pos, world, keys, history, traverser, False, 0.0, regrets, regrets, blueprint,
-               valuation, continuations, params, memo_keys, memo_values, memo_used, settings, rng,
-               scratch)
+  return _leaf(game, g, pos, world, keys, history, traverser, False, 0.0, regrets, regrets,
+               blueprint, valuation, continuations, memo_keys, memo_values, memo_used, settings,
+               rng, scratch)
 
 
 @njit
-def _walk(g, pos, world, keys, history, traverser, weight, regrets, averages, blueprint, valuation,
-          continuations, params, memo_keys, memo_values, memo_used, settings, rng, scratch):
+def _walk(game, g, pos, world, keys, history, traverser, weight, regrets, averages, blueprint,
+          valuation, continuations, memo_keys, memo_values, memo_used, settings, rng, scratch):
   """One walk (ES or PROBE, `settings[WALK]`) from `pos` for `traverser`, updating the tables;
   returns the traverser's value of `pos` under the current strategies (sampled)."""
   if _is_leaf(g, pos, settings):
-    return _leaf(g, pos, world, keys, history, traverser, True, weight, regrets, averages,
-                 blueprint, valuation, continuations, params, memo_keys, memo_values, memo_used,
+    return _leaf(game, g, pos, world, keys, history, traverser, True, weight, regrets, averages,
+                 blueprint, valuation, continuations, memo_keys, memo_values, memo_used,
                  settings, rng, scratch)
   size, prior, other = g[NUM_ACTIONS], settings[PRIOR], 1 - traverser
   legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
   probabilities, values = np.empty(size), np.empty(size)
   joint = np.empty(2, dtype=np.int64)
-  count = legal_actions(g, pos, other, legal)
+  count = game[LEGAL_ACTIONS](g, pos, other, legal)
   _strategy(g, pos, other, keys[other], regrets, blueprint, valuation, prior, legal, count, slots,
             probabilities, scratch)
   for i in range(count):
     averages[slots[i]] += weight * probabilities[i]
   joint[other] = legal[sample(probabilities, count, rng)]
-  count = legal_actions(g, pos, traverser, legal)
+  count = game[LEGAL_ACTIONS](g, pos, traverser, legal)
   _strategy(g, pos, traverser, keys[traverser], regrets, blueprint, valuation, prior, legal, count,
             slots, probabilities, scratch)
   followed = pick_uniformly(count, rng) if settings[WALK] == PROBE else -1
@@ -300,17 +305,17 @@ def _walk(g, pos, world, keys, history, traverser, weight, regrets, averages, bl
   for i in range(count):
     child = pos.copy()
     joint[traverser] = legal[i]
-    play(g, child, joint)
+    game[PLAY](g, child, joint)
     child_history = _mix(_mix(history, joint[0]), joint[1])
     for p in range(2):
       child_keys[p] = _step_key(g, keys[p], joint, child, p)
     if settings[WALK] == ES or i == followed:
-      values[i] = _walk(g, child, world, child_keys, child_history, traverser, weight, regrets,
-                        averages, blueprint, valuation, continuations, params, memo_keys,
+      values[i] = _walk(game, g, child, world, child_keys, child_history, traverser, weight,
+                        regrets, averages, blueprint, valuation, continuations, memo_keys,
                         memo_values, memo_used, settings, rng, scratch)
     else:
-      values[i] = _probe(g, child, world, child_keys, child_history, traverser, regrets,
-                         blueprint, valuation, continuations, params, memo_keys, memo_values,
+      values[i] = _probe(game, g, child, world, child_keys, child_history, traverser, regrets,
+                         blueprint, valuation, continuations, memo_keys, memo_values,
                          memo_used, settings, rng, scratch)
     value += probabilities[i] * values[i]
   for i in range(count):
@@ -318,19 +323,40 @@ def _walk(g, pos, world, keys, history, traverser, weight, regrets, averages, bl
   return value
 
 
-@njit
-def iterate(g, worlds, root_keys, regrets, averages, blueprint, valuation, continuations, params,
-            memo_keys, memo_values, memo_used, settings, first, count, rng):
+def iterate(g, worlds, root_keys, regrets, averages, blueprint, blueprint_params, continuations,
+            params, memo_keys, memo_values, memo_used, settings, first, count, rng):
   """Iterations `first + 1` .. `first + count` of the subgame's MCCFR: for each player as the
   traverser, a world drawn uniformly from `worlds` (rows: positions) and one walk from it.
-  `root_keys[w, p]` is player p's key at world w's root; `blueprint` and `valuation` are the
-  blueprint's table and its abstraction's valuation (`mccfr.iterate`)."""
+  `root_keys[w, p]` is player p's key at world w's root; `blueprint` and `blueprint_params` are
+  the blueprint's table and the heuristic's parameters of its abstraction (`mccfr.iterate`);
+  `params` are those of the continuations' policies."""
+  _iterate(game_functions(params), g, worlds, root_keys, regrets, averages, blueprint,
+           valuation_of(blueprint_params), continuations, memo_keys, memo_values, memo_used,
+           settings, first, count, rng)
+
+
+def blueprint_strategy(g, pos, player, blueprint, blueprint_params, legal, count, probabilities):
+  """The blueprint's probabilities of the `count` legal actions `legal` as the subgame reads them
+  (its prior and continuation), in `probabilities` (for tests and inspection)."""
+  _blueprint_entry(g, pos, player, blueprint, valuation_of(blueprint_params), legal, count,
+                   probabilities)
+
+
+@njit
+def _blueprint_entry(g, pos, player, blueprint, valuation, legal, count, probabilities):
+  _blueprint_strategy(g, pos, player, blueprint, valuation, legal, count, probabilities,
+                      np.zeros(MAX_FEATURES, dtype=np.int64))
+
+
+@njit
+def _iterate(game, g, worlds, root_keys, regrets, averages, blueprint, valuation, continuations,
+             memo_keys, memo_values, memo_used, settings, first, count, rng):
   scratch = np.zeros(MAX_FEATURES, dtype=np.int64)
   for t in range(first + 1, first + count + 1):
     for traverser in range(2):
       world = pick_uniformly(len(worlds), rng)
-      _walk(g, worlds[world].copy(), world, root_keys[world].copy(), np.int64(world), traverser,
-            float(t), regrets, averages, blueprint, valuation, continuations, params, memo_keys,
+      _walk(game, g, worlds[world].copy(), world, root_keys[world].copy(), np.int64(world),
+            traverser, float(t), regrets, averages, blueprint, valuation, continuations, memo_keys,
             memo_values, memo_used, settings, rng, scratch)
 
 

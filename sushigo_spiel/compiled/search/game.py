@@ -1,10 +1,6 @@
-"""A game as the search kernels see it: its compiled core's `GameKernels` (`compiled.interface`)
-plus a policy kernel and the policies' parameter array, passed to the kernels as one tuple.
-
-Passing functions keeps one compiled search for every game: the kernels call the game's through
-function pointers typed by the signatures below (numba's first-class function types), which numba
-caches on disk, unlike a specialisation per function object. The search kernels therefore take the
-game as their first argument, a `SearchGame.functions` tuple, and are compiled for `GAME` once.
+"""A game as the search kernels see it: its `GAME` tuple (`compiled.interface`: its compiled core's
+kernels, a policy kernel and the policies' parameter array), which the search kernels take as
+their first argument, so that they are compiled for `GAME` once for every game.
 
 A game is registered in `GAMES` by its pyspiel short name: the path of its core's class (which
 offers `spec` and `kernels`), its policy kernel (`policy_action(spec, pos, player, rng, legal,
@@ -17,34 +13,11 @@ heuristic's parameters; the core does not). A game missing from `GAMES` is searc
 from __future__ import annotations
 
 import importlib
-import warnings
 from typing import NamedTuple
 
-import numba
 import numpy as np
-from numba import types
 
-from sushigo_spiel.compiled.interface import GameKernels
-
-warnings.filterwarnings("ignore", category=numba.NumbaExperimentalFeatureWarning)
-
-SPEC, POSITION, STREAM = types.int64[::1], types.int32[::1], types.uint64[::1]
-ACTIONS, VALUES = types.int64[::1], types.float64[::1]
-SIGNATURES = GameKernels(
-    initial_position=POSITION(SPEC),
-    skip_chance=types.void(SPEC, POSITION, STREAM),
-    legal_actions=types.int64(SPEC, POSITION, types.int64, ACTIONS),
-    play=types.void(SPEC, POSITION, ACTIONS),
-    returns=types.void(SPEC, POSITION, VALUES),
-    determinize=POSITION(SPEC, POSITION, types.int64, STREAM),
-    observation_key=types.int64(SPEC, POSITION, ACTIONS, POSITION, types.int64),
-    random_action=types.int64(SPEC, POSITION, types.int64, STREAM, ACTIONS))
-POLICY_ACTION = types.int64(SPEC, POSITION, types.int64, STREAM, ACTIONS, types.int64, VALUES)
-GAME = types.Tuple([types.FunctionType(s) for s in (*SIGNATURES, POLICY_ACTION)] + [VALUES])
-
-# The positions of the entries of a `SearchGame.functions` tuple.
-(INITIAL_POSITION, SKIP_CHANCE, LEGAL_ACTIONS, PLAY, RETURNS, DETERMINIZE, OBSERVATION_KEY,
- RANDOM_ACTION, POLICY, POLICY_PARAMETERS) = range(10)
+from sushigo_spiel.compiled.interface import functions
 
 
 class Registration(NamedTuple):
@@ -87,8 +60,8 @@ class SearchGame:
                                    parameters.dtype != np.float64 or parameters.ndim != 1):
       raise ValueError(f"policy parameters {parameters!r}; allowed: a float64 vector")
     self.parameters = parameters
-    self.functions = (*self.core.kernels, _load(registration.policy_action),
-                      np.zeros(0) if parameters is None else parameters)
+    self.functions = functions(self.core.kernels, _load(registration.policy_action),
+                               np.zeros(0) if parameters is None else parameters)
 
   def policy_code(self, name: str) -> int:
     """The code of policy `name`; a ValueError lists those this game's core has, or says that

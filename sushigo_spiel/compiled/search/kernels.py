@@ -10,9 +10,9 @@ import numba
 import numpy as np
 from numba import types
 
+from sushigo_spiel.compiled.interface import GAME
 from sushigo_spiel.compiled.jit import KernelSet
 from sushigo_spiel.compiled.search import ismcts, smmcts
-from sushigo_spiel.compiled.search.game import GAME
 from sushigo_spiel.compiled.search.tree import Tree
 
 
@@ -38,7 +38,8 @@ def _compile() -> None:
 _HERE = pathlib.Path(__file__).resolve().parent
 KERNELS = KernelSet(
     "search kernels",
-    [_HERE.parent / f"{name}.py" for name in ("hashing", "jit", "rng", "sampling")] +
+    [_HERE.parent / f"{name}.py" for name in ("hashing", "interface", "jit", "rng",
+                                           "sampling")] +
     [_HERE / f"{name}.py" for name in ("bandits", "game", "ismcts", "playing", "smmcts", "tree")],
     _compile, ismcts.run)
 

@@ -11,10 +11,10 @@ rollout policy except, when a model is given, the modelled players by the model'
 
 from __future__ import annotations
 
+from sushigo_spiel.compiled.interface import (PLAY, POLICY, POLICY_PARAMETERS, RANDOM_ACTION,
+                                              RETURNS, SKIP_CHANCE)
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.rng import next_double
-from sushigo_spiel.compiled.search.game import (PLAY, POLICY, POLICY_PARAMETERS,
-                                                RANDOM_ACTION, RETURNS, SKIP_CHANCE)
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
 
 NO_POLICY = -1  # no model: every player by the search

@@ -19,7 +19,7 @@ import numpy as np
 from sushigo_spiel.compiled.core import CompiledCore, checked_stream
 from sushigo_spiel.compiled.sushi_go import (chance, codec, heuristic, knowledge, moves, policies,
                                              scoring)
-from sushigo_spiel.compiled.interface import game_kernels
+from sushigo_spiel.compiled.interface import functions, game_kernels
 from sushigo_spiel.compiled.jit import KernelSet
 from sushigo_spiel.compiled.sushi_go.layout import (ACTOR_SIMULTANEOUS, MAX_OUTCOMES, NUM_ACTIONS,
                                                     build_spec)
@@ -146,3 +146,9 @@ def rollout_policy(name: str, params: np.ndarray | None) -> tuple[int, np.ndarra
   if code in policies.PARAMETERISED:
     return code, checked_parameters(params)
   return code, policies.NO_PARAMETERS
+
+
+def game_functions(params: np.ndarray = policies.NO_PARAMETERS) -> tuple:
+  """Sushi Go's `GAME` tuple (`compiled.interface`): its kernels and policy kernel, with the
+  policies' parameters `params`."""
+  return functions(CompiledSushiGo.kernels, policies.policy_action, params)
