@@ -546,8 +546,8 @@ def test_a_second_signal_exits_at_once_and_kills_the_workers(tmp_path):
         worker = multiprocessing.get_context("spawn").Process(target=time.sleep, args=(60,))
         with stopping.on_stop_signals():
           worker.start()
-          print(worker.pid, flush=True)
-          try:
+          try:  # the pid inside: the signal may come as soon as it is read
+            print(worker.pid, flush=True)
             time.sleep(60)
           except KeyboardInterrupt:
             print("stopping", flush=True)

@@ -67,15 +67,38 @@ class GainRecord(NamedTuple):
 class BotsModel:
   """The policy of `bots` (one per player) at a table, as an ISMCTS opponent model. Its
   `compiled_policy` names the compiled kernel playing that policy when every bot's policy has the
-  same one (`rollouts.compiled_policy_name`: the greedy or the default heuristic baseline), so the
-  best responder's search runs compiled; None otherwise. Its `key` names the policy (each bot's
-  class and parameters), so that a learned responder trains once per policy."""
+  same one (`rollouts.compiled_policy_name`: the greedy or the default heuristic baseline; or
+  every bot plays the same CFR blueprint the same way, and then `policy_kernel` and
+  `compiled_parameters` are the blueprint policy kernel's), so the best responder's search runs
+  compiled; None otherwise. Its `key` names the policy (each bot's class and parameters), so that
+  a learned responder trains once per policy."""
 
   def __init__(self, bots: Sequence[pyspiel.Bot]):
     self.bots = bots
     self.key = repr([(type(bot).__name__, sorted(bot.params.items())) for bot in bots])
     names = {rollouts.compiled_policy_name(bot) for bot in bots}
     self.compiled_policy = names.pop() if len(names) == 1 else None
+    self.policy_kernel = self.compiled_parameters = None
+    if self.compiled_policy is None:
+      self._model_blueprint([getattr(bot, "blueprint_model", lambda: None)() for bot in bots])
+
+  def _model_blueprint(self, models) -> None:
+    """Models the bots on the blueprint policy kernel when they play one blueprint one way."""
+    if not all(models) or len({name for name, _ in models}) > 1:
+      return
+    name, policy = models[0]
+    if not all(np.array_equal(other.averages, policy.averages) and
+               np.array_equal(other.valuation, policy.valuation) for _, other in models[1:]):
+      return
+    # Imported here: the compiled kernels load numba, which Sushi Draft's models never need.
+    from sushigo_spiel.compiled.cfr import blueprint_policy  # pylint: disable=C0415
+    from sushigo_spiel.compiled.search.game import PolicyKernel  # pylint: disable=C0415
+    blueprint_policy.ensure_compiled()
+    self.compiled_policy = name
+    self.policy_kernel = PolicyKernel(blueprint_policy.policy_action, blueprint_policy.POLICIES,
+                                      blueprint_policy.PARAMETERISED)
+    self.compiled_parameters = blueprint_policy.parameters(
+        rollouts.compiled_policy_parameters("python_sushi_go"), policy.valuation, policy.averages)
 
   def __call__(self, rules, table, player: int) -> Policy:
     return self.bots[player].policy_at(table)

@@ -202,6 +202,13 @@ class PolicyBot(Bot):
       raise ValueError(f"the policy at {self.params['path']} was trained for {self.lifted.game},"
                        f" not {self.game}")
 
+  def blueprint_model(self) -> tuple[str, blueprint.BlueprintPolicy] | None:
+    """The name of this bot's play in the compiled blueprint policy kernel
+    (`compiled.cfr.blueprint_policy`) and its blueprint, or None when its policy is no blueprint."""
+    if not isinstance(self.lifted, blueprint.BlueprintPolicy):
+      return None
+    return "blueprint" if self.params["play"] == "sample" else "blueprint_argmax", self.lifted
+
   def policy_at(self, table) -> Policy:
     policy = list(self.lifted.probabilities(self.rules, table, self.player_id).items())
     if self.params["play"] == "sample":

@@ -50,10 +50,12 @@ compiled engine has `prior`, `bias` and `epsilon`:
 Opponent model: `opponent_model(rules, table, player) -> [(action, probability), ...]`, a
 constructor argument (not a config parameter). A model whose `compiled_policy` attribute names a
 policy of the compiled core (random, greedy, heuristic: `rollouts.compiled_policy_name`) runs
-inside the compiled search; any other model runs in the Python search. When given, every other
-player's choices, in the tree and in rollouts, are drawn from it at the determinized table instead
-of from bandits: the search then approximates a best response to that fixed policy. Only the
-searching player's statistics are kept (one tree, for so_ismcts and mo_ismcts alike). With
+inside the compiled search; so does one that also brings its own `policy_kernel` (a
+`compiled.search.game.PolicyKernel`) and `compiled_parameters` (a CFR blueprint's:
+`compiled.cfr.blueprint_policy`); any other model runs in the Python search. When given, every
+other player's choices, in the tree and in rollouts, are drawn from it at the determinized table
+instead of from bandits: the search then approximates a best response to that fixed policy. Only
+the searching player's statistics are kept (one tree, for so_ismcts and mo_ismcts alike). With
 `model_in_rollouts=False` the model is asked in the tree only and rollouts use the `rollout` policy
 for everyone: much cheaper when the model is slow to ask (a search bot), at the price of leaf
 values estimated against the rollout policy.
@@ -180,9 +182,11 @@ class ISMCTSBot(Bot):
     if not compiled_games.has_core(self.dynamics.short_name):
       reason = f"{self.dynamics.short_name} has no compiled core yet"
     else:
+      kernel = getattr(model, "policy_kernel", None)
       search_game = compiled_games.SearchGame(
           self.dynamics.short_name, self.rules,
-          rollouts.compiled_policy_parameters(self.dynamics.short_name))
+          rollouts.compiled_policy_parameters(self.dynamics.short_name) if kernel is None
+          else model.compiled_parameters, kernel)
       missing = [name for name in needs if name not in search_game.policies]
       if missing:
         reason = f"the compiled core has no kernel for {', '.join(missing)}"

@@ -224,8 +224,15 @@ def action_keys(g, pos, player, legal, count, valuation, keys, scratch):
     return
   values = np.empty(count)
   values_of(g, pos, player, params, legal, values)
+  ranked_keys(g, pos, player, legal, values, keys, scratch)
+
+
+@njit
+def ranked_keys(g, pos, player, legal, values, keys, scratch):
+  """Writes the `cards+rank` keys of `player`'s legal actions `legal` (all of them, increasing),
+  whose heuristic values are `values` (as many), to `keys`."""
   best = values.max()
-  for i in range(count):
+  for i in range(len(values)):
     size = features_into(g, pos, player, legal[i], scratch)
     scratch[size], scratch[size + 1] = value_features(values, i, best)
     keys[i] = _key(scratch, size + VALUE_FEATURES)

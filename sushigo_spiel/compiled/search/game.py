@@ -13,7 +13,7 @@ heuristic's parameters; the core does not). A game missing from `GAMES` is searc
 from __future__ import annotations
 
 import importlib
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import numpy as np
 
@@ -39,6 +39,15 @@ GAMES = {
 }
 
 
+class PolicyKernel(NamedTuple):
+  """A policy kernel standing in for a game's registered one: a superset of its policies, reading
+  a parameter array that starts as the registered kernel's does (a CFR blueprint's,
+  `compiled.cfr.blueprint_policy`, which a best responder's search models its opponents with)."""
+  policy_action: Callable
+  policies: dict  # policy name -> code
+  parameterised: tuple  # the names of the policies that read the parameter array
+
+
 def _load(path: str):
   module, _, name = path.partition(":")
   return getattr(importlib.import_module(module), name)
@@ -48,19 +57,23 @@ class SearchGame:
   """One game's compiled core bound for the search kernels: `core` (the core object), `spec`,
   `functions` (the tuple the kernels take), `policies` (policy name -> code) and `parameters`
   (the policies' parameter array; None when not given, and then the policies reading it are
-  refused)."""
+  refused). `policy_kernel` replaces the game's registered policy kernel."""
 
-  def __init__(self, short_name: str, rules, parameters: np.ndarray | None = None):
+  def __init__(self, short_name: str, rules, parameters: np.ndarray | None = None,
+               policy_kernel: PolicyKernel | None = None):
     registration = GAMES[short_name]
     self.core = _load(registration.core)(rules)
     self.spec = self.core.spec
-    self.policies = dict(_load(registration.policies))
-    self.parameterised = registration.parameterised
+    if policy_kernel is None:
+      policy_kernel = PolicyKernel(_load(registration.policy_action),
+                                   dict(_load(registration.policies)), registration.parameterised)
+    self.policies = dict(policy_kernel.policies)
+    self.parameterised = policy_kernel.parameterised
     if parameters is not None and (not isinstance(parameters, np.ndarray) or
                                    parameters.dtype != np.float64 or parameters.ndim != 1):
       raise ValueError(f"policy parameters {parameters!r}; allowed: a float64 vector")
     self.parameters = parameters
-    self.functions = functions(self.core.kernels, _load(registration.policy_action),
+    self.functions = functions(self.core.kernels, policy_kernel.policy_action,
                                np.zeros(0) if parameters is None else parameters)
 
   def policy_code(self, name: str) -> int:

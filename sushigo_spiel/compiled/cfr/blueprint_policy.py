@@ -1,0 +1,131 @@
+"""A CFR blueprint as a policy of the compiled searches: Sushi Go's policy kernel
+(`compiled.sushi_go.policies.policy_action`) with two more policies, which read a blueprint's
+table, so that a search (a best responder's ISMCTS) models a blueprint's players at every node on
+the compiled core rather than asking the Python policy there.
+
+  blueprint         an action drawn from the blueprint's probabilities (its weights normalised;
+                    uniform where it has none), as `PolicyBot` with play=sample
+  blueprint_argmax  its likeliest action, ties drawn uniformly, as `PolicyBot` with play=argmax
+
+The parameter array (`parameters`) holds the heuristic's parameters first, where Sushi Go's
+policies read them, then the length of the blueprint's valuation, the valuation (empty for the
+`cards` abstraction) and the blueprint's table of average weights (a power of two long).
+"""
+
+from __future__ import annotations
+
+import pathlib
+
+import numpy as np
+
+from sushigo_spiel.compiled.cfr.features import MAX_FEATURES, action_key, ranked_keys
+from sushigo_spiel.compiled.cfr.mccfr import sample
+from sushigo_spiel.compiled.interface import POLICY_ACTION
+from sushigo_spiel.compiled.jit import KernelSet, njit
+from sushigo_spiel.compiled.rng import new_state
+from sushigo_spiel.compiled.sampling import pick_uniformly
+from sushigo_spiel.compiled.sushi_go import policies
+from sushigo_spiel.compiled.sushi_go.chance import initial_position, skip_chance
+from sushigo_spiel.compiled.sushi_go.core import ensure_compiled as ensure_core
+from sushigo_spiel.compiled.sushi_go.heuristic import PARAMETERS_SIZE, heuristic_values
+from sushigo_spiel.compiled.sushi_go.layout import NUM_ACTIONS, build_spec
+from sushigo_spiel.compiled.sushi_go.moves import legal_actions
+from sushigo_spiel.sushi_go.rules import Rules
+
+BLUEPRINT, BLUEPRINT_ARGMAX = len(policies.POLICIES), len(policies.POLICIES) + 1
+POLICIES = {**policies.POLICIES, "blueprint": BLUEPRINT, "blueprint_argmax": BLUEPRINT_ARGMAX}
+PARAMETERISED = ("heuristic", "heuristic_eps", "blueprint", "blueprint_argmax")
+VALUATION_AT = PARAMETERS_SIZE  # where the valuation's length is, the valuation following
+
+
+def parameters(heuristic_params: np.ndarray, valuation: np.ndarray,
+               table: np.ndarray) -> np.ndarray:
+  """The parameter array of the blueprint with table `table` and valuation `valuation` (its
+  abstraction's, `mccfr.iterate`'s `params`), after the heuristic's parameters
+  `heuristic_params` (`heuristic.parameters`, read by the other policies)."""
+  if len(heuristic_params) != PARAMETERS_SIZE:
+    raise ValueError(f"heuristic parameters of length {len(heuristic_params)}; allowed: an array"
+                     f" of heuristic.parameters ({PARAMETERS_SIZE} values)")
+  if len(table) == 0 or len(table) & (len(table) - 1):
+    raise ValueError(f"a blueprint table of {len(table)} slots; allowed: a power of two")
+  return np.concatenate([heuristic_params, [float(len(valuation))], valuation, table])
+
+
+@njit
+def blueprint_probabilities(g, pos, player, params, legal, probabilities):
+  """Writes `player`'s legal actions to `legal` and the blueprint's probabilities of them to
+  `probabilities` (both `NUM_ACTIONS` long); returns how many."""
+  start = VALUATION_AT + 1
+  end = start + int(params[VALUATION_AT])
+  table = params[end:]
+  keys, scratch = np.empty(g[NUM_ACTIONS], dtype=np.int64), np.zeros(MAX_FEATURES, dtype=np.int64)
+  if end == start:
+    count = legal_actions(g, pos, player, legal)
+    for i in range(count):
+      keys[i] = action_key(g, pos, player, legal[i], scratch)
+  else:
+    count = heuristic_values(g, pos, player, params[start:end], legal, probabilities)
+    ranked_keys(g, pos, player, legal, probabilities[:count], keys, scratch)
+  mask, total = len(table) - 1, 0.0
+  for i in range(count):
+    probabilities[i] = table[keys[i] & mask]
+    total += probabilities[i]
+  for i in range(count):
+    probabilities[i] = probabilities[i] / total if total > 0.0 else 1.0 / count
+  return count
+
+
+@njit
+def policy_action(g, pos, player, rng, legal, policy, params):
+  """The action of `policy` (a code of `POLICIES`) for `player` with the parameter array `params`
+  (`legal` is a scratch buffer): a blueprint policy's, or else Sushi Go's policy kernel's."""
+  if policy < BLUEPRINT:
+    return policies.policy_action(g, pos, player, rng, legal, policy, params)
+  probabilities = np.empty(g[NUM_ACTIONS])
+  count = blueprint_probabilities(g, pos, player, params, legal, probabilities)
+  if policy == BLUEPRINT:
+    return legal[sample(probabilities, count, rng)]
+  best, ties = probabilities[:count].max(), 0
+  for i in range(count):
+    ties += probabilities[i] == best
+  pick = pick_uniformly(ties, rng) if ties > 1 else 0
+  for i in range(count):
+    if probabilities[i] == best:
+      if pick == 0:
+        return legal[i]
+      pick -= 1
+  return legal[count - 1]  # not reached: some action has the largest probability
+
+
+def _exercise() -> None:
+  """Compiles the policy kernel for the searches' signature, and calls it with every code."""
+  ensure_core()
+  policy_action.compile(POLICY_ACTION)
+  spec = build_spec(Rules.from_params(players=2, hand_size=3, rounds=1))
+  rng = new_state(0)
+  pos = initial_position(spec)
+  skip_chance(spec, pos, rng)
+  legal = np.empty(spec[NUM_ACTIONS], dtype=np.int64)
+  heuristic_params = np.ones(PARAMETERS_SIZE)
+  for valuation in (np.zeros(0), heuristic_params):
+    params = parameters(heuristic_params, valuation, np.zeros(16))
+    for code in POLICIES.values():
+      policy_action(spec, pos, 0, rng, legal, code, params)
+    blueprint_probabilities(spec, pos, 0, params, legal, np.empty(spec[NUM_ACTIONS]))
+
+
+_COMPILED = pathlib.Path(__file__).resolve().parent.parent
+KERNELS = KernelSet(
+    "blueprint policy kernel",
+    [_COMPILED / f"{name}.py" for name in ("hand_ranking", "hashing", "interface", "jit", "rng",
+                                            "sampling", "utilities")] +
+    [_COMPILED / "sushi_go" / f"{name}.py" for name in ("chance", "heuristic", "knowledge",
+                                                        "layout", "moves", "policies", "scoring",
+                                                        "views")] +
+    [_COMPILED / "cfr" / f"{name}.py" for name in ("blueprint_policy", "features", "mccfr")],
+    _exercise, policy_action)
+
+
+def ensure_compiled() -> None:
+  """Compiles (or loads from numba's cache) the blueprint policy kernel, once per process."""
+  KERNELS.ensure()
