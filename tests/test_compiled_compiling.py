@@ -109,15 +109,15 @@ def test_a_first_use_keeps_the_kernels_another_set_compiled_from_the_same_source
 
 
 def test_a_process_waits_while_another_compiles_and_says_so(tmp_path):
-  # The test holds the compile lock as a compiling process would; a fresh process needing a set
-  # must say it waits, compile nothing until the lock is free, then compile the set once.
+  # The test holds the set's compile lock as a compiling process would; a fresh process needing
+  # the set must say it waits, compile nothing until the lock is free, then compile the set once.
   code = ("import pathlib, sys\n"
           "from sushigo_spiel.compiled import jit\n"
           "jit.COMPILE_LOCK = pathlib.Path(sys.argv[1])\n"
           "jit.cache_directory = lambda anchor: sys.argv[2]\n"
           "jit.KernelSet('test set', [], lambda: None, 'anchor').ensure()\n")
   command = [sys.executable, "-c", code, str(tmp_path / "lock"), str(tmp_path)]
-  with open(tmp_path / "lock", "a", encoding="utf-8") as held:
+  with open(tmp_path / "lock.test-set.lock", "a", encoding="utf-8") as held:
     fcntl.flock(held, fcntl.LOCK_EX)
     waiting = subprocess.Popen(command, stderr=subprocess.PIPE, text=True)
     first_line = waiting.stderr.readline()
@@ -129,3 +129,23 @@ def test_a_process_waits_while_another_compiles_and_says_so(tmp_path):
       list(tmp_path.glob("*.compiled"))) == 1
   again = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
   assert again.stderr == ""
+
+
+def test_sets_apart_compile_at_once_and_required_sets_come_first(tmp_path):
+  # Another set's lock held: a process needing this set compiles it without waiting. A set's
+  # requirements are ensured (compiled here) before its own compile begins.
+  code = ("import pathlib, sys\n"
+          "from sushigo_spiel.compiled import jit\n"
+          "jit.COMPILE_LOCK = pathlib.Path(sys.argv[1])\n"
+          "jit.cache_directory = lambda anchor: sys.argv[2]\n"
+          "first = jit.KernelSet('first set', [], lambda: print('first', flush=True), 'a')\n"
+          "second = jit.KernelSet('second set', [], lambda: print('second', flush=True), 'a',\n"
+          "                       requires=[first])\n"
+          "second.ensure()\n")
+  command = [sys.executable, "-c", code, str(tmp_path / "lock"), str(tmp_path)]
+  with open(tmp_path / "lock.other-set.lock", "a", encoding="utf-8") as held:
+    fcntl.flock(held, fcntl.LOCK_EX)
+    run = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
+  assert "waiting" not in run.stderr
+  assert run.stdout == "first\nsecond\n"
+  assert len(list(tmp_path.glob("*.compiled"))) == 2

@@ -15,8 +15,11 @@ marker is present for the same files is left alone: its kernels were compiled fr
 they are now, and clearing them would only make every later process compile them again, silently.
 
 Processes compiling at once (a run's workers, or tests on two cores, in a fresh environment) would
-clear and write the same cache files under each other, so compiling holds a lock file: one process
-compiles, the others say they wait, then load what it wrote.
+clear and write the same cache files under each other, so compiling a set holds that set's lock
+file: one process compiles it, the others needing it say they wait, then load what it wrote. A set
+first ensures the sets it `requires` (whose kernels it calls, or whose sources it shares), so it
+never clears what they have just compiled; sets apart from each other compile at once, on as many
+cores.
 """
 
 from __future__ import annotations
@@ -40,36 +43,33 @@ except ImportError as error:
 
 NUMBA_VERSION = numba.__version__
 njit = functools.partial(numba.njit, cache=True)
-# One lock per installed copy of the package, so that two checkouts never wait for each other.
+# The locks' stem (a set's lock: its name as a suffix), one per installed copy of the package, so
+# that two checkouts never wait for each other.
 COMPILE_LOCK = pathlib.Path(tempfile.gettempdir()) / (
     "sushigo-spiel-compile-"
     f"{hashlib.sha256(str(pathlib.Path(__file__).resolve()).encode()).hexdigest()[:16]}.lock")
-_lock_depth = 0  # the lock is held by this process when positive (a set may ensure another)
+_held: set[pathlib.Path] = set()  # the lock files this process holds
 
 
 @contextlib.contextmanager
-def compiling_alone() -> Iterator[None]:
-  """Holds the compile lock (reentrant within a process), saying so if another process has it."""
-  global _lock_depth
-  if _lock_depth:
-    _lock_depth += 1
-    try:
-      yield
-    finally:
-      _lock_depth -= 1
+def compiling_alone(path: pathlib.Path) -> Iterator[None]:
+  """Holds the lock file `path` (reentrant within a process), saying so if another process has
+  it."""
+  if path in _held:
+    yield
     return
-  with open(COMPILE_LOCK, "a", encoding="utf-8") as lock:
+  with open(path, "a", encoding="utf-8") as lock:
     try:
       fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
       print("sushigo-spiel: waiting for another process compiling the kernels...",
             file=sys.stderr, flush=True)
       fcntl.flock(lock, fcntl.LOCK_EX)
-    _lock_depth = 1
+    _held.add(path)
     try:
       yield
     finally:
-      _lock_depth = 0
+      _held.discard(path)
 
 
 def cache_directory(kernel) -> str:
@@ -80,14 +80,15 @@ def cache_directory(kernel) -> str:
 class KernelSet:
   """One compiled component: its `name` (for the notice), the `sources` its kernels are compiled
   from (every file whose code or constants they use, shared ones included), `exercise`, which
-  calls every kernel once with the argument types used, and one of its kernels, beside whose
-  cache the marker lives."""
+  calls every kernel once with the argument types used, one of its kernels, beside whose cache
+  the marker lives, and the sets it `requires`, ensured before it."""
 
   declared: list[KernelSet] = []
 
   def __init__(self, name: str, sources: Sequence[pathlib.Path], exercise: Callable[[], None],
-               anchor: Callable):
+               anchor: Callable, requires: Sequence[KernelSet] = ()):
     self.name, self.sources, self.exercise, self.anchor = name, tuple(sources), exercise, anchor
+    self.requires = tuple(requires)
     self._ready = False
     KernelSet.declared.append(self)
 
@@ -95,11 +96,13 @@ class KernelSet:
     """Compiles (or loads from numba's cache) every kernel of the set, once per process."""
     if self._ready:
       return
+    for required in self.requires:
+      required.ensure()
     marker = self._marker()
     if marker.exists():
       self._run_exercise()
     else:
-      with compiling_alone():
+      with compiling_alone(COMPILE_LOCK.with_suffix(f".{self._slug()}.lock")):
         if marker.exists():  # another process compiled the set while this one waited
           self._run_exercise()
         else:
@@ -128,14 +131,15 @@ class KernelSet:
     digest = hashlib.sha256(" ".join([NUMBA_VERSION, *stamps]).encode()).hexdigest()[:16]
     cache_dir = pathlib.Path(cache_directory(self.anchor))
     cache_dir.mkdir(parents=True, exist_ok=True)
-    slug = self.name.replace(" ", "-")
-    return cache_dir / f"sushigo-{slug}-{digest}.compiled"
+    return cache_dir / f"sushigo-{self._slug()}-{digest}.compiled"
+
+  def _slug(self) -> str:
+    return self.name.replace(" ", "-")
 
   def _clear_cache(self, marker_dir: pathlib.Path) -> None:
     """Removes the set's old markers and the cached kernels of its sources, except those of
     sources another set has compiled as they are now."""
-    slug = f"sushigo-{self.name.replace(' ', '-')}-"
-    for path in marker_dir.glob(f"{slug}*.compiled"):
+    for path in marker_dir.glob(f"sushigo-{self._slug()}-*.compiled"):
       path.unlink()
     certified = {source for other in KernelSet.declared
                  if other is not self and other._marker().exists() for source in other.sources}

@@ -64,7 +64,6 @@ class SushiGoBatch:
                **params):
     rules = Rules.from_params(**{**SushiGoGame.default_parameters,
                                  **checked_parameters("python_sushi_go", params)})
-    core.ensure_compiled()
     KERNELS.ensure()
     if not isinstance(num_envs, int) or num_envs < 1:
       raise ValueError(f"num_envs is {num_envs!r}; allowed: a positive integer")
@@ -285,4 +284,4 @@ _HERE = pathlib.Path(__file__).resolve()
 KERNELS = KernelSet(
     "batched environment",
     [*core.KERNELS.sources, _HERE.parents[1] / "compiled" / "sushi_go" / "observation.py", _HERE],
-    _exercise_kernels, step_games)
+    _exercise_kernels, step_games, requires=[core.KERNELS])

@@ -19,6 +19,7 @@ import pathlib
 import numpy as np
 
 from sushigo_spiel.compiled.cfr.features import MAX_FEATURES, action_key, ranked_keys
+from sushigo_spiel.compiled.cfr.kernels import KERNELS as CFR_KERNELS
 from sushigo_spiel.compiled.cfr.mccfr import sample
 from sushigo_spiel.compiled.interface import POLICY_ACTION
 from sushigo_spiel.compiled.jit import KernelSet, njit
@@ -26,7 +27,7 @@ from sushigo_spiel.compiled.rng import new_state
 from sushigo_spiel.compiled.sampling import pick_uniformly
 from sushigo_spiel.compiled.sushi_go import policies
 from sushigo_spiel.compiled.sushi_go.chance import initial_position, skip_chance
-from sushigo_spiel.compiled.sushi_go.core import ensure_compiled as ensure_core
+from sushigo_spiel.compiled.sushi_go.core import KERNELS as CORE_KERNELS
 from sushigo_spiel.compiled.sushi_go.heuristic import PARAMETERS_SIZE, heuristic_values
 from sushigo_spiel.compiled.sushi_go.layout import NUM_ACTIONS, build_spec
 from sushigo_spiel.compiled.sushi_go.moves import legal_actions
@@ -99,7 +100,6 @@ def policy_action(g, pos, player, rng, legal, policy, params):
 
 def _exercise() -> None:
   """Compiles the policy kernel for the searches' signature, and calls it with every code."""
-  ensure_core()
   policy_action.compile(POLICY_ACTION)
   spec = build_spec(Rules.from_params(players=2, hand_size=3, rounds=1))
   rng = new_state(0)
@@ -123,7 +123,7 @@ KERNELS = KernelSet(
                                                         "layout", "moves", "policies", "scoring",
                                                         "views")] +
     [_COMPILED / "cfr" / f"{name}.py" for name in ("blueprint_policy", "features", "mccfr")],
-    _exercise, policy_action)
+    _exercise, policy_action, requires=[CORE_KERNELS, CFR_KERNELS])
 
 
 def ensure_compiled() -> None:

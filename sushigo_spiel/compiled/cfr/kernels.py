@@ -19,7 +19,7 @@ from sushigo_spiel.compiled.jit import KernelSet
 from sushigo_spiel.compiled.rng import new_state
 from sushigo_spiel.compiled.sushi_go import heuristic, knowledge, policies
 from sushigo_spiel.compiled.sushi_go.chance import initial_position, skip_chance
-from sushigo_spiel.compiled.sushi_go.core import ensure_compiled as ensure_core
+from sushigo_spiel.compiled.sushi_go.core import KERNELS as CORE_KERNELS
 from sushigo_spiel.compiled.sushi_go.layout import NUM_ACTIONS, build_spec
 from sushigo_spiel.compiled.sushi_go.moves import legal_actions
 from sushigo_spiel.sushi_go.rules import Rules
@@ -41,7 +41,6 @@ _ENTRIES = {
 def _exercise() -> None:
   """Compiles the entry kernels taking function pointers for their signatures and closes them,
   then calls every entry once (with either abstraction) with the argument types used."""
-  ensure_core()
   for kernel, signature in _ENTRIES.items():
     kernel.compile(signature)
     kernel.disable_compile()
@@ -90,7 +89,7 @@ KERNELS = KernelSet(
                                             "sampling", "utilities")] +
     [_SUSHI_GO / f"{name}.py" for name in ("layout", "scoring", "views")] +
     [_HERE / f"{name}.py" for name in ("features", "mccfr", "subgame")],
-    _exercise, mccfr._iterate)
+    _exercise, mccfr._iterate, requires=[CORE_KERNELS])
 
 
 def ensure_compiled() -> None:
