@@ -35,11 +35,15 @@ into each of its callers (which, kernel after kernel, costs minutes).
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Callable, NamedTuple
 
 import numba
 from numba import types
+from numba.core.types import WrapperAddressProtocol
+from numba.experimental.function_type import _get_wrapper_address
+from numba.extending import typeof_impl
 
 warnings.filterwarnings("ignore", category=numba.NumbaExperimentalFeatureWarning)
 
@@ -87,5 +91,38 @@ GAME = types.Tuple([types.FunctionType(s) for s in (*SIGNATURES, POLICY_ACTION)]
 
 
 def functions(kernels: GameKernels, policy_action: Callable, params) -> tuple:
-  """A game's `GAME` tuple: its kernels, its policy kernel and the policies' parameters."""
-  return (*kernels, policy_action, params)
+  """A game's `GAME` tuple: its kernels, its policy kernel (as `pointer`s) and the policies'
+  parameters."""
+  return (*(pointer(kernel, signature) for kernel, signature in zip(kernels, SIGNATURES)),
+          pointer(policy_action, POLICY_ACTION), params)
+
+
+class FunctionPointer(WrapperAddressProtocol):
+  """A kernel as a first-class function of one signature, its address looked up once per process:
+  numba would look up a kernel passed as such at every call (some 10 microseconds a kernel)."""
+
+  def __init__(self, kernel: Callable, signature):
+    self.kernel, self._signature, self._address = kernel, signature, None
+    self.numba_type = types.FunctionType(signature)
+
+  def __wrapper_address__(self) -> int:
+    if self._address is None:
+      self._address = _get_wrapper_address(self.kernel, self._signature)
+    return self._address
+
+  def signature(self):
+    return self._signature
+
+  def __reduce__(self):  # an address is only good in the process that looked it up
+    return pointer, (self.kernel, self._signature)
+
+
+@typeof_impl.register(FunctionPointer)
+def _typeof_pointer(value: FunctionPointer, context) -> types.FunctionType:
+  return value.numba_type  # made once: numba's own typing makes a new one at every call
+
+
+@functools.cache
+def pointer(kernel: Callable, signature) -> FunctionPointer:
+  """The `FunctionPointer` of `kernel` with `signature` (one per process)."""
+  return FunctionPointer(kernel, signature)

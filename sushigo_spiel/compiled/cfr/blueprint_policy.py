@@ -20,7 +20,7 @@ import numpy as np
 
 from sushigo_spiel.compiled.cfr.features import MAX_FEATURES, action_key, ranked_keys
 from sushigo_spiel.compiled.cfr.kernels import KERNELS as CFR_KERNELS
-from sushigo_spiel.compiled.cfr.mccfr import sample
+from sushigo_spiel.compiled.cfr.mccfr import sample, table_strategy
 from sushigo_spiel.compiled.interface import POLICY_ACTION
 from sushigo_spiel.compiled.jit import KernelSet, njit
 from sushigo_spiel.compiled.rng import new_state
@@ -58,7 +58,6 @@ def blueprint_probabilities(g, pos, player, params, legal, probabilities):
   `probabilities` (both `NUM_ACTIONS` long); returns how many."""
   start = VALUATION_AT + 1
   end = start + int(params[VALUATION_AT])
-  table = params[end:]
   keys, scratch = np.empty(g[NUM_ACTIONS], dtype=np.int64), np.zeros(MAX_FEATURES, dtype=np.int64)
   if end == start:
     count = legal_actions(g, pos, player, legal)
@@ -67,12 +66,7 @@ def blueprint_probabilities(g, pos, player, params, legal, probabilities):
   else:
     count = heuristic_values(g, pos, player, params[start:end], legal, probabilities)
     ranked_keys(g, pos, player, legal, probabilities[:count], keys, scratch)
-  mask, total = len(table) - 1, 0.0
-  for i in range(count):
-    probabilities[i] = table[keys[i] & mask]
-    total += probabilities[i]
-  for i in range(count):
-    probabilities[i] = probabilities[i] / total if total > 0.0 else 1.0 / count
+  table_strategy(params[end:], keys, count, probabilities)
   return count
 
 

@@ -54,7 +54,7 @@ import numpy as np
 from numba import types
 
 from sushigo_spiel.compiled import hashing
-from sushigo_spiel.compiled.interface import ACTIONS, POSITION, SPEC, VALUES
+from sushigo_spiel.compiled.interface import ACTIONS, POSITION, SPEC, VALUES, pointer
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.sushi_go import views
 from sushigo_spiel.compiled.sushi_go.heuristic import heuristic_values
@@ -64,8 +64,8 @@ from sushigo_spiel.compiled.sushi_go.layout import (
     PUDDINGS_AT, ROUND, ROUNDS, TURN, TYPES, VALUE_TABLE)
 
 # `heuristic_values(spec, pos, player, params, legal, values) -> count` and its parameters.
-VALUATION = types.Tuple((types.FunctionType(types.int64(SPEC, POSITION, types.int64, VALUES,
-                                                        ACTIONS, VALUES)), VALUES))
+VALUES_OF = types.int64(SPEC, POSITION, types.int64, VALUES, ACTIONS, VALUES)
+VALUATION = types.Tuple((types.FunctionType(VALUES_OF), VALUES))
 CARD_FEATURES = 3  # numbers per card
 HEADER = 2  # cards left, action
 VALUE_FEATURES = 2  # rank and gap, with a valuation
@@ -252,7 +252,7 @@ def value_features(values, i, best):
 
 def valuation_of(params: np.ndarray) -> tuple:
   """The kernels' `VALUATION` of the heuristic's parameters `params` (empty: the `cards` keys)."""
-  return heuristic_values, params
+  return pointer(heuristic_values, VALUES_OF), params
 
 
 def ranked_features_of(g, pos, player, params, action):

@@ -94,6 +94,18 @@ def sample(probabilities, count, rng):
   return count - 1
 
 
+@njit(inline="always")
+def table_strategy(table, keys, count, probabilities):
+  """Writes to `probabilities` the strategy of an average-weight table `table` at the actions of
+  keys `keys[:count]`: their weights normalised, uniform where they have none."""
+  mask, total = len(table) - 1, 0.0
+  for i in range(count):
+    probabilities[i] = table[keys[i] & mask]
+    total += probabilities[i]
+  for i in range(count):
+    probabilities[i] = probabilities[i] / total if total > 0.0 else 1.0 / count
+
+
 @njit
 def _others(game, g, pos, traverser, regrets, averages, weight, mask, rng, joint, valuation,
             scratch):

@@ -42,7 +42,7 @@ import numpy as np
 
 from sushigo_spiel.compiled import hashing
 from sushigo_spiel.compiled.cfr.features import MAX_FEATURES, action_keys, valuation_of
-from sushigo_spiel.compiled.cfr.mccfr import ES, PROBE, sample
+from sushigo_spiel.compiled.cfr.mccfr import ES, PROBE, sample, table_strategy
 from sushigo_spiel.compiled.interface import (LEGAL_ACTIONS, PLAY, POLICY, POLICY_PARAMETERS,
                                               SKIP_CHANCE)
 from sushigo_spiel.compiled.jit import njit
@@ -105,15 +105,9 @@ def _margin(g, pos, searcher):
 def _blueprint_strategy(g, pos, player, blueprint, valuation, legal, count, probabilities, scratch):
   """The blueprint's probabilities (its weights normalised; uniform where it has none), read with
   the keys of its abstraction (`mccfr.iterate`'s `valuation`)."""
-  mask = len(blueprint) - 1
   keys = np.empty(count, dtype=np.int64)
   action_keys(g, pos, player, legal, count, valuation, keys, scratch)
-  total = 0.0
-  for i in range(count):
-    probabilities[i] = blueprint[keys[i] & mask]
-    total += probabilities[i]
-  for i in range(count):
-    probabilities[i] = probabilities[i] / total if total > 0.0 else 1.0 / count
+  table_strategy(blueprint, keys, count, probabilities)
 
 
 @njit
