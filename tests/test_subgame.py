@@ -13,7 +13,6 @@ from solvers.equilibrium.blueprint import CompiledMCCFR, load_blueprint
 from solvers.equilibrium.game_tree import GameTree
 from solvers.equilibrium.subgame import DEFAULT_BLUEPRINT
 from sushigo_spiel.compiled.cfr import subgame as subgame_kernels
-from sushigo_spiel.compiled.cfr.features import MAX_FEATURES
 from sushigo_spiel.compiled.sushi_go import codec
 from sushigo_spiel.compiled.sushi_go.layout import build_spec
 from sushigo_spiel.compiled.sushi_go.moves import legal_actions
