@@ -35,7 +35,9 @@ from sushigo_spiel.sushi_go.rules import Rules
 
 BLUEPRINT, BLUEPRINT_ARGMAX = len(policies.POLICIES), len(policies.POLICIES) + 1
 POLICIES = {**policies.POLICIES, "blueprint": BLUEPRINT, "blueprint_argmax": BLUEPRINT_ARGMAX}
-PARAMETERISED = ("heuristic", "heuristic_eps", "blueprint", "blueprint_argmax")
+# The names of the policies that read the parameter array: Sushi Go's own, and the blueprint's.
+PARAMETERISED = tuple(name for name, code in POLICIES.items()
+                      if code in policies.PARAMETERISED or code >= BLUEPRINT)
 VALUATION_AT = PARAMETERS_SIZE  # where the valuation's length is, the valuation following
 
 
