@@ -12,10 +12,13 @@ from solvers.equilibrium import exploitability
 from solvers.equilibrium.blueprint import CompiledMCCFR, load_blueprint
 from solvers.equilibrium.game_tree import GameTree
 from solvers.equilibrium.subgame import DEFAULT_BLUEPRINT
+from solvers.search.rollouts import compiled_policy_parameters
 from sushigo_spiel.compiled.cfr import subgame as subgame_kernels
+from sushigo_spiel.compiled.rng import new_state
 from sushigo_spiel.compiled.sushi_go import codec
-from sushigo_spiel.compiled.sushi_go.layout import build_spec
+from sushigo_spiel.compiled.sushi_go.layout import PUDDINGS_AT, build_spec
 from sushigo_spiel.compiled.sushi_go.moves import legal_actions
+from sushigo_spiel.compiled.sushi_go.policies import POLICIES
 from sushigo_spiel.reduced_games import load_reduced
 
 
@@ -99,6 +102,45 @@ def test_same_seed_same_policy_and_another_seed_differs():
   assert policies[0] != policies[2]
 
 
+def _round_end_position(seed):
+  """A full two-player game's position just after its first round, before the next deal."""
+  game = pyspiel.load_game("python_sushi_go(players=2)")
+  rng = np.random.default_rng(seed)
+  state = _deal(game.new_initial_state(), rng)
+  while not state.is_chance_node():
+    state.apply_actions([int(rng.choice(state.legal_actions(p))) for p in range(2)])
+  spec = build_spec(game.rules)
+  return spec, codec.encode(game.rules, spec, state.table())
+
+
+def test_common_rollout_seeds_value_a_pudding_by_its_worth_alone():
+  """Two round ends of one world that differ in one Pudding of the searcher: with common random
+  numbers and random continuations, each playout sees the same deals and picks from both, so the
+  values differ by the Pudding's worth at the end of a two-player game (0 or 6 points of margin
+  a playout); with independent playouts the deals' noise swamps it."""
+  spec, base = _round_end_position(seed=7)
+  more = base.copy()
+  more[spec[PUDDINGS_AT]] += 1
+  settings = np.zeros(subgame_kernels.SETTINGS, dtype=np.int64)
+  settings[subgame_kernels.ROLLOUTS] = rollouts = 4
+  random_play = np.array([POLICIES["random"]], dtype=np.int64)
+  blueprint = load_blueprint(DEFAULT_BLUEPRINT)
+  params = compiled_policy_parameters("python_sushi_go")
+
+  def worth(salt, seed):
+    settings[subgame_kernels.ROLLOUT_SALT] = salt
+    stream = new_state(seed)  # without a salt, the second leaf draws where the first stopped
+    values = [subgame_kernels.leaf_values(spec, pos, 3, random_play, blueprint.averages,
+                                          blueprint.valuation, params, settings, stream)
+              for pos in (more, base)]
+    return float(values[0][0] - values[1][0])
+
+  common = [worth(salt, seed) for salt, seed in zip(range(10), range(10, 20))]
+  assert all(value * rollouts / 6 in range(rollouts + 1) for value in common), common
+  independent = [worth(-1, seed) for seed in range(10)]
+  assert not all(0 <= value <= 6 for value in independent), independent
+
+
 @pytest.mark.parametrize("params, message", [
     (dict(iterations=0), "'iterations' is 0; allowed: an integer >= 1"),
     (dict(worlds=2.5), "'worlds' is 2.5; allowed: an integer >= 1"),
@@ -108,6 +150,7 @@ def test_same_seed_same_policy_and_another_seed_differs():
     (dict(walk="os"), "allowed: probe, es"),
     (dict(prior="heuristic"), "allowed: blueprint, uniform"),
     (dict(final="mode"), "allowed: average, argmax"),
+    (dict(rollout_seeds="fresh"), "allowed: common, independent"),
     (dict(continuations="blueprint/oracle"), "allowed: distinct names among blueprint"),
     (dict(continuations="greedy/greedy"), "distinct names"),
     (dict(path="no/such/file.npz"), "needs parameter 'path', a saved blueprint file"),

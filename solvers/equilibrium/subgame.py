@@ -41,6 +41,8 @@ Parameters (`SubgameBot.PARAMETERS`):
   continuations  "/"-separated strategies at the leaves: blueprint, heuristic, greedy, random;
                  the searcher plays the first, the opponent chooses among all
   rollouts       playouts per leaf estimate and continuation
+  rollout_seeds  common (playout r of every leaf of a world drawn from one seeded stream, so leaf
+                 values differ by what differs, not by the deals) | independent
   prior          blueprint | uniform: what regret matching plays with no positive regret
   final          average (draw from the root's average strategy) | argmax (its likeliest action)
 """
@@ -68,6 +70,7 @@ CONTINUATIONS = {"blueprint": subgame.BLUEPRINT, "heuristic": POLICIES["heuristi
 PRIORS = {"blueprint": subgame.BLUEPRINT, "uniform": subgame.UNIFORM}
 SUBGAME_WALKS = ("probe", "es")
 FINALS = ("average", "argmax")
+ROLLOUT_SEEDS = ("common", "independent")
 TABLE_BITS = 18  # regret and average slots per solve: 2**18 each
 MEMO_BITS = 14  # leaf estimates memoised per solve (half of 2**14 at most)
 CHUNK = 4  # iterations between two looks at the clock
@@ -84,8 +87,9 @@ class SubgameBot(Bot):
       "depth": 0,
       "worlds": 16,
       "walk": "probe",
-      "continuations": "blueprint/heuristic/greedy",
+      "continuations": "blueprint",
       "rollouts": 2,
+      "rollout_seeds": "common",
       "prior": "blueprint",
       "final": "average",
   }
@@ -105,7 +109,8 @@ class SubgameBot(Bot):
     if params["seconds"] < 0:
       raise ValueError(f"parameter 'seconds' is {params['seconds']}; allowed: a number >= 0")
     self._clock = budget_clock(params["clock"])
-    for name, allowed in (("walk", SUBGAME_WALKS), ("prior", PRIORS), ("final", FINALS)):
+    for name, allowed in (("walk", SUBGAME_WALKS), ("prior", PRIORS), ("final", FINALS),
+                          ("rollout_seeds", ROLLOUT_SEEDS)):
       if params[name] not in allowed:
         raise ValueError(f"parameter {name!r} is {params[name]!r}; allowed: {', '.join(allowed)}")
     names = str(params["continuations"]).split("/")
@@ -147,6 +152,8 @@ class SubgameBot(Bot):
     root_keys = np.array([[subgame.root_key(spec, w, p) for p in range(2)] for w in worlds],
                          dtype=np.int64)
     self.settings[subgame.ROOT_ROUND] = table.round
+    common = self.params["rollout_seeds"] == "common"
+    self.settings[subgame.ROLLOUT_SALT] = self.rng.integers(1 << 62) if common else -1
     depth = int(self.params["depth"])
     self.settings[subgame.STOP_TURN] = pos[TURN] + depth if depth else spec[HAND_SIZE]
     # Fresh zeroed tables at each solve: large zeroed allocations are mapped lazily, so a solve

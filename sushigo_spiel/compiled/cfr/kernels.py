@@ -33,6 +33,8 @@ _ENTRIES = {
     subgame._iterate: types.void(GAME, SPEC, types.int32[:, ::1], types.int64[:, ::1], VALUES,
                                  VALUES, VALUES, _VALUATION, ACTIONS, ACTIONS,
                                  types.float64[:, ::1], ACTIONS, ACTIONS, _INT, _INT, STREAM),
+    subgame._leaf_entry: types.void(GAME, SPEC, POSITION, _INT, ACTIONS, VALUES, _VALUATION,
+                                    ACTIONS, STREAM, VALUES),
     subgame._blueprint_entry: types.void(SPEC, POSITION, _INT, VALUES, _VALUATION, ACTIONS, _INT,
                                          VALUES),
 }
@@ -74,6 +76,7 @@ def _exercise_subgame(spec, valuation, params) -> None:
   subgame.iterate(spec, worlds, root_keys, *tables, valuation, continuations, params, memo_keys,
                   memo_values, np.zeros(1, dtype=np.int64), settings, 0, 1, rng)
   subgame.root_weights(spec, root_keys[0, 0], tables[1], np.zeros(1, dtype=np.int64))
+  subgame.leaf_values(spec, pos, 0, continuations, tables[2], valuation, params, settings, rng)
   legal = np.zeros(spec[NUM_ACTIONS], dtype=np.int64)
   probabilities = np.zeros(spec[NUM_ACTIONS])
   count = legal_actions(spec, pos, 0, legal)

@@ -23,6 +23,12 @@ continuation j is the margin so far plus the mean over `rollouts` playouts of wh
 gains after the leaf, memoised in an open-addressing table: at a round's end per (world, round,
 Puddings), since the rounds after it depend on the rest only through the Puddings (the deck is
 fixed in a world); in mid-round per (world, path). With one continuation there is no choice.
+With a salt (`settings[ROLLOUT_SALT]` >= 0) the playouts use common random numbers: playout r of
+every leaf of a world, for every continuation, draws from one stream seeded by (salt, world, r).
+Leaves that differ only in a few cards then see the same deals and (where the continuations
+agree) the same play after them, so the differences between their values, which are what the
+regrets compare, lose most of the deals' noise: between two round ends that differ in Puddings,
+what is left is the Puddings' worth.
 
 Walks: external sampling (ES: every action of the traverser, the other sampled) or probes (PROBE:
 one action of the traverser followed, the others valued by a playout on the current strategies to
@@ -46,6 +52,7 @@ from sushigo_spiel.compiled.cfr.mccfr import ES, PROBE, sample, table_strategy
 from sushigo_spiel.compiled.interface import (LEGAL_ACTIONS, PLAY, POLICY, POLICY_PARAMETERS,
                                               SKIP_CHANCE)
 from sushigo_spiel.compiled.jit import njit
+from sushigo_spiel.compiled.rng import seed_state
 from sushigo_spiel.compiled.sampling import pick_uniformly
 from sushigo_spiel.compiled.sushi_go import views
 from sushigo_spiel.compiled.sushi_go.core import game_functions
@@ -57,9 +64,9 @@ from sushigo_spiel.compiled.sushi_go.scoring import scores
 BLUEPRINT = -1  # the continuation (and prior) code of the blueprint's policy
 UNIFORM = -2  # the prior code of the uniform strategy
 # `settings`: the searcher, its round, the turn where leaves begin, the walk, rollouts per leaf
-# estimate, the prior.
-SEARCHER, ROOT_ROUND, STOP_TURN, WALK, ROLLOUTS, PRIOR = range(6)
-SETTINGS = 6
+# estimate, the prior, the salt of the leaves' common random numbers (< 0: none).
+SEARCHER, ROOT_ROUND, STOP_TURN, WALK, ROLLOUTS, PRIOR, ROLLOUT_SALT = range(7)
+SETTINGS = 7
 _LEAF_MARK = 0x1EAF  # folded into a key: the opponent's choice of continuation
 _ROUND_END_MARK = 0xE0D
 
@@ -198,12 +205,15 @@ def _leaf_values(game, g, pos, world, history, continuations, blueprint, valuati
     for j in range(len(continuations)):
       out[j] = now + memo_values[slot, j]
     return
-  rollouts = settings[ROLLOUTS]
+  rollouts, salt = settings[ROLLOUTS], settings[ROLLOUT_SALT]
+  stream = rng if salt < 0 else np.empty(4, dtype=np.uint64)
   for j in range(len(continuations)):
     total = 0.0
-    for _ in range(rollouts):
+    for r in range(rollouts):
+      if salt >= 0:
+        seed_state(stream, np.uint64(_mix(_mix(salt, world), r)))
       total += _playout_margin(game, g, pos.copy(), searcher, continuations[0], continuations[j],
-                               blueprint, valuation, rng, scratch) - now
+                               blueprint, valuation, stream, scratch) - now
     out[j] = total / rollouts
     if slot >= 0:
       memo_values[slot, j] = out[j]
@@ -334,6 +344,24 @@ def blueprint_strategy(g, pos, player, blueprint, blueprint_params, legal, count
   (its prior and continuation), in `probabilities` (for tests and inspection)."""
   _blueprint_entry(g, pos, player, blueprint, valuation_of(blueprint_params), legal, count,
                    probabilities)
+
+
+def leaf_values(g, pos, world, continuations, blueprint, blueprint_params, params, settings, rng):
+  """The searcher's (`settings[SEARCHER]`) value of the leaf `pos` of world number `world` for
+  each of the `continuations` of its opponent, estimated afresh (for tests and inspection)."""
+  out = np.empty(len(continuations))
+  _leaf_entry(game_functions(params), g, pos, world, continuations, blueprint,
+              valuation_of(blueprint_params), settings, rng, out)
+  return out
+
+
+@njit
+def _leaf_entry(game, g, pos, world, continuations, blueprint, valuation, settings, rng, out):
+  memo_keys = np.zeros(2, dtype=np.int64)
+  memo_used = np.ones(1, dtype=np.int64)  # half full: nothing memoised
+  _leaf_values(game, g, pos, world, np.int64(0), continuations, blueprint, valuation, memo_keys,
+               np.zeros((2, len(continuations))), memo_used, settings, rng,
+               np.zeros(MAX_FEATURES, dtype=np.int64), out)
 
 
 @njit
