@@ -7,6 +7,7 @@ import numpy as np
 import pyspiel
 import pytest
 
+from experiments.solving import pudding_worth
 from solvers import make_bot
 from solvers.equilibrium import exploitability
 from solvers.equilibrium.blueprint import CompiledMCCFR, load_blueprint
@@ -105,12 +106,8 @@ def test_same_seed_same_policy_and_another_seed_differs():
 def _round_end_position(seed):
   """A full two-player game's position just after its first round, before the next deal."""
   game = pyspiel.load_game("python_sushi_go(players=2)")
-  rng = np.random.default_rng(seed)
-  state = _deal(game.new_initial_state(), rng)
-  while not state.is_chance_node():
-    state.apply_actions([int(rng.choice(state.legal_actions(p))) for p in range(2)])
   spec = build_spec(game.rules)
-  return spec, codec.encode(game.rules, spec, state.table())
+  return spec, codec.encode(game.rules, spec, pudding_worth.round_end(game, 1, seed))
 
 
 def test_common_rollout_seeds_value_a_pudding_by_its_worth_alone():
