@@ -32,6 +32,8 @@ state kept in the tableau rows.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from sushigo_spiel.compiled.hand_ranking import hand_ways
@@ -74,7 +76,14 @@ FREE_WASABI, NIGIRI_BONUS = 0, 1
 
 
 def build_spec(rules: Rules) -> np.ndarray:
-  """The spec of a game (see the module docstring), from its checked `Rules`."""
+  """The spec of a game (see the module docstring), from its checked `Rules`: a fresh copy of the
+  one built for equal rules (bots that are built per information set ask for it thousands of
+  times)."""
+  return _spec_of(rules).copy()
+
+
+@functools.lru_cache(maxsize=64)
+def _spec_of(rules: Rules) -> np.ndarray:
   n, types, size, rounds = rules.num_players, rules.num_types, rules.hand_size, rules.rounds
   hands, turns = rules.dealt_hands, rules.rounds * rules.hand_size
   ways = hand_ways(rules.deck, size) if rules.deal == "hand" else [[1]]
