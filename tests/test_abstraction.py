@@ -31,7 +31,7 @@ def _clones(game, seed: int):
 
 
 def abstractions(game):
-  return [A.Identity(game.dynamics), A.Canonical(), A.Buckets(3),
+  return [A.Identity(game.dynamics), A.Canonical(), A.Buckets(3), A.Ahead(2),
           A.KMeans(12).fit(game.rules, seed=0, samples=300)]
 
 
@@ -127,12 +127,28 @@ def test_lossy_abstractions_shrink_with_their_size_knob(four_card_tree):
   identity = distinct_keys(A.Identity(game.dynamics), game, tree)
   canonical = distinct_keys(A.Canonical(), game, tree)
   buckets = [distinct_keys(A.Buckets(n), game, tree) for n in (1, 2, 4)]
+  ahead = [distinct_keys(A.Ahead(n), game, tree) for n in (1, 2, 4)]
   kmeans = [distinct_keys(A.KMeans(k).fit(game.rules, seed=3, samples=400), game, tree)
             for k in (2, 50)]
   assert identity == tree.num_infosets
   assert canonical < identity
   assert buckets[0] < buckets[1] <= buckets[2] <= identity
+  assert ahead[0] < ahead[1] <= ahead[2] <= identity
+  assert all(b < a for b, a in zip(buckets, ahead))
   assert kmeans[0] < kmeans[1] <= identity
+
+
+def test_ahead_refines_buckets_with_the_hands_still_to_come(four_card_tree):
+  """Every `ahead:N` key lies within one `buckets:N` key, and from the second turn on it holds
+  the opponent's hand (with two players, the hand the player passed, less the opponent's pick)."""
+  game, tree = four_card_tree
+  coarser = {}
+  for table, player in zip(tree.infoset_tables, tree.infoset_player):
+    player = int(player)
+    key = A.Ahead(4).key(game.rules, table, player)
+    assert coarser.setdefault(key, A.Buckets(4).key(game.rules, table, player)) == key[:-1]
+    expected = ((1 - player, tuple(table.hands[1 - player])),) if table.turn > 0 else ()
+    assert key[-1] == expected
 
 
 def test_kmeans_is_deterministic_for_a_seed(four_card_tree):
@@ -160,8 +176,8 @@ def test_lifted_policy_is_uniform_at_unseen_keys():
 
 
 @pytest.mark.parametrize("name", ["kmeans", "buckets:", "buckets:x", "buckets:0", "foo",
-                                  "kmeans:0", "identity:2"])
+                                  "kmeans:0", "identity:2", "ahead:0", "ahead:x"])
 def test_unknown_abstraction_names_the_allowed_ones(name):
   game = scripted_game()
-  with pytest.raises(ValueError, match=r"allowed: identity, canonical, buckets:N, kmeans:K|must be 1"):
+  with pytest.raises(ValueError, match=r"allowed: identity, canonical, buckets:N, ahead:N, kmeans:K|must be 1"):
     A.make_abstraction(name, game)

@@ -158,6 +158,47 @@ def test_approximate_bound_is_reported_beside_the_exact_gain(tmp_path, tiny_tree
   assert "| tiny | random |" in summary
 
 
+ABSTRACTION = """
+[experiment]
+name = "abstraction"
+kind = "abstraction"
+seed = 5
+games = ["tiny"]
+
+[abstraction]
+algorithm = "cfr+"
+iterations = 30
+abstractions = ["buckets:1", "ahead:1", "cards"]
+blueprint_iterations = 100
+"""
+
+
+def test_abstraction_curve_judges_both_kinds_of_keys_as_their_solvers_run_directly(tmp_path,
+                                                                                   tiny_tree):
+  """Information-set abstractions solved by CFR+, the action-centred `cards` by compiled
+  es-mccfr: each unit's size and NashConv are those of its solver run directly."""
+  from solvers.equilibrium.blueprint import CompiledMCCFR  # pylint: disable=import-outside-toplevel
+  from solvers.equilibrium.cfr import CFRPlus  # pylint: disable=import-outside-toplevel
+  from solvers.equilibrium.abstraction import make_abstraction  # pylint: disable=import-outside-toplevel
+  run_dir = solving.run(write(tmp_path, ABSTRACTION), out=tmp_path / "run", quiet=True)
+  entries = {e["abstraction"]: e for e in results(run_dir)}
+  game = reduced_games.load_reduced("tiny")
+  for name in ("buckets:1", "ahead:1"):
+    solver = CFRPlus(game, make_abstraction(name, game), tree=tiny_tree).run(iterations=30)
+    figure = exploitability.nash_conv(tiny_tree, solver.average_policy_array()).nash_conv
+    assert entries[name]["abstract_infosets"] == len(solver.average_strategy())
+    assert entries[name]["nash_conv"] == pytest.approx(figure, abs=1e-12)
+  assert entries["buckets:1"]["abstract_infosets"] < entries["ahead:1"]["abstract_infosets"]
+  seed = int(np.random.SeedSequence(5, spawn_key=(entries["cards"]["unit"],)).generate_state(1)[0])
+  solver = CompiledMCCFR(game, "es-mccfr", seed=seed, abstraction="cards",
+                         table_bits=18).run(iterations=100)
+  assert entries["cards"]["algorithm"] == "es-mccfr" and entries["cards"]["iterations"] == 100
+  assert entries["cards"]["abstract_infosets"] == solver.occupied
+  assert entries["cards"]["nash_conv"] == pytest.approx(exploitability.nash_conv(
+      tiny_tree, tiny_tree.policy_array(solver.policy())).nash_conv, abs=1e-12)
+  assert "| tiny | cards |" in (run_dir / solving.SUMMARY_MD).read_text()
+
+
 @pytest.mark.parametrize("edit, message", [
     (('kind = "convergence"', 'kind = "race"'),
      "experiment.kind: expected one of 'convergence', 'abstraction', 'exploitability',"
@@ -165,6 +206,7 @@ def test_approximate_bound_is_reported_beside_the_exact_gain(tmp_path, tiny_tree
     (('"cfr+", "os-mccfr"]', '"cfr+", "cfr-"]'), "convergence.algorithms[2]: expected one of"),
     (("checkpoints = 4", 'checkpoints = 4\nabstraction = "buckets:x"'), "convergence.abstraction:"),
     ((", os-mccfr = 300 }", " }"), "convergence.iterations: no iterations for os-mccfr"),
+    (("checkpoints = 4", 'checkpoints = 4\nabstraction = "cards"'), "convergence.abstraction:"),
     (('games = ["tiny"]', 'games = ["huge"]'), "experiment.games[0]: expected a reduced game"),
     (("[convergence]", "[convergence]\nrounds = 2"), "convergence.rounds: unknown key"),
 ])
@@ -181,3 +223,10 @@ def test_cli_tells_a_solving_config_from_a_tournament(tmp_path):
   text = tournament.read_text().replace('[experiment]\n', '[experiment]\nkind = "tournament"\n')
   assert runner.experiment_kind(write(tmp_path, text)) == "tournament"
   assert tournament_config.parse(text).hash == tournament_config.load(tournament).hash
+
+
+def test_abstraction_curve_refuses_an_unknown_abstraction_naming_both_kinds():
+  with pytest.raises(config_lib.ConfigError, match=r"abstraction.abstractions\[2\]: .*allowed:"
+                     r" identity, canonical, buckets:N, ahead:N.*; or an action-centred one:"
+                     r" cards, cards\+rank"):
+    solving.parse(ABSTRACTION.replace('"cards"]', '"hands"]'))

@@ -2,12 +2,19 @@
 
 For each game and abstraction, one unit solves the abstracted game and measures the exploitability
 (NashConv where that is not defined) of its average policy in the real game, beside the number of
-abstract information sets it has: Waugh et al. (2009)'s curve.
+keys it has: Waugh et al. (2009)'s curve.
 
   [abstraction]
   algorithm = "cfr+"
   iterations = 500
-  abstractions = ["identity", "canonical", "buckets:1", "buckets:3", "kmeans:50", ...]
+  abstractions = ["identity", "canonical", "buckets:1", "ahead:2", "kmeans:50", "cards", ...]
+  blueprint_iterations = 1000   # optional: for the action-centred `cards` and `cards+rank`
+
+The abstractions of `solvers.equilibrium.abstraction` key information sets and are solved by
+`algorithm`. The blueprint's action-centred abstractions (`cards`, `cards+rank`) key each legal
+action by its context, so they have no abstract information sets and only sampled solvers on the
+compiled core: they are trained by compiled external-sampling MCCFR (linear averaging) for
+`blueprint_iterations`, and their size is the number of keys met (slots in use).
 """
 
 from __future__ import annotations
@@ -19,12 +26,15 @@ import pyspiel
 from matplotlib.figure import Figure
 
 from experiments import config as config_lib
+from solvers.equilibrium import blueprint
 from experiments.solving import figures
 from experiments.solving import measures
 from experiments.solving.kind import Kind, Report, SolvingConfig, Unit
 
-KEYS = ("algorithm", "iterations", "abstractions")
+KEYS = ("algorithm", "iterations", "abstractions", "blueprint_iterations")
 PLOTS = "abstraction"
+BLUEPRINT_ALGORITHM = "es-mccfr"
+BLUEPRINT_TABLE_BITS = 18  # 262,144 slots: far more than the reduced games' action keys
 
 
 def parse_section(section: config_lib.Section) -> dict[str, Any]:
@@ -32,9 +42,16 @@ def parse_section(section: config_lib.Section) -> dict[str, Any]:
   algorithm = section.choice("algorithm", measures.ALGORITHMS)
   abstractions = section.string_list("abstractions")
   for i, abstraction in enumerate(abstractions):
-    measures.check_abstraction(abstraction, f"{section.key_path('abstractions')}[{i}]")
+    if abstraction in blueprint.ABSTRACTIONS:
+      continue
+    try:
+      measures.check_abstraction(abstraction, f"{section.key_path('abstractions')}[{i}]")
+    except config_lib.ConfigError as e:
+      raise config_lib.ConfigError(f"{e}; or an action-centred one:"
+                                   f" {', '.join(blueprint.ABSTRACTIONS)}") from None
   return {"algorithm": algorithm, "abstractions": abstractions,
-          "iterations": section.integer("iterations", minimum=1)}
+          "iterations": section.integer("iterations", minimum=1),
+          "blueprint_iterations": section.integer("blueprint_iterations", minimum=1, default=1000)}
 
 
 def units(config: SolvingConfig, label: str) -> list[Unit]:
@@ -43,26 +60,44 @@ def units(config: SolvingConfig, label: str) -> list[Unit]:
 
 def run_unit(config: SolvingConfig, game: pyspiel.Game, unit: Unit, seed: int) -> dict[str, Any]:
   abstraction = unit["abstraction"]
+  if abstraction in blueprint.ABSTRACTIONS:
+    return _run_action_centred(config, game, abstraction, seed)
   solver = measures.make_solver(config.section["algorithm"], game, abstraction, seed)
   solver.run(iterations=config.section["iterations"])
-  return {"family": abstraction.split(":")[0], "abstract_infosets": len(solver.average_strategy()),
+  return {"family": abstraction.split(":")[0], "algorithm": config.section["algorithm"],
+          "abstract_infosets": len(solver.average_strategy()),
           "iterations": solver.iterations, "seconds": round(solver.seconds, 4),
           **measures.solver_nash_conv(game, solver)}
 
 
+def _run_action_centred(config: SolvingConfig, game: pyspiel.Game, abstraction: str,
+                        seed: int) -> dict[str, Any]:
+  """A blueprint abstraction's unit: compiled es-mccfr, its keys met, its policy's NashConv."""
+  solver = blueprint.CompiledMCCFR(game, BLUEPRINT_ALGORITHM, seed=seed, abstraction=abstraction,
+                                   table_bits=BLUEPRINT_TABLE_BITS)
+  solver.run(iterations=config.section["blueprint_iterations"])
+  game_tree = measures.tree(game)
+  return {"family": abstraction, "algorithm": BLUEPRINT_ALGORITHM,
+          "abstract_infosets": solver.occupied, "iterations": solver.iterations,
+          "seconds": round(solver.seconds, 4),
+          **measures.nash_conv(game_tree, game_tree.policy_array(solver.policy()))}
+
+
 def report(config: SolvingConfig, results: list[dict], plots: pathlib.Path) -> Report:
-  del config
-  rows = [["game", "abstraction", "family", "abstract_infosets", "iterations", "seconds",
-           "nash_conv", "exploitability"]]
-  lines = ["| game | abstraction | abstract information sets | exploitability (NashConv) |",
-           "|---|---|---|---|"]
+  rows = [["game", "abstraction", "family", "algorithm", "abstract_infosets", "iterations",
+           "seconds", "nash_conv", "exploitability"]]
+  lines = ["Keys: abstract information sets, or for the action-centred `cards` and `cards+rank`"
+           " the action keys met in training.", "",
+           "| game | abstraction | keys | algorithm, iterations | exploitability (NashConv) |",
+           "|---|---|---|---|---|"]
   results = sorted(results, key=lambda r: (r["game"], r["abstract_infosets"]))
   for r in results:
-    rows.append([r["game"], r["abstraction"], r["family"], r["abstract_infosets"],
+    algorithm = r.get("algorithm", config.section["algorithm"])
+    rows.append([r["game"], r["abstraction"], r["family"], algorithm, r["abstract_infosets"],
                  r["iterations"], r["seconds"], r["nash_conv"], r.get("exploitability", "")])
     name, value = figures.measure(r)
     lines.append(f"| {r['game']} | {r['abstraction']} | {r['abstract_infosets']:,} |"
-                 f" {figures.number(value)} ({name}) |")
+                 f" {algorithm}, {r['iterations']:,} | {figures.number(value)} ({name}) |")
   return rows, lines + figures.plots_by_game(results, plots, PLOTS, "Abstractions", _plot)
 
 
@@ -77,7 +112,7 @@ def _plot(path: pathlib.Path, game: str, entries: list[dict]) -> None:
     members.sort(key=lambda e: e["abstract_infosets"])
     ax.plot([e["abstract_infosets"] for e in members], [figures.measure(e)[1] for e in members],
             marker="o", label=family)
-  figures.log_log(ax, "abstract information sets")
+  figures.log_log(ax, "keys (abstract information sets, or action keys)")
   ax.set_ylabel(figures.measure(entries[0])[0] + " in the real game")
   ax.legend()
   ax.set_title(f"Abstraction size against exploitability, {game}")

@@ -18,6 +18,8 @@ Named abstractions (`make_abstraction(name, game)`; `identity` for both games, t
              as `information_state_string`).
   canonical  lossless; forgets the order of past events but keeps everything payoff-relevant.
   buckets:N  lossy, coarser as N falls: capped counts and scoring-relevant summaries.
+  ahead:N    lossy, finer than `buckets:N`: its key plus the hands the player has seen and will
+             still pick from this round, counts capped at N.
   kmeans:K   lossy: k-means clusters (K) of information-set feature vectors, fitted on sampled
              positions with a seed.
   summary:N  lossy, for the full game: own tableau summaries and Maki and Pudding leads (clipped
@@ -61,7 +63,7 @@ from sushigo_spiel.sushi_go import rules as R
 from sushigo_spiel.sushi_go.cards import Kind
 from sushigo_spiel.sushi_go.knowledge import knowledge
 
-NAMES = ("identity", "canonical", "buckets:N", "kmeans:K", "summary:N")
+NAMES = ("identity", "canonical", "buckets:N", "ahead:N", "kmeans:K", "summary:N")
 
 
 class Abstraction:
@@ -148,6 +150,29 @@ class Buckets(Abstraction):
         f.maki_lead, f.pudding_lead, math.floor(f.points_lead * n / 10))])
     return (player, table.round, table.turn, tuple(R.legal_actions(rules, table, player)), hand,
             f.tempura % 2, f.sashimi % 3, min(f.dumplings, n), f.free_wasabi, f.chopsticks, leads)
+
+
+class Ahead(Buckets):
+  """Lossy, between `buckets:N` and `canonical`: the `buckets:N` key plus the hands the player
+  has seen this round, by holder, counts capped at N.
+
+  A seen hand is one the player has held (it passed it on): the cards in it are the cards still to
+  come round to the player, the ones sets can be completed from and denied with. With two players
+  it is, from a round's second turn on, the opponent's whole hand, so the key then holds both
+  hands and forgets only the tableaus' detail beyond the scoring summaries, past rounds, and the
+  unseen pool.
+  """
+
+  def __init__(self, cap: int):
+    if cap < 1:
+      raise ValueError(f"abstraction 'ahead:{cap}': N must be 1 or more")
+    super().__init__(cap)
+    self.name = f"ahead:{cap}"
+
+  def key(self, rules, table, player):
+    seen = tuple([(holder, tuple([min(c, self.cap) for c in hand]))
+                  for holder, hand in knowledge(rules, table, player).seen])
+    return super().key(rules, table, player) + (seen,)
 
 
 class KMeans(Abstraction):
@@ -266,9 +291,11 @@ def _named_abstraction(name, game, seed, arrays) -> Abstraction:
     return Identity(game.dynamics)
   if name == "canonical":
     return Canonical()
-  if kind in ("buckets", "kmeans", "summary") and size.isdigit():
+  if kind in ("buckets", "ahead", "kmeans", "summary") and size.isdigit():
     if kind == "buckets":
       return Buckets(int(size))
+    if kind == "ahead":
+      return Ahead(int(size))
     if kind == "summary":
       return Summary(int(size))
     if arrays:
