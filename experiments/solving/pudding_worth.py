@@ -70,7 +70,7 @@ def worths(pair: str, rounds: int, positions: int, playouts: int, blueprint_path
       pos = level.copy()
       pos[spec[PUDDINGS_AT]] = lead
       values.append(subgame.leaf_values(spec, pos, 0, continuations, blueprint.averages,
-                                        blueprint.valuation, params, settings, new_state(seed))[-1])
+                                        blueprint.valuation, params, settings, new_state(seed))[-1, 0])
     out[row] = np.array(values[1:]) - values[0]
   return out
 

@@ -15,7 +15,16 @@ pick can say anything about the hand the opponent holds (the earlier rounds' car
 table, so the unseen cards are known as a multiset), and from the second turn on the player has
 seen both hands, so there is a single world (the deck left for later rounds is known too). The
 blueprint's reach probabilities, which Libratus-style solvers use to weight worlds, therefore do
-not enter; with more players they would, and the bot refuses more players.
+not enter. With three to five players the player has not seen the hands that have not yet come
+round to it, and the other players' picks from them say something about them; the worlds are
+still drawn uniformly among the deals consistent with what the player saw, not weighted by the
+blueprint's reach probabilities of those picks: an approximation of the belief, as in
+determinized search.
+
+Players. Each player's objective in the subgame is its margin (its points minus the mean of the
+others'). With more than two players the game is general sum: the solve converges to no
+equilibrium in general (CFR's guarantees are for two-player zero-sum games), and there is one
+continuation strategy, the first of `continuations`, played by everyone at the leaves.
 
 Guarantees. This is unsafe re-solving: the subgame is solved as if the opponent knew which hand
 the searcher holds and the belief were common knowledge, with no gadget or margin constraint
@@ -39,7 +48,8 @@ Parameters (`SubgameBot.PARAMETERS`):
   worlds         root worlds drawn at a round's first turn (one world afterwards)
   walk           probe (external sampling with probes) | es (external sampling)
   continuations  "/"-separated strategies at the leaves: blueprint, heuristic, greedy, random;
-                 the searcher plays the first, the opponent chooses among all
+                 the searcher plays the first, the opponent chooses among all (two players;
+                 with more, one name)
   rollouts       playouts per leaf estimate and continuation
   rollout_seeds  common (playout r of every leaf of a world drawn from one seeded stream, so leaf
                  values differ by what differs, not by the deals) | independent
@@ -98,8 +108,8 @@ class SubgameBot(Bot):
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
     super().__init__(game, player_id, seed, **params)
     rules, params = self.rules, self.params
-    if rules.num_players != 2 or rules.robot:
-      raise ValueError(f"the subgame bot plays two-player Sushi Go without the robot; got {game}")
+    if rules.robot:
+      raise ValueError(f"the subgame bot plays Sushi Go without the robot; got {game}")
     for name in ("iterations", "worlds", "rollouts"):
       if params[name] != int(params[name]) or params[name] < 1:
         raise ValueError(f"parameter {name!r} is {params[name]}; allowed: an integer >= 1")
@@ -118,6 +128,10 @@ class SubgameBot(Bot):
     if unknown or len(set(names)) != len(names):
       raise ValueError(f"parameter 'continuations' is {params['continuations']!r}; allowed:"
                        f" distinct names among {', '.join(CONTINUATIONS)} joined by '/'")
+    if len(names) > 1 and rules.num_players > 2:
+      raise ValueError(f"parameter 'continuations' is {params['continuations']!r}; allowed with"
+                       f" {rules.num_players} players: one of {', '.join(CONTINUATIONS)} (the"
+                       " choice among several is a two-player, zero-sum device)")
     self.blueprint = self.load_saved(load_blueprint, "blueprint")
     self.check_trained_for(self.blueprint.game, "blueprint")
     ensure_compiled()
@@ -149,8 +163,8 @@ class SubgameBot(Bot):
     spec, player = self.spec, self.player_id
     pos = codec.encode(self.rules, spec, table)
     worlds = self._worlds(pos)
-    root_keys = np.array([[subgame.root_key(spec, w, p) for p in range(2)] for w in worlds],
-                         dtype=np.int64)
+    root_keys = np.array([[subgame.root_key(spec, w, p) for p in range(self.rules.num_players)]
+                          for w in worlds], dtype=np.int64)
     self.settings[subgame.ROOT_ROUND] = table.round
     common = self.params["rollout_seeds"] == "common"
     self.settings[subgame.ROLLOUT_SALT] = self.rng.integers(1 << 62) if common else -1
@@ -163,7 +177,8 @@ class SubgameBot(Bot):
                  self.blueprint.averages, self.blueprint.valuation, self.continuations,
                  self.heuristic_parameters,
                  np.zeros(1 << MEMO_BITS, dtype=np.int64),
-                 np.zeros((1 << MEMO_BITS, len(self.continuations))), np.zeros(1, dtype=np.int64),
+                 np.zeros((1 << MEMO_BITS, len(self.continuations), self.rules.num_players)),
+                 np.zeros(1, dtype=np.int64),
                  self.settings)
     seconds, done = self.params["seconds"], 0
     if seconds > 0:
@@ -182,7 +197,7 @@ class SubgameBot(Bot):
     """The root worlds: the position itself when the player has seen every hand of the round,
     else `worlds` determinizations."""
     spec, player = self.spec, self.player_id
-    if all(hand_seen(spec, pos, player, k) for k in range(2)):
+    if all(hand_seen(spec, pos, player, k) for k in range(self.rules.num_players)):
       return pos[None, :].copy()
     return np.stack([determinize(spec, pos, player, self.stream)
                      for _ in range(int(self.params["worlds"]))])

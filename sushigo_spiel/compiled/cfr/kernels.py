@@ -32,9 +32,9 @@ _ENTRIES = {
     features._ranked_features_of: ACTIONS(SPEC, POSITION, _INT, _VALUATION, _INT),
     subgame._iterate: types.void(GAME, SPEC, types.int32[:, ::1], types.int64[:, ::1], VALUES,
                                  VALUES, VALUES, _VALUATION, ACTIONS, ACTIONS,
-                                 types.float64[:, ::1], ACTIONS, ACTIONS, _INT, _INT, STREAM),
+                                 types.float64[:, :, ::1], ACTIONS, ACTIONS, _INT, _INT, STREAM),
     subgame._leaf_entry: types.void(GAME, SPEC, POSITION, _INT, ACTIONS, VALUES, _VALUATION,
-                                    ACTIONS, STREAM, VALUES),
+                                    ACTIONS, STREAM, types.float64[:, ::1]),
     subgame._blueprint_entry: types.void(SPEC, POSITION, _INT, VALUES, _VALUATION, ACTIONS, _INT,
                                          VALUES),
 }
@@ -71,7 +71,7 @@ def _exercise_subgame(spec, valuation, params) -> None:
   settings = np.zeros(subgame.SETTINGS, dtype=np.int64)
   settings[subgame.STOP_TURN], settings[subgame.ROLLOUTS] = 99, 1
   tables = np.zeros(256), np.zeros(256), np.zeros(256)
-  memo_keys, memo_values = np.zeros(64, dtype=np.int64), np.zeros((64, 2))
+  memo_keys, memo_values = np.zeros(64, dtype=np.int64), np.zeros((64, 2, 2))
   continuations = np.array([subgame.BLUEPRINT, policies.GREEDY], dtype=np.int64)
   subgame.iterate(spec, worlds, root_keys, *tables, valuation, continuations, params, memo_keys,
                   memo_values, np.zeros(1, dtype=np.int64), settings, 0, 1, rng)

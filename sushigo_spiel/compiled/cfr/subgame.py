@@ -1,28 +1,31 @@
-"""Depth-limited subgame solving for two-player Sushi Go as kernels: Monte Carlo CFR over the rest
-of the current round (or its next turns) from a set of root worlds, with leaf values from
+"""Depth-limited subgame solving for Sushi Go (2 to 5 players) as kernels: Monte Carlo CFR over
+the rest of the current round (or its next turns) from a set of root worlds, with leaf values from
 continuation strategies (Brown, Sandholm and Amos 2018, "Depth-limited solving for
 imperfect-information games").
 
 The subgame. Its root is a chance node over `worlds`, positions the searching player cannot tell
-from the real one (drawn by the caller), each equally likely. Below it the two players choose
+from the real one (drawn by the caller), each equally likely. Below it the players choose
 simultaneously, turn after turn, until a leaf: the end of the round, the end of the game, or the
-turn `stop_turn` of the round.
+turn `stop_turn` of the round. Each player's value is its margin: its points minus the mean of the
+other players' (with two players, the zero-sum difference of the two scores).
 
 Information sets are real, not per world: a player's key at the root is its player number and the
 hands it has held this round in that world (the searcher's is then the same in every world, the
 opponent's tells worlds apart by the hand it holds), and each step folds in what the player
-observes of it (`compiled.sushi_go.knowledge.observation_key`'s content within a round: both picks
+observes of it (`compiled.sushi_go.knowledge.observation_key`'s content within a round: every pick
 and its new hand). Regrets and average weights live in flat hashed tables as in `mccfr` (slot:
 the key and the action hashed, modulo the table size).
 
-Leaves. At the end of the game the value is exact. Elsewhere the opponent of the searcher chooses,
-at an information set of its own (its key at the leaf), one of the `continuations` (codes: the
-blueprint, or a compiled policy of `compiled.sushi_go.policies`); the searcher then plays the
-first continuation and the opponent the chosen one to the end of the game. A leaf's value for
-continuation j is the margin so far plus the mean over `rollouts` playouts of what the margin
-gains after the leaf, memoised in an open-addressing table: at a round's end per (world, round,
-Puddings), since the rounds after it depend on the rest only through the Puddings (the deck is
-fixed in a world); in mid-round per (world, path). With one continuation there is no choice.
+Leaves. At the end of the game the values are exact. Elsewhere, with two players, the opponent of
+the searcher chooses, at an information set of its own (its key at the leaf), one of the
+`continuations` (codes: the blueprint, or a compiled policy of `compiled.sushi_go.policies`); the
+searcher then plays the first continuation and the opponent the chosen one to the end of the game.
+With more players (general sum, where an opponent's choice is not a choice against the searcher)
+there is one continuation, which every player plays. A leaf's values for continuation j are the
+margins so far plus the means over `rollouts` playouts of what they gain after the leaf, memoised
+in an open-addressing table: at a round's end per (world, round, Puddings), since the rounds after
+it depend on the rest only through the Puddings (the deck is fixed in a world); in mid-round per
+(world, path). With one continuation there is no choice.
 With a salt (`settings[ROLLOUT_SALT]` >= 0) the playouts use common random numbers: playout r of
 every leaf of a world, for every continuation, draws from one stream seeded by (salt, world, r).
 Leaves that differ only in a few cards then see the same deals and (where the continuations
@@ -34,7 +37,7 @@ Walks: external sampling (ES: every action of the traverser, the other sampled) 
 one action of the traverser followed, the others valued by a playout on the current strategies to
 a leaf, as `mccfr.PROBE`). Regret matching with no positive regret plays the prior: the uniform
 strategy or the blueprint's (any strategy there keeps regret matching's bound). Iteration t adds
-its regrets and average weights times t (Linear CFR). The objective is the searcher's margin.
+its regrets and average weights times t (Linear CFR). Each player's objective is its own margin.
 
 The kernels call the game's kernels, the continuations' policy kernel (`compiled.interface.GAME`)
 and the heuristic of the blueprint's `cards+rank` keys (`features.VALUATION`) through function
@@ -57,8 +60,8 @@ from sushigo_spiel.compiled.sampling import pick_uniformly
 from sushigo_spiel.compiled.sushi_go import views
 from sushigo_spiel.compiled.sushi_go.core import game_functions
 from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_SIMULTANEOUS, ACTOR_TERMINAL,
-                                                    HAND_SIZE, NUM_ACTIONS, PUDDINGS_AT, ROUND,
-                                                    TURN, TYPES)
+                                                    HAND_SIZE, NUM_ACTIONS, PLAYERS, PUDDINGS_AT,
+                                                    ROUND, TURN, TYPES)
 from sushigo_spiel.compiled.sushi_go.scoring import scores
 
 BLUEPRINT = -1  # the continuation (and prior) code of the blueprint's policy
@@ -90,8 +93,8 @@ def root_key(g, pos, player):
 
 @njit(inline="always")
 def _step_key(g, key, joint, after, player):
-  """The key after a step: both picks and the player's new hand folded in."""
-  state = hashing.fold_range(hashing.fold(hashing.start(), key), joint, 0, 2)
+  """The key after a step: every pick and the player's new hand folded in."""
+  state = hashing.fold_range(hashing.fold(hashing.start(), key), joint, 0, g[PLAYERS])
   held = views.hand_at(g, player)
   return hashing.finish(hashing.fold_range(state, after, held, held + g[TYPES]))
 
@@ -103,9 +106,26 @@ def _is_leaf(g, pos, settings):
 
 
 @njit(inline="always")
-def _margin(g, pos, searcher):
+def _margins(g, pos, out):
+  """Every player's margin at `pos`: its points minus the mean of the others' (two players: the
+  difference of the two scores, exactly)."""
   points = scores(g, pos)
-  return float(points[searcher] - points[1 - searcher])
+  n = g[PLAYERS]
+  if n == 2:
+    out[0], out[1] = float(points[0] - points[1]), float(points[1] - points[0])
+    return
+  total = 0.0
+  for p in range(n):
+    total += points[p]
+  for p in range(n):
+    out[p] = points[p] - (total - points[p]) / (n - 1)
+
+
+@njit(inline="always")
+def _history_step(history, joint, n):
+  for p in range(n):
+    history = _mix(history, joint[p])
+  return history
 
 
 @njit
@@ -151,20 +171,23 @@ def _continuation_action(game, g, pos, player, code, blueprint, valuation, rng, 
 
 
 @njit
-def _playout_margin(game, g, pos, searcher, own, other, blueprint, valuation, rng, scratch):
-  """The searcher's final margin after playing `pos` (in place) to the end, the searcher on
-  continuation `own`, the opponent on `other`, chance sampled."""
+def _playout_margins(game, g, pos, searcher, own, other, blueprint, valuation, rng, scratch, out):
+  """Every player's final margin (in `out`) after playing `pos` (in place) to the end, the
+  searcher on continuation `own`, the others on `other`, chance sampled."""
   legal = np.empty(g[NUM_ACTIONS], dtype=np.int64)
   probabilities = np.empty(g[NUM_ACTIONS])
-  joint = np.empty(2, dtype=np.int64)
+  joint = np.empty(g[PLAYERS], dtype=np.int64)
   while True:
     game[SKIP_CHANCE](g, pos, rng)
     if pos[ACTOR] == ACTOR_TERMINAL:
-      return _margin(g, pos, searcher)
+      _margins(g, pos, out)
+      return
     joint[searcher] = _continuation_action(game, g, pos, searcher, own, blueprint, valuation,
                                            rng, legal, probabilities, scratch)
-    joint[1 - searcher] = _continuation_action(game, g, pos, 1 - searcher, other, blueprint,
-                                               valuation, rng, legal, probabilities, scratch)
+    for p in range(g[PLAYERS]):
+      if p != searcher:
+        joint[p] = _continuation_action(game, g, pos, p, other, blueprint, valuation, rng, legal,
+                                        probabilities, scratch)
     game[PLAY](g, pos, joint)
 
 
@@ -186,38 +209,47 @@ def _memo_slot(memo_keys, memo_used, key):
 @njit
 def _leaf_values(game, g, pos, world, history, continuations, blueprint, valuation, memo_keys,
                  memo_values, memo_used, settings, rng, scratch, out):
-  """The searcher's value of the leaf `pos` for each continuation of the opponent, in `out`."""
-  searcher = settings[SEARCHER]
-  now = _margin(g, pos, searcher)
+  """Every player's value of the leaf `pos` for each continuation j of the searcher's opponents,
+  in `out[j, player]`."""
+  searcher, n = settings[SEARCHER], g[PLAYERS]
+  now = np.empty(n)
+  _margins(g, pos, now)
   if pos[ACTOR] == ACTOR_TERMINAL:
-    out[:] = now
+    for j in range(len(continuations)):
+      out[j, :] = now
     return
   if pos[ROUND] != settings[ROOT_ROUND]:  # a round's end: the rest depends on the Puddings
     state = hashing.fold(hashing.fold(hashing.start(), _ROUND_END_MARK), world)
     state = hashing.fold(state, pos[ROUND])
-    key = hashing.finish(hashing.fold(hashing.fold(state, pos[g[PUDDINGS_AT]]),
-                                      pos[g[PUDDINGS_AT] + 1]))
+    for p in range(n):
+      state = hashing.fold(state, pos[g[PUDDINGS_AT] + p])
+    key = hashing.finish(state)
   else:
     key = _mix(_mix(history, world), _LEAF_MARK)
   key = key if key != 0 else 1
   slot = _memo_slot(memo_keys, memo_used, key)
   if slot >= 0 and memo_keys[slot] == key:
     for j in range(len(continuations)):
-      out[j] = now + memo_values[slot, j]
+      for p in range(n):
+        out[j, p] = now[p] + memo_values[slot, j, p]
     return
   rollouts, salt = settings[ROLLOUTS], settings[ROLLOUT_SALT]
   stream = rng if salt < 0 else np.empty(4, dtype=np.uint64)
+  final = np.empty(n)
   for j in range(len(continuations)):
-    total = 0.0
+    out[j, :] = 0.0
     for r in range(rollouts):
       if salt >= 0:
         seed_state(stream, np.uint64(_mix(_mix(salt, world), r)))
-      total += _playout_margin(game, g, pos.copy(), searcher, continuations[0], continuations[j],
-                               blueprint, valuation, stream, scratch) - now
-    out[j] = total / rollouts
-    if slot >= 0:
-      memo_values[slot, j] = out[j]
-    out[j] += now
+      _playout_margins(game, g, pos.copy(), searcher, continuations[0], continuations[j],
+                       blueprint, valuation, stream, scratch, final)
+      for p in range(n):
+        out[j, p] += final[p] - now[p]
+    for p in range(n):
+      out[j, p] /= rollouts
+      if slot >= 0:
+        memo_values[slot, j, p] = out[j, p]
+      out[j, p] += now[p]
   if slot >= 0:
     memo_keys[slot] = key
     memo_used[0] += 1
@@ -227,17 +259,18 @@ def _leaf_values(game, g, pos, world, history, continuations, blueprint, valuati
 def _leaf(game, g, pos, world, keys, history, traverser, update, weight, regrets, averages,
           blueprint, valuation, continuations, memo_keys, memo_values, memo_used, settings, rng,
           scratch):
-  """The traverser's value of the leaf `pos`. With several continuations the opponent of the
-  searcher chooses one at its information set: regrets updated when it traverses and `update`
-  is set, its choice sampled (and averaged when `update`) otherwise."""
+  """The traverser's value of the leaf `pos`. With several continuations (two players only) the
+  opponent of the searcher chooses one at its information set: regrets updated when it traverses
+  and `update` is set, its choice sampled (and averaged when `update`) otherwise."""
   searcher = settings[SEARCHER]
-  sign = 1.0 if traverser == searcher else -1.0
   count = len(continuations)
-  values = np.empty(count)
+  both = np.empty((count, g[PLAYERS]))
   _leaf_values(game, g, pos, world, history, continuations, blueprint, valuation, memo_keys,
-               memo_values, memo_used, settings, rng, scratch, values)
+               memo_values, memo_used, settings, rng, scratch, both)
   if count == 1 or pos[ACTOR] == ACTOR_TERMINAL:
-    return sign * values[0]
+    return both[0, traverser]
+  sign = 1.0 if traverser == searcher else -1.0
+  values = both[:, searcher].copy()
   chooser = 1 - searcher
   key = _mix(keys[chooser], _LEAF_MARK)
   choices = np.arange(count)
@@ -263,18 +296,19 @@ def _probe(game, g, pos, world, keys, history, traverser, regrets, blueprint, va
   """Plays `pos` (in place) to a leaf on the current strategies; the traverser's value there."""
   size = g[NUM_ACTIONS]
   legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
-  probabilities, joint = np.empty(size), np.empty(2, dtype=np.int64)
+  n = g[PLAYERS]
+  probabilities, joint = np.empty(size), np.empty(n, dtype=np.int64)
   keys = keys.copy()
   prior = settings[PRIOR]
   while not _is_leaf(g, pos, settings):
-    for p in range(2):
+    for p in range(n):
       count = game[LEGAL_ACTIONS](g, pos, p, legal)
       _strategy(g, pos, p, keys[p], regrets, blueprint, valuation, prior, legal, count, slots,
                 probabilities, scratch)
       joint[p] = legal[sample(probabilities, count, rng)]
     game[PLAY](g, pos, joint)
-    history = _mix(_mix(history, joint[0]), joint[1])
-    for p in range(2):
+    history = _history_step(history, joint, n)
+    for p in range(n):
       keys[p] = _step_key(g, keys[p], joint, pos, p)
   return _leaf(game, g, pos, world, keys, history, traverser, False, 0.0, regrets, regrets,
                blueprint, valuation, continuations, memo_keys, memo_values, memo_used, settings,
@@ -290,28 +324,31 @@ def _walk(game, g, pos, world, keys, history, traverser, weight, regrets, averag
     return _leaf(game, g, pos, world, keys, history, traverser, True, weight, regrets, averages,
                  blueprint, valuation, continuations, memo_keys, memo_values, memo_used,
                  settings, rng, scratch)
-  size, prior, other = g[NUM_ACTIONS], settings[PRIOR], 1 - traverser
+  size, prior, n = g[NUM_ACTIONS], settings[PRIOR], g[PLAYERS]
   legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
   probabilities, values = np.empty(size), np.empty(size)
-  joint = np.empty(2, dtype=np.int64)
-  count = game[LEGAL_ACTIONS](g, pos, other, legal)
-  _strategy(g, pos, other, keys[other], regrets, blueprint, valuation, prior, legal, count, slots,
-            probabilities, scratch)
-  for i in range(count):
-    averages[slots[i]] += weight * probabilities[i]
-  joint[other] = legal[sample(probabilities, count, rng)]
+  joint = np.empty(n, dtype=np.int64)
+  for other in range(n):
+    if other == traverser:
+      continue
+    count = game[LEGAL_ACTIONS](g, pos, other, legal)
+    _strategy(g, pos, other, keys[other], regrets, blueprint, valuation, prior, legal, count,
+              slots, probabilities, scratch)
+    for i in range(count):
+      averages[slots[i]] += weight * probabilities[i]
+    joint[other] = legal[sample(probabilities, count, rng)]
   count = game[LEGAL_ACTIONS](g, pos, traverser, legal)
   _strategy(g, pos, traverser, keys[traverser], regrets, blueprint, valuation, prior, legal, count,
             slots, probabilities, scratch)
   followed = pick_uniformly(count, rng) if settings[WALK] == PROBE else -1
-  child_keys = np.empty(2, dtype=np.int64)
+  child_keys = np.empty(n, dtype=np.int64)
   value = 0.0
   for i in range(count):
     child = pos.copy()
     joint[traverser] = legal[i]
     game[PLAY](g, child, joint)
-    child_history = _mix(_mix(history, joint[0]), joint[1])
-    for p in range(2):
+    child_history = _history_step(history, joint, n)
+    for p in range(n):
       child_keys[p] = _step_key(g, keys[p], joint, child, p)
     if settings[WALK] == ES or i == followed:
       values[i] = _walk(game, g, child, world, child_keys, child_history, traverser, weight,
@@ -347,9 +384,10 @@ def blueprint_strategy(g, pos, player, blueprint, blueprint_params, legal, count
 
 
 def leaf_values(g, pos, world, continuations, blueprint, blueprint_params, params, settings, rng):
-  """The searcher's (`settings[SEARCHER]`) value of the leaf `pos` of world number `world` for
-  each of the `continuations` of its opponent, estimated afresh (for tests and inspection)."""
-  out = np.empty(len(continuations))
+  """Every player's value (`out[j, player]`) of the leaf `pos` of world number `world` for each
+  continuation j of the searcher's (`settings[SEARCHER]`) opponents, estimated afresh (for tests
+  and inspection)."""
+  out = np.empty((len(continuations), g[PLAYERS]))
   _leaf_entry(game_functions(params), g, pos, world, continuations, blueprint,
               valuation_of(blueprint_params), settings, rng, out)
   return out
@@ -360,7 +398,7 @@ def _leaf_entry(game, g, pos, world, continuations, blueprint, valuation, settin
   memo_keys = np.zeros(2, dtype=np.int64)
   memo_used = np.ones(1, dtype=np.int64)  # half full: nothing memoised
   _leaf_values(game, g, pos, world, np.int64(0), continuations, blueprint, valuation, memo_keys,
-               np.zeros((2, len(continuations))), memo_used, settings, rng,
+               np.zeros((2, len(continuations), g[PLAYERS])), memo_used, settings, rng,
                np.zeros(MAX_FEATURES, dtype=np.int64), out)
 
 
@@ -375,7 +413,7 @@ def _iterate(game, g, worlds, root_keys, regrets, averages, blueprint, valuation
              memo_keys, memo_values, memo_used, settings, first, count, rng):
   scratch = np.zeros(MAX_FEATURES, dtype=np.int64)
   for t in range(first + 1, first + count + 1):
-    for traverser in range(2):
+    for traverser in range(g[PLAYERS]):
       world = pick_uniformly(len(worlds), rng)
       _walk(game, g, worlds[world].copy(), world, root_keys[world].copy(), np.int64(world),
             traverser, float(t), regrets, averages, blueprint, valuation, continuations, memo_keys,
