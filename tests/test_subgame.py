@@ -12,7 +12,7 @@ from solvers import make_bot
 from solvers.equilibrium import exploitability
 from solvers.equilibrium.blueprint import CompiledMCCFR, load_blueprint
 from solvers.equilibrium.game_tree import GameTree
-from solvers.equilibrium.subgame import DEFAULT_BLUEPRINT
+from solvers.equilibrium.subgame import DEFAULT_BLUEPRINT, TREMBLE
 from solvers.search.rollouts import compiled_policy_parameters
 from sushigo_spiel.compiled.cfr import subgame as subgame_kernels
 from sushigo_spiel.compiled.rng import new_state
@@ -23,13 +23,18 @@ from sushigo_spiel.compiled.sushi_go.policies import POLICIES
 from sushigo_spiel.reduced_games import load_reduced
 
 
-@pytest.fixture(scope="module")
-def small_blueprint(tmp_path_factory):
-  """A blueprint of `small` (es-mccfr, 200 iterations: at the abstraction's floor) and its file."""
-  path = str(tmp_path_factory.mktemp("subgame") / "small.npz")
-  CompiledMCCFR(load_reduced("small"), "es-mccfr", seed=0, table_bits=12).run(
+def _saved_blueprint(tmp_path_factory, name: str) -> str:
+  """The file of a blueprint of the reduced game `name` (es-mccfr, 200 iterations)."""
+  path = str(tmp_path_factory.mktemp("subgame") / f"{name}.npz")
+  CompiledMCCFR(load_reduced(name), "es-mccfr", seed=0, table_bits=12).run(
       iterations=200).save(path, checkpoint=False)
   return path
+
+
+@pytest.fixture(scope="module")
+def small_blueprint(tmp_path_factory):
+  """A blueprint of `small` (200 iterations: at the abstraction's floor) and its file."""
+  return _saved_blueprint(tmp_path_factory, "small")
 
 
 def _deal(state, rng):
@@ -148,6 +153,7 @@ def test_common_rollout_seeds_value_a_pudding_by_its_worth_alone():
     (dict(prior="heuristic"), "allowed: blueprint, uniform"),
     (dict(final="mode"), "allowed: average, argmax"),
     (dict(rollout_seeds="fresh"), "allowed: common, independent"),
+    (dict(belief="posterior"), "allowed: reach, uniform"),
     (dict(continuations="blueprint/oracle"), "allowed: distinct names among blueprint"),
     (dict(continuations="greedy/greedy"), "distinct names"),
     (dict(path="no/such/file.npz"), "needs parameter 'path', a saved blueprint file"),
@@ -198,11 +204,7 @@ def test_exploitability_on_a_reduced_game_is_no_worse_than_the_blueprints(tmp_pa
 
 @pytest.fixture(scope="module")
 def three_player_blueprint(tmp_path_factory):
-  """A blueprint of `three_players` (es-mccfr, 200 iterations) and its file."""
-  path = str(tmp_path_factory.mktemp("subgame") / "three.npz")
-  CompiledMCCFR(load_reduced("three_players"), "es-mccfr", seed=0, table_bits=12).run(
-      iterations=200).save(path, checkpoint=False)
-  return path
+  return _saved_blueprint(tmp_path_factory, "three_players")
 
 
 def test_with_three_players_the_nash_conv_falls_well_below_the_blueprints(three_player_blueprint):
@@ -237,6 +239,29 @@ def test_with_four_players_worlds_are_drawn_until_every_hand_has_come_round():
     state.apply_actions([state.legal_actions(p)[0] for p in range(4)])
     turn += 1
   assert used == expected and len(used) >= 5
+
+
+def test_reach_weights_are_the_trembling_blueprints_probabilities_of_the_picks_played():
+  """Four players, after two turns: a world's weight (here the true position's) is the product,
+  over the other players' picks of this round, of the blueprint's probability of each pick as
+  read at the state where it was made, mixed with a uniform pick at rate `TREMBLE`."""
+  game = pyspiel.load_game("python_sushi_go(players=4)")
+  path = "experiments/results/policies/blueprint_4p.npz"
+  bot = make_bot("subgame", game, 0, 1, path=path, iterations=1, worlds=4)
+  blueprint, rng = load_blueprint(path), np.random.default_rng(5)
+  state, expected = _deal(game.new_initial_state(), rng), 1.0
+  for _ in range(2):
+    actions = [int(rng.choice(state.legal_actions(p))) for p in range(4)]
+    for other in range(1, 4):
+      model = blueprint.action_probabilities(state, other)
+      expected *= (1 - TREMBLE) * model[actions[other]] + TREMBLE / len(model)
+    state.apply_actions(actions)
+  assert bot.reach_weight(state.table()) == pytest.approx(expected, rel=1e-12)
+  assert 0 < expected < 1e-3  # six picks, each far from certain under the model
+  uniform = make_bot("subgame", game, 0, 1, path=path, iterations=1, worlds=4, belief="uniform")
+  for searcher in (bot, uniform):
+    searcher.step(state)
+    assert searcher.worlds_used == 4
 
 
 @pytest.fixture(scope="module")

@@ -16,10 +16,14 @@ table, so the unseen cards are known as a multiset), and from the second turn on
 seen both hands, so there is a single world (the deck left for later rounds is known too). The
 blueprint's reach probabilities, which Libratus-style solvers use to weight worlds, therefore do
 not enter. With three to five players the player has not seen the hands that have not yet come
-round to it, and the other players' picks from them say something about them; the worlds are
-still drawn uniformly among the deals consistent with what the player saw, not weighted by the
-blueprint's reach probabilities of those picks: an approximation of the belief, as in
-determinized search.
+round to it, and the other players' picks from them say something about them. With
+`belief=reach` (the default) the bot then draws `worlds` candidate worlds as above, weighs each by
+the probability of this round's picks of the other players in it, under the blueprint with a
+tremble (each pick made uniformly at random with probability `TREMBLE`, so that a pick the
+blueprint never makes rules no world out), and resamples `worlds` worlds from them in proportion
+to their weights (sampling importance resampling); `belief=uniform` keeps the candidates as drawn.
+At a round's first turn no pick has been made, and at two players the weights never differ, so
+both beliefs are the same there.
 
 Players. Each player's objective in the subgame is its margin (its points minus the mean of the
 others'). With more than two players the game is general sum: the solve converges to no
@@ -54,6 +58,8 @@ Parameters (`SubgameBot.PARAMETERS`):
   rollout_seeds  common (playout r of every leaf of a world drawn from one seeded stream, so leaf
                  values differ by what differs, not by the deals) | independent
   prior          blueprint | uniform: what regret matching plays with no positive regret
+  belief         reach | uniform: the root worlds weighted by the others' picks under the
+                 blueprint, or not (the same at two players: see Belief)
   final          average (draw from the root's average strategy) | argmax (its likeliest action)
 """
 
@@ -73,6 +79,7 @@ from sushigo_spiel.compiled.sushi_go import codec
 from sushigo_spiel.compiled.sushi_go.knowledge import determinize, hand_seen
 from sushigo_spiel.compiled.sushi_go.layout import HAND_SIZE, TURN, build_spec
 from sushigo_spiel.compiled.sushi_go.policies import POLICIES
+from sushigo_spiel.sushi_go.knowledge import round_decisions
 
 DEFAULT_BLUEPRINT = "experiments/results/policies/blueprint_2p.npz"
 CONTINUATIONS = {"blueprint": subgame.BLUEPRINT, "heuristic": POLICIES["heuristic"],
@@ -80,6 +87,8 @@ CONTINUATIONS = {"blueprint": subgame.BLUEPRINT, "heuristic": POLICIES["heuristi
 PRIORS = {"blueprint": subgame.BLUEPRINT, "uniform": subgame.UNIFORM}
 SUBGAME_WALKS = ("probe", "es")
 FINALS = ("average", "argmax")
+BELIEFS = ("reach", "uniform")
+TREMBLE = 0.1  # the share of an opponent's picks modelled as uniform in the reach weights
 ROLLOUT_SEEDS = ("common", "independent")
 TABLE_BITS = 18  # regret and average slots per solve: 2**18 each
 MEMO_BITS = 14  # leaf estimates memoised per solve (half of 2**14 at most)
@@ -102,6 +111,7 @@ class SubgameBot(Bot):
       "rollout_seeds": "common",
       "prior": "blueprint",
       "final": "average",
+      "belief": "reach",
   }
   GAMES = ("python_sushi_go",)
 
@@ -120,7 +130,7 @@ class SubgameBot(Bot):
       raise ValueError(f"parameter 'seconds' is {params['seconds']}; allowed: a number >= 0")
     self._clock = budget_clock(params["clock"])
     for name, allowed in (("walk", SUBGAME_WALKS), ("prior", PRIORS), ("final", FINALS),
-                          ("rollout_seeds", ROLLOUT_SEEDS)):
+                          ("rollout_seeds", ROLLOUT_SEEDS), ("belief", BELIEFS)):
       if params[name] not in allowed:
         raise ValueError(f"parameter {name!r} is {params[name]!r}; allowed: {', '.join(allowed)}")
     names = str(params["continuations"]).split("/")
@@ -195,9 +205,26 @@ class SubgameBot(Bot):
 
   def _worlds(self, pos: np.ndarray) -> np.ndarray:
     """The root worlds: the position itself when the player has seen every hand of the round,
-    else `worlds` determinizations."""
+    else `worlds` determinizations, resampled by their reach weights once this round has picks
+    and `belief` is reach (see Belief)."""
     spec, player = self.spec, self.player_id
     if all(hand_seen(spec, pos, player, k) for k in range(self.rules.num_players)):
       return pos[None, :].copy()
-    return np.stack([determinize(spec, pos, player, self.stream)
-                     for _ in range(int(self.params["worlds"]))])
+    worlds = np.stack([determinize(spec, pos, player, self.stream)
+                       for _ in range(int(self.params["worlds"]))])
+    if pos[TURN] == 0 or self.params["belief"] == "uniform":
+      return worlds
+    weights = np.array([self.reach_weight(codec.decode(self.rules, spec, world))
+                        for world in worlds])
+    return worlds[self.rng.choice(len(worlds), size=len(worlds), p=weights / weights.sum())]
+
+  def reach_weight(self, table) -> float:
+    """The probability of this round's picks of the other players at `table` (a world), each
+    player modelled as the blueprint trembling to a uniform pick with probability `TREMBLE`."""
+    weight = 1.0
+    for before, actions in round_decisions(self.rules, table):
+      for other, action in enumerate(actions):
+        if other != self.player_id:
+          model = self.blueprint.probabilities(self.rules, before, other)
+          weight *= (1 - TREMBLE) * model.get(action, 0.0) + TREMBLE / len(model)
+    return weight
