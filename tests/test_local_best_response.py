@@ -53,9 +53,10 @@ def test_on_tiny_the_local_best_response_is_exact(policy):
 @pytest.mark.slow
 @pytest.mark.parametrize("seat", [0, 1])
 def test_on_small_the_local_best_response_gains_at_least_nine_tenths(seat):
-  """Measured: 0.953 and 1.000 of the exact gains against the heuristic in seats 0 and 1 (0.978
-  and 0.977 against the greedy bot); a seat is over a minute, so each seat is its own test."""
-  [(exact, local)] = _gains("small", "heuristic", seats=(seat,), depth=3, worlds=16)
+  """Measured with 8 worlds: 0.979 and 0.984 of the exact gains against the heuristic in seats 0
+  and 1 (with 16 worlds, twice the time: 0.953 and 1.000; 0.978 and 0.977 against the greedy
+  bot); a seat is most of a minute, so each seat is its own test."""
+  [(exact, local)] = _gains("small", "heuristic", seats=(seat,), depth=3, worlds=8)
   assert local >= 0.9 * exact
 
 
