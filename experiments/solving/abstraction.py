@@ -26,10 +26,10 @@ import pyspiel
 from matplotlib.figure import Figure
 
 from experiments import config as config_lib
-from solvers.equilibrium import blueprint
 from experiments.solving import figures
 from experiments.solving import measures
 from experiments.solving.kind import Kind, Report, SolvingConfig, Unit
+from solvers.equilibrium import blueprint
 
 KEYS = ("algorithm", "iterations", "abstractions", "blueprint_iterations")
 PLOTS = "abstraction"

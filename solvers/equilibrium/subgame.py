@@ -49,7 +49,8 @@ Parameters (`SubgameBot.PARAMETERS`):
   seconds        > 0: iterate in chunks until this much time has passed (at least one chunk)
   clock          what `seconds` is measured on: "wall" or "cpu" (`solvers.bot.CLOCKS`)
   depth          0: solve to the end of the round; k > 0: the next k turns of the round
-  worlds         root worlds drawn at a round's first turn (one world afterwards)
+  worlds         root worlds drawn while a hand the player has not seen is in play (two
+                 players: a round's first turn; one world afterwards)
   walk           probe (external sampling with probes) | es (external sampling)
   continuations  "/"-separated strategies at the leaves: blueprint, heuristic, greedy, random;
                  the searcher plays the first, the opponent chooses among all (two players;

@@ -11,7 +11,7 @@ other players' (with two players, the zero-sum difference of the two scores).
 
 Information sets are real, not per world: a player's key at the root is its player number and the
 hands it has held this round in that world (the searcher's is then the same in every world, the
-opponent's tells worlds apart by the hand it holds), and each step folds in what the player
+others' tell worlds apart by the hands they hold), and each step folds in what the player
 observes of it (`compiled.sushi_go.knowledge.observation_key`'s content within a round: every pick
 and its new hand). Regrets and average weights live in flat hashed tables as in `mccfr` (slot:
 the key and the action hashed, modulo the table size).
@@ -33,7 +33,7 @@ agree) the same play after them, so the differences between their values, which 
 regrets compare, lose most of the deals' noise: between two round ends that differ in Puddings,
 what is left is the Puddings' worth.
 
-Walks: external sampling (ES: every action of the traverser, the other sampled) or probes (PROBE:
+Walks: external sampling (ES: every action of the traverser, the others sampled) or probes (PROBE:
 one action of the traverser followed, the others valued by a playout on the current strategies to
 a leaf, as `mccfr.PROBE`). Regret matching with no positive regret plays the prior: the uniform
 strategy or the blueprint's (any strategy there keeps regret matching's bound). Iteration t adds
