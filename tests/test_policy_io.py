@@ -137,3 +137,15 @@ def test_train_refuses_unknown_names():
 def test_train_takes_a_reduced_game_name(tmp_path):
   policy = policy_io.train("tiny", "cfr", iterations=2, progress=False)
   assert str(policy.game) == str(pyspiel.load_game(TINY))
+
+
+def test_keys_are_parsed_as_literal_eval_reads_them(saved):
+  """The fast reading of integer-and-tuple keys gives what `ast.literal_eval` gives, on every
+  saved abstraction's keys and on hand-made ones; other keys go through `ast.literal_eval`."""
+  import ast  # pylint: disable=import-outside-toplevel
+  texts = [repr(key) for _, policy in saved.values() for key in policy.strategy]
+  texts += [repr(key) for key in [(), (1,), ((),), (-3, (0, (1,), ()), -12), ((-1,), 7)]]
+  assert policy_io.parse_keys(texts) == [ast.literal_eval(text) for text in texts]
+  assert all(isinstance(key, tuple) for key in policy_io.parse_keys(texts))
+  mixed = texts + [repr((0, "hand", True, None, 2.5))]
+  assert policy_io.parse_keys(mixed) == [ast.literal_eval(text) for text in mixed]

@@ -24,6 +24,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import re
 import zipfile
 
 import numpy as np
@@ -162,9 +163,28 @@ def _read_policy(data) -> LiftedPolicy:
   ends = np.cumsum(data["counts"])
   actions = np.split(data["actions"], ends[:-1])
   probabilities = np.split(data["probabilities"], ends[:-1])
-  strategy = {ast.literal_eval(str(key)): (tuple(acts.tolist()), probs)
-              for key, acts, probs in zip(data["keys"], actions, probabilities)}
+  strategy = {key: (tuple(acts.tolist()), probs)
+              for key, acts, probs in zip(parse_keys(data["keys"]), actions, probabilities)}
   return LiftedPolicy(game, abstraction, strategy, metadata)
+
+
+_INTEGER_TUPLE = re.compile(r"[-\d(), ]*")  # the repr of a key of integers and tuples alone
+
+
+def parse_keys(texts) -> list:
+  """The keys whose reprs are `texts`. Keys of integers and tuples alone (the abstractions' keys)
+  are read as one JSON array, with lists made tuples: a policy of `large` (700,000 keys) loads in
+  20 s rather than 50 with `ast.literal_eval` key by key. Any other key is read by
+  `ast.literal_eval`."""
+  texts = [str(text) for text in texts]
+  if not all(_INTEGER_TUPLE.fullmatch(text) for text in texts):
+    return [ast.literal_eval(text) for text in texts]
+  array = ("[" + ",".join(texts) + "]").replace("(", "[").replace(")", "]").replace(",]", "]")
+  return [_tuples(value) for value in json.loads(array)]
+
+
+def _tuples(value):
+  return tuple([_tuples(item) for item in value]) if isinstance(value, list) else value
 
 
 class PolicyBot(Bot):
