@@ -134,9 +134,9 @@ class Bot(pyspiel.Bot):
   def check_trained_for(self, trained: pyspiel.Game, what: str) -> None:
     """A ValueError unless the saved `what` at parameter `path` was trained for this bot's game.
     Any `utility` will do: it says what a game is scored for, not how it is played."""
-    if trained.rules != self.rules and (dataclasses.replace(trained.rules,
-                                                            utility=self.rules.utility)
-                                        != self.rules):
+    same = trained.rules == self.rules or dataclasses.replace(
+        trained.rules, utility=self.rules.utility) == self.rules  # the swap only when needed
+    if not same:
       raise ValueError(f"the {what} at {self.params['path']} was trained for {trained}, not"
                        f" {self.game}")
 

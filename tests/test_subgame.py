@@ -23,6 +23,9 @@ from sushigo_spiel.compiled.sushi_go.policies import POLICIES
 from sushigo_spiel.reduced_games import load_reduced
 
 
+BLUEPRINT_4P = "experiments/results/policies/blueprint_4p.npz"  # the stored four-player blueprint
+
+
 def _saved_blueprint(tmp_path_factory, name: str) -> str:
   """The file of a blueprint of the reduced game `name` (es-mccfr, 200 iterations)."""
   path = str(tmp_path_factory.mktemp("subgame") / f"{name}.npz")
@@ -180,11 +183,15 @@ def test_other_games_and_blueprints_are_refused(small_blueprint, three_player_bl
   assert load_blueprint(DEFAULT_BLUEPRINT).game.num_players() == 2
 
 
-def _subgame_exploitability(tree, path, **params):
-  policy = exploitability.policy_from_bot(
+def _subgame_policy(tree, path, **params):
+  """The subgame bot's policy array on `tree`, read once per information set."""
+  return exploitability.policy_from_bot(
       tree, lambda game, player, seed: make_bot("subgame", game, player, seed, path=path,
                                                 **params), checks=1)
-  return exploitability.exploitability(tree, policy)
+
+
+def _subgame_exploitability(tree, path, **params):
+  return exploitability.exploitability(tree, _subgame_policy(tree, path, **params))
 
 
 def test_exploitability_on_a_reduced_game_is_no_worse_than_the_blueprints(tmp_path):
@@ -215,10 +222,8 @@ def test_with_three_players_the_nash_conv_falls_well_below_the_blueprints(three_
   tree = GameTree(game)
   blueprint = exploitability.nash_conv(tree, tree.policy_array(load_blueprint(
       three_player_blueprint)))
-  solved = exploitability.nash_conv(tree, exploitability.policy_from_bot(
-      tree, lambda g, player, seed: make_bot("subgame", g, player, seed,
-                                             path=three_player_blueprint, walk="es",
-                                             iterations=20, worlds=8), checks=1))
+  solved = exploitability.nash_conv(tree, _subgame_policy(tree, three_player_blueprint,
+                                                          walk="es", iterations=20, worlds=8))
   assert solved.nash_conv < 0.5 * blueprint.nash_conv
   assert all(solved.gains < blueprint.gains)
 
@@ -227,8 +232,7 @@ def test_with_four_players_worlds_are_drawn_until_every_hand_has_come_round():
   """A four-player round: a hand the player has not seen is still held by someone at the first
   three turns (worlds drawn), and from the fourth on it has seen every hand (one world)."""
   game = pyspiel.load_game("python_sushi_go(players=4)")
-  bot = make_bot("subgame", game, 0, 1, path="experiments/results/policies/blueprint_4p.npz",
-                 iterations=1, worlds=4)
+  bot = make_bot("subgame", game, 0, 1, path=BLUEPRINT_4P, iterations=1, worlds=4)
   state, used, expected = _deal(game.new_initial_state(), np.random.default_rng(4)), [], []
   turn = 0
   while state.is_simultaneous_node():
@@ -246,9 +250,8 @@ def test_reach_weights_are_the_trembling_blueprints_probabilities_of_the_picks_p
   over the other players' picks of this round, of the blueprint's probability of each pick as
   read at the state where it was made, mixed with a uniform pick at rate `TREMBLE`."""
   game = pyspiel.load_game("python_sushi_go(players=4)")
-  path = "experiments/results/policies/blueprint_4p.npz"
-  bot = make_bot("subgame", game, 0, 1, path=path, iterations=1, worlds=4)
-  blueprint, rng = load_blueprint(path), np.random.default_rng(5)
+  bot = make_bot("subgame", game, 0, 1, path=BLUEPRINT_4P, iterations=1, worlds=4)
+  blueprint, rng = load_blueprint(BLUEPRINT_4P), np.random.default_rng(5)
   state, expected = _deal(game.new_initial_state(), rng), 1.0
   for _ in range(2):
     actions = [int(rng.choice(state.legal_actions(p))) for p in range(4)]
@@ -258,7 +261,8 @@ def test_reach_weights_are_the_trembling_blueprints_probabilities_of_the_picks_p
     state.apply_actions(actions)
   assert bot.reach_weight(state.table()) == pytest.approx(expected, rel=1e-12)
   assert 0 < expected < 1e-3  # six picks, each far from certain under the model
-  uniform = make_bot("subgame", game, 0, 1, path=path, iterations=1, worlds=4, belief="uniform")
+  uniform = make_bot("subgame", game, 0, 1, path=BLUEPRINT_4P, iterations=1, worlds=4,
+                     belief="uniform")
   for searcher in (bot, uniform):
     searcher.step(state)
     assert searcher.worlds_used == 4
