@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 import pytest
+from scipy.stats import multivariate_hypergeom
 
 from experiments.solving import pudding_worth
 from solvers import make_bot
@@ -17,7 +18,7 @@ from solvers.search.rollouts import compiled_policy_parameters
 from sushigo_spiel.compiled.cfr import subgame as subgame_kernels
 from sushigo_spiel.compiled.rng import new_state
 from sushigo_spiel.compiled.sushi_go import codec
-from sushigo_spiel.compiled.sushi_go.layout import PUDDINGS_AT, build_spec
+from sushigo_spiel.compiled.sushi_go.layout import DECK_AT, HANDS_AT, PUDDINGS_AT, TYPES, build_spec
 from sushigo_spiel.compiled.sushi_go.moves import legal_actions
 from sushigo_spiel.compiled.sushi_go.policies import POLICIES
 from sushigo_spiel.reduced_games import load_reduced
@@ -157,6 +158,8 @@ def test_common_rollout_seeds_value_a_pudding_by_its_worth_alone():
     (dict(final="mode"), "allowed: average, argmax"),
     (dict(rollout_seeds="fresh"), "allowed: common, independent"),
     (dict(belief="posterior"), "allowed: reach, uniform"),
+    (dict(root="shared"), "allowed: own, public"),
+    (dict(ranges=0), "'ranges' is 0; allowed: an integer >= 1"),
     (dict(continuations="blueprint/oracle"), "allowed: distinct names among blueprint"),
     (dict(continuations="greedy/greedy"), "distinct names"),
     (dict(path="no/such/file.npz"), "needs parameter 'path', a saved blueprint file"),
@@ -174,6 +177,9 @@ def test_other_games_and_blueprints_are_refused(small_blueprint, three_player_bl
   with pytest.raises(ValueError, match="allowed with 3 players: one of blueprint"):
     make_bot("subgame", load_reduced("three_players"), 0, path=three_player_blueprint,
              continuations="blueprint/greedy")
+  with pytest.raises(ValueError, match="'public' with 3 players; allowed: 'public' with two"):
+    make_bot("subgame", load_reduced("three_players"), 0, path=three_player_blueprint,
+             root="public")
   with pytest.raises(ValueError, match="was trained for"):
     make_bot("subgame", pyspiel.load_game("python_sushi_go(players=3)"), 0)  # a 2-player file
   with pytest.raises(ValueError, match="plays python_sushi_go"):
@@ -194,19 +200,74 @@ def _subgame_exploitability(tree, path, **params):
   return exploitability.exploitability(tree, _subgame_policy(tree, path, **params))
 
 
-def test_exploitability_on_a_reduced_game_is_no_worse_than_the_blueprints(tmp_path):
+@pytest.fixture(scope="module")
+def tiny_tree_and_blueprint(tmp_path_factory):
+  """`tiny`'s game tree, its blueprint's file (the `cards` abstraction, 200 es-mccfr iterations)
+  and that blueprint's exact exploitability (1.25)."""
+  path = _saved_blueprint(tmp_path_factory, "tiny")
+  tree = GameTree(load_reduced("tiny"))
+  return tree, path, exploitability.exploitability(tree, tree.policy_array(load_blueprint(path)))
+
+
+def test_exploitability_on_a_reduced_game_is_no_worse_than_the_blueprints(tiny_tree_and_blueprint):
   """Exact exploitability in `tiny`, where a decision's subgame reaches the end of the game, so
-  its leaves are exact: the blueprint (the `cards` abstraction, 200 es-mccfr iterations) 1.25;
-  the subgame bot with 20 external-sampling iterations and 8 worlds a decision 0.048."""
-  game = load_reduced("tiny")
-  tree = GameTree(game)
-  solver = CompiledMCCFR(game, "es-mccfr", seed=0, table_bits=12).run(iterations=200)
-  blueprint = exploitability.exploitability(tree, tree.policy_array(solver.policy()))
-  path = str(tmp_path / "tiny.npz")
-  solver.save(path, checkpoint=False)
+  its leaves are exact: the blueprint 1.25; the subgame bot with 20 external-sampling iterations
+  and 8 worlds a decision 0.048."""
+  tree, path, blueprint = tiny_tree_and_blueprint
   solved = _subgame_exploitability(tree, path, walk="es", iterations=20, worlds=8)
   assert solved <= blueprint
   assert solved < 0.1 * blueprint
+
+
+def test_a_public_root_solves_tiny_to_an_equilibrium(tiny_tree_and_blueprint):
+  """`root=public` in `tiny`: with 32 hands of the opponent and 31 of the searcher's range a
+  decision and 1,000 iterations, exploitability 3.4e-5 (the blueprint's 1.25), so the round
+  solved from its public state, both hands sampled, converges to an equilibrium."""
+  tree, path, blueprint = tiny_tree_and_blueprint
+  solved = _subgame_exploitability(tree, path, walk="es", iterations=1000, worlds=32, ranges=31,
+                                   root="public")
+  assert solved < 1e-3 * blueprint
+
+
+def test_public_root_worlds_pair_sampled_hands_and_keep_the_true_ones_to_the_searcher():
+  """At a round's first turn, `root=public`: the last worlds deal the searcher its true hand and
+  each sampled hand of the opponent's; the others pair each of those with each sampled hand of the
+  searcher's that fits beside it, weighted by how much likelier it makes the opponent's hand
+  (multivariate hypergeometric probabilities). Every world keeps the round's cards and everything
+  but the two hands and the deck; the opponent cannot tell apart the worlds that deal it one hand,
+  the searcher those that deal it its own."""
+  game = pyspiel.load_game("python_sushi_go(players=2,utility=margin)")
+  bot = make_bot("subgame", game, 1, 3, root="public", worlds=6, ranges=4, iterations=1)
+  state = _deal(game.new_initial_state(), np.random.default_rng(8))
+  spec, rules = bot.spec, bot.rules
+  pos = codec.encode(rules, spec, state.table())
+  worlds, weights, open_worlds = bot.root_worlds(pos)
+  types, hands_at, deck_at = spec[TYPES], spec[HANDS_AT], spec[DECK_AT]
+  hands = lambda world: world[hands_at:hands_at + 2 * types].reshape(2, types).astype(np.int64)
+  pool = hands(pos).sum(axis=0) + pos[deck_at:deck_at + types]
+  assert len(worlds) - open_worlds == 6
+  theirs = [tuple(hands(world)[0]) for world in worlds[open_worlds:]]
+  for world, weight in zip(worlds, weights):
+    mine, their = hands(world)[1], hands(world)[0]
+    assert np.array_equal(mine + their + world[deck_at:deck_at + types], pool)
+    outside = np.ones(len(pos), dtype=bool)
+    outside[hands_at:hands_at + 2 * types] = outside[deck_at:deck_at + types] = False
+    assert np.array_equal(world[outside], pos[outside])
+    assert tuple(their) in theirs
+    given = lambda hand: multivariate_hypergeom.pmf(their, pool - hand, their.sum())
+    assert weight == pytest.approx(given(mine) / given(hands(pos)[1]), rel=1e-9)
+    keys = [subgame_kernels.root_key(spec, world, p) for p in range(2)]
+    true_row = worlds[open_worlds + theirs.index(tuple(their))]
+    assert keys[0] == subgame_kernels.root_key(spec, true_row, 0)
+  assert all(weight == 1.0 for weight in weights[open_worlds:])
+  assert len({subgame_kernels.root_key(spec, w, 1) for w in worlds[open_worlds:]}) == 1
+  assert 6 < open_worlds <= 24 and len({subgame_kernels.root_key(spec, w, 1)
+                                        for w in worlds[:open_worlds]}) > 1
+  after = state.clone()
+  after.apply_actions([after.legal_actions(p)[0] for p in range(2)])
+  policies = [make_bot("subgame", game, 1, 3, root=root, iterations=4).get_policy(after)
+              for root in ("own", "public")]
+  assert policies[0] == policies[1]  # after the first turn both hands are known: one world
 
 
 @pytest.fixture(scope="module")

@@ -25,16 +25,39 @@ to their weights (sampling importance resampling); `belief=uniform` keeps the ca
 At a round's first turn no pick has been made, and at two players the weights never differ, so
 both beliefs are the same there.
 
+Root. With `root=own` (the default) the worlds all deal the player its own hand, so in the solve
+the opponents know that hand: at a round's first turn they choose knowing what the player holds.
+With two players, `root=public` roots the subgame at the round's public state instead. Every card
+of the earlier rounds is on the table, so at a round's start neither player holds any private
+information but its hand, and the round from its deal is a proper subgame (no information set
+reaches outside it). The bot then draws `worlds` hands of the opponent's, as the player sees them,
+and `ranges` hands of its own, as the opponent sees them before looking at its hand (from the
+round's cards), and builds a world for every pair that the round's cards can deal. The opponent's
+regrets at each of its hands learn against the sampled hands of the player's; the worlds that deal
+the player its true hand come last and count for the player alone: in the full game its hand is
+one of some 345,000 possible hands, which the opponent cannot single out (where hands are few, as
+in the reduced games, the sampled hands hold it anyway). A pair's weight is the probability of its hand of
+the opponent's given its hand of the player's, over that probability given the player's true hand
+(the hands of the opponent's were drawn given the true one). From the second turn on both hands
+are known at two players, and both roots are the one true position.
+
 Players. Each player's objective in the subgame is its margin (its points minus the mean of the
 others'). With more than two players the game is general sum: the solve converges to no
 equilibrium in general (CFR's guarantees are for two-player zero-sum games), and there is one
 continuation strategy, the first of `continuations`, played by everyone at the leaves.
 
-Guarantees. This is unsafe re-solving: the subgame is solved as if the opponent knew which hand
-the searcher holds and the belief were common knowledge, with no gadget or margin constraint
-tying the new strategy to the blueprint's values at the opponent's information sets (Burch,
-Johanson and Bowling 2014; Moravcik et al. 2016). So nothing bounds the exploitability of the
-combined strategy by the blueprint's in general. What holds: with enough iterations the root
+Guarantees. With `root=own` this is unsafe re-solving: the subgame is solved as if the opponent
+knew which hand the searcher holds and the belief were common knowledge, with no gadget or margin
+constraint tying the new strategy to the blueprint's values at the opponent's information sets
+(Burch, Johanson and Bowling 2014; Moravcik et al. 2016). So nothing bounds the exploitability of
+the combined strategy by the blueprint's in general. With `root=public` (two players) the
+subgames re-solved are proper subgames, where no gadget is needed: replacing a strategy in a
+proper subgame by an equilibrium of it cannot raise the exploitability. So with exact leaves, as
+the samples and iterations grow, the solve approaches an equilibrium of the round, and its
+decision is then a best response to the opponent's equilibrium strategy (an equilibrium decision
+where that best response is unique; where several actions are best responses, the mixing among
+them is not pinned down by a solve that the opponent's strategy does not see). Samples of a few
+hands give no such guarantee. What holds in both: with enough iterations the root
 strategy converges to an equilibrium of the subgame as built (MCCFR's bound, on exact information
 sets of the subgame, in the limit of the hashed tables being collision-free); when the subgame
 reaches the end of the game (the last round with `depth` 0) its leaves are exact, so each
@@ -50,7 +73,8 @@ Parameters (`SubgameBot.PARAMETERS`):
   clock          what `seconds` is measured on: "wall" or "cpu" (`solvers.bot.CLOCKS`)
   depth          0: solve to the end of the round; k > 0: the next k turns of the round
   worlds         root worlds drawn while a hand the player has not seen is in play (two
-                 players: a round's first turn; one world afterwards)
+                 players: a round's first turn; one world afterwards); with root public, the
+                 hands of the opponent's drawn
   walk           probe (external sampling with probes) | es (external sampling)
   continuations  "/"-separated strategies at the leaves: blueprint, heuristic, greedy, random;
                  the searcher plays the first, the opponent chooses among all (two players;
@@ -61,10 +85,15 @@ Parameters (`SubgameBot.PARAMETERS`):
   prior          blueprint | uniform: what regret matching plays with no positive regret
   belief         reach | uniform: the root worlds weighted by the others' picks under the
                  blueprint, or not (the same at two players: see Belief)
+  root           own | public: the subgame rooted at the player's information set, or (two
+                 players) at the round's public state with both players' hands sampled (see Root)
+  ranges         with root public: hands of the player's drawn as the opponent sees them
   final          average (draw from the root's average strategy) | argmax (its likeliest action)
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pyspiel
@@ -77,8 +106,9 @@ from sushigo_spiel.compiled.cfr.kernels import ensure_compiled
 from sushigo_spiel.compiled.cfr.mccfr import WALKS
 from sushigo_spiel.compiled.rng import new_state
 from sushigo_spiel.compiled.sushi_go import codec
-from sushigo_spiel.compiled.sushi_go.knowledge import determinize, hand_seen
-from sushigo_spiel.compiled.sushi_go.layout import HAND_SIZE, TURN, build_spec
+from sushigo_spiel.compiled.sushi_go.knowledge import determinize, hand_seen, with_deal
+from sushigo_spiel.compiled.sushi_go.layout import (HANDS_AT, HAND_SIZE, ROUND_DECK_AT, TURN, TYPES,
+                                                    build_spec)
 from sushigo_spiel.compiled.sushi_go.policies import POLICIES
 from sushigo_spiel.sushi_go.knowledge import round_decisions
 
@@ -89,6 +119,7 @@ PRIORS = {"blueprint": subgame.BLUEPRINT, "uniform": subgame.UNIFORM}
 SUBGAME_WALKS = ("probe", "es")
 FINALS = ("average", "argmax")
 BELIEFS = ("reach", "uniform")
+ROOTS = ("own", "public")
 TREMBLE = 0.1  # the share of an opponent's picks modelled as uniform in the reach weights
 ROLLOUT_SEEDS = ("common", "independent")
 TABLE_BITS = 18  # regret and average slots per solve: 2**18 each
@@ -113,6 +144,8 @@ class SubgameBot(Bot):
       "prior": "blueprint",
       "final": "average",
       "belief": "reach",
+      "root": "own",
+      "ranges": 3,
   }
   GAMES = ("python_sushi_go",)
 
@@ -121,7 +154,7 @@ class SubgameBot(Bot):
     rules, params = self.rules, self.params
     if rules.robot:
       raise ValueError(f"the subgame bot plays Sushi Go without the robot; got {game}")
-    for name in ("iterations", "worlds", "rollouts"):
+    for name in ("iterations", "worlds", "rollouts", "ranges"):
       if params[name] != int(params[name]) or params[name] < 1:
         raise ValueError(f"parameter {name!r} is {params[name]}; allowed: an integer >= 1")
     if params["depth"] != int(params["depth"]) or params["depth"] < 0:
@@ -131,9 +164,13 @@ class SubgameBot(Bot):
       raise ValueError(f"parameter 'seconds' is {params['seconds']}; allowed: a number >= 0")
     self._clock = budget_clock(params["clock"])
     for name, allowed in (("walk", SUBGAME_WALKS), ("prior", PRIORS), ("final", FINALS),
-                          ("rollout_seeds", ROLLOUT_SEEDS), ("belief", BELIEFS)):
+                          ("rollout_seeds", ROLLOUT_SEEDS), ("belief", BELIEFS), ("root", ROOTS)):
       if params[name] not in allowed:
         raise ValueError(f"parameter {name!r} is {params[name]!r}; allowed: {', '.join(allowed)}")
+    if params["root"] == "public" and rules.num_players > 2:
+      raise ValueError(f"parameter 'root' is 'public' with {rules.num_players} players; allowed:"
+                       " 'public' with two players (where a round's start is a public state),"
+                       " 'own' with any number")
     names = str(params["continuations"]).split("/")
     unknown = [name for name in names if name not in CONTINUATIONS]
     if unknown or len(set(names)) != len(names):
@@ -173,7 +210,8 @@ class SubgameBot(Bot):
     root's average-strategy weights of `legal` (summing to more than 0 after one iteration)."""
     spec, player = self.spec, self.player_id
     pos = codec.encode(self.rules, spec, table)
-    worlds = self._worlds(pos)
+    worlds, world_weights, open_worlds = self.root_worlds(pos)
+    self.settings[subgame.OPEN_WORLDS] = open_worlds
     root_keys = np.array([[subgame.root_key(spec, w, p) for p in range(self.rules.num_players)]
                           for w in worlds], dtype=np.int64)
     self.settings[subgame.ROOT_ROUND] = table.round
@@ -184,7 +222,7 @@ class SubgameBot(Bot):
     # Fresh zeroed tables at each solve: large zeroed allocations are mapped lazily, so a solve
     # pays only for the pages it touches.
     averages = np.zeros(1 << TABLE_BITS)
-    arguments = (spec, worlds, root_keys, np.zeros(1 << TABLE_BITS), averages,
+    arguments = (spec, worlds, world_weights, root_keys, np.zeros(1 << TABLE_BITS), averages,
                  self.blueprint.averages, self.blueprint.valuation, self.continuations,
                  self.heuristic_parameters,
                  np.zeros(1 << MEMO_BITS, dtype=np.int64),
@@ -201,23 +239,51 @@ class SubgameBot(Bot):
       done = int(self.params["iterations"])
       subgame.iterate(*arguments, 0, done, self.stream)
     self.iterations_done, self.worlds_used = done, len(worlds)
-    return subgame.root_weights(spec, root_keys[0, player], averages,
+    return subgame.root_weights(spec, root_keys[-1, player], averages,
                                 np.asarray(legal, dtype=np.int64))
 
-  def _worlds(self, pos: np.ndarray) -> np.ndarray:
-    """The root worlds: the position itself when the player has seen every hand of the round,
-    else `worlds` determinizations, resampled by their reach weights once this round has picks
-    and `belief` is reach (see Belief)."""
+  def root_worlds(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """The root worlds, their weights, and how many of the first the other players traverse:
+    the position itself when the player has seen every hand of the round; with `root` public,
+    the worlds of `_public_worlds`; else `worlds` determinizations, resampled by their reach
+    weights once this round has picks and `belief` is reach (see Belief)."""
     spec, player = self.spec, self.player_id
     if all(hand_seen(spec, pos, player, k) for k in range(self.rules.num_players)):
-      return pos[None, :].copy()
+      return pos[None, :].copy(), np.ones(1), 1
+    if self.params["root"] == "public":
+      return self._public_worlds(pos)
     worlds = np.stack([determinize(spec, pos, player, self.stream)
                        for _ in range(int(self.params["worlds"]))])
-    if pos[TURN] == 0 or self.params["belief"] == "uniform":
-      return worlds
-    weights = np.array([self.reach_weight(codec.decode(self.rules, spec, world))
-                        for world in worlds])
-    return worlds[self.rng.choice(len(worlds), size=len(worlds), p=weights / weights.sum())]
+    if pos[TURN] > 0 and self.params["belief"] == "reach":
+      weights = np.array([self.reach_weight(codec.decode(self.rules, spec, world))
+                          for world in worlds])
+      worlds = worlds[self.rng.choice(len(worlds), size=len(worlds), p=weights / weights.sum())]
+    return worlds, np.ones(len(worlds)), len(worlds)
+
+  def _public_worlds(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
+    """Two players at a round's first turn (see Root): `worlds` hands of the opponent drawn as
+    the player sees them, `ranges` hands of the player drawn as the opponent sees them before
+    its own hand, and a world for every pair that the round's cards can deal. The pairs with the
+    player's true hand come last, known to the player alone; a pair's weight makes its hand of the
+    opponent's as likely, given the player's hand in it, as in the true pair."""
+    spec, me = self.spec, self.player_id
+    types, other = spec[TYPES], 1 - self.player_id
+    pool = pos[spec[ROUND_DECK_AT]:spec[ROUND_DECK_AT] + types].astype(np.int64)
+    hands = pos[spec[HANDS_AT]:spec[HANDS_AT] + 2 * types].astype(np.int64).reshape(2, types)
+    own, size = hands[me].copy(), int(hands[other].sum())
+    theirs = [self.rng.multivariate_hypergeometric(pool - own, size)
+              for _ in range(int(self.params["worlds"]))]
+    ranges = [self.rng.multivariate_hypergeometric(pool, int(own.sum()))
+              for _ in range(int(self.params["ranges"]))]
+    worlds, weights = [], []
+    for mine in ranges + [own]:
+      for hand in theirs:
+        weight = _conditional_ratio(pool, mine, own, hand)
+        if weight > 0:
+          hands[me], hands[other] = mine, hand
+          worlds.append(with_deal(spec, pos, hands))
+          weights.append(weight)
+    return np.stack(worlds), np.array(weights), len(worlds) - len(theirs)
 
   def reach_weight(self, table) -> float:
     """The probability of this round's picks of the other players at `table` (a world), each
@@ -229,3 +295,16 @@ class SubgameBot(Bot):
           model = self.blueprint.probabilities(self.rules, before, other)
           weight *= (1 - TREMBLE) * model.get(action, 0.0) + TREMBLE / len(model)
     return weight
+
+
+def _conditional_ratio(pool: np.ndarray, mine: np.ndarray, own: np.ndarray,
+                       hand: np.ndarray) -> float:
+  """P(the opponent is dealt `hand` | the player is dealt `mine`) over the same given `own`, both
+  hands dealt from the counts `pool` (0 when `mine` and `hand` do not fit in it together)."""
+  ratio = 1.0
+  for left_mine, left_own, count in zip((pool - mine).tolist(), (pool - own).tolist(),
+                                        hand.tolist()):
+    if count > left_mine:
+      return 0.0
+    ratio *= math.comb(left_mine, count) / math.comb(left_own, count)
+  return ratio

@@ -30,8 +30,8 @@ _ENTRIES = {
                                _VALUATION),
     mccfr._policy_weights: VALUES(SPEC, POSITION, _INT, VALUES, ACTIONS, _VALUATION),
     features._ranked_features_of: ACTIONS(SPEC, POSITION, _INT, _VALUATION, _INT),
-    subgame._iterate: types.void(GAME, SPEC, types.int32[:, ::1], types.int64[:, ::1], VALUES,
-                                 VALUES, VALUES, _VALUATION, ACTIONS, ACTIONS,
+    subgame._iterate: types.void(GAME, SPEC, types.int32[:, ::1], VALUES, types.int64[:, ::1],
+                                 VALUES, VALUES, VALUES, _VALUATION, ACTIONS, ACTIONS,
                                  types.float64[:, :, ::1], ACTIONS, ACTIONS, _INT, _INT, STREAM),
     subgame._leaf_entry: types.void(GAME, SPEC, POSITION, _INT, ACTIONS, VALUES, _VALUATION,
                                     ACTIONS, STREAM, types.float64[:, ::1]),
@@ -70,11 +70,12 @@ def _exercise_subgame(spec, valuation, params) -> None:
   root_keys = np.array([[subgame.root_key(spec, w, p) for p in range(2)] for w in worlds])
   settings = np.zeros(subgame.SETTINGS, dtype=np.int64)
   settings[subgame.STOP_TURN], settings[subgame.ROLLOUTS] = 99, 1
+  settings[subgame.OPEN_WORLDS] = 1
   tables = np.zeros(256), np.zeros(256), np.zeros(256)
   memo_keys, memo_values = np.zeros(64, dtype=np.int64), np.zeros((64, 2, 2))
   continuations = np.array([subgame.BLUEPRINT, policies.GREEDY], dtype=np.int64)
-  subgame.iterate(spec, worlds, root_keys, *tables, valuation, continuations, params, memo_keys,
-                  memo_values, np.zeros(1, dtype=np.int64), settings, 0, 1, rng)
+  subgame.iterate(spec, worlds, np.ones(len(worlds)), root_keys, *tables, valuation, continuations,
+                  params, memo_keys, memo_values, np.zeros(1, dtype=np.int64), settings, 0, 1, rng)
   subgame.root_weights(spec, root_keys[0, 0], tables[1], np.zeros(1, dtype=np.int64))
   subgame.leaf_values(spec, pos, 0, continuations, tables[2], valuation, params, settings, rng)
   legal = np.zeros(spec[NUM_ACTIONS], dtype=np.int64)

@@ -3,8 +3,12 @@ the rest of the current round (or its next turns) from a set of root worlds, wit
 continuation strategies (Brown, Sandholm and Amos 2018, "Depth-limited solving for
 imperfect-information games").
 
-The subgame. Its root is a chance node over `worlds`, positions the searching player cannot tell
-from the real one (drawn by the caller), each equally likely. Below it the players choose
+The subgame. Its root is a chance node over `worlds`, positions drawn by the caller, world w with
+weight `world_weights[w]`: an importance weight that multiplies what a walk from it adds to the
+tables. The other players' regrets learn only from the first `settings[OPEN_WORLDS]` worlds (in
+the others their walks add only to the searcher's average weights), so the worlds after those
+count for the searcher alone: the caller's use is the searcher's true hand, against which the
+others must not learn, beside hands they think it may hold. Below it the players choose
 simultaneously, turn after turn, until a leaf: the end of the round, the end of the game, or the
 turn `stop_turn` of the round. Each player's value is its margin: its points minus the mean of the
 other players' (with two players, the zero-sum difference of the two scores).
@@ -67,9 +71,10 @@ from sushigo_spiel.compiled.sushi_go.scoring import scores
 BLUEPRINT = -1  # the continuation (and prior) code of the blueprint's policy
 UNIFORM = -2  # the prior code of the uniform strategy
 # `settings`: the searcher, its round, the turn where leaves begin, the walk, rollouts per leaf
-# estimate, the prior, the salt of the leaves' common random numbers (< 0: none).
-SEARCHER, ROOT_ROUND, STOP_TURN, WALK, ROLLOUTS, PRIOR, ROLLOUT_SALT = range(7)
-SETTINGS = 7
+# estimate, the prior, the salt of the leaves' common random numbers (< 0: none), and how many of
+# the first root worlds the other players' regrets learn from (the searcher's learn from all).
+SEARCHER, ROOT_ROUND, STOP_TURN, WALK, ROLLOUTS, PRIOR, ROLLOUT_SALT, OPEN_WORLDS = range(8)
+SETTINGS = 8
 _LEAF_MARK = 0x1EAF  # folded into a key: the opponent's choice of continuation
 _ROUND_END_MARK = 0xE0D
 
@@ -256,9 +261,9 @@ def _leaf_values(game, g, pos, world, history, continuations, blueprint, valuati
 
 
 @njit
-def _leaf(game, g, pos, world, keys, history, traverser, update, weight, regrets, averages,
-          blueprint, valuation, continuations, memo_keys, memo_values, memo_used, settings, rng,
-          scratch):
+def _leaf(game, g, pos, world, keys, history, traverser, update, weight, regret_weight, regrets,
+          averages, blueprint, valuation, continuations, memo_keys, memo_values, memo_used,
+          settings, rng, scratch):
   """The traverser's value of the leaf `pos`. With several continuations (two players only) the
   opponent of the searcher chooses one at its information set: regrets updated when it traverses
   and `update` is set, its choice sampled (and averaged when `update`) otherwise."""
@@ -282,7 +287,7 @@ def _leaf(game, g, pos, world, keys, history, traverser, update, weight, regrets
     for j in range(count):
       value -= probabilities[j] * values[j]
     for j in range(count):
-      regrets[slots[j]] += weight * (-values[j] - value)
+      regrets[slots[j]] += regret_weight * (-values[j] - value)
     return value
   if update:
     for j in range(count):
@@ -310,20 +315,22 @@ def _probe(game, g, pos, world, keys, history, traverser, regrets, blueprint, va
     history = _history_step(history, joint, n)
     for p in range(n):
       keys[p] = _step_key(g, keys[p], joint, pos, p)
-  return _leaf(game, g, pos, world, keys, history, traverser, False, 0.0, regrets, regrets,
+  return _leaf(game, g, pos, world, keys, history, traverser, False, 0.0, 0.0, regrets, regrets,
                blueprint, valuation, continuations, memo_keys, memo_values, memo_used, settings,
                rng, scratch)
 
 
 @njit
-def _walk(game, g, pos, world, keys, history, traverser, weight, regrets, averages, blueprint,
-          valuation, continuations, memo_keys, memo_values, memo_used, settings, rng, scratch):
-  """One walk (ES or PROBE, `settings[WALK]`) from `pos` for `traverser`, updating the tables;
+def _walk(game, g, pos, world, keys, history, traverser, weight, regret_weight, regrets, averages,
+          blueprint, valuation, continuations, memo_keys, memo_values, memo_used, settings, rng,
+          scratch):
+  """One walk (ES or PROBE, `settings[WALK]`) from `pos` for `traverser`, updating the tables (the
+  traverser's regrets times `regret_weight`, the others' average weights times `weight`);
   returns the traverser's value of `pos` under the current strategies (sampled)."""
   if _is_leaf(g, pos, settings):
-    return _leaf(game, g, pos, world, keys, history, traverser, True, weight, regrets, averages,
-                 blueprint, valuation, continuations, memo_keys, memo_values, memo_used,
-                 settings, rng, scratch)
+    return _leaf(game, g, pos, world, keys, history, traverser, True, weight, regret_weight,
+                 regrets, averages, blueprint, valuation, continuations, memo_keys, memo_values,
+                 memo_used, settings, rng, scratch)
   size, prior, n = g[NUM_ACTIONS], settings[PRIOR], g[PLAYERS]
   legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
   probabilities, values = np.empty(size), np.empty(size)
@@ -352,28 +359,30 @@ def _walk(game, g, pos, world, keys, history, traverser, weight, regrets, averag
       child_keys[p] = _step_key(g, keys[p], joint, child, p)
     if settings[WALK] == ES or i == followed:
       values[i] = _walk(game, g, child, world, child_keys, child_history, traverser, weight,
-                        regrets, averages, blueprint, valuation, continuations, memo_keys,
-                        memo_values, memo_used, settings, rng, scratch)
+                        regret_weight, regrets, averages, blueprint, valuation, continuations,
+                        memo_keys, memo_values, memo_used, settings, rng, scratch)
     else:
       values[i] = _probe(game, g, child, world, child_keys, child_history, traverser, regrets,
                          blueprint, valuation, continuations, memo_keys, memo_values,
                          memo_used, settings, rng, scratch)
     value += probabilities[i] * values[i]
   for i in range(count):
-    regrets[slots[i]] += weight * (values[i] - value)
+    regrets[slots[i]] += regret_weight * (values[i] - value)
   return value
 
 
-def iterate(g, worlds, root_keys, regrets, averages, blueprint, blueprint_params, continuations,
-            params, memo_keys, memo_values, memo_used, settings, first, count, rng):
+def iterate(g, worlds, world_weights, root_keys, regrets, averages, blueprint, blueprint_params,
+            continuations, params, memo_keys, memo_values, memo_used, settings, first, count, rng):
   """Iterations `first + 1` .. `first + count` of the subgame's MCCFR: for each player as the
-  traverser, a world drawn uniformly from `worlds` (rows: positions) and one walk from it.
+  traverser, a world drawn uniformly from `worlds` (rows: positions) and one walk from it,
+  weighted by t times the world's weight (`world_weights`); a player other than the searcher
+  updates its regrets only in the first `settings[OPEN_WORLDS]` worlds.
   `root_keys[w, p]` is player p's key at world w's root; `blueprint` and `blueprint_params` are
   the blueprint's table and the heuristic's parameters of its abstraction (`mccfr.iterate`);
   `params` are those of the continuations' policies."""
-  _iterate(game_functions(params), g, worlds, root_keys, regrets, averages, blueprint,
-           valuation_of(blueprint_params), continuations, memo_keys, memo_values, memo_used,
-           settings, first, count, rng)
+  _iterate(game_functions(params), g, worlds, world_weights, root_keys, regrets, averages,
+           blueprint, valuation_of(blueprint_params), continuations, memo_keys, memo_values,
+           memo_used, settings, first, count, rng)
 
 
 def blueprint_strategy(g, pos, player, blueprint, blueprint_params, legal, count, probabilities):
@@ -409,15 +418,17 @@ def _blueprint_entry(g, pos, player, blueprint, valuation, legal, count, probabi
 
 
 @njit
-def _iterate(game, g, worlds, root_keys, regrets, averages, blueprint, valuation, continuations,
-             memo_keys, memo_values, memo_used, settings, first, count, rng):
+def _iterate(game, g, worlds, world_weights, root_keys, regrets, averages, blueprint, valuation,
+             continuations, memo_keys, memo_values, memo_used, settings, first, count, rng):
   scratch = np.zeros(MAX_FEATURES, dtype=np.int64)
   for t in range(first + 1, first + count + 1):
     for traverser in range(g[PLAYERS]):
       world = pick_uniformly(len(worlds), rng)
+      weight = float(t) * world_weights[world]
+      learns = traverser == settings[SEARCHER] or world < settings[OPEN_WORLDS]
       _walk(game, g, worlds[world].copy(), world, root_keys[world].copy(), np.int64(world),
-            traverser, float(t), regrets, averages, blueprint, valuation, continuations, memo_keys,
-            memo_values, memo_used, settings, rng, scratch)
+            traverser, weight, weight if learns else 0.0, regrets, averages, blueprint, valuation,
+            continuations, memo_keys, memo_values, memo_used, settings, rng, scratch)
 
 
 @njit

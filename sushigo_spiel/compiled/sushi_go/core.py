@@ -18,11 +18,11 @@ import numpy as np
 
 from sushigo_spiel.compiled.core import CompiledCore, checked_stream
 from sushigo_spiel.compiled.sushi_go import (chance, codec, heuristic, knowledge, moves, policies,
-                                             scoring)
+                                             scoring, views)
 from sushigo_spiel.compiled.interface import functions, game_kernels
 from sushigo_spiel.compiled.jit import KernelSet
 from sushigo_spiel.compiled.sushi_go.layout import (ACTOR_SIMULTANEOUS, MAX_OUTCOMES, NUM_ACTIONS,
-                                                    build_spec)
+                                                    ROBOT, build_spec)
 from sushigo_spiel.compiled.rng import new_state
 from sushigo_spiel.sushi_go.rules import Rules
 
@@ -45,6 +45,9 @@ def _exercise_kernels() -> None:
     chance.apply_chance(spec, pos, outcome)
     chance.skip_chance(spec, pos, rng)
     knowledge.determinize(spec, pos, 0, rng)
+    if not spec[ROBOT]:
+      knowledge.with_deal(spec, pos, np.stack([views.hand(spec, pos, p).astype(np.int64)
+                                               for p in range(2)]))
     legal = np.empty(spec[NUM_ACTIONS], dtype=np.int64)
     moves.legal_actions(spec, pos, 0, legal)
     actions = np.array([policies.greedy_action(spec, pos, p, legal) for p in range(2)])

@@ -43,6 +43,15 @@ def determinize(g, pos, player, rng):
 
 
 @njit
+def with_deal(g, pos, deals):
+  """`pos`, at a round's first turn, with this round's hands dealt as `deals` (a row of card
+  counts per player) and the rest of the round's deck left in the deck (no robot)."""
+  result = pos.copy()
+  _rebuild_round(g, result, deals, np.full(g[HAND_SIZE], -1, dtype=np.int64))
+  return result
+
+
+@njit
 def observation_key(g, before, actions, after, player):
   """The key of what `player` observes of the step from `before` (the joint action `actions`,
   then chance up to `after`), as `knowledge.observation` has it: every pick, its hand at `after`,
