@@ -243,7 +243,7 @@ class SubgameBot(Bot):
                                 np.asarray(legal, dtype=np.int64))
 
   def root_worlds(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    """The root worlds, their weights, and how many of the first the other players traverse:
+    """The root worlds, their weights, and how many of the first the other players learn from:
     the position itself when the player has seen every hand of the round; with `root` public,
     the worlds of `_public_worlds`; else `worlds` determinizations, resampled by their reach
     weights once this round has picks and `belief` is reach (see Belief)."""

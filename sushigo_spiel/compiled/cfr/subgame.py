@@ -5,10 +5,12 @@ imperfect-information games").
 
 The subgame. Its root is a chance node over `worlds`, positions drawn by the caller, world w with
 weight `world_weights[w]`: an importance weight that multiplies what a walk from it adds to the
-tables. The other players' regrets learn only from the first `settings[OPEN_WORLDS]` worlds (in
-the others their walks add only to the searcher's average weights), so the worlds after those
-count for the searcher alone: the caller's use is the searcher's true hand, against which the
-others must not learn, beside hands they think it may hold. Below it the players choose
+tables. The other players walk only the first `settings[OPEN_WORLDS]` worlds; when there are more,
+the searcher walks those in half of its walks and the rest, its private worlds, in the other half.
+The caller's use: the searcher's true hand in the private worlds, which the others must not learn
+against, and beside them hands that the others think it may hold. As no other player walks the
+private worlds, where the searcher's average strategy is otherwise added, the searcher's walks
+there add its current strategy at the root to the root's average. Below it the players choose
 simultaneously, turn after turn, until a leaf: the end of the round, the end of the game, or the
 turn `stop_turn` of the round. Each player's value is its margin: its points minus the mean of the
 other players' (with two players, the zero-sum difference of the two scores).
@@ -72,7 +74,7 @@ BLUEPRINT = -1  # the continuation (and prior) code of the blueprint's policy
 UNIFORM = -2  # the prior code of the uniform strategy
 # `settings`: the searcher, its round, the turn where leaves begin, the walk, rollouts per leaf
 # estimate, the prior, the salt of the leaves' common random numbers (< 0: none), and how many of
-# the first root worlds the other players' regrets learn from (the searcher's learn from all).
+# the first root worlds every player walks (the rest are the searcher's private worlds).
 SEARCHER, ROOT_ROUND, STOP_TURN, WALK, ROLLOUTS, PRIOR, ROLLOUT_SALT, OPEN_WORLDS = range(8)
 SETTINGS = 8
 _LEAF_MARK = 0x1EAF  # folded into a key: the opponent's choice of continuation
@@ -261,9 +263,9 @@ def _leaf_values(game, g, pos, world, history, continuations, blueprint, valuati
 
 
 @njit
-def _leaf(game, g, pos, world, keys, history, traverser, update, weight, regret_weight, regrets,
-          averages, blueprint, valuation, continuations, memo_keys, memo_values, memo_used,
-          settings, rng, scratch):
+def _leaf(game, g, pos, world, keys, history, traverser, update, weight, regrets, averages,
+          blueprint, valuation, continuations, memo_keys, memo_values, memo_used, settings, rng,
+          scratch):
   """The traverser's value of the leaf `pos`. With several continuations (two players only) the
   opponent of the searcher chooses one at its information set: regrets updated when it traverses
   and `update` is set, its choice sampled (and averaged when `update`) otherwise."""
@@ -287,7 +289,7 @@ def _leaf(game, g, pos, world, keys, history, traverser, update, weight, regret_
     for j in range(count):
       value -= probabilities[j] * values[j]
     for j in range(count):
-      regrets[slots[j]] += regret_weight * (-values[j] - value)
+      regrets[slots[j]] += weight * (-values[j] - value)
     return value
   if update:
     for j in range(count):
@@ -315,22 +317,20 @@ def _probe(game, g, pos, world, keys, history, traverser, regrets, blueprint, va
     history = _history_step(history, joint, n)
     for p in range(n):
       keys[p] = _step_key(g, keys[p], joint, pos, p)
-  return _leaf(game, g, pos, world, keys, history, traverser, False, 0.0, 0.0, regrets, regrets,
+  return _leaf(game, g, pos, world, keys, history, traverser, False, 0.0, regrets, regrets,
                blueprint, valuation, continuations, memo_keys, memo_values, memo_used, settings,
                rng, scratch)
 
 
 @njit
-def _walk(game, g, pos, world, keys, history, traverser, weight, regret_weight, regrets, averages,
-          blueprint, valuation, continuations, memo_keys, memo_values, memo_used, settings, rng,
-          scratch):
-  """One walk (ES or PROBE, `settings[WALK]`) from `pos` for `traverser`, updating the tables (the
-  traverser's regrets times `regret_weight`, the others' average weights times `weight`);
+def _walk(game, g, pos, world, keys, history, traverser, weight, regrets, averages, blueprint,
+          valuation, continuations, memo_keys, memo_values, memo_used, settings, rng, scratch):
+  """One walk (ES or PROBE, `settings[WALK]`) from `pos` for `traverser`, updating the tables;
   returns the traverser's value of `pos` under the current strategies (sampled)."""
   if _is_leaf(g, pos, settings):
-    return _leaf(game, g, pos, world, keys, history, traverser, True, weight, regret_weight,
-                 regrets, averages, blueprint, valuation, continuations, memo_keys, memo_values,
-                 memo_used, settings, rng, scratch)
+    return _leaf(game, g, pos, world, keys, history, traverser, True, weight, regrets, averages,
+                 blueprint, valuation, continuations, memo_keys, memo_values, memo_used,
+                 settings, rng, scratch)
   size, prior, n = g[NUM_ACTIONS], settings[PRIOR], g[PLAYERS]
   legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
   probabilities, values = np.empty(size), np.empty(size)
@@ -359,24 +359,24 @@ def _walk(game, g, pos, world, keys, history, traverser, weight, regret_weight, 
       child_keys[p] = _step_key(g, keys[p], joint, child, p)
     if settings[WALK] == ES or i == followed:
       values[i] = _walk(game, g, child, world, child_keys, child_history, traverser, weight,
-                        regret_weight, regrets, averages, blueprint, valuation, continuations,
-                        memo_keys, memo_values, memo_used, settings, rng, scratch)
+                        regrets, averages, blueprint, valuation, continuations, memo_keys,
+                        memo_values, memo_used, settings, rng, scratch)
     else:
       values[i] = _probe(game, g, child, world, child_keys, child_history, traverser, regrets,
                          blueprint, valuation, continuations, memo_keys, memo_values,
                          memo_used, settings, rng, scratch)
     value += probabilities[i] * values[i]
   for i in range(count):
-    regrets[slots[i]] += regret_weight * (values[i] - value)
+    regrets[slots[i]] += weight * (values[i] - value)
   return value
 
 
 def iterate(g, worlds, world_weights, root_keys, regrets, averages, blueprint, blueprint_params,
             continuations, params, memo_keys, memo_values, memo_used, settings, first, count, rng):
   """Iterations `first + 1` .. `first + count` of the subgame's MCCFR: for each player as the
-  traverser, a world drawn uniformly from `worlds` (rows: positions) and one walk from it,
-  weighted by t times the world's weight (`world_weights`); a player other than the searcher
-  updates its regrets only in the first `settings[OPEN_WORLDS]` worlds.
+  traverser, a world drawn uniformly from the first `settings[OPEN_WORLDS]` of `worlds` (rows:
+  positions), or for the searcher from the others (its private worlds) in half of its walks when
+  there are any, and one walk from it, weighted by t times the world's weight (`world_weights`).
   `root_keys[w, p]` is player p's key at world w's root; `blueprint` and `blueprint_params` are
   the blueprint's table and the heuristic's parameters of its abstraction (`mccfr.iterate`);
   `params` are those of the continuations' policies."""
@@ -421,14 +421,28 @@ def _blueprint_entry(g, pos, player, blueprint, valuation, legal, count, probabi
 def _iterate(game, g, worlds, world_weights, root_keys, regrets, averages, blueprint, valuation,
              continuations, memo_keys, memo_values, memo_used, settings, first, count, rng):
   scratch = np.zeros(MAX_FEATURES, dtype=np.int64)
+  searcher, shared = settings[SEARCHER], settings[OPEN_WORLDS]
+  size = g[NUM_ACTIONS]
+  legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
+  probabilities = np.empty(size)
   for t in range(first + 1, first + count + 1):
     for traverser in range(g[PLAYERS]):
-      world = pick_uniformly(len(worlds), rng)
+      private = traverser == searcher and shared < len(worlds) and pick_uniformly(2, rng) == 0
+      if private:
+        world = shared + pick_uniformly(len(worlds) - shared, rng)
+      else:
+        world = pick_uniformly(shared, rng)
       weight = float(t) * world_weights[world]
-      learns = traverser == settings[SEARCHER] or world < settings[OPEN_WORLDS]
-      _walk(game, g, worlds[world].copy(), world, root_keys[world].copy(), np.int64(world),
-            traverser, weight, weight if learns else 0.0, regrets, averages, blueprint, valuation,
-            continuations, memo_keys, memo_values, memo_used, settings, rng, scratch)
+      pos = worlds[world].copy()
+      if private:  # no other player walks these worlds: the searcher's root average is kept here
+        actions = game[LEGAL_ACTIONS](g, pos, searcher, legal)
+        _strategy(g, pos, searcher, root_keys[world, searcher], regrets, blueprint, valuation,
+                  settings[PRIOR], legal, actions, slots, probabilities, scratch)
+        for i in range(actions):
+          averages[slots[i]] += weight * probabilities[i]
+      _walk(game, g, pos, world, root_keys[world].copy(), np.int64(world), traverser, weight,
+            regrets, averages, blueprint, valuation, continuations, memo_keys, memo_values,
+            memo_used, settings, rng, scratch)
 
 
 @njit
