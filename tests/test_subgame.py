@@ -13,7 +13,7 @@ from solvers import make_bot
 from solvers.equilibrium import exploitability
 from solvers.equilibrium.blueprint import CompiledMCCFR, load_blueprint
 from solvers.equilibrium.game_tree import GameTree
-from solvers.equilibrium.subgame import DEFAULT_BLUEPRINT, TREMBLE
+from solvers.equilibrium.subgame import CHUNK, DEFAULT_BLUEPRINT, TREMBLE
 from solvers.search.rollouts import compiled_policy_parameters
 from sushigo_spiel.compiled.cfr import subgame as subgame_kernels
 from sushigo_spiel.compiled.rng import new_state
@@ -101,6 +101,17 @@ def test_full_game_decisions_with_the_stored_blueprint():
   state.apply_actions([state.legal_actions(0)[0], state.legal_actions(1)[0]])
   bot.step(state)
   assert bot.worlds_used == 1  # from the second turn on, both hands are known
+
+
+def test_a_timed_solve_runs_at_least_one_chunk_and_only_whole_chunks(small_blueprint):
+  game = load_reduced("small")
+  state = _deal(game.new_initial_state(), np.random.default_rng(2))
+  for seconds in (1e-9, 0.02):
+    bot = make_bot("subgame", game, 0, 1, path=small_blueprint, seconds=seconds, clock="cpu")
+    assert sum(p for _, p in bot.get_policy(state)) == pytest.approx(1.0)
+    assert bot.iterations_done % CHUNK == 0 and bot.iterations_done >= CHUNK
+    if seconds < 1e-6:
+      assert bot.iterations_done == CHUNK  # the clock is past the deadline after one call
 
 
 def test_same_seed_same_policy_and_another_seed_differs():

@@ -69,7 +69,9 @@ game against the blueprint's, and strength against the searchers).
 Parameters (`SubgameBot.PARAMETERS`):
   path           the blueprint file (`sushigo train --abstraction cards` or `cards+rank`)
   iterations     MCCFR iterations per decision (when `seconds` is 0)
-  seconds        > 0: iterate in chunks until this much time has passed (at least one chunk)
+  seconds        > 0: iterate in chunks until this much time has passed (at least one chunk; a
+                 chunk doubles while a call takes under 5% of the budget, so the last call may
+                 overrun it by up to a tenth)
   clock          what `seconds` is measured on: "wall" or "cpu" (`solvers.bot.CLOCKS`)
   depth          0: solve to the end of the round; k > 0: the next k turns of the round
   worlds         root worlds drawn while a hand the player has not seen is in play (two
@@ -124,7 +126,8 @@ TREMBLE = 0.1  # the share of an opponent's picks modelled as uniform in the rea
 ROLLOUT_SEEDS = ("common", "independent")
 TABLE_BITS = 18  # regret and average slots per solve: 2**18 each
 MEMO_BITS = 14  # leaf estimates memoised per solve (half of 2**14 at most)
-CHUNK = 4  # iterations between two looks at the clock
+CHUNK = 4  # iterations of a timed solve's first call, before the clock is read
+CHUNK_SHARE = 0.05  # a timed solve's chunk doubles while a call takes less of the budget
 
 
 class SubgameBot(Bot):
@@ -231,10 +234,13 @@ class SubgameBot(Bot):
                  self.settings)
     seconds, done = self.params["seconds"], 0
     if seconds > 0:
-      deadline = self._clock() + seconds
+      deadline, chunk = self._clock() + seconds, CHUNK
       while done == 0 or self._clock() < deadline:
-        subgame.iterate(*arguments, done, CHUNK, self.stream)
-        done += CHUNK
+        started = self._clock()
+        subgame.iterate(*arguments, done, chunk, self.stream)
+        done += chunk
+        if self._clock() - started < CHUNK_SHARE * seconds:
+          chunk *= 2  # each call has a fixed cost: fewer, longer calls when iterations are cheap
     else:
       done = int(self.params["iterations"])
       subgame.iterate(*arguments, 0, done, self.stream)
