@@ -342,7 +342,8 @@ def read_json(path: pathlib.Path) -> dict:
 @dataclasses.dataclass
 class Session:
   """What one invocation did, for provenance.json: where it ran, the per-move budget its bots
-  were given (none for solving units), and how many units it found done and ran."""
+  were given (none for solving units), how many units it found done and ran, and the code it
+  ran, taken when it started (the sources may be edited while a long run goes on)."""
   backend: str
   workers: int
   address: str | None
@@ -352,6 +353,7 @@ class Session:
   started: datetime.datetime = dataclasses.field(
       default_factory=lambda: datetime.datetime.now(datetime.UTC))
   clock: float = dataclasses.field(default_factory=time.perf_counter)
+  code: dict = dataclasses.field(default_factory=lambda: _code_fingerprint())
 
 
 def add_provenance(run_dir: pathlib.Path, config: RunConfig, session: Session) -> None:
@@ -367,12 +369,7 @@ def add_provenance(run_dir: pathlib.Path, config: RunConfig, session: Session) -
       "workers": session.workers,
       "address": session.address,
       "budget": {"kind": next(iter(session.budget), "none"), **session.budget},
-      "package": {"name": "sushigo-spiel", "version": package_version()},
-      "game": {"name": GAME_NAME, "version": sushigo_spiel.__version__,
-               "source_sha256": _source_hash(sushigo_spiel)},
-      "source_sha256": {module.__name__: _source_hash(module)
-                        for module in (solvers, experiments)},
-      "git_commit": git_commit(),
+      **session.code,
       "libraries": _library_versions(session.backend),
       "platform": platform.platform(),
       "machine": platform.machine(),
@@ -380,6 +377,18 @@ def add_provenance(run_dir: pathlib.Path, config: RunConfig, session: Session) -
   })
   write_atomically(path, json.dumps({"config_hash": config.hash, "sessions": sessions},
                                      indent=2) + "\n")
+
+
+def _code_fingerprint() -> dict:
+  """The package's version, the sources' fingerprints and the git commit, as they are now."""
+  return {
+      "package": {"name": "sushigo-spiel", "version": package_version()},
+      "game": {"name": GAME_NAME, "version": sushigo_spiel.__version__,
+               "source_sha256": _source_hash(sushigo_spiel)},
+      "source_sha256": {module.__name__: _source_hash(module)
+                        for module in (solvers, experiments)},
+      "git_commit": git_commit(),
+  }
 
 
 def _source_hash(module) -> str:

@@ -24,6 +24,7 @@ import json
 import pathlib
 import re
 import tomllib
+import types
 
 import numpy as np
 import pyspiel
@@ -32,6 +33,7 @@ import pytest
 import rulebook
 import solvers
 import sushigo_spiel  # noqa: F401  (registers the games)
+from experiments import run_folder
 from experiments.cli import main
 from solvers.match import play_match
 from strength import wilson_lower_bound
@@ -264,3 +266,16 @@ def test_force_starts_a_folder_over(tmp_path):
   assert (out / "config.toml").read_text() == other.read_text()
   sessions = json.loads((out / "provenance.json").read_text())["sessions"]
   assert [s["games_played"] for s in sessions] == [2]
+
+
+def test_provenance_names_the_code_a_session_started_with(tmp_path, monkeypatch):
+  """The sources edited while a long run goes on: its session's provenance keeps the commit and
+  the sources' fingerprints taken when it started, not those found when it ended."""
+  session = run_folder.Session("local", 1, None, {})
+  monkeypatch.setattr(run_folder, "git_commit", lambda: "edited since")
+  monkeypatch.setattr(run_folder, "_source_hash", lambda module: "edited since")
+  run_folder.add_provenance(tmp_path, types.SimpleNamespace(hash="config"), session)
+  recorded = json.loads((tmp_path / "provenance.json").read_text())["sessions"][0]
+  assert recorded["git_commit"] == session.code["git_commit"]
+  assert recorded["source_sha256"]["solvers"] == session.code["source_sha256"]["solvers"]
+  assert "edited since" not in json.dumps(recorded)
