@@ -3,10 +3,12 @@ Python searches when both draw from one stream, the same results in every proces
 keys that partition steps as the rules' observations do, and clear refusals."""
 
 import hashlib
+import pickle
 import random
 import subprocess
 import sys
 
+import numba
 import numpy as np
 import pyspiel
 import pytest
@@ -18,7 +20,10 @@ from solvers.search.ismcts import MOISMCTSBot, SOISMCTSBot
 from support import load, play_with_bots, random_playout
 from sushigo_spiel.compiled import CompiledSushiGo, Xoshiro256
 from sushigo_spiel.compiled.search.game import SearchGame
+from sushigo_spiel.compiled.cfr.features import VALUATION, valuation_of
+from sushigo_spiel.compiled.interface import GAME
 from sushigo_spiel.compiled.search.searches import WorldSampler
+from sushigo_spiel.compiled.sushi_go.core import game_functions
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
 from sushigo_spiel.sushi_go import knowledge
 from sushigo_spiel.sushi_go import rules as R
@@ -209,3 +214,18 @@ def test_sushi_draft_searches_on_its_core_with_the_python_statistics(bot_class):
   expected = _statistics(python.search_table(state.table()), actions)
   assert sum(expected[0]) == 300
   assert _statistics(compiled.search_table(state.table()), actions) == expected
+
+
+def test_kernel_tuples_carry_the_type_numba_would_give_them():
+  """The `GAME` and `VALUATION` tuples are typed once (`interface.TypedTuple`): the type they
+  carry is the one numba infers for the same items, they survive pickling, and parameters that
+  are not a vector are refused."""
+  game = game_functions(np.ones(4, dtype=np.float32))
+  valuation = valuation_of(np.ones(3))
+  for table, declared in ((game, GAME), (valuation, VALUATION)):
+    assert numba.typeof(table) == declared == numba.typeof(tuple(table))
+    copy = pickle.loads(pickle.dumps(table))
+    assert numba.typeof(copy) == declared and copy[-1].tolist() == table[-1].tolist()
+  assert game[-1].dtype == np.float64  # made a float64 vector, as the type says
+  with pytest.raises(ValueError, match="allowed: a vector of numbers"):
+    game_functions(np.zeros((2, 2)))

@@ -40,6 +40,7 @@ import warnings
 from typing import Callable, NamedTuple
 
 import numba
+import numpy as np
 from numba import types
 from numba.core.types import WrapperAddressProtocol
 from numba.experimental.function_type import _get_wrapper_address
@@ -90,11 +91,44 @@ GAME = types.Tuple([types.FunctionType(s) for s in (*SIGNATURES, POLICY_ACTION)]
  RANDOM_ACTION, POLICY, POLICY_PARAMETERS) = range(10)
 
 
-def functions(kernels: GameKernels, policy_action: Callable, params) -> tuple:
+def functions(kernels: GameKernels, policy_action: Callable, params) -> TypedTuple:
   """A game's `GAME` tuple: its kernels, its policy kernel (as `pointer`s) and the policies'
   parameters."""
+  return TypedTuple((*_pointers(kernels, policy_action), values(params)), GAME)
+
+
+@functools.cache
+def _pointers(kernels: GameKernels, policy_action: Callable) -> tuple:
   return (*(pointer(kernel, signature) for kernel, signature in zip(kernels, SIGNATURES)),
-          pointer(policy_action, POLICY_ACTION), params)
+          pointer(policy_action, POLICY_ACTION))
+
+
+def values(array) -> np.ndarray:
+  """`array` as a contiguous float64 vector (no copy when it is one), the `VALUES` of a typed
+  tuple; refused with what is allowed when it has another number of dimensions."""
+  result = np.ascontiguousarray(array, dtype=np.float64)
+  if result.ndim != 1:
+    raise ValueError(f"parameters of shape {result.shape}; allowed: a vector of numbers")
+  return result
+
+
+class TypedTuple(tuple):
+  """A tuple of kernel arguments with its numba type given once (`numba_type`): numba types a
+  tuple anew at every call, building and interning a tuple type (some 0.1 ms, the most of a
+  short kernel call). The caller vouches for the type, as `functions` does for `GAME`."""
+
+  def __new__(cls, items, numba_type):
+    self = super().__new__(cls, items)
+    self.numba_type = numba_type
+    return self
+
+  def __reduce__(self):
+    return TypedTuple, (tuple(self), self.numba_type)
+
+
+@typeof_impl.register(TypedTuple)
+def _typeof_typed_tuple(value: TypedTuple, context) -> types.Tuple:
+  return value.numba_type
 
 
 class FunctionPointer(WrapperAddressProtocol):

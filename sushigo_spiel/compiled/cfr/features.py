@@ -50,11 +50,14 @@ their size (`mccfr`). Robot games are not covered (the robot's card is a second 
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from numba import types
 
 from sushigo_spiel.compiled import hashing
-from sushigo_spiel.compiled.interface import ACTIONS, POSITION, SPEC, VALUES, pointer
+from sushigo_spiel.compiled.interface import (ACTIONS, POSITION, SPEC, VALUES, TypedTuple, pointer,
+                                              values)
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.sushi_go import views
 from sushigo_spiel.compiled.sushi_go.heuristic import heuristic_values
@@ -250,9 +253,14 @@ def value_features(values, i, best):
   return min(rank, RANKS), bucket
 
 
-def valuation_of(params: np.ndarray) -> tuple:
+def valuation_of(params: np.ndarray) -> TypedTuple:
   """The kernels' `VALUATION` of the heuristic's parameters `params` (empty: the `cards` keys)."""
-  return pointer(heuristic_values, VALUES_OF), params
+  return TypedTuple((_heuristic_pointer(), values(params)), VALUATION)
+
+
+@functools.cache
+def _heuristic_pointer():
+  return pointer(heuristic_values, VALUES_OF)
 
 
 def ranked_features_of(g, pos, player, params, action):
