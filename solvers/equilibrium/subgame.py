@@ -34,11 +34,12 @@ reaches outside it). The bot then draws `worlds` hands of the opponent's, as the
 and `ranges` hands of its own, as the opponent sees them before looking at its hand (from the
 round's cards), and builds a world for every pair that the round's cards can deal. The opponent's
 regrets at each of its hands learn against the sampled hands of the player's; the worlds that deal
-the player its true hand come last and count for the player alone: in the full game its hand is
-one of some 345,000 possible hands, which the opponent cannot single out (where hands are few, as
-in the reduced games, the sampled hands hold it anyway). A pair's weight is the probability of its hand of
-the opponent's given its hand of the player's, over that probability given the player's true hand
-(the hands of the opponent's were drawn given the true one). From the second turn on both hands
+the player its true hand come last and count for the player alone (it walks them in half of its
+walks): in the full game its hand is one of some 345,000 possible hands, which the opponent
+cannot single out (where hands are few, as in the reduced games, the sampled hands hold it
+anyway). A pair's weight is the probability of its hand of the opponent's given its hand of the
+player's, over that probability given the player's true hand (the hands of the opponent's were
+drawn given the true one). From the second turn on both hands
 are known at two players, and both roots are the one true position.
 
 Players. Each player's objective in the subgame is its margin (its points minus the mean of the
@@ -249,7 +250,8 @@ class SubgameBot(Bot):
                                 np.asarray(legal, dtype=np.int64))
 
   def root_worlds(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
-    """The root worlds, their weights, and how many of the first the other players learn from:
+    """The root worlds, their weights, and how many of the first every player walks (the rest are
+    the player's own, `subgame.OPEN_WORLDS`):
     the position itself when the player has seen every hand of the round; with `root` public,
     the worlds of `_public_worlds`; else `worlds` determinizations, resampled by their reach
     weights once this round has picks and `belief` is reach (see Belief)."""
