@@ -11,6 +11,7 @@ import json
 import pathlib
 
 import numpy as np
+import pyspiel
 import pytest
 
 from experiments import config as config_lib
@@ -18,10 +19,13 @@ from experiments import run_folder
 from experiments import runner
 from experiments import solving
 from experiments.tournament import config as tournament_config
+from solvers.equilibrium import approximate
 from solvers.equilibrium import exploitability
 from solvers.equilibrium.game_tree import GameTree
 from sushigo_spiel import reduced_games
 from experiments.cli import main
+
+TINY = reduced_games.REDUCED_GAMES["tiny"].game_string
 
 CONVERGENCE = """
 [experiment]
@@ -155,7 +159,22 @@ def test_approximate_bound_is_reported_beside_the_exact_gain(tmp_path, tiny_tree
   assert all(len(e["agent"]) == len(e["self_play"]) == e["games"][1] - e["games"][0]
              for e in games)
   summary = (run_dir / solving.SUMMARY_MD).read_text()
-  assert "| tiny | random |" in summary
+  row = next(line for line in summary.splitlines() if line.startswith("| tiny | random |"))
+  with_exact_value, with_value_sum = [cell.strip() for cell in row.split("|")][7:9]
+  # tiny is zero-sum: the policy's exact seat values sum to 0, so with as many games in each seat
+  # the bound from the responder's returns alone is the bound with the exact values, interval too.
+  agent = [[a for e in games if e["seat"] == seat for a in e["agent"]] for seat in (0, 1)]
+  assert with_value_sum.startswith(f"{(np.mean(agent[0]) + np.mean(agent[1])) / 2:.3f} [")
+  assert with_exact_value.startswith(with_value_sum + ",")
+
+
+def test_only_zero_and_constant_sum_games_have_a_known_value_sum():
+  assert approximate.value_sum(pyspiel.load_game(TINY)) == 0.0
+  assert approximate.value_sum(pyspiel.load_game("python_sushi_go(players=4,utility=margin)")) \
+      == 0.0
+  assert approximate.value_sum(pyspiel.load_game("python_sushi_go(players=2)")) is None
+  assert approximate.value_sum(pyspiel.load_game("matrix_mp")) == 0.0
+  assert approximate.value_sum(pyspiel.load_game("matrix_pd")) is None
 
 
 ABSTRACTION = """

@@ -8,7 +8,10 @@ seats' gains add up to a lower bound on the NashConv (halved to exploitability f
 zero-sum games). Where the game is small enough (`exact = true`, reduced games only), the exact
 gain is computed beside it, and the report gives each bound as a share of it, and also the bound
 with the policy's exact value in place of its self-play games (the responder's returns less that
-value), which is free of the self-play games' noise.
+value), which is free of the self-play games' noise. In a zero- or constant-sum game the report
+also gives the bound from the responder's returns alone: the policy's seat values sum to the game's
+utility sum whatever the policy (`approximate.value_sum`), so that sum stands in for the self-play
+games (column "with the known value sum").
 
   [approximate]
   num_games = 200             # paired games per seat (and per responder)
@@ -226,6 +229,10 @@ def bounds(config: SolvingConfig, results: list[dict]) -> list[dict[str, Any]]:
         # the same bound without the self-play games' noise.
         known = [[a - exact["policy_values"][seat] for r in played if r["seat"] == seat
                   for a in r["agent"]] for seat in range(seats)] if exact else None
+        total = approximate.value_sum(game)
+        # The seats' values sum to `total`: each seat's returns less an equal share of it.
+        returns = [[a - total / seats for r in played if r["seat"] == seat for a in r["agent"]]
+                   for seat in range(seats)] if total is not None else None
         games = sum(len(d) for d in by_seat)
         timed = [r["cpu_seconds"] for r in played if "cpu_seconds" in r]
         entries.append({
@@ -234,6 +241,8 @@ def bounds(config: SolvingConfig, results: list[dict]) -> list[dict[str, Any]]:
             "bound": _bound(by_seat, approximate.halves_nash_conv(game)),
             "bound_known_value": _bound(known, approximate.halves_nash_conv(game))
             if known else None,
+            "bound_value_sum": _bound(returns, approximate.halves_nash_conv(game))
+            if returns else None,
             "gains": [stats.mean_interval(d) if len(d) >= 2 else None for d in by_seat],
             "games": [len(d) for d in by_seat],
             "exact": exact, "measure": measure,
@@ -246,8 +255,9 @@ def report(config: SolvingConfig, results: list[dict], plots: pathlib.Path) -> R
   rows = [["game", "competitor", "responder", "seat", "gain", "gain_low", "gain_high", "games",
            "exact_gain", "cpu_seconds_per_game"]]
   lines = ["| game | competitor | responder | lower bound [95% CI] | exact | bound / exact |"
-           " with the exact policy value [95% CI] | gain by seat [95% CI] | games | CPU s / game |",
-           "|---|---|---|---|---|---|---|---|---|---|"]
+           " with the exact policy value [95% CI] | with the known value sum [95% CI] |"
+           " gain by seat [95% CI] | games | CPU s / game |",
+           "|---|---|---|---|---|---|---|---|---|---|---|"]
   entries = bounds(config, results)
   for e in entries:
     exact = e["exact"]
@@ -261,9 +271,11 @@ def report(config: SolvingConfig, results: list[dict], plots: pathlib.Path) -> R
     known = e["bound_known_value"]
     known_text = f"{interval(known)}, {figures.number(known.value / exact_value, 2)} of exact" \
         if known and exact_value else "–"
+    summed = e["bound_value_sum"]
+    summed_text = interval(summed) if summed else "–"
     lines.append(f"| {e['game']} | {e['competitor']} | {e['responder']} | {interval(e['bound'])} |"
                  f" {figures.number(exact_value)} | {figures.number(ratio, 2)} | {known_text} |"
-                 f" {seat_text} |"
+                 f" {summed_text} | {seat_text} |"
                  f" {sum(e['games'])} | {figures.number(e['cpu_seconds_per_game'], 3)} |")
   lines += figures.plots_by_game(entries, plots, PLOTS, "Lower bound against compute", _plot)
   return rows, lines

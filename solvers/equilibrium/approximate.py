@@ -22,6 +22,10 @@ minus the policy's own return in seat s when the policy plays itself.
             that sum / 2 for two-player zero- and constant-sum games (on exploitability, in
             OpenSpiel's convention, as `exploitability.exploitability`)
 
+In a zero- or constant-sum game the policy's values in self-play sum over the seats to the game's
+utility sum (`value_sum`), whatever the policy, so the sum over seats of the agent's mean returns,
+less that constant, estimates the same bound without the self-play games' noise.
+
 Game k of seat s draws from `SeedSequence(seed, spawn_key=(s, k))` its chance stream and the bots'
 seeds, used by both the agent's game and the self-play game: the two games share their deals until
 their picks differ (common random numbers), so the paired differences have a small variance. The
@@ -149,6 +153,15 @@ def play_gain(game: pyspiel.Game, make_policy: BotFactory, seat: int, index: int
   against = play_match(game, [agent if p == seat else policy_bots[p] for p in range(n)],
                        np.random.default_rng(chance_seed))
   return GainRecord(seat, index, against.returns()[seat], self_play.returns()[seat])
+
+
+def value_sum(game: pyspiel.Game) -> float | None:
+  """What every policy's values sum to over the seats: the utility sum of a zero- or
+  constant-sum game; None for a general-sum one."""
+  utility = game.get_type().utility
+  if utility in (pyspiel.GameType.Utility.ZERO_SUM, pyspiel.GameType.Utility.CONSTANT_SUM):
+    return float(game.utility_sum())
+  return None
 
 
 def halves_nash_conv(game: pyspiel.Game) -> bool:
