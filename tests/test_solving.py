@@ -18,6 +18,7 @@ from experiments import config as config_lib
 from experiments import run_folder
 from experiments import runner
 from experiments import solving
+from experiments.solving import approximate as approximate_kind
 from experiments.tournament import config as tournament_config
 from solvers.equilibrium import approximate
 from solvers.equilibrium import exploitability
@@ -166,6 +167,71 @@ def test_approximate_bound_is_reported_beside_the_exact_gain(tmp_path, tiny_tree
   agent = [[a for e in games if e["seat"] == seat for a in e["agent"]] for seat in (0, 1)]
   assert with_value_sum.startswith(f"{(np.mean(agent[0]) + np.mean(agent[1])) / 2:.3f} [")
   assert with_exact_value.startswith(with_value_sum + ",")
+
+
+BASELINE = """
+[experiment]
+name = "baseline"
+kind = "approximate_exploitability"
+seed = 4
+games = ["tiny"]
+
+[approximate]
+num_games = 6
+baseline = "random"
+
+[approximate.responders]
+few = { responder = "ismcts", iterations = 20 }
+lbr = { responder = "lbr", depth = 1, against = ["random", "greedy"] }
+
+[[players]]
+bot = "greedy"
+
+[[players]]
+bot = "random"
+
+[[players]]
+bot = "so_ismcts"
+params = { iterations = 5 }
+"""
+
+
+def test_a_baseline_gives_each_bound_less_its_own_game_by_game(tmp_path):
+  path = write(tmp_path, BASELINE)
+  run_dir = solving.run(path, out=tmp_path / "run", quiet=True)
+  config = solving.load(path)
+  entries = results(run_dir)
+  compared = approximate_kind.differences(config, entries)
+  # lbr does not play so_ismcts, so three comparisons, not four
+  assert [(d["competitor"], d["responder"]) for d in compared] == [
+      ("greedy", "few"), ("greedy", "lbr"), ("so_ismcts", "few")]
+
+  def games(competitor, responder):
+    return {(e["seat"], k): (a, p) for e in entries if e.get("competitor") == competitor
+            and e.get("responder") == responder
+            for k, a, p in zip(range(*e["games"]), e["agent"], e["self_play"])}
+
+  for d in compared:
+    mine, theirs = games(d["competitor"], d["responder"]), games("random", d["responder"])
+    assert d["games"] == len(mine) == len(theirs) == 12
+    for which, value in (("paired", lambda g: g[0] - g[1]), ("returns_alone", lambda g: g[0])):
+      by_seat = [np.array([value(mine[(seat, k)]) - value(theirs[(seat, k)]) for k in range(6)])
+                 for seat in (0, 1)]
+      mean = (by_seat[0].mean() + by_seat[1].mean()) / 2
+      half = 1.959964 * np.sqrt(sum(b.var(ddof=1) / 6 for b in by_seat)) / 2
+      estimate = d[which]
+      assert estimate.value == pytest.approx(mean, abs=1e-12)
+      assert (estimate.low, estimate.high) == pytest.approx((mean - half, mean + half), abs=1e-5)
+  summary = (run_dir / solving.SUMMARY_MD).read_text()
+  assert "Each bound less random's, game by game" in summary
+  assert "| tiny | so_ismcts | few |" in summary
+
+
+def test_a_baseline_that_is_not_a_competitor_is_refused(tmp_path):
+  with pytest.raises(config_lib.ConfigError,
+                     match="approximate.baseline: 'heuristic' is not a competitor; allowed:"
+                           " greedy, random, so_ismcts"):
+    solving.load(write(tmp_path, BASELINE.replace('"random"\n', '"heuristic"\n', 1)))
 
 
 def test_only_zero_and_constant_sum_games_have_a_known_value_sum():

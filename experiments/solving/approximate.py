@@ -26,6 +26,8 @@ games (column "with the known value sum").
   ismcts_10k = { responder = "ismcts", iterations = 10000 }
   lbr = { responder = "lbr", worlds = 8, rollouts = 1, against = ["heuristic"] }
   learned = { responder = "learned", games = 20000 }   # trained once per seat and process
+  baseline = "heuristic"      # optional: a competitor's name; every other competitor's bound is
+                              # also given less the baseline's, paired game by game
   [[players]]
 
 `responder` is one of `approximate.RESPONDERS`; `against`, optional, the names of the competitors
@@ -35,6 +37,12 @@ named by `agent` alone is "ismcts", and its units name no responder (as configs 
 (`Bot.cheap_policy`): a search bot is refused with the config. A unit's CPU seconds include a
 learned responder's training when that unit's process trained it (the first unit of each seat on
 one worker), so its figure per paired game is the training spread over the games played.
+
+Every competitor meets the same deals and responder seeds (game k of seat s draws them from the
+seed, the seat and k alone), so two competitors' bounds can be compared game by game: with
+`baseline`, the report adds each competitor's bound less the baseline's, from the per-game
+differences of the paired gains and of the responder's returns (zero- and constant-sum games), with
+intervals that are much narrower than the two bounds' when the deals weigh on both alike.
 
 A unit is the exact gain of one competitor, or `GAMES_PER_UNIT` paired games of one seat against
 one responder; it records the CPU seconds it took, from which the report plots each bound against
@@ -63,7 +71,7 @@ from experiments.solving.kind import Kind, Report, SolvingConfig, Unit
 from solvers.equilibrium import approximate
 from sushigo_spiel import reduced_games
 
-KEYS = ("num_games", "agent", "responders", "model_in_rollouts", "exact")
+KEYS = ("num_games", "agent", "responders", "model_in_rollouts", "exact", "baseline")
 GAMES_PER_UNIT = 10  # paired games of one seat per unit
 DEFAULT_RESPONDER = "ismcts"  # the responder of `agent`
 PLOTS = "bound"
@@ -79,6 +87,8 @@ def parse_section(section: config_lib.Section) -> dict[str, Any]:
   flags = {key: section.boolean(key, default=default)
            for key, default in (("exact", False), ("model_in_rollouts", True))}
   checked = {"num_games": section.integer("num_games", minimum=2), **flags}
+  if "baseline" in section.data:  # only when given, so that configs without it keep their hash
+    checked["baseline"] = section.string("baseline")
   if "responders" in section.data:
     path = section.key_path("responders")
     table = section.get("responders")
@@ -141,6 +151,9 @@ def check(config: SolvingConfig) -> None:
   """Refuses a responder that cannot answer a competitor (lbr against a search bot), and
   parameters its bot refuses, before anything runs."""
   names = [competitor.name for competitor in config.players]
+  if config.section.get("baseline", names[0]) not in names:
+    raise ConfigError(f"approximate.baseline: {config.section['baseline']!r} is not a competitor;"
+                      f" allowed: {', '.join(names)}")
   for name, responder in responders(config.section).items():
     for i, competitor in enumerate(responder.get("against", ())):
       if competitor not in names:
@@ -251,6 +264,50 @@ def bounds(config: SolvingConfig, results: list[dict]) -> list[dict[str, Any]]:
   return entries
 
 
+def _by_game(results: list[dict], label: str, competitor: str, responder: str
+             ) -> dict[tuple[int, int], tuple[float, float]]:
+  """(seat, game index) -> (the responder's return, the policy's self-play return)."""
+  games = {}
+  for r in results:
+    if (r["game"] == label and r["competitor"] == competitor and not r.get("exact")
+        and r.get("responder", DEFAULT_RESPONDER) == responder):
+      for k, pair in enumerate(zip(r["agent"], r["self_play"]), start=r["games"][0]):
+        games[(r["seat"], k)] = pair
+  return games
+
+
+def differences(config: SolvingConfig, results: list[dict]) -> list[dict[str, Any]]:
+  """With a `baseline`: each other competitor's bound less the baseline's, per game and
+  responder, over the (seat, game) pairs both played: from the paired gains, and (zero- and
+  constant-sum games) from the responder's returns alone."""
+  baseline = config.section.get("baseline")
+  if baseline is None:
+    return []
+  entries = []
+  for label, _ in config.games:
+    game = config.game(label)
+    halve = approximate.halves_nash_conv(game)
+    for competitor in config.players:
+      if competitor.name == baseline:
+        continue
+      for name, responder in responders(config.section).items():
+        if not (plays(responder, competitor.name) and plays(responder, baseline)):
+          continue
+        mine = _by_game(results, label, competitor.name, name)
+        theirs = _by_game(results, label, baseline, name)
+        both = sorted(mine.keys() & theirs.keys())
+        seats = range(game.num_players())
+        paired = [[(mine[g][0] - mine[g][1]) - (theirs[g][0] - theirs[g][1]) for g in both
+                   if g[0] == seat] for seat in seats]
+        alone = [[mine[g][0] - theirs[g][0] for g in both if g[0] == seat] for seat in seats]
+        entries.append({"game": label, "competitor": competitor.name, "baseline": baseline,
+                        "responder": name, "paired": _bound(paired, halve),
+                        "returns_alone": _bound(alone, halve)
+                        if approximate.value_sum(game) is not None else None,
+                        "games": len(both)})
+  return entries
+
+
 def report(config: SolvingConfig, results: list[dict], plots: pathlib.Path) -> Report:
   rows = [["game", "competitor", "responder", "seat", "gain", "gain_low", "gain_high", "games",
            "exact_gain", "cpu_seconds_per_game"]]
@@ -277,6 +334,15 @@ def report(config: SolvingConfig, results: list[dict], plots: pathlib.Path) -> R
                  f" {figures.number(exact_value)} | {figures.number(ratio, 2)} | {known_text} |"
                  f" {summed_text} | {seat_text} |"
                  f" {sum(e['games'])} | {figures.number(e['cpu_seconds_per_game'], 3)} |")
+  compared = differences(config, results)
+  if compared:
+    lines += ["", f"Each bound less {compared[0]['baseline']}'s, game by game over the same deals"
+              " and responder seeds:", "",
+              "| game | competitor | responder | difference, paired gains [95% CI] |"
+              " difference, returns alone [95% CI] | games |", "|---|---|---|---|---|---|"]
+    lines += [f"| {d['game']} | {d['competitor']} | {d['responder']} | {interval(d['paired'])} |"
+              f" {interval(d['returns_alone']) if d['returns_alone'] else '–'} | {d['games']} |"
+              for d in compared]
   lines += figures.plots_by_game(entries, plots, PLOTS, "Lower bound against compute", _plot)
   return rows, lines
 
