@@ -245,6 +245,14 @@ def test_bench_training_scaling(capsys, tmp_path):
   assert scaling["per_worker"] == pytest.approx(scaling["all_workers"] / 2)
   assert re.search(r"1 process [\d,]+ it/s; 2 processes [\d,]+ it/s \([\d,]+ per worker\),"
                    r" \d+\.\d\d times one's", out)
+  assert scaling["abstraction"] == "cards" and "(probe-mccfr, cards, " in out
+
+
+def test_bench_refuses_an_unknown_training_abstraction(capsys):
+  with pytest.raises(SystemExit):
+    run(capsys, "bench", "--training-workers", "2", "--training-abstraction", "summary:1")
+  assert ("--training-abstraction 'summary:1': unknown; allowed: cards, cards+rank"
+          in capsys.readouterr().err)
 
 
 def test_bench_rl_section(capsys, tmp_path):

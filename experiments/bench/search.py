@@ -46,7 +46,7 @@ import pyspiel
 import solvers
 from experiments.bench import game as bench
 from solvers.equilibrium import policies as policy_io
-from solvers.equilibrium.blueprint import CompiledMCCFR
+from solvers.equilibrium.blueprint import ABSTRACTION, CompiledMCCFR
 from solvers.search.pimc import PIMCBot
 from sushigo_spiel.compiled import CompiledSushiGo
 from sushigo_spiel.compiled.bench import core_rate
@@ -166,25 +166,27 @@ def mccfr_speeds(seconds: float, repeats: int, seed: int) -> dict:
   return {name: statistics.median(rates) for name, rates in runs.items()}
 
 
-def training_scaling(workers: int, iterations: int, seed: int,
-                     game: str = FULL_GAME) -> dict:
+def training_scaling(workers: int, iterations: int, seed: int, game: str = FULL_GAME,
+                     abstraction: str = ABSTRACTION) -> dict:
   """Blueprint training's wall-clock rate on 1 and on `workers` processes (module docstring)."""
   full = pyspiel.load_game(game)
-  CompiledMCCFR(full, "probe-mccfr", seed).run(iterations=1, workers=workers)  # start-up paid
+  CompiledMCCFR(full, "probe-mccfr", seed, abstraction=abstraction).run(
+      iterations=1, workers=workers)  # start-up paid
   rates = {}
   for count in (1, workers):
-    solver = CompiledMCCFR(full, "probe-mccfr", seed)
+    solver = CompiledMCCFR(full, "probe-mccfr", seed, abstraction=abstraction)
     start = time.perf_counter()
     solver.run(iterations=iterations, workers=count)
     rates[count] = solver.iterations / (time.perf_counter() - start)
-  return {"game": game, "iterations": iterations, "workers": workers,
+  return {"game": game, "abstraction": abstraction, "iterations": iterations, "workers": workers,
           "one_worker": rates[1], "all_workers": rates[workers],
           "per_worker": rates[workers] / workers, "speed_up": rates[workers] / rates[1]}
 
 
 def report_scaling(figures: dict) -> str:
   """The figures of `training_scaling` as one paragraph."""
-  return (f"blueprint training (probe-mccfr, cards, {figures['game']}), {figures['iterations']:,}"
+  return (f"blueprint training (probe-mccfr, {figures['abstraction']}, {figures['game']}),"
+          f" {figures['iterations']:,}"
           f" iterations, wall clock: 1 process {figures['one_worker']:,.0f} it/s;"
           f" {figures['workers']} processes {figures['all_workers']:,.0f} it/s"
           f" ({figures['per_worker']:,.0f} per worker), {figures['speed_up']:.2f} times one's")

@@ -12,6 +12,7 @@ from experiments.bench import cfr as cfr_bench
 from experiments.bench import equilibrium as equilibrium_bench
 from experiments.bench import game as game_bench
 from experiments.bench import search as search_bench
+from solvers.equilibrium import blueprint
 from sushigo_spiel import reduced_games
 
 
@@ -21,6 +22,9 @@ def bench(args: argparse.Namespace) -> int:
       if name not in reduced_games.REDUCED_GAMES:
         args.error(f"unknown reduced game {name!r}; allowed:"
                    f" {', '.join(reduced_games.REDUCED_GAMES)}")
+  if args.training_abstraction not in blueprint.ABSTRACTIONS:
+    args.error(f"--training-abstraction {args.training_abstraction!r}: unknown; allowed:"
+               f" {', '.join(blueprint.ABSTRACTIONS)}")
   if args.json:
     try:
       file_errors.check_output_file(args.json, "--json")
@@ -46,7 +50,8 @@ def bench(args: argparse.Namespace) -> int:
     print(f"\nBlueprint training on 1 and {args.training_workers} processes,"
           f" {args.training_iterations:,} iterations each", flush=True)
     figures["training_scaling"] = search_bench.training_scaling(
-        args.training_workers, args.training_iterations, seed=0)
+        args.training_workers, args.training_iterations, seed=0,
+        abstraction=args.training_abstraction)
     print(search_bench.report_scaling(figures["training_scaling"]))
   if args.equilibrium:
     figures["equilibrium"] = _equilibrium(args)
