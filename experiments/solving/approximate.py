@@ -227,7 +227,8 @@ def bounds(config: SolvingConfig, results: list[dict]) -> list[dict[str, Any]]:
   for label, _ in config.games:
     game = config.game(label)
     seats = game.num_players()
-    measure = "exploitability" if approximate.halves_nash_conv(game) else "NashConv"
+    halve, total = approximate.halves_nash_conv(game), approximate.value_sum(game)
+    measure = "exploitability" if halve else "NashConv"
     for competitor in config.players:
       mine = [r for r in results if r["game"] == label and r["competitor"] == competitor.name]
       exact = next((r for r in mine if r.get("exact")), None)
@@ -242,7 +243,6 @@ def bounds(config: SolvingConfig, results: list[dict]) -> list[dict[str, Any]]:
         # the same bound without the self-play games' noise.
         known = [[a - exact["policy_values"][seat] for r in played if r["seat"] == seat
                   for a in r["agent"]] for seat in range(seats)] if exact else None
-        total = approximate.value_sum(game)
         # The seats' values sum to `total`: each seat's returns less an equal share of it.
         returns = [[a - total / seats for r in played if r["seat"] == seat for a in r["agent"]]
                    for seat in range(seats)] if total is not None else None
@@ -251,11 +251,9 @@ def bounds(config: SolvingConfig, results: list[dict]) -> list[dict[str, Any]]:
         entries.append({
             "game": label, "competitor": competitor.name, "responder": name,
             "responder_kind": responder["responder"], "responder_params": responder["params"],
-            "bound": _bound(by_seat, approximate.halves_nash_conv(game)),
-            "bound_known_value": _bound(known, approximate.halves_nash_conv(game))
-            if known else None,
-            "bound_value_sum": _bound(returns, approximate.halves_nash_conv(game))
-            if returns else None,
+            "bound": _bound(by_seat, halve),
+            "bound_known_value": _bound(known, halve) if known else None,
+            "bound_value_sum": _bound(returns, halve) if returns else None,
             "gains": [stats.mean_interval(d) if len(d) >= 2 else None for d in by_seat],
             "games": [len(d) for d in by_seat],
             "exact": exact, "measure": measure,
@@ -286,7 +284,7 @@ def differences(config: SolvingConfig, results: list[dict]) -> list[dict[str, An
   entries = []
   for label, _ in config.games:
     game = config.game(label)
-    halve = approximate.halves_nash_conv(game)
+    halve, total = approximate.halves_nash_conv(game), approximate.value_sum(game)
     for competitor in config.players:
       if competitor.name == baseline:
         continue
@@ -302,8 +300,7 @@ def differences(config: SolvingConfig, results: list[dict]) -> list[dict[str, An
         alone = [[mine[g][0] - theirs[g][0] for g in both if g[0] == seat] for seat in seats]
         entries.append({"game": label, "competitor": competitor.name, "baseline": baseline,
                         "responder": name, "paired": _bound(paired, halve),
-                        "returns_alone": _bound(alone, halve)
-                        if approximate.value_sum(game) is not None else None,
+                        "returns_alone": _bound(alone, halve) if total is not None else None,
                         "games": len(both)})
   return entries
 
