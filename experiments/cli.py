@@ -190,10 +190,10 @@ def _parser() -> argparse.ArgumentParser:
   speed.add_argument("--training-iterations", type=_positive(int), default=16_000,
                      metavar="I", help="iterations of each --training-workers run (default:"
                      " %(default)s, about a minute on one core)")
-  speed.add_argument("--training-abstraction", default="cards", metavar="NAME",
+  speed.add_argument("--training-abstraction", metavar="NAME",
                      help="the blueprint abstraction of --training-workers, cards or cards+rank"
-                     " (default: %(default)s; cards+rank runs some 20 times fewer iterations a"
-                     " second)")
+                     " (default: training's, cards; cards+rank runs some 20 times fewer iterations"
+                     " a second)")
   speed.add_argument("--equilibrium", action="store_true",
                      help="also time exact exploitability and a CFR+ iteration on a reduced game"
                      " beside OpenSpiel's C++ on the cached turn-based tree, and OpenSpiel's"

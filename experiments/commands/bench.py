@@ -22,6 +22,8 @@ def bench(args: argparse.Namespace) -> int:
       if name not in reduced_games.REDUCED_GAMES:
         args.error(f"unknown reduced game {name!r}; allowed:"
                    f" {', '.join(reduced_games.REDUCED_GAMES)}")
+  if args.training_abstraction is None:
+    args.training_abstraction = blueprint.ABSTRACTION
   if args.training_abstraction not in blueprint.ABSTRACTIONS:
     args.error(f"--training-abstraction {args.training_abstraction!r}: unknown; allowed:"
                f" {', '.join(blueprint.ABSTRACTIONS)}")
