@@ -5,13 +5,12 @@ core (determinism, resuming, workers, exploitability on a reduced game), bluepri
 from __future__ import annotations
 
 import random
-import subprocess
-import sys
 
 import numpy as np
 import pyspiel
 import pytest
 
+from experiments.cli import main
 from solvers import baselines
 from solvers.equilibrium import exploitability
 from solvers.equilibrium import policies as policy_io
@@ -218,12 +217,11 @@ def test_ray_workers_give_the_tables_of_as_many_local_processes():
     (["--abstraction", "identity", "--backend", "ray", "--workers", "2"],
      "--workers, --backend and --resume are for --abstraction cards"),
 ])
-def test_train_command_refuses_a_backend_it_cannot_use(tmp_path, options, message):
-  command = [sys.executable, "-c", "from experiments.cli import main; main()", "train", "small",
-             "--abstraction", "cards", "--algorithm", "es-mccfr", "--iterations", "50", "--out",
-             str(tmp_path / "b.npz"), "--quiet", *options]
-  refused = subprocess.run(command, capture_output=True, text=True)
-  assert refused.returncode == 2 and message in refused.stderr
+def test_train_command_refuses_a_backend_it_cannot_use(tmp_path, capsys, options, message):
+  with pytest.raises(SystemExit) as refused:
+    main(["train", "small", "--abstraction", "cards", "--algorithm", "es-mccfr", "--iterations",
+          "50", "--out", str(tmp_path / "b.npz"), "--quiet", *options])
+  assert refused.value.code == 2 and message in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("algorithm", ["es-mccfr", "probe-mccfr"])
@@ -298,22 +296,20 @@ def test_current_play_reads_the_positive_regrets(tmp_path):
     CompiledMCCFR(game, play="last")
 
 
-def test_train_command_trains_and_resumes(tmp_path):
-  out = str(tmp_path / "b.npz")
-  command = [sys.executable, "-c", "from experiments.cli import main; main()", "train", "small",
-             "--algorithm", "es-mccfr", "--abstraction", "cards", "--iterations", "100",
-             "--out", out, "--quiet"]
-  first = subprocess.run(command, capture_output=True, text=True, check=True)
-  assert "100 iterations" in first.stdout and "NashConv" in first.stdout
-  second = subprocess.run(command + ["--resume"], capture_output=True, text=True, check=True)
-  assert "200 iterations" in second.stdout
-  refused = subprocess.run(command[:-3] + ["--out", str(tmp_path / "c.npz"), "--workers", "2"],
-                           capture_output=True, text=True)
-  assert refused.returncode == 0  # workers are allowed with cards
-  other = subprocess.run([*command[:7], "--abstraction", "identity", "--iterations", "10",
-                          "--out", str(tmp_path / "d.npz"), "--resume"],
-                         capture_output=True, text=True)
-  assert other.returncode != 0 and "--abstraction cards" in other.stderr
+def test_train_command_trains_and_resumes(tmp_path, capsys):
+  command = ["train", "small", "--algorithm", "es-mccfr", "--abstraction", "cards", "--iterations",
+             "100", "--out", str(tmp_path / "b.npz"), "--quiet"]
+  assert main(command) == 0
+  first = capsys.readouterr().out
+  assert "100 iterations" in first and "NashConv" in first
+  assert main(command + ["--resume"]) == 0
+  assert "200 iterations" in capsys.readouterr().out
+  assert main(command[:-3] + ["--out", str(tmp_path / "c.npz"), "--workers", "2"]) == 0
+  capsys.readouterr()
+  with pytest.raises(SystemExit) as other:
+    main([*command[:4], "--abstraction", "identity", "--iterations", "10",
+          "--out", str(tmp_path / "d.npz"), "--resume"])
+  assert other.value.code != 0 and "--abstraction cards" in capsys.readouterr().err
 
 
 # --------------------------------------------------------------------------------------------
