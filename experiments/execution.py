@@ -138,7 +138,7 @@ def execute(experiment: Experiment, config: RunConfig, run_dir: pathlib.Path, se
   if not quiet and done:
     print(f"Resuming: {len(done)} of {total} {results.noun}s already {results.kept}.")
   session.resumed = len(done)
-  with stopping.on_stop_signals():
+  with stopping.on_stop_signals(f"Run the same command with --out {run_dir} to resume."):
     try:
       with contextlib.closing(_results(experiment, config, missing, session, quiet)) as finished, \
           tqdm.tqdm(total=total, initial=len(done), unit=results.noun, disable=quiet,

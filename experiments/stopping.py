@@ -33,29 +33,38 @@ EXIT_STATUS = 130  # the shell's status of a process ended by SIGINT
 WATCH_SECONDS = 0.5  # how often a worker checks that its parent is alive
 
 
+RESUME_HINT = "Run the same command to resume."
+
 _received: list[int] = []  # the stop signals received while `on_stop_signals` is in force
 _installed: list[bool] = []  # whether it is (a nested use leaves the outer one in force)
+_hint = [RESUME_HINT]  # what stopping at once tells the user: the innermost use's `resume_hint`
 
 
 @contextlib.contextmanager
-def on_stop_signals() -> Iterator[None]:
+def on_stop_signals(resume_hint: str = RESUME_HINT) -> Iterator[None]:
   """While inside: the first SIGINT or SIGTERM raises KeyboardInterrupt; the next one, inside or
-  after (while the process exits), kills this process's worker processes and exits at once.
-  Nested uses count the signals as one. Outside the main thread, signals are left as they are
-  (Python delivers them to the main thread only)."""
-  if _installed or threading.current_thread() is not threading.main_thread():
-    yield
-    return
-  _received.clear()
-  previous = {signum: signal.signal(signum, _stop) for signum in STOP_SIGNALS}
-  _installed.append(True)
+  after (while the process exits), kills this process's worker processes and exits at once,
+  saying `resume_hint` (a run names its folder there). Nested uses count the signals as one, and
+  the innermost hint is said. Outside the main thread, signals are left as they are (Python
+  delivers them to the main thread only)."""
+  outer_hint, _hint[0] = _hint[0], resume_hint
   try:
-    yield
+    if _installed or threading.current_thread() is not threading.main_thread():
+      yield
+      return
+    _received.clear()
+    previous = {signum: signal.signal(signum, _stop) for signum in STOP_SIGNALS}
+    _installed.append(True)
+    try:
+      yield
+    finally:
+      _installed.clear()
+      if not _received:  # once stopping, a further signal ends the process, even while it exits
+        for signum, handler in previous.items():
+          signal.signal(signum, handler)
   finally:
-    _installed.clear()
-    if not _received:  # once stopping, a further signal ends the process, even while it exits
-      for signum, handler in previous.items():
-        signal.signal(signum, handler)
+    if not _received:  # once stopping, the hint stays the innermost one's while the process exits
+      _hint[0] = outer_hint
 
 
 def _stop(signum, frame) -> None:
@@ -69,7 +78,7 @@ def _stop(signum, frame) -> None:
 def stop_at_once() -> None:
   """Kills this process's worker processes and exits with `EXIT_STATUS`, skipping all clean-up."""
   kill_workers(multiprocessing.active_children())
-  print("\nStopped at once. Run the same command to resume.", file=sys.stderr, flush=True)
+  print(f"\nStopped at once. {_hint[0]}", file=sys.stderr, flush=True)
   os._exit(EXIT_STATUS)  # pylint: disable=protected-access
 
 

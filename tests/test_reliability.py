@@ -544,7 +544,7 @@ def test_a_second_signal_exits_at_once_and_kills_the_workers(tmp_path):
 
       if __name__ == "__main__":
         worker = multiprocessing.get_context("spawn").Process(target=time.sleep, args=(60,))
-        with stopping.on_stop_signals():
+        with stopping.on_stop_signals("Run it again with --out there to resume."):
           worker.start()
           try:  # the pid inside: the signal may come as soon as it is read
             print(worker.pid, flush=True)
@@ -564,7 +564,7 @@ def test_a_second_signal_exits_at_once_and_kills_the_workers(tmp_path):
   process.send_signal(signal.SIGTERM)
   _, err = process.communicate(timeout=20)
   assert process.returncode == 130 and time.monotonic() - start < 10
-  assert "Stopped at once" in err
+  assert "Stopped at once. Run it again with --out there to resume." in err
   assert gone(worker)
 
 
