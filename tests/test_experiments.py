@@ -313,6 +313,10 @@ def test_missing_ray_is_a_clear_error(reference, tmp_path, monkeypatch):
 
 # ----- resuming
 
+# How long a fresh run process may take to record its first games before a test gives up: the loop
+# stops as soon as they are written, and a loaded two-core machine took over a minute.
+STARTUP_SECONDS = 300
+
 
 def test_resume_after_kill_gives_identical_records(tmp_path):
   text = _edit(f'games = ["{TINY}", "{TINY_3P}"]', f'games = ["{TINY}"]').replace(
@@ -323,7 +327,7 @@ def test_resume_after_kill_gives_identical_records(tmp_path):
   process = subprocess.Popen(
       [sys.executable, "-m", "experiments.cli", "run", str(config_path), "--out",
        str(interrupted), "--quiet"], env=env, stdout=subprocess.DEVNULL)
-  deadline = time.monotonic() + 60
+  deadline = time.monotonic() + STARTUP_SECONDS
   while record_count(interrupted) < 5 and process.poll() is None and time.monotonic() < deadline:
     time.sleep(0.005)
   process.send_signal(signal.SIGKILL)
@@ -362,7 +366,7 @@ def test_killed_worker_process_then_rerun_gives_identical_records(tmp_path):
       [sys.executable, "-m", "experiments.cli", "run", str(config_path), "--out",
        str(interrupted), "--quiet", "--workers", "2"], env=env, stdout=subprocess.DEVNULL,
       stderr=subprocess.PIPE)
-  deadline = time.monotonic() + 60
+  deadline = time.monotonic() + STARTUP_SECONDS
   while record_count(interrupted) < 5 and process.poll() is None and time.monotonic() < deadline:
     time.sleep(0.005)
   workers = worker_processes(process.pid)
