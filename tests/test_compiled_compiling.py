@@ -50,6 +50,7 @@ def test_the_first_use_says_it_compiles_and_later_loads_are_silent(monkeypatch, 
   # cleared, not cleared: nothing would write it again.
   core, name = CORES[game][:2]
   core.from_params()
+  capsys.readouterr()  # its own notice, in a fresh environment
   marker, cleared = tmp_path / "compiled", []
   monkeypatch.setattr(jit, "COMPILE_LOCK", tmp_path / "lock")  # no other process's compile
   monkeypatch.setattr(core.kernel_set, "_marker", lambda: marker)
