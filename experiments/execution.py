@@ -103,12 +103,16 @@ def _execute_or_stop(experiment: Experiment, config: RunConfig, run_dir: pathlib
   try:
     execute(experiment, config, run_dir, session, quiet)
   except KeyboardInterrupt:
-    print(f"\nStopped. Run the same command with --out {run_dir} to resume.", file=sys.stderr)
+    print(f"\nStopped. {_resume_hint(run_dir)}", file=sys.stderr)
     raise
   except concurrent.futures.process.BrokenProcessPool:
     raise RunError(f"a worker process died; the {experiment.results.noun}s it finished are kept in"
                    f" {run_dir}: run the same command with --out {run_dir} to play the rest") \
         from None
+
+
+def _resume_hint(run_dir: pathlib.Path) -> str:
+  return f"Run the same command with --out {run_dir} to resume."
 
 
 @contextlib.contextmanager
@@ -138,7 +142,7 @@ def execute(experiment: Experiment, config: RunConfig, run_dir: pathlib.Path, se
   if not quiet and done:
     print(f"Resuming: {len(done)} of {total} {results.noun}s already {results.kept}.")
   session.resumed = len(done)
-  with stopping.on_stop_signals(f"Run the same command with --out {run_dir} to resume."):
+  with stopping.on_stop_signals(_resume_hint(run_dir)):
     try:
       with contextlib.closing(_results(experiment, config, missing, session, quiet)) as finished, \
           tqdm.tqdm(total=total, initial=len(done), unit=results.noun, disable=quiet,

@@ -180,7 +180,7 @@ def parse_keys(texts) -> list:
   if not all(_INTEGER_TUPLE.fullmatch(text) for text in texts):
     return [ast.literal_eval(text) for text in texts]
   array = ("[" + ",".join(texts) + "]").replace("(", "[").replace(")", "]").replace(",]", "]")
-  return [_tuples(value) if value.__class__ is list else value for value in json.loads(array)]
+  return list(_tuples(json.loads(array)))
 
 
 def _tuples(values: list) -> tuple:
