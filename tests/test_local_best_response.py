@@ -26,12 +26,9 @@ def _gains(name: str, policy: str, seats=(0, 1), **params) -> list[tuple[float, 
   exact = nash_conv(tree, policy_from_bot(tree, lambda g, p, seed: solvers.make_bot(policy, g, p,
                                                                                     seed)))
   models = [solvers.make_bot(policy, game, p, 0) for p in range(2)]
-  answers = {}  # the responder asks for the same (table, player) again and again
 
   def model(rules, table, player):
-    if (table, player) not in answers:
-      answers[table, player] = models[player].policy_at(table)
-    return answers[table, player]
+    return models[player].policy_at(table)
 
   result = []
   for seat in seats:

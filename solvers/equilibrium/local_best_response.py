@@ -62,6 +62,7 @@ class LocalBestResponseBot(Bot):
                        " opponent_model, (rules, table, player) -> [(action, probability)]")
     self._check_params()
     self.model = opponent_model
+    self._answers: dict = {}  # the policy's answers at this decision, by (table, player)
     continuation = self.params["continuation"]
     self._continuation = self._modelled if continuation == "policy" else \
         rollouts.make_rollout_policy(continuation, self.game)
@@ -87,13 +88,25 @@ class LocalBestResponseBot(Bot):
     """The expected return of each legal action against the policy, over the weighted worlds."""
     rules, dynamics, me = self.rules, self.dynamics, self.player_id
     legal = dynamics.legal_actions(rules, table, me)
-    worlds = self._weighted_worlds(table)
-    total = sum(weight for _, weight in worlds)
-    values = dict.fromkeys(legal, 0.0)
-    for world, weight in worlds:
-      for action in legal:
-        values[action] += weight / total * self._after_action(world, action, self.params["depth"])
+    try:
+      worlds = self._weighted_worlds(table)
+      total = sum(weight for _, weight in worlds)
+      values = dict.fromkeys(legal, 0.0)
+      for world, weight in worlds:
+        for action in legal:
+          values[action] += weight / total * self._after_action(world, action,
+                                                                self.params["depth"])
+    finally:
+      self._answers.clear()
     return values
+
+  def _policy(self, rules, table, player: int) -> Policy:
+    """The policy at `table` for `player`, asked once a decision: every action of the responder
+    and every rollout from one position asks for the same answers again."""
+    key = (table, player)
+    if key not in self._answers:
+      self._answers[key] = self.model(rules, table, player)
+    return self._answers[key]
 
   def _weighted_worlds(self, table) -> list[tuple[object, float]]:
     """`worlds` determinizations with their posterior weights; when every draw contradicts the
@@ -113,7 +126,7 @@ class LocalBestResponseBot(Bot):
     for before, actions in self.dynamics.round_decisions(rules, world):
       for player, action in enumerate(actions):
         if player != me:
-          probability *= dict(self.model(rules, before, player)).get(action, 0.0)
+          probability *= dict(self._policy(rules, before, player)).get(action, 0.0)
           if probability <= _MIN_WEIGHT:
             return 0.0
     return probability
@@ -144,7 +157,7 @@ class LocalBestResponseBot(Bot):
     """Joint actions with the responder's `action` and the others' picks by the policy, with
     their probabilities: the whole support, or `branching` draws from it when larger."""
     me, n = self.player_id, self.rules.num_players
-    supports = [[(a, p) for a, p in self.model(self.rules, table, player) if p > 0]
+    supports = [[(a, p) for a, p in self._policy(self.rules, table, player) if p > 0]
                 if player != me else [(action, 1.0)] for player in range(n)]
     size = math.prod(len(support) for support in supports)
     if size <= self.params["branching"]:
@@ -162,5 +175,5 @@ class LocalBestResponseBot(Bot):
                [self.player_id] for _ in range(count)) / count
 
   def _modelled(self, rules, table, player: int, uniform) -> int:
-    return draw_action(self.model(rules, table, player), uniform)
+    return draw_action(self._policy(rules, table, player), uniform)
 
