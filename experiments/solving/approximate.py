@@ -230,13 +230,12 @@ def bounds(config: SolvingConfig, results: list[dict]) -> list[dict[str, Any]]:
     halve, total = approximate.halves_nash_conv(game), approximate.value_sum(game)
     measure = "exploitability" if halve else "NashConv"
     for competitor in config.players:
-      mine = [r for r in results if r["game"] == label and r["competitor"] == competitor.name]
-      exact = next((r for r in mine if r.get("exact")), None)
+      exact = next((r for r in results if r["game"] == label
+                    and r["competitor"] == competitor.name and r.get("exact")), None)
       for name, responder in responders(config.section).items():
         if not plays(responder, competitor.name):
           continue
-        played = [r for r in mine if not r.get("exact")
-                  and r.get("responder", DEFAULT_RESPONDER) == name]
+        played = _played(results, label, competitor.name, name)
         by_seat = [[a - s for r in played if r["seat"] == seat
                     for a, s in zip(r["agent"], r["self_play"])] for seat in range(seats)]
         # Where the policy's value is known exactly, the responder's returns less that value:
@@ -262,16 +261,17 @@ def bounds(config: SolvingConfig, results: list[dict]) -> list[dict[str, Any]]:
   return entries
 
 
+def _played(results: list[dict], label: str, competitor: str, responder: str) -> list[dict]:
+  """The records of `responder`'s paired games against `competitor` in game `label`."""
+  return [r for r in results if r["game"] == label and r["competitor"] == competitor
+          and not r.get("exact") and r.get("responder", DEFAULT_RESPONDER) == responder]
+
+
 def _by_game(results: list[dict], label: str, competitor: str, responder: str
              ) -> dict[tuple[int, int], tuple[float, float]]:
   """(seat, game index) -> (the responder's return, the policy's self-play return)."""
-  games = {}
-  for r in results:
-    if (r["game"] == label and r["competitor"] == competitor and not r.get("exact")
-        and r.get("responder", DEFAULT_RESPONDER) == responder):
-      for k, pair in enumerate(zip(r["agent"], r["self_play"]), start=r["games"][0]):
-        games[(r["seat"], k)] = pair
-  return games
+  return {(r["seat"], k): pair for r in _played(results, label, competitor, responder)
+          for k, pair in enumerate(zip(r["agent"], r["self_play"]), start=r["games"][0])}
 
 
 def differences(config: SolvingConfig, results: list[dict]) -> list[dict[str, Any]]:
