@@ -31,7 +31,7 @@ import time
 import pyspiel
 
 from experiments.train_full_policy import evaluate
-from solvers.equilibrium.blueprint import ABSTRACTION, ABSTRACTIONS, CompiledMCCFR
+from solvers.equilibrium.blueprint import ABSTRACTION, ABSTRACTIONS, PLAYS, CompiledMCCFR
 
 GAME = "python_sushi_go(players={players},utility=margin)"
 
@@ -43,7 +43,7 @@ def main(argv=None) -> None:
   parser.add_argument("--algorithm", default="probe-mccfr", help="default: %(default)s")
   parser.add_argument("--abstraction", default=ABSTRACTION, choices=ABSTRACTIONS,
                       help="the blueprint's abstraction (default: %(default)s)")
-  parser.add_argument("--play", default="current", choices=("average", "current"),
+  parser.add_argument("--play", default="current", choices=PLAYS,
                       help="the strategy the blueprint plays (default: %(default)s)")
   parser.add_argument("--seconds", type=float, required=True, help="training seconds in all")
   parser.add_argument("--segment", type=float, default=600.0,
@@ -53,6 +53,10 @@ def main(argv=None) -> None:
   parser.add_argument("--workers", type=int, default=1, help="local training processes")
   parser.add_argument("--out", required=True, help="the checkpoint and policy file (.npz)")
   parser.add_argument("--resume", action="store_true", help="continue from the file at --out")
+  parser.add_argument("--restart-average", action="store_true",
+                      help="with --resume: gather the average strategy afresh from now on (the"
+                      " regrets carry on); needed to play mean from a file saved without offer"
+                      " weights")
   parser.add_argument("--no-progress", action="store_true", help="no progress bar")
   args = parser.parse_args(argv)
   if args.seconds <= 0 or args.segment <= 0 or args.games < 1:
@@ -61,7 +65,11 @@ def main(argv=None) -> None:
   if args.resume:
     solver = CompiledMCCFR.resume(args.out, game, args.algorithm)
     solver.play = args.play
+    if args.restart_average:
+      solver.restart_average()
   else:
+    if args.restart_average:
+      parser.error("--restart-average needs --resume")
     if os.path.exists(args.out):
       parser.error(f"{args.out} exists; pass --resume to continue it, or remove it")
     solver = CompiledMCCFR(game, args.algorithm, seed=args.seed, play=args.play,

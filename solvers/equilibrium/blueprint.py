@@ -6,8 +6,9 @@ under the heuristic baseline's values. A `cards+rank` file stores the heuristic'
 was trained with (`valuation`), so it plays the same whatever the heuristic's defaults become.
 
 `CompiledMCCFR` drives the kernels of `sushigo_spiel.compiled.cfr` (the abstraction, the walks and
-their weighting are documented there): it owns the regret and average tables, runs iterations in
-chunks with a progress bar, saves and resumes checkpoints, and runs on several local processes.
+their weighting are documented there): it owns the regret, average and offer-weight tables, runs
+iterations in chunks with a progress bar, saves and resumes checkpoints, and runs on several local
+processes.
 
 Chunks and streams. Iterations run in chunks of `CHUNK` iterations; chunk c (iterations
 c * CHUNK + 1 onwards) draws from one stream seeded from (seed, c). A budget in seconds stops at a
@@ -20,7 +21,7 @@ one after another on its own copy, and returns what it added; the additions are 
 order. This is W-fold parallel MCCFR whose workers synchronise once a task (the tasks of a batch
 do not see each other's updates), so its tables differ from a single process's, but they are
 determined by the seed and W, and the result has the same shape (the same tables, keys and
-policy). Tasks of several chunks keep the cost of shipping the tables (two arrays of 2**20
+policy). Tasks of several chunks keep the cost of shipping the tables (three arrays of 2**20
 doubles by default) small beside the work: with one chunk a task, two workers ran the full game
 only 1.2 times as fast as one. On Ray (`backend="ray"`, for a cluster) the tasks of a batch are
 Ray tasks and everything else is the same, so W > 1 Ray workers give the tables of W local
@@ -29,10 +30,13 @@ used as it is (the `sushigo train` command connects to `--address`); otherwise a
 CPUs is started for the run.
 
 Files (`save`, `load_blueprint`): a compressed numpy archive with the non-zero slots of the average
-table (and of the regret table in a checkpoint), the table size, and JSON metadata (game,
-abstraction, walk, weighting, iterations, seed, times, package version, git commit, and any
-training curve). A checkpoint is a policy file that also holds the regrets; `sushigo train
---resume` continues from one.
+and offer-weight tables (and of the regret table in a checkpoint), the table size, and JSON
+metadata (game, abstraction, walk, weighting, iterations, the iterations the average and offer
+weights start after, seed, times, package version, git commit, and any training curve). A
+checkpoint is a policy file that also holds the regrets; `sushigo train --resume` continues from
+one. Files saved before offer weights were kept hold none: they play their average or current
+strategy as before, and resuming one gathers offer weights from then on, so it plays `mean` only
+once its average is restarted.
 """
 
 from __future__ import annotations
@@ -62,7 +66,7 @@ ABSTRACTION = "cards"  # the default
 ABSTRACTIONS = ("cards", "cards+rank")
 ALGORITHMS = {"es-mccfr": "es", "probe-mccfr": "probe", "os-mccfr": "os"}  # algorithm name -> walk
 WEIGHTINGS = ("linear", "uniform")
-PLAYS = ("average", "current")  # the strategy a blueprint plays
+PLAYS = ("average", "mean", "current")  # the strategy a blueprint plays
 BACKENDS = ("local", "ray")
 CHUNK = 50
 SYNC_CHUNKS = 8  # chunks in a worker's task between two synchronisations of the tables
@@ -93,23 +97,25 @@ def _chunk_seed(seed: int, chunk: int) -> int:
   return int(state >> np.uint64(1))
 
 
-def _run_chunk(spec, regrets, averages, chunk, walk, linear, seed, values):
-  """Runs chunk `chunk` on the given tables in place (`values`: the abstraction's valuation)."""
+def _run_chunk(spec, tables, chunk, walk, linear, seed, values):
+  """Runs chunk `chunk` on `tables` (regrets, averages, offer weights) in place (`values`: the
+  abstraction's valuation)."""
   ensure_compiled()
-  mccfr.iterate(spec, regrets, averages, chunk * CHUNK, CHUNK, walk, linear,
-                _chunk_seed(seed, chunk), values)
+  mccfr.iterate(spec, *tables, chunk * CHUNK, CHUNK, walk, linear, _chunk_seed(seed, chunk),
+                values)
 
 
-def _task_additions(spec, regrets, averages, first, count, walk, linear, seed, values):
+def _task_additions(spec, regrets, averages, offered, first, count, walk, linear, seed, values):
   """What chunks `first` to `first + count - 1`, run one after another, add to the tables, as
-  (slots, regret additions, average additions). Every array is copied: Ray's arrive read-only, a
-  type the kernels are not compiled for."""
-  new_regrets, new_averages, spec = regrets.copy(), averages.copy(), spec.copy()
-  values = values.copy()
+  (slots, [additions to the regrets, averages and offer weights at them]). Every array is copied:
+  Ray's arrive read-only, a type the kernels are not compiled for."""
+  tables = (regrets, averages, offered)
+  new_tables, spec, values = [table.copy() for table in tables], spec.copy(), values.copy()
   for chunk in range(first, first + count):
-    _run_chunk(spec, new_regrets, new_averages, chunk, walk, linear, seed, values)
-  changed = np.flatnonzero((new_regrets != regrets) | (new_averages != averages))
-  return changed, new_regrets[changed] - regrets[changed], new_averages[changed] - averages[changed]
+    _run_chunk(spec, new_tables, chunk, walk, linear, seed, values)
+  changed = np.flatnonzero(np.logical_or.reduce([new != old
+                                                 for new, old in zip(new_tables, tables)]))
+  return changed, [new[changed] - old[changed] for new, old in zip(new_tables, tables)]
 
 
 @contextlib.contextmanager
@@ -122,8 +128,8 @@ def _batch_runner(backend: str, workers: int):
     pool = concurrent.futures.ProcessPoolExecutor(
         workers, mp_context=multiprocessing.get_context("spawn"))
 
-    def run_batch(spec, regrets, averages, tasks):
-      futures = [pool.submit(_task_additions, spec, regrets, averages, *task) for task in tasks]
+    def run_batch(spec, tables, tasks):
+      futures = [pool.submit(_task_additions, spec, *tables, *task) for task in tasks]
       return [future.result() for future in futures]
     try:
       yield run_batch
@@ -145,8 +151,8 @@ def _ray_batch_runner(workers: int):
   try:
     additions = ray.remote(_task_additions)
 
-    def run_batch(spec, regrets, averages, tasks):
-      shared = [ray.put(array) for array in (spec, regrets, averages)]
+    def run_batch(spec, tables, tasks):
+      shared = [ray.put(array) for array in (spec, *tables)]
       return ray.get([additions.remote(*shared, *task) for task in tasks])
     yield run_batch
   finally:
@@ -168,9 +174,11 @@ class CompiledMCCFR:
   """MCCFR (`algorithm`: es-mccfr, probe-mccfr or os-mccfr) with an action-centred abstraction
   (`cards` or `cards+rank`) on the compiled core; `weighting` linear (Linear CFR) or uniform;
   tables of 2**table_bits slots. `play` names the strategy its policy plays: the average strategy
-  (what CFR's guarantees are about), or the current one (regret matching on the last regrets),
-  which Pluribus played beyond its first betting round and which, on the full game, plays far
-  better than the average of a short run (docs/equilibrium.md)."""
+  (what CFR's guarantees are about; its raw weights normalised at a decision), `mean` (the average
+  with each key's weight divided by its offer weight: its mean probability when offered, free of
+  the bias of keys shared across decisions, `mccfr`), or the current one (regret matching on the
+  last regrets), which Pluribus played beyond its first betting round and which, on the full game,
+  plays far better than the average of a short run (docs/equilibrium.md)."""
 
   def __init__(self, game: pyspiel.Game, algorithm: str = "probe-mccfr", seed: int = 0,
                weighting: str = "linear", table_bits: int = DEFAULT_TABLE_BITS,
@@ -198,10 +206,18 @@ class CompiledMCCFR:
     self.seed, self.weighting, self.play = seed, weighting, play
     self.regrets = np.zeros(1 << table_bits)
     self.averages = np.zeros(1 << table_bits)
+    self.offered = np.zeros(1 << table_bits)  # offer weights (`mccfr`): the averages' divisors
     self.iterations = 0
+    self.average_since = 0  # the iteration after which the average weights were gathered
+    self.offered_since = 0  # the same for the offer weights (later if resumed from an old file)
     self.seconds = 0.0  # wall time spent in `run`
     self.cpu_seconds = 0.0  # this process's CPU time spent in `run` (workers' not counted)
     self.history: list[dict] = []  # a training curve, kept in the metadata
+
+  @property
+  def tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The regrets, average weights and offer weights, as the kernels take them."""
+    return self.regrets, self.averages, self.offered
 
   @property
   def occupied(self) -> int:
@@ -235,16 +251,16 @@ class CompiledMCCFR:
           first = self.iterations // CHUNK
           if run_batch is None:
             batch = 1
-            _run_chunk(self.spec, self.regrets, self.averages, first, self.walk, linear, self.seed,
+            _run_chunk(self.spec, self.tables, first, self.walk, linear, self.seed,
                        self.valuation)
           else:
             tasks = _batch_tasks(first, workers, None if chunks is None else chunks - done)
             batch = sum(count for _, count in tasks)
-            for slots, regrets, averages in run_batch(self.spec, self.regrets, self.averages, [
+            for slots, additions in run_batch(self.spec, self.tables, [
                 (start, count, self.walk, linear, self.seed, self.valuation)
                 for start, count in tasks]):
-              self.regrets[slots] += regrets  # in chunk order: the same sums on any backend
-              self.averages[slots] += averages
+              for table, added in zip(self.tables, additions):
+                table[slots] += added  # in chunk order: the same sums on any backend
           self.iterations += batch * CHUNK
           done += batch
           bar.update(batch * CHUNK)
@@ -258,6 +274,7 @@ class CompiledMCCFR:
     return {
         "game": str(self.game), "abstraction": self.abstraction, "algorithm": self.algorithm,
         "weighting": self.weighting, "play": self.play, "iterations": self.iterations,
+        "average_since": self.average_since, "offered_since": self.offered_since,
         "seed": self.seed,
         "seconds": round(self.seconds, 3), "cpu_seconds": round(self.cpu_seconds, 3),
         "occupied_slots": self.occupied, "table_slots": len(self.averages),
@@ -265,15 +282,42 @@ class CompiledMCCFR:
         "history": self.history,
     }
 
+  def restart_average(self) -> None:
+    """Drops the average and offer weights gathered so far: the average strategy is gathered
+    afresh from the next iteration on (the regrets carry on)."""
+    self.averages[:] = 0.0
+    self.offered[:] = 0.0
+    self.average_since = self.offered_since = self.iterations
+
+  def _check_play(self) -> None:
+    """A ValueError when playing `mean` while the offer weights cover fewer iterations than the
+    average weights (resumed from a file saved without them)."""
+    if self.play == "mean" and self.offered_since != self.average_since:
+      raise ValueError(f"offer weights were gathered after iteration {self.offered_since}, the"
+                       f" average weights after {self.average_since}: their mean is not defined;"
+                       " restart the average (restart_average; train_blueprint"
+                       " --restart-average) or play average or current")
+
   def policy(self) -> BlueprintPolicy:
-    weights = self.averages if self.play == "average" else np.maximum(self.regrets, 0.0)
-    return BlueprintPolicy(self.game, weights.copy(), self.metadata(), self.valuation)
+    """The strategy of `play` (a ValueError for a `mean` that is not defined, `_check_play`)."""
+    self._check_play()
+    if self.play == "current":
+      weights = np.maximum(self.regrets, 0.0)
+    elif self.play == "average":
+      weights = self.averages.copy()
+    else:
+      weights = mean_weights(self.averages, self.offered)
+    return BlueprintPolicy(self.game, weights, self.metadata(), self.valuation)
 
   def save(self, path: str, checkpoint: bool = True) -> None:
     """Writes the policy (and, as a checkpoint, the regrets) to `path` through a temporary file
-    beside it: a failed write leaves no half-written file."""
+    beside it: a failed write leaves no half-written file. A ValueError for a `mean` play that
+    is not defined (`_check_play`)."""
+    self._check_play()
     used = np.flatnonzero(self.averages)
-    arrays = {"average_slots": used, "average_values": self.averages[used]}
+    offered = np.flatnonzero(self.offered)
+    arrays = {"average_slots": used, "average_values": self.averages[used],
+              "offered_slots": offered, "offered_values": self.offered[offered]}
     if checkpoint or self.play == "current":
       held = np.flatnonzero(self.regrets)
       arrays.update(regret_slots=held, regret_values=self.regrets[held])
@@ -293,7 +337,9 @@ class CompiledMCCFR:
   def resume(cls, path: str, game: pyspiel.Game | None = None,
              algorithm: str | None = None) -> CompiledMCCFR:
     """The solver saved at `path` (a checkpoint), ready to run on. A ValueError if the file holds
-    no regrets, or was trained on another game or algorithm than the given ones."""
+    no regrets, or was trained on another game or algorithm than the given ones. A checkpoint
+    saved before offer weights were kept gathers them from its last iteration on
+    (`offered_since`)."""
     data, metadata = _open(path)
     with data:
       if "regret_slots" not in data.files:
@@ -309,9 +355,15 @@ class CompiledMCCFR:
                    bits, play=metadata.get("play", "average"),
                    abstraction=metadata["abstraction"])
       solver.valuation = _stored_valuation(data)
-      solver.averages[data["average_slots"]] = data["average_values"]
       solver.regrets[data["regret_slots"]] = data["regret_values"]
-    solver.iterations = metadata["iterations"]
+      solver.averages[data["average_slots"]] = data["average_values"]
+      solver.iterations = metadata["iterations"]
+      solver.average_since = metadata.get("average_since", 0)
+      if "offered_slots" in data.files:
+        solver.offered[data["offered_slots"]] = data["offered_values"]
+        solver.offered_since = metadata["offered_since"]
+      else:
+        solver.offered_since = solver.iterations
     solver.seconds, solver.cpu_seconds = metadata["seconds"], metadata["cpu_seconds"]
     solver.history = list(metadata.get("history", []))
     return solver
@@ -342,16 +394,27 @@ def is_blueprint_file(path: str) -> bool:
     return "average_slots" in data.files
 
 
+def mean_weights(averages: np.ndarray, offered: np.ndarray) -> np.ndarray:
+  """Each slot's average weight over its offer weight (`mccfr`'s offer weights): the mean
+  probability of its action when offered; 0 where it was never offered."""
+  return np.divide(averages, offered, out=np.zeros_like(averages), where=offered > 0)
+
+
 def load_blueprint(path: str) -> BlueprintPolicy:
-  """The blueprint policy saved at `path`: its average strategy, or its current one if it was
-  trained to play that (`play`)."""
+  """The blueprint policy saved at `path`: the strategy it was trained to play (`play`: its
+  average strategy, its mean one, or its current one)."""
   data, metadata = _open(path)
   with data:
-    weights = np.zeros(int(data["table_slots"]))
-    if metadata.get("play", "average") == "current":
+    size = int(data["table_slots"])
+    weights, play = np.zeros(size), metadata.get("play", "average")
+    if play == "current":
       weights[data["regret_slots"]] = np.maximum(data["regret_values"], 0.0)
     else:
       weights[data["average_slots"]] = data["average_values"]
+    if play == "mean":
+      offered = np.zeros(size)
+      offered[data["offered_slots"]] = data["offered_values"]
+      weights = mean_weights(weights, offered)
     values = _stored_valuation(data)
   return BlueprintPolicy(pyspiel.load_game(metadata["game"]), weights, metadata, values)
 

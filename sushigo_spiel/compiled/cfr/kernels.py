@@ -26,8 +26,8 @@ from sushigo_spiel.sushi_go.rules import Rules
 
 _INT, _VALUATION = types.int64, features.VALUATION
 _ENTRIES = {
-    mccfr._iterate: types.void(GAME, SPEC, VALUES, VALUES, _INT, _INT, _INT, types.boolean, _INT,
-                               _VALUATION),
+    mccfr._iterate: types.void(GAME, SPEC, VALUES, VALUES, VALUES, _INT, _INT, _INT, types.boolean,
+                               _INT, _VALUATION),
     mccfr._policy_weights: VALUES(SPEC, POSITION, _INT, VALUES, ACTIONS, _VALUATION),
     features._ranked_features_of: ACTIONS(SPEC, POSITION, _INT, _VALUATION, _INT),
     subgame._iterate: types.void(GAME, SPEC, types.int32[:, ::1], VALUES, types.int64[:, ::1],
@@ -52,9 +52,9 @@ def _exercise() -> None:
   skip_chance(spec, pos, new_state(0))
   actions = np.zeros(1, dtype=np.int64)
   for valuation in (np.zeros(0), params):
-    regrets, averages = np.zeros(256), np.zeros(256)
+    regrets, averages, offered = np.zeros(256), np.zeros(256), np.zeros(256)
     for walk in mccfr.WALKS.values():
-      mccfr.iterate(spec, regrets, averages, 0, 1, walk, True, 0, valuation)
+      mccfr.iterate(spec, regrets, averages, offered, 0, 1, walk, True, 0, valuation)
     mccfr.policy_weights(spec, pos, 0, averages, actions, valuation)
     _exercise_subgame(spec, valuation, params)
   features.ranked_features_of(spec, pos, 0, params, 0)

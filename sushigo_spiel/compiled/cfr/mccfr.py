@@ -1,10 +1,18 @@
 """Monte Carlo CFR walks on Sushi Go's compiled core, with action-centred keys (`features`).
 
-Regrets and average-strategy weights live in two flat float64 tables of a power-of-two size,
-indexed by an action's key modulo that size (the hashing trick: two keys sharing a slot share
-their regrets; with 2**20 slots and some 10**5 keys in use that is rare, and `occupied` counts the
-slots in use). At a decision the player's strategy is regret matching over its legal actions, each
-action reading its own slot; with no positive regret it is uniform.
+Regrets, average-strategy weights and offer weights live in three flat float64 tables of a
+power-of-two size, indexed by an action's key modulo that size (the hashing trick: two keys sharing
+a slot share their regrets; with 2**20 slots and some 10**5 keys in use that is rare, and
+`occupied` counts the slots in use). At a decision the player's strategy is regret matching over
+its legal actions, each action reading its own slot; with no positive regret it is uniform.
+
+Offer weights. Wherever an action's probability is added to its key's average weight, the same
+factor (the iteration's weight, times the reach terms of OS) is added to its key's offer weight.
+An information set's actions share one visit history, so its average strategy is its average
+weights normalised; action-centred keys do not: a key offered at many decisions gathers weight
+at all of them, so normalising the raw weights at a decision favours the actions whose keys are
+common. The average weight over the offer weight is the mean probability of the key's action when
+offered, free of that bias; a blueprint playing `mean` normalises these means.
 
 Three walks, each run once per player and iteration (that player is the traverser):
 
@@ -107,10 +115,11 @@ def table_strategy(table, keys, count, probabilities):
 
 
 @njit
-def _others(game, g, pos, traverser, regrets, averages, weight, mask, rng, joint, valuation,
-            scratch):
+def _others(game, g, pos, traverser, regrets, averages, offered, weight, mask, rng, joint,
+            valuation, scratch):
   """Samples every player's action but the traverser's into `joint` from its current strategy,
-  adding that strategy times `weight` to its average weights (not when `weight` is 0)."""
+  adding that strategy times `weight` to its average weights and `weight` to its offer weights
+  (not when `weight` is 0)."""
   size = g[NUM_ACTIONS]
   legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
   probabilities = np.empty(size)
@@ -122,6 +131,7 @@ def _others(game, g, pos, traverser, regrets, averages, weight, mask, rng, joint
     if weight > 0.0:
       for i in range(count):
         averages[slots[i]] += weight * probabilities[i]
+        offered[slots[i]] += weight
     joint[p] = legal[sample(probabilities, count, rng)]
 
 
@@ -146,7 +156,8 @@ def probe(game, g, pos, player, regrets, mask, rng, valuation, scratch):
 
 
 @njit
-def walk(game, g, pos, traverser, regrets, averages, weight, mask, rng, kind, valuation, scratch):
+def walk(game, g, pos, traverser, regrets, averages, offered, weight, mask, rng, kind, valuation,
+         scratch):
   """One walk of `kind` (ES or PROBE) from `pos` for `traverser`, updating the tables; returns
   the traverser's value of `pos` under the current strategies (sampled)."""
   game[SKIP_CHANCE](g, pos, rng)
@@ -156,7 +167,8 @@ def walk(game, g, pos, traverser, regrets, averages, weight, mask, rng, kind, va
     game[RETURNS](g, pos, out)
     return out[traverser]
   joint = np.zeros(n, dtype=np.int64)
-  _others(game, g, pos, traverser, regrets, averages, weight, mask, rng, joint, valuation, scratch)
+  _others(game, g, pos, traverser, regrets, averages, offered, weight, mask, rng, joint, valuation,
+          scratch)
   legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
   probabilities, values = np.empty(size), np.empty(size)
   count = game[LEGAL_ACTIONS](g, pos, traverser, legal)
@@ -169,8 +181,8 @@ def walk(game, g, pos, traverser, regrets, averages, weight, mask, rng, kind, va
     joint[traverser] = legal[i]
     game[PLAY](g, child, joint)
     if kind == ES or i == followed:
-      values[i] = walk(game, g, child, traverser, regrets, averages, weight, mask, rng, kind,
-                       valuation, scratch)
+      values[i] = walk(game, g, child, traverser, regrets, averages, offered, weight, mask, rng,
+                       kind, valuation, scratch)
     else:
       values[i] = probe(game, g, child, traverser, regrets, mask, rng, valuation, scratch)
     value += probabilities[i] * values[i]
@@ -180,8 +192,8 @@ def walk(game, g, pos, traverser, regrets, averages, weight, mask, rng, kind, va
 
 
 @njit
-def outcome_walk(game, g, pos, traverser, regrets, averages, weight, mask, rng, reach, sampled,
-                 valuation, scratch):
+def outcome_walk(game, g, pos, traverser, regrets, averages, offered, weight, mask, rng, reach,
+                 sampled, valuation, scratch):
   """One OS walk from `pos` (played on in place) for `traverser`, whose strategy reaches `pos`
   with probability `reach` and whose samples did with probability `sampled`, updating the
   tables; returns the traverser's sampled utility weighted by its strategy over its sampling
@@ -193,7 +205,8 @@ def outcome_walk(game, g, pos, traverser, regrets, averages, weight, mask, rng, 
     game[RETURNS](g, pos, out)
     return out[traverser]
   joint = np.zeros(n, dtype=np.int64)
-  _others(game, g, pos, traverser, regrets, averages, 0.0, mask, rng, joint, valuation, scratch)
+  _others(game, g, pos, traverser, regrets, averages, offered, 0.0, mask, rng, joint, valuation,
+          scratch)
   legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
   probabilities, sampling = np.empty(size), np.empty(size)
   count = game[LEGAL_ACTIONS](g, pos, traverser, legal)
@@ -204,7 +217,7 @@ def outcome_walk(game, g, pos, traverser, regrets, averages, weight, mask, rng, 
   taken = sample(sampling, count, rng)
   joint[traverser] = legal[taken]
   game[PLAY](g, pos, joint)
-  below = outcome_walk(game, g, pos, traverser, regrets, averages, weight, mask, rng,
+  below = outcome_walk(game, g, pos, traverser, regrets, averages, offered, weight, mask, rng,
                        reach * probabilities[taken], sampled * sampling[taken], valuation,
                        scratch)
   taken_value = below / sampling[taken]
@@ -212,14 +225,15 @@ def outcome_walk(game, g, pos, traverser, regrets, averages, weight, mask, rng, 
   for i in range(count):
     regrets[slots[i]] += weight * ((taken_value if i == taken else 0.0) - value) / sampled
     averages[slots[i]] += weight * reach * probabilities[i] / sampled
+    offered[slots[i]] += weight * reach / sampled
   return value
 
 
-def iterate(g, regrets, averages, first, count, kind, linear, seed, params):
+def iterate(g, regrets, averages, offered, first, count, kind, linear, seed, params):
   """Runs iterations `first + 1` .. `first + count` (a walk of `kind` per player each) on the
   tables, with one stream seeded with `seed`; keys of the `cards` abstraction with empty `params`,
   of `cards+rank` under the heuristic's parameters `params` otherwise."""
-  _iterate(game_functions(), g, regrets, averages, first, count, kind, linear, seed,
+  _iterate(game_functions(), g, regrets, averages, offered, first, count, kind, linear, seed,
            valuation_of(params))
 
 
@@ -230,7 +244,7 @@ def policy_weights(g, pos, player, averages, legal, params):
 
 
 @njit
-def _iterate(game, g, regrets, averages, first, count, kind, linear, seed, valuation):
+def _iterate(game, g, regrets, averages, offered, first, count, kind, linear, seed, valuation):
   rng = np.zeros(4, dtype=np.uint64)
   seed_state(rng, np.uint64(seed))
   scratch = np.zeros(MAX_FEATURES, dtype=np.int64)
@@ -240,11 +254,11 @@ def _iterate(game, g, regrets, averages, first, count, kind, linear, seed, valua
     for traverser in range(g[PLAYERS]):
       pos = game[INITIAL_POSITION](g)
       if kind == OUTCOME:
-        outcome_walk(game, g, pos, traverser, regrets, averages, weight, mask, rng, 1.0, 1.0,
-                     valuation, scratch)
+        outcome_walk(game, g, pos, traverser, regrets, averages, offered, weight, mask, rng, 1.0,
+                     1.0, valuation, scratch)
       else:
-        walk(game, g, pos, traverser, regrets, averages, weight, mask, rng, kind, valuation,
-             scratch)
+        walk(game, g, pos, traverser, regrets, averages, offered, weight, mask, rng, kind,
+             valuation, scratch)
 
 
 @njit
