@@ -18,7 +18,7 @@ import pathlib
 
 import numpy as np
 
-from sushigo_spiel.compiled.cfr.features import MAX_FEATURES, action_key, ranked_keys
+from sushigo_spiel.compiled.cfr.features import MAX_FEATURES, cards_keys, ranked_keys
 from sushigo_spiel.compiled.cfr.kernels import KERNELS as CFR_KERNELS
 from sushigo_spiel.compiled.cfr.mccfr import sample, table_strategy
 from sushigo_spiel.compiled.interface import POLICY_ACTION
@@ -63,8 +63,7 @@ def blueprint_probabilities(g, pos, player, params, legal, probabilities):
   keys, scratch = np.empty(g[NUM_ACTIONS], dtype=np.int64), np.zeros(MAX_FEATURES, dtype=np.int64)
   if end == start:
     count = legal_actions(g, pos, player, legal)
-    for i in range(count):
-      keys[i] = action_key(g, pos, player, legal[i], scratch)
+    cards_keys(g, pos, player, legal, count, keys, scratch)
   else:
     count = heuristic_values(g, pos, player, params[start:end], legal, probabilities)
     ranked_keys(g, pos, player, legal, probabilities[:count], keys, scratch)

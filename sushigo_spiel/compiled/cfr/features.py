@@ -215,6 +215,13 @@ def action_key(g, pos, player, action, scratch):
   return _key(scratch, action_features(g, pos, player, action, scratch))
 
 
+@njit(inline="always")
+def cards_keys(g, pos, player, actions, count, keys, scratch):
+  """Writes the `cards` keys of `player`'s first `count` actions `actions` to `keys`."""
+  for i in range(count):
+    keys[i] = action_key(g, pos, player, actions[i], scratch)
+
+
 @njit
 def action_keys(g, pos, player, legal, count, valuation, keys, scratch):
   """Writes the keys of `player`'s first `count` legal actions `legal` (all of them, increasing,
@@ -222,8 +229,7 @@ def action_keys(g, pos, player, legal, count, valuation, keys, scratch):
   no parameters, else the `cards+rank` keys."""
   values_of, params = valuation
   if len(params) == 0:
-    for i in range(count):
-      keys[i] = action_key(g, pos, player, legal[i], scratch)
+    cards_keys(g, pos, player, legal, count, keys, scratch)
     return
   values = np.empty(count)
   values_of(g, pos, player, params, legal, values)
@@ -292,8 +298,6 @@ def features_of(g, pos, player, action):
 @njit
 def keys_of(g, pos, player, actions):
   """The keys of `actions` for `player` at `pos`, one per action."""
-  scratch = np.zeros(MAX_FEATURES, dtype=np.int64)
   out = np.empty(len(actions), dtype=np.int64)
-  for i in range(len(actions)):
-    out[i] = action_key(g, pos, player, actions[i], scratch)
+  cards_keys(g, pos, player, actions, len(actions), out, np.zeros(MAX_FEATURES, dtype=np.int64))
   return out
