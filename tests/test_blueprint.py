@@ -286,8 +286,10 @@ def test_blueprint_file_round_trip_and_policy_bot(tmp_path):
 @pytest.mark.parametrize("algorithm", ["es-mccfr", "probe-mccfr", "os-mccfr"])
 def test_offer_weights_divide_the_averages_into_mean_probabilities(algorithm):
   """A slot's average weight over its offer weight is a mean of its action's probabilities:
-  within [0, 1]; every slot with average weight was offered; without linear weighting an
-  external-sampling walk offers a key a whole number of times."""
+  within [0, 1]; every slot with average weight was offered. Without linear weighting an
+  external-sampling walk adds 1 to the average weights at each decision it samples (the
+  strategy's sum) and the number of legal actions to the offer weights: whole numbers, whose
+  ratio is the mean number of legal actions there, more than 1 and at most the hand's 4 cards."""
   game = load_reduced("small")
   solver = CompiledMCCFR(game, algorithm, seed=5, table_bits=12, weighting="uniform", play="mean")
   solver.run(iterations=300)
@@ -297,6 +299,9 @@ def test_offer_weights_divide_the_averages_into_mean_probabilities(algorithm):
   assert np.all((means >= 0) & (means <= 1 + 1e-12)) and np.any(means[offered] < 0.5)
   if algorithm != "os-mccfr":
     np.testing.assert_array_equal(solver.offered, np.round(solver.offered))
+    visits = solver.averages.sum()
+    assert visits == pytest.approx(round(visits), abs=1e-6)
+    assert 1 < solver.offered.sum() / visits <= load_reduced("small").rules.hand_size
   np.testing.assert_array_equal(solver.policy().averages, means)
 
 
