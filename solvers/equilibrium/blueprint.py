@@ -301,13 +301,8 @@ class CompiledMCCFR:
   def policy(self) -> BlueprintPolicy:
     """The strategy of `play` (a ValueError for a `mean` that is not defined, `_check_play`)."""
     self._check_play()
-    if self.play == "current":
-      weights = np.maximum(self.regrets, 0.0)
-    elif self.play == "average":
-      weights = self.averages.copy()
-    else:
-      weights = mean_weights(self.averages, self.offered)
-    return BlueprintPolicy(self.game, weights, self.metadata(), self.valuation)
+    return BlueprintPolicy(self.game, strategy_weights(self.play, *self.tables), self.metadata(),
+                           self.valuation)
 
   def save(self, path: str, checkpoint: bool = True) -> None:
     """Writes the policy (and, as a checkpoint, the regrets) to `path` through a temporary file
@@ -400,23 +395,30 @@ def mean_weights(averages: np.ndarray, offered: np.ndarray) -> np.ndarray:
   return np.divide(averages, offered, out=np.zeros_like(averages), where=offered > 0)
 
 
+def strategy_weights(play: str, regrets: np.ndarray, averages: np.ndarray,
+                     offered: np.ndarray) -> np.ndarray:
+  """The table a blueprint playing `play` (one of `PLAYS`) reads, a fresh array: the positive
+  regrets, the average weights, or the mean weights."""
+  if play == "current":
+    return np.maximum(regrets, 0.0)
+  if play == "mean":
+    return mean_weights(averages, offered)
+  return averages.copy()
+
+
 def load_blueprint(path: str) -> BlueprintPolicy:
   """The blueprint policy saved at `path`: the strategy it was trained to play (`play`: its
   average strategy, its mean one, or its current one)."""
   data, metadata = _open(path)
   with data:
-    size = int(data["table_slots"])
-    weights, play = np.zeros(size), metadata.get("play", "average")
-    if play == "current":
-      weights[data["regret_slots"]] = np.maximum(data["regret_values"], 0.0)
-    else:
-      weights[data["average_slots"]] = data["average_values"]
-    if play == "mean":
-      offered = np.zeros(size)
-      offered[data["offered_slots"]] = data["offered_values"]
-      weights = mean_weights(weights, offered)
+    tables = [np.zeros(int(data["table_slots"])) for _ in range(3)]
+    for name, table in zip(("regret", "average", "offered"), tables):
+      if f"{name}_slots" in data.files:  # a policy file holds no regrets, an old one no offers
+        table[data[f"{name}_slots"]] = data[f"{name}_values"]
     values = _stored_valuation(data)
-  return BlueprintPolicy(pyspiel.load_game(metadata["game"]), weights, metadata, values)
+  return BlueprintPolicy(pyspiel.load_game(metadata["game"]),
+                         strategy_weights(metadata.get("play", "average"), *tables), metadata,
+                         values)
 
 
 class BlueprintPolicy(policy_lib.Policy):
