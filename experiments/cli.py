@@ -47,6 +47,8 @@ _EPILOG = """examples:
   sushigo train small --algorithm cfr+ --abstraction canonical --iterations 500 --out p.npz
   sushigo train small --algorithm probe-mccfr --abstraction cards --seconds 60 --out b.npz
   sushigo train small --algorithm probe-mccfr --abstraction cards --seconds 60 --out b.npz --resume
+  sushigo train small --algorithm probe-mccfr --abstraction cards --seconds 60 --out b.npz --resume \
+      --restart-average --play mean
   sushigo exploitability tiny --bot greedy     exact NashConv and gains on a reduced game
   sushigo exploitability "python_sushi_go(players=2,utility=margin)" --bot greedy   lower bounds
   sushigo run experiments/configs/quickstart.toml
@@ -245,6 +247,15 @@ def _add_train_command(commands) -> None:
   train.add_argument("--resume", action="store_true",
                      help="with a blueprint abstraction: continue the checkpoint at --out for"
                      " --iterations or --seconds more")
+  train.add_argument("--play", metavar="NAME",
+                     help="with a blueprint abstraction: the strategy the saved blueprint plays:"
+                     " average (its average weights normalised at a decision), mean (each key's"
+                     " mean probability when offered) or current (regret matching on the last"
+                     " regrets) (default: average, or with --resume the checkpoint's)")
+  train.add_argument("--restart-average", action="store_true",
+                     help="with --resume: gather the average strategy afresh from now on (the"
+                     " regrets carry on); needed to play mean from a checkpoint saved without"
+                     " offer weights")
   budget = train.add_mutually_exclusive_group(required=True)
   budget.add_argument("--iterations", type=_positive(int), metavar="N")
   budget.add_argument("--seconds", type=_positive(float), metavar="S")

@@ -63,8 +63,7 @@ def main(argv=None) -> None:
     parser.error("--seconds and --segment must be > 0 and --games 1 or more")
   game = pyspiel.load_game(GAME.format(players=args.players))
   if args.resume:
-    solver = CompiledMCCFR.resume(args.out, game, args.algorithm)
-    solver.play = args.play
+    solver = CompiledMCCFR.resume(args.out, game, args.algorithm, args.play)
     if args.restart_average:
       solver.restart_average()
   else:
@@ -74,6 +73,10 @@ def main(argv=None) -> None:
       parser.error(f"{args.out} exists; pass --resume to continue it, or remove it")
     solver = CompiledMCCFR(game, args.algorithm, seed=args.seed, play=args.play,
                            abstraction=args.abstraction)
+  try:
+    solver.check_play()
+  except ValueError as e:
+    parser.error(str(e))
   while solver.seconds < args.seconds:
     solver.run(seconds=min(args.segment, args.seconds - solver.seconds),
                progress=not args.no_progress, workers=args.workers)

@@ -4,6 +4,7 @@ core (determinism, resuming, workers, exploitability on a reduced game), bluepri
 
 from __future__ import annotations
 
+import pathlib
 import random
 
 import numpy as np
@@ -215,7 +216,11 @@ def test_ray_workers_give_the_tables_of_as_many_local_processes():
     (["--address", "localhost:1"], "--address needs --backend ray"),
     (["--backend", "ray"], "give --workers 2 or more"),
     (["--abstraction", "identity", "--backend", "ray", "--workers", "2"],
-     "--workers, --backend and --resume are for --abstraction cards"),
+     "--play and --restart-average are for --abstraction cards"),
+    (["--abstraction", "identity", "--play", "mean"],
+     "--play and --restart-average are for --abstraction cards"),
+    (["--play", "last"], "unknown play 'last'; allowed: average, mean, current"),
+    (["--restart-average"], "--restart-average needs --resume"),
 ])
 def test_train_command_refuses_a_backend_it_cannot_use(tmp_path, capsys, options, message):
   with pytest.raises(SystemExit) as refused:
@@ -380,6 +385,35 @@ def test_train_command_trains_and_resumes(tmp_path, capsys):
     main([*command[:4], "--abstraction", "identity", "--iterations", "10",
           "--out", str(tmp_path / "d.npz"), "--resume"])
   assert other.value.code != 0 and "--abstraction cards" in capsys.readouterr().err
+
+
+def test_train_command_plays_mean_and_restarts_an_average(tmp_path, capsys):
+  """`--play mean` saves a mean blueprint, which a resume keeps playing. A checkpoint saved
+  without offer weights is refused `mean` before any training, the file untouched, and trains
+  it with `--restart-average`."""
+  path, old = str(tmp_path / "b.npz"), str(tmp_path / "old.npz")
+  command = ["train", "small", "--algorithm", "probe-mccfr", "--abstraction", "cards",
+             "--iterations", "50", "--quiet"]
+  assert main([*command, "--out", path, "--play", "mean"]) == 0
+  assert "plays mean" in capsys.readouterr().out
+  assert main([*command, "--out", path, "--resume"]) == 0
+  assert "100 iterations" in capsys.readouterr().out
+  assert load_blueprint(path).metadata["play"] == "mean"
+  with np.load(path) as data:
+    np.savez(old, **{name: data[name] for name in data.files if not name.startswith("offered")})
+  saved = pathlib.Path(old).read_bytes()
+  with pytest.raises(SystemExit) as refused:
+    main([*command, "--out", old, "--resume"])
+  assert refused.value.code == 2 and "--restart-average" in capsys.readouterr().err
+  assert pathlib.Path(old).read_bytes() == saved
+  assert main([*command, "--out", old, "--resume", "--restart-average"]) == 0
+  capsys.readouterr()
+  resumed = CompiledMCCFR.resume(old)
+  assert (resumed.iterations, resumed.average_since, resumed.offered_since) == (150, 100, 100)
+  assert resumed.play == "mean" and resumed.offered.any()
+  assert main([*command, "--out", old, "--resume", "--play", "current"]) == 0
+  assert "plays current" in capsys.readouterr().out
+  assert CompiledMCCFR.resume(old).play == "current"
 
 
 # --------------------------------------------------------------------------------------------

@@ -31,9 +31,10 @@ def train(args: argparse.Namespace) -> int:
     args.error("--address needs --backend ray")
   if args.abstraction in blueprint.ABSTRACTIONS:
     return _train_blueprint(args)
-  if args.workers != 1 or args.resume or args.backend != "local":
-    args.error("--workers, --backend and --resume are for --abstraction cards or cards+rank (the"
-               " compiled blueprint)")
+  if args.workers != 1 or args.resume or args.backend != "local" or args.play or \
+      args.restart_average:
+    args.error("--workers, --backend, --resume, --play and --restart-average are for --abstraction"
+               " cards or cards+rank (the compiled blueprint)")
   try:
     file_errors.check_output_file(args.out, "--out")
     policy = policy_io.train(args.game, args.algorithm, args.abstraction, args.iterations,
@@ -64,14 +65,20 @@ def _train_blueprint(args: argparse.Namespace) -> int:
   try:
     game = pyspiel.load_game(name)
     if args.resume:
-      solver = blueprint.CompiledMCCFR.resume(args.out, game, algorithm)
+      solver = blueprint.CompiledMCCFR.resume(args.out, game, algorithm, args.play)
       if solver.abstraction != args.abstraction:
         raise ValueError(f"the checkpoint {args.out} was trained with abstraction"
                          f" {solver.abstraction}, not {args.abstraction}")
+      if args.restart_average:
+        solver.restart_average()
     else:
+      if args.restart_average:
+        raise ValueError("--restart-average needs --resume (a checkpoint to carry on)")
       file_errors.check_output_file(args.out, "--out")
       solver = blueprint.CompiledMCCFR(game, algorithm, args.seed, max_nodes=args.max_nodes,
-                                       raise_limit="--max-nodes", abstraction=args.abstraction)
+                                       raise_limit="--max-nodes", play=args.play or "average",
+                                       abstraction=args.abstraction)
+    solver.check_play()
     with _ray_session(args):
       solver.run(args.iterations, args.seconds, progress=not args.quiet, workers=args.workers,
                  backend=args.backend)
@@ -84,7 +91,7 @@ def _train_blueprint(args: argparse.Namespace) -> int:
   print(f"{solver.algorithm} on {game}, abstraction {solver.abstraction}:"
         f" {solver.iterations:,} iterations in"
         f" {solver.seconds:.1f} s ({rate:,.0f} it/s, {args.workers} worker(s)),"
-        f" {solver.occupied:,} slots in use; saved to {args.out}")
+        f" {solver.occupied:,} slots in use; plays {solver.play}; saved to {args.out}")
   if args.game in reduced_games.REDUCED_GAMES:
     tree = GameTree(game, args.max_nodes)
     result = exploitability.nash_conv(tree, tree.policy_array(solver.policy()))

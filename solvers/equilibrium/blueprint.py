@@ -289,26 +289,27 @@ class CompiledMCCFR:
     self.offered[:] = 0.0
     self.average_since = self.offered_since = self.iterations
 
-  def _check_play(self) -> None:
+  def check_play(self) -> None:
     """A ValueError when playing `mean` while the offer weights cover fewer iterations than the
-    average weights (resumed from a file saved without them)."""
+    average weights (resumed from a file saved without them): checked before a long training,
+    it saves finding out at its end."""
     if self.play == "mean" and self.offered_since != self.average_since:
       raise ValueError(f"offer weights were gathered after iteration {self.offered_since}, the"
                        f" average weights after {self.average_since}: their mean is not defined;"
-                       " restart the average (restart_average; train_blueprint"
-                       " --restart-average) or play average or current")
+                       " restart the average (restart_average; --restart-average) or play"
+                       " average or current")
 
   def policy(self) -> BlueprintPolicy:
-    """The strategy of `play` (a ValueError for a `mean` that is not defined, `_check_play`)."""
-    self._check_play()
+    """The strategy of `play` (a ValueError for a `mean` that is not defined, `check_play`)."""
+    self.check_play()
     return BlueprintPolicy(self.game, strategy_weights(self.play, *self.tables), self.metadata(),
                            self.valuation)
 
   def save(self, path: str, checkpoint: bool = True) -> None:
     """Writes the policy (and, as a checkpoint, the regrets) to `path` through a temporary file
     beside it: a failed write leaves no half-written file. A ValueError for a `mean` play that
-    is not defined (`_check_play`)."""
-    self._check_play()
+    is not defined (`check_play`)."""
+    self.check_play()
     used = np.flatnonzero(self.averages)
     offered = np.flatnonzero(self.offered)
     arrays = {"average_slots": used, "average_values": self.averages[used],
@@ -329,10 +330,11 @@ class CompiledMCCFR:
       raise
 
   @classmethod
-  def resume(cls, path: str, game: pyspiel.Game | None = None,
-             algorithm: str | None = None) -> CompiledMCCFR:
-    """The solver saved at `path` (a checkpoint), ready to run on. A ValueError if the file holds
-    no regrets, or was trained on another game or algorithm than the given ones. A checkpoint
+  def resume(cls, path: str, game: pyspiel.Game | None = None, algorithm: str | None = None,
+             play: str | None = None) -> CompiledMCCFR:
+    """The solver saved at `path` (a checkpoint), ready to run on, playing `play` (default: the
+    checkpoint's). A ValueError if the file holds no regrets, or was trained on another game or
+    algorithm than the given ones, or for an unknown play. A checkpoint
     saved before offer weights were kept gathers them from its last iteration on
     (`offered_since`)."""
     data, metadata = _open(path)
@@ -347,7 +349,7 @@ class CompiledMCCFR:
                          f" not {algorithm}")
       bits = int(data["table_slots"]).bit_length() - 1
       solver = cls(saved_game, metadata["algorithm"], metadata["seed"], metadata["weighting"],
-                   bits, play=metadata.get("play", "average"),
+                   bits, play=play or metadata.get("play", "average"),
                    abstraction=metadata["abstraction"])
       solver.valuation = _stored_valuation(data)
       solver.regrets[data["regret_slots"]] = data["regret_values"]
