@@ -334,9 +334,8 @@ class CompiledMCCFR:
              play: str | None = None) -> CompiledMCCFR:
     """The solver saved at `path` (a checkpoint), ready to run on, playing `play` (default: the
     checkpoint's). A ValueError if the file holds no regrets, or was trained on another game or
-    algorithm than the given ones, or for an unknown play. A checkpoint
-    saved before offer weights were kept gathers them from its last iteration on
-    (`offered_since`)."""
+    algorithm than the given ones, or for an unknown play. A checkpoint saved before offer
+    weights were kept gathers them from its last iteration on (`offered_since`)."""
     data, metadata = _open(path)
     with data:
       if "regret_slots" not in data.files:
