@@ -222,7 +222,7 @@ def test_ray_workers_give_the_tables_of_as_many_local_processes():
     (["--play", "last"], "unknown play 'last'; allowed: average, mean, current"),
     (["--restart-average"], "--restart-average needs --resume"),
 ])
-def test_train_command_refuses_a_backend_it_cannot_use(tmp_path, capsys, options, message):
+def test_train_command_refuses_options_it_cannot_use(tmp_path, capsys, options, message):
   with pytest.raises(SystemExit) as refused:
     main(["train", "small", "--abstraction", "cards", "--algorithm", "es-mccfr", "--iterations",
           "50", "--out", str(tmp_path / "b.npz"), "--quiet", *options])
