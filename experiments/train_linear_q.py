@@ -3,7 +3,7 @@ opponent, in numpy, in a few minutes on one core; then the agent plays in tourna
 `linear_q` (`solvers.linear_q`).
 
 Training: 1,024 games of `python_sushi_go(players=2, utility=margin)` step together
-(`sushigo_spiel.envs.batched.SushiGoBatch`), the learner at seat 0 against `--opponent` at the
+(`solvers.envs.batched.SushiGoBatch`), the learner at seat 0 against `--opponent` at the
 other seats. Each step the agent picks, per game, the legal action of highest value or, with
 probability epsilon (decaying linearly from `--epsilon` to `--final-epsilon`), a uniformly random
 legal one; then, game by game, the value of the action taken moves towards the one-step
@@ -40,13 +40,13 @@ import numpy as np  # noqa: E402
 import pyspiel  # noqa: E402
 from scipy import stats  # noqa: E402
 
+from solvers.envs.batched import SushiGoBatch  # noqa: E402
 from solvers.linear_q import (POINTS_SCALE, THRESHOLDS, LinearQ, feature_count,  # noqa: E402
                                masked_argmax)
 from solvers.opponents import compiled_opponents  # noqa: E402
 from solvers.provenance import git_commit, package_version  # noqa: E402
 from sushigo_spiel.compiled import jit  # noqa: E402
 from sushigo_spiel.compiled.jit import KernelSet, njit  # noqa: E402
-from sushigo_spiel.envs.batched import SushiGoBatch  # noqa: E402
 
 GAME_PARAMS = {"players": 2, "utility": "margin"}
 REWARD_SCALE = 20.0

@@ -3,11 +3,11 @@
 
   opponent_specs(opponents, count)        the {"bot", "params"} dicts, one per opponent seat
   compiled_opponents(game, opponents)     the compiled policies the batched environment
-                                          (`sushigo_spiel.envs.batched`) plays for them
+                                          (`solvers.envs.batched`) plays for them
 
 `SushiGo-v0` plays any bot; the batch plays the bots that have a compiled policy: random, greedy
 and heuristic (with any of its parameters), each exactly as the bot plays (the heuristic's kernels
-are `HeuristicBot` to the last bit, `compiled.sushi_go.heuristic`).
+are `HeuristicBot` to the last bit, `solvers.policy_kernels.heuristic`).
 """
 
 from __future__ import annotations

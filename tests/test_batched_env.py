@@ -10,11 +10,11 @@ import pytest
 from solvers import make_bot
 from solvers.opponents import compiled_opponents
 
+from solvers.envs.batched import SushiGoBatch
+from solvers.policy_kernels.heuristic import PARAMETER_NAMES
 from sushigo_spiel.compiled import CompiledSushiGo
 from sushigo_spiel.compiled.sushi_go import observation
-from sushigo_spiel.compiled.sushi_go.heuristic import PARAMETER_NAMES
 from sushigo_spiel.drafting.dynamics import SIMULTANEOUS, TERMINAL
-from sushigo_spiel.envs.batched import SushiGoBatch
 from sushigo_spiel.sushi_go import rules as R
 
 VARIANTS = {
@@ -156,7 +156,7 @@ def test_rewards_follow_the_utility_parameter():
 
 
 def test_the_vector_env_wraps_the_batch():
-  from sushigo_spiel.envs.vector import SushiGoVectorEnv
+  from solvers.envs.vector import SushiGoVectorEnv
   env = SushiGoVectorEnv(4, opponents="greedy", seed=0, players=3)
   observations, _ = env.reset(seed=0)
   assert env.observation_space.contains(observations)
@@ -173,7 +173,7 @@ def test_the_vector_env_wraps_the_batch():
     (dict(opponents="pimc"), "opponent 'pimc'; allowed: random, greedy by name, or ('heuristic'"),
     (dict(opponents="heuristic"), "opponent 'heuristic'; allowed: random, greedy by name, or"),
     (dict(opponents=("heuristic", np.zeros(3))), "heuristic parameters array([0., 0., 0.]);"
-     " allowed: the finite float64 array of compiled.sushi_go.heuristic.parameters(values)"),
+     " allowed: the finite float64 array of solvers.policy_kernels.heuristic.parameters(values)"),
     (dict(opponents=[("greedy", np.zeros(13))]), "opponent ('greedy', array("),
     (dict(opponents=["random"] * 3), "opponents names 3 polic(ies); allowed: one, or one per"),
     (dict(seat=2), "seat is 2; allowed: 0 to 1"),

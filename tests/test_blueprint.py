@@ -17,10 +17,11 @@ from solvers.equilibrium import exploitability
 from solvers.equilibrium import policies as policy_io
 from solvers.equilibrium.blueprint import CompiledMCCFR, load_blueprint, mean_weights
 from solvers.equilibrium.game_tree import GameTree
+from solvers.equilibrium.kernels import features
+from solvers.equilibrium.kernels.compiling import ensure_compiled
 from solvers.equilibrium.tree_size import TreeTooLarge
-from sushigo_spiel.compiled.cfr import features
-from sushigo_spiel.compiled.cfr.kernels import ensure_compiled
-from sushigo_spiel.compiled.sushi_go import codec, heuristic
+from solvers.policy_kernels import heuristic
+from sushigo_spiel.compiled.sushi_go import codec
 from sushigo_spiel.compiled.sushi_go.layout import build_spec
 from sushigo_spiel.reduced_games import load_reduced
 from sushigo_spiel.sushi_go import rules as R

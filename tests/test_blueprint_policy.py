@@ -12,9 +12,11 @@ import solvers
 from solvers.baselines import HeuristicBot
 from solvers.equilibrium import approximate
 from solvers.equilibrium.blueprint import CompiledMCCFR, load_blueprint
-from sushigo_spiel.compiled.cfr import blueprint_policy
+from solvers.equilibrium.kernels import blueprint_policy
+from solvers.policy_kernels import heuristic
+from solvers.policy_kernels import sushi_go as policies
 from sushigo_spiel.compiled.rng import new_state
-from sushigo_spiel.compiled.sushi_go import codec, heuristic, policies
+from sushigo_spiel.compiled.sushi_go import codec
 from sushigo_spiel.compiled.sushi_go.layout import build_spec
 from sushigo_spiel.reduced_games import load_reduced
 

@@ -13,6 +13,7 @@ import pyspiel
 import pytest
 
 from solvers import baselines
+from solvers.policy_kernels.checked import SushiGoPolicies
 from solvers.search import rollouts
 from sushigo_spiel.compiled import CompiledSushiGo, Xoshiro256, new_state
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
@@ -129,6 +130,7 @@ def test_greedy_action_is_the_greedy_bots_choice_at_every_decision(params):
   compiled = CompiledSushiGo.from_params(**params)
   game = pyspiel.load_game("python_sushi_go", params)
   bot, rules = baselines.GreedyBot(game, 0), compiled.rules
+  kernels = SushiGoPolicies(compiled)
   decisions = 0
   for seed in range(40):
     lockstep = Lockstep(compiled, DYNAMICS, seed)
@@ -139,7 +141,7 @@ def test_greedy_action_is_the_greedy_bots_choice_at_every_decision(params):
       for player in range(rules.num_players):
         policy = bot.policy(baselines.table_view(rules, lockstep.table, player))
         best = next(action for action, probability in policy if probability == 1.0)
-        assert compiled.greedy_action(lockstep.pos, player) == best, (seed, player)
+        assert kernels.greedy_action(lockstep.pos, player) == best, (seed, player)
         decisions += 1
       lockstep.simultaneous_step()
   assert decisions > 500
@@ -148,7 +150,7 @@ def test_greedy_action_is_the_greedy_bots_choice_at_every_decision(params):
 def test_a_greedy_playout_ends_the_game():
   compiled = CompiledSushiGo.from_params(players=3, soy_sauce=True)
   pos = compiled.initial_position()
-  returns = compiled.playout(pos, new_state(3), policy="greedy")
+  returns = SushiGoPolicies(compiled).playout(pos, new_state(3), policy="greedy")
   assert compiled.actor(pos) == TERMINAL
   assert returns.tolist() == compiled.returns(pos).tolist() != [0.0, 0.0, 0.0]
 

@@ -1,5 +1,5 @@
-"""The compiled heuristic (`compiled/sushi_go/heuristic.py`) is `baselines.HeuristicBot`, decision
-for decision.
+"""The compiled heuristic (`solvers/policy_kernels/heuristic.py`) is `baselines.HeuristicBot`,
+decision for decision.
 
 Games are played on the rules' tables from a seed, each player taking the heuristic's choice or a
 uniformly random action: never, half of the time or always, by game (so that the positions the bot
@@ -25,9 +25,11 @@ import pyspiel
 import pytest
 
 from solvers import baselines
+from solvers.policy_kernels import heuristic
+from solvers.policy_kernels import sushi_go as policies
+from solvers.policy_kernels.checked import SushiGoPolicies
 from solvers.search import rollouts
 from sushigo_spiel.compiled import CompiledSushiGo, Xoshiro256, new_state
-from sushigo_spiel.compiled.sushi_go import heuristic, policies
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
 from sushigo_spiel.sushi_go import knowledge
 from sushigo_spiel.sushi_go import rules as R
@@ -83,6 +85,7 @@ def decisions(compiled: CompiledSushiGo, seed: int):
   rng = random.Random(seed)
   random_share = RANDOM_SHARES[seed % len(RANDOM_SHARES)]
   params = heuristic.parameters(baselines.HeuristicBot.PARAMETERS)
+  kernels = SushiGoPolicies(compiled)
   table = R.initial_table(rules)
   while table.actor != TERMINAL:
     if table.actor == CHANCE:
@@ -94,7 +97,7 @@ def decisions(compiled: CompiledSushiGo, seed: int):
       yield pos, table, player
       legal = R.legal_actions(rules, table, player)
       joint.append(rng.choice(legal) if rng.random() < random_share
-                   else compiled.heuristic_action(pos, player, params))
+                   else kernels.heuristic_action(pos, player, params))
     table = R.play(rules, table, joint)
 
 
@@ -102,7 +105,7 @@ class Checker:
   """Compares the kernels with the Python bot at decisions, for every parameter set."""
 
   def __init__(self, compiled: CompiledSushiGo, game_params: dict):
-    self.core, self.rules = compiled, compiled.rules
+    self.core, self.kernels, self.rules = compiled, SushiGoPolicies(compiled), compiled.rules
     self.bots = [_bot(params, game_params) for params in PARAMETER_SETS.values()]
     self.arrays = [heuristic.parameters(bot.params) for bot in self.bots]
     size = self.rules.num_distinct_actions
@@ -115,9 +118,9 @@ class Checker:
       valuer = baselines._Valuer(view, bot.params)
       expected = [valuer.action_value(action) for action in view.legal_actions]
       assert self.compiled_values(pos, player, params) == (list(view.legal_actions), expected)
-      assert self.core.heuristic_policy(pos, player, params) == bot.policy(view)
+      assert self.kernels.heuristic_policy(pos, player, params) == bot.policy(view)
       best = baselines.one_hot_best(dict(zip(view.legal_actions, expected)))
-      assert self.core.heuristic_action(pos, player, params) == max(best, key=lambda e: e[1])[0]
+      assert self.kernels.heuristic_action(pos, player, params) == max(best, key=lambda e: e[1])[0]
 
   def compiled_values(self, pos: np.ndarray, player: int, params: np.ndarray):
     count = heuristic.heuristic_values(self.core.spec, pos, player, params, self.legal,
@@ -246,7 +249,7 @@ def test_heuristic_playouts_are_the_python_rollouts(game_params, policy):
                                [python_policy] * rules.num_players, stream.random)
               for _ in range(games)]
   code = "heuristic_eps" if policy == "heuristic_eps" else "heuristic"
-  assert compiled.playout_many(games, 11, code, params).tolist() == expected
+  assert SushiGoPolicies(compiled).playout_many(games, 11, code, params).tolist() == expected
 
 
 def test_make_rollout_policy_hands_out_the_compiled_policy():
@@ -306,15 +309,17 @@ def test_the_parameter_array_follows_the_bots_parameters():
 
 
 def test_the_core_checks_where_and_with_what_the_heuristic_is_asked():
-  compiled = CompiledSushiGo.from_params(players=2)
+  kernels = SushiGoPolicies.from_params(players=2)
   params = heuristic.parameters(baselines.HeuristicBot.PARAMETERS)
-  pos = compiled.initial_position()
+  pos = kernels.core.initial_position()
   with pytest.raises(ValueError, match="actor is -1"):
-    compiled.heuristic_action(pos, 0, params)
-  compiled.skip_chance(pos, new_state(0))
+    kernels.heuristic_action(pos, 0, params)
+  kernels.core.skip_chance(pos, new_state(0))
   with pytest.raises(ValueError, match="heuristic.parameters"):
-    compiled.heuristic_policy(pos, 0, params[:-1])
+    kernels.heuristic_policy(pos, 0, params[:-1])
   with pytest.raises(ValueError, match="heuristic.parameters"):
-    compiled.playout(pos, new_state(0), "heuristic")
+    kernels.playout(pos, new_state(0), "heuristic")
   with pytest.raises(ValueError, match="rollout policy 'smart' is unknown"):
-    compiled.playout(pos, new_state(0), "smart")
+    kernels.playout(pos, new_state(0), "smart")
+  with pytest.raises(ValueError, match="expected 2 actions, one per player"):
+    kernels.play_round(pos, new_state(0), ["greedy"])

@@ -1,4 +1,4 @@
-"""The compiled searches (sushigo_spiel.compiled.search): the same statistics as the readable
+"""The compiled searches (solvers.search.kernels): the same statistics as the readable
 Python searches when both draw from one stream, the same results in every process, observation
 keys that partition steps as the rules' observations do, and clear refusals."""
 
@@ -18,12 +18,12 @@ from solvers.equilibrium import approximate
 from solvers.search import rollouts, selection, world_solvers
 from solvers.search.ismcts import MOISMCTSBot, SOISMCTSBot
 from support import load, play_with_bots, random_playout
+from solvers.equilibrium.kernels.features import VALUATION, valuation_of
+from solvers.policy_kernels.sushi_go import game_functions
+from solvers.search.kernels.game import SearchGame
+from solvers.search.kernels.searches import WorldSampler
 from sushigo_spiel.compiled import CompiledSushiGo, Xoshiro256
-from sushigo_spiel.compiled.search.game import SearchGame
-from sushigo_spiel.compiled.cfr.features import VALUATION, valuation_of
 from sushigo_spiel.compiled.interface import GAME
-from sushigo_spiel.compiled.search.searches import WorldSampler
-from sushigo_spiel.compiled.sushi_go.core import game_functions
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
 from sushigo_spiel.sushi_go import knowledge
 from sushigo_spiel.sushi_go import rules as R

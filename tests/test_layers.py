@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import pathlib
+import re
 import subprocess
 import sys
 
@@ -70,3 +71,53 @@ def test_the_core_install_loads_no_learning_environment():
   result = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                           check=True, timeout=300)
   assert result.stdout.strip() == "[]"
+
+
+# What solver code is called wherever it is defined: a name in the game package holding one of
+# these is a search, CFR, subgame, blueprint or baseline policy that belongs under `solvers/`.
+SOLVER_WORDS = ("ismcts", "mcts", "bandit", "regret", "cfr", "subgame", "blueprint", "heuristic",
+                "greedy", "rollout")
+
+
+def _defined_names(path: pathlib.Path) -> set[str]:
+  """The names a file defines: functions, classes, and assigned module or class attributes."""
+  names = set()
+  for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+      names.add(node.name)
+    elif isinstance(node, (ast.Assign, ast.AnnAssign)):
+      targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+      names.update(t.id for target in targets for t in ast.walk(target) if isinstance(t, ast.Name))
+  return names
+
+
+def test_the_game_package_defines_no_solver_code():
+  offenders = {str(path.relative_to(ROOT)): sorted(
+                   name for name in _defined_names(path)
+                   if any(word in name.lower() for word in SOLVER_WORDS))
+               for path in (ROOT / "sushigo_spiel").rglob("*.py")}
+  assert {path: names for path, names in offenders.items() if names} == {}
+
+
+def _listed_modules(page: str) -> set[str]:
+  """The module paths docs/layout.md lists: each `## `package/`` section's table rows name paths
+  relative to the package in their first cell."""
+  listed, package = set(), None
+  for line in page.splitlines():
+    heading = re.match(r"## `([a-z_]+)/`", line)
+    if heading:
+      package = heading.group(1)
+    elif package and line.startswith("| `"):
+      listed.update(f"{package}/{name}" for name in re.findall(r"`([\w/]+\.py)`",
+                                                                  line.split(" | ")[0]))
+  return listed
+
+
+def test_the_layout_page_lists_every_module_and_no_other():
+  modules = {str(path.relative_to(ROOT)) for layer in LAYERS
+             for path in (ROOT / layer).rglob("*.py")
+             if path.name != "__init__.py" and "results" not in path.parts}
+  listed = _listed_modules((ROOT / "docs" / "layout.md").read_text(encoding="utf-8"))
+  assert {"missing from the page": sorted(modules - listed),
+          "on the page, not in the tree": sorted(listed - modules - {"solvers/__init__.py"})} == \
+      {"missing from the page": [], "on the page, not in the tree": []}

@@ -13,14 +13,14 @@ from solvers import make_bot
 from solvers.equilibrium import exploitability
 from solvers.equilibrium.blueprint import CompiledMCCFR, load_blueprint
 from solvers.equilibrium.game_tree import GameTree
+from solvers.equilibrium.kernels import subgame as subgame_kernels
 from solvers.equilibrium.subgame import CHUNK, DEFAULT_BLUEPRINT, TREMBLE
+from solvers.policy_kernels.sushi_go import POLICIES
 from solvers.search.rollouts import compiled_policy_parameters
-from sushigo_spiel.compiled.cfr import subgame as subgame_kernels
 from sushigo_spiel.compiled.rng import new_state
 from sushigo_spiel.compiled.sushi_go import codec
 from sushigo_spiel.compiled.sushi_go.layout import DECK_AT, HANDS_AT, PUDDINGS_AT, TYPES, build_spec
 from sushigo_spiel.compiled.sushi_go.moves import legal_actions
-from sushigo_spiel.compiled.sushi_go.policies import POLICIES
 from sushigo_spiel.reduced_games import load_reduced
 
 

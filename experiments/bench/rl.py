@@ -1,5 +1,5 @@
 """Speed of the reinforcement-learning environments, measured in one run: the batched environment
-(`sushigo_spiel.envs.batched`, 1,024 games on the compiled core), the PettingZoo parallel
+(`solvers.envs.batched`, 1,024 games on the compiled core), the PettingZoo parallel
 environment (`sushigo_spiel.envs.petting_zoo`, one game) and OpenSpiel's `rl_environment` (one
 game, the observation tensor), all on `python_sushi_go(players=2)`.
 
@@ -26,10 +26,10 @@ import pyspiel
 from open_spiel.python import rl_environment
 
 from experiments.bench.game import target
+from solvers.envs.batched import SushiGoBatch
+from solvers.opponents import COMPILED_BOTS, compiled_opponents
 from sushigo_spiel.drafting.text import format_table
 from sushigo_spiel.envs import petting_zoo
-from solvers.opponents import COMPILED_BOTS, compiled_opponents
-from sushigo_spiel.envs.batched import SushiGoBatch
 
 GAME = "python_sushi_go(players=2)"
 NUM_ENVS = 1024

@@ -45,11 +45,11 @@ import pyspiel
 
 import solvers
 from experiments.bench import game as bench
+from experiments.bench.playouts import core_rate
 from solvers.equilibrium import policies as policy_io
 from solvers.equilibrium.blueprint import ABSTRACTION, CompiledMCCFR
 from solvers.search.pimc import PIMCBot
 from sushigo_spiel.compiled import CompiledSushiGo
-from sushigo_spiel.compiled.bench import core_rate
 from sushigo_spiel.drafting.sampling import draw_index
 from sushigo_spiel.drafting.text import format_table
 from sushigo_spiel.reduced_games import load_reduced
@@ -63,9 +63,9 @@ MIN_PIMC_RATIO = 10.0  # compiled PIMC worlds/s over the Python engine's
 MIN_MCCFR_RATIO = 10.0  # compiled ES- and OS-MCCFR iterations/s over the Python solver's, same game
 MCCFR_GAME = "large"
 FULL_GAME = "python_sushi_go(players=2,utility=margin)"
-_COMPILE = ("from sushigo_spiel.compiled.sushi_go.core import ensure_compiled as game;"
-            " from sushigo_spiel.compiled.search.kernels import ensure_compiled as search;"
-            " game(); search()")
+_COMPILE = ("from solvers.policy_kernels.compiling import ensure_compiled as policies;"
+            " from solvers.search.kernels.compiling import ensure_compiled as search;"
+            " policies(); search()")
 
 
 def opening(game: pyspiel.Game, seed: int) -> pyspiel.State:
@@ -115,7 +115,7 @@ def compile_seconds(cold: bool) -> float:
   with tempfile.TemporaryDirectory() as cache:
     if cold:
       env["NUMBA_CACHE_DIR"] = cache
-    base = timed("import sushigo_spiel.compiled.search.searches", env)
+    base = timed("import solvers.search.kernels.searches", env)
     return timed(_COMPILE, env) - base
 
 

@@ -20,10 +20,10 @@ import numpy as np
 import pyspiel
 
 from solvers.equilibrium.blueprint import load_blueprint
+from solvers.equilibrium.kernels import subgame
+from solvers.equilibrium.kernels.compiling import ensure_compiled
 from solvers.equilibrium.subgame import CONTINUATIONS, DEFAULT_BLUEPRINT
 from solvers.search.rollouts import compiled_policy_parameters
-from sushigo_spiel.compiled.cfr import subgame
-from sushigo_spiel.compiled.cfr.kernels import ensure_compiled
 from sushigo_spiel.compiled.rng import new_state
 from sushigo_spiel.compiled.sushi_go import codec
 from sushigo_spiel.compiled.sushi_go.layout import PUDDINGS_AT, build_spec

@@ -33,11 +33,9 @@ from collections.abc import Sequence
 import numpy as np
 import pyspiel
 
+from solvers.policy_kernels.checked import SushiGoPolicies
 from solvers.search.rollouts import compiled_policy_name, compiled_policy_parameters
 from sushigo_spiel.compiled.rng import new_state
-from sushigo_spiel.compiled.sushi_go import policies
-from sushigo_spiel.compiled.sushi_go.core import CompiledSushiGo
-from sushigo_spiel.drafting.dynamics import SIMULTANEOUS
 
 GAME = "python_sushi_go"  # the game whose deals have a compiled core to value them
 DEFAULT_POLICY = "heuristic"  # the reference policy of a bot without a compiled twin
@@ -49,15 +47,14 @@ class DealLuck:
   def __init__(self, game: pyspiel.Game, bots: Sequence[pyspiel.Bot], seed: int, playouts: int):
     if playouts < 1:
       raise ValueError(f"playouts = {playouts}; allowed: an integer >= 1")
-    self.core = CompiledSushiGo.from_params(**game.get_parameters())
+    self.policies = SushiGoPolicies.from_params(**game.get_parameters())
+    self.core = self.policies.core
     self.playouts = playouts
     self.rng = new_state(seed)
-    names = [compiled_policy_name(bot) or DEFAULT_POLICY for bot in bots]
-    self.deterministic = "random" not in names  # else W after a deal is a mean of playouts
-    self.codes = np.array([policies.POLICIES[name] for name in names], dtype=np.int64)
+    self.names = [compiled_policy_name(bot) or DEFAULT_POLICY for bot in bots]
+    self.deterministic = "random" not in self.names  # else W after a deal is a mean of playouts
     self.params = compiled_policy_parameters(GAME)
     self.luck = np.zeros(len(bots))
-    self._legal = np.empty(game.num_distinct_actions(), dtype=np.int64)
 
   def observe_deal(self, before: pyspiel.State, after: pyspiel.State) -> None:
     """Adds the luck of the deal that led from `before` to `after` (chance nodes in between)."""
@@ -75,9 +72,5 @@ class DealLuck:
 
   def _round_end(self, pos: np.ndarray) -> np.ndarray:
     """W: the scores when every seat plays its reference policy from `pos` to the round's end."""
-    spec = self.core.spec
-    while pos[0] == SIMULTANEOUS:
-      self.core.moves.play(spec, pos, np.array([
-          policies.policy_action(spec, pos, seat, self.rng, self._legal, code, self.params)
-          for seat, code in enumerate(self.codes)]))
+    self.policies.play_round(pos, self.rng, self.names, self.params)
     return self.core.scores(pos).astype(np.float64)

@@ -7,9 +7,9 @@
                             opponents="heuristic")                   # the compiled batch
 
 `SushiGo-v0` is one learner against fixed opponents (`single_agent.SushiGoEnv`); its vector entry
-point (`vector.make_vector_env`) is the compiled batch of the game layer
-(`sushigo_spiel.envs.vector.SushiGoVectorEnv`), whose opponents are the bots with a compiled
-policy (`solvers.opponents`: random, greedy, heuristic). `solvers/__init__.py` does not import this
+point (`vector.make_vector_env`) is the compiled batch (`batched.SushiGoBatch` behind
+`vector.SushiGoVectorEnv`), whose opponents are the bots with a compiled policy
+(`solvers.opponents`: random, greedy, heuristic). `solvers/__init__.py` does not import this
 package, so the core install needs no Gymnasium.
 """
 

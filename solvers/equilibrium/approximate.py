@@ -95,8 +95,8 @@ class BotsModel:
                np.array_equal(other.valuation, policy.valuation) for _, other in models[1:]):
       return
     # Imported here: the compiled kernels load numba, which Sushi Draft's models never need.
-    from sushigo_spiel.compiled.cfr import blueprint_policy  # pylint: disable=C0415
-    from sushigo_spiel.compiled.search.game import PolicyKernel  # pylint: disable=C0415
+    from solvers.equilibrium.kernels import blueprint_policy  # pylint: disable=C0415
+    from solvers.search.kernels.game import PolicyKernel  # pylint: disable=C0415
     blueprint_policy.ensure_compiled()
     self.compiled_policy = name
     self.policy_kernel = PolicyKernel(blueprint_policy.policy_action, blueprint_policy.POLICIES,

@@ -1,11 +1,11 @@
 """The blueprint: Monte Carlo CFR on Sushi Go's compiled core with action-centred abstractions.
 
-Two abstractions (`ABSTRACTIONS`, kernels in `sushigo_spiel.compiled.cfr.features`): `cards`, each
+Two abstractions (`ABSTRACTIONS`, kernels in `solvers.equilibrium.kernels.features`): `cards`, each
 action keyed by what its cards score with, and `cards+rank`, which adds the action's rank and gap
 under the heuristic baseline's values. A `cards+rank` file stores the heuristic's parameters it
 was trained with (`valuation`), so it plays the same whatever the heuristic's defaults become.
 
-`CompiledMCCFR` drives the kernels of `sushigo_spiel.compiled.cfr` (the abstraction, the walks and
+`CompiledMCCFR` drives the kernels of `solvers.equilibrium.kernels` (the abstraction, the walks and
 their weighting are documented there): it owns the regret, average and offer-weight tables, runs
 iterations in chunks with a progress bar, saves and resumes checkpoints, and runs on several local
 processes.
@@ -54,11 +54,12 @@ import tqdm
 from open_spiel.python import policy as policy_lib
 
 from solvers.baselines import HeuristicBot
+from solvers.equilibrium.kernels import mccfr
+from solvers.equilibrium.kernels.compiling import ensure_compiled
 from solvers.equilibrium.tree_size import MAX_TREE_NODES, check_walk_size
+from solvers.policy_kernels import heuristic
 from solvers.provenance import git_commit, package_version
-from sushigo_spiel.compiled.cfr import mccfr
-from sushigo_spiel.compiled.cfr.kernels import ensure_compiled
-from sushigo_spiel.compiled.sushi_go import codec, heuristic
+from sushigo_spiel.compiled.sushi_go import codec
 from sushigo_spiel.compiled.sushi_go.layout import build_spec
 from sushigo_spiel.drafting.adapter import simultaneous_state
 

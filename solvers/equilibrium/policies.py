@@ -225,7 +225,7 @@ class PolicyBot(Bot):
 
   def blueprint_model(self) -> tuple[str, blueprint.BlueprintPolicy] | None:
     """The name of this bot's play in the compiled blueprint policy kernel
-    (`compiled.cfr.blueprint_policy`) and its blueprint, or None when its policy is no blueprint."""
+    (`solvers.equilibrium.kernels.blueprint_policy`) and its blueprint, or None when its policy is no blueprint."""
     if not isinstance(self.lifted, blueprint.BlueprintPolicy):
       return None
     return "blueprint" if self.params["play"] == "sample" else "blueprint_argmax", self.lifted

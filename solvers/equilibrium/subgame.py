@@ -2,7 +2,7 @@
 
 At each decision the bot builds the subgame of the rest of the round (or of its next `depth`
 turns) from its player's belief and solves it with Monte Carlo CFR on the compiled core
-(`sushigo_spiel.compiled.cfr.subgame`, where the subgame, its information sets and its leaves are
+(`solvers.equilibrium.kernels.subgame`, where the subgame, its information sets and its leaves are
 documented); it plays the average strategy the solve reaches at its own information set at the
 root. This is the shape of Libratus and Pluribus (Brown and Sandholm 2017, 2019): a coarse
 blueprint for the whole game, and search at play time over the part of the game at hand.
@@ -103,16 +103,16 @@ import pyspiel
 
 from solvers.bot import Bot, Policy, budget_clock
 from solvers.equilibrium.blueprint import load_blueprint
+from solvers.equilibrium.kernels import subgame
+from solvers.equilibrium.kernels.compiling import ensure_compiled
+from solvers.equilibrium.kernels.mccfr import WALKS
+from solvers.policy_kernels.sushi_go import POLICIES
 from solvers.search.rollouts import compiled_policy_parameters
-from sushigo_spiel.compiled.cfr import subgame
-from sushigo_spiel.compiled.cfr.kernels import ensure_compiled
-from sushigo_spiel.compiled.cfr.mccfr import WALKS
 from sushigo_spiel.compiled.rng import new_state
 from sushigo_spiel.compiled.sushi_go import codec
 from sushigo_spiel.compiled.sushi_go.knowledge import determinize, hand_seen, with_deal
 from sushigo_spiel.compiled.sushi_go.layout import (HANDS_AT, HAND_SIZE, ROUND_DECK_AT, TURN, TYPES,
                                                     build_spec)
-from sushigo_spiel.compiled.sushi_go.policies import POLICIES
 from sushigo_spiel.sushi_go.knowledge import round_decisions
 
 DEFAULT_BLUEPRINT = "experiments/results/policies/blueprint_2p.npz"

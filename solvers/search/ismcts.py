@@ -28,7 +28,7 @@ strategy (`final=mixed`: the mean strategy of Exp3 and regret matching, visit fr
 UCB1). Budget: `iterations` per move, or `seconds` per move when > 0, on the `clock` "wall" (wall
 time) or "cpu" (the searching thread's CPU time, `bot.CLOCKS`).
 
-Two engines run this search. Where the game has a compiled core (`sushigo_spiel.compiled.search`:
+Two engines run this search. Where the game has a compiled core (`solvers.search.kernels`:
 Sushi Go today) the whole iteration runs there, from a stream seeded with the bot's seed, so a
 seed fixes every statistic in every process under an iteration budget. Elsewhere (Sushi Draft until
 its core lands, a rollout policy or opponent model the core has no kernel for) the Python search
@@ -51,8 +51,8 @@ Opponent model: `opponent_model(rules, table, player) -> [(action, probability),
 constructor argument (not a config parameter). A model whose `compiled_policy` attribute names a
 policy of the compiled core (random, greedy, heuristic: `rollouts.compiled_policy_name`) runs
 inside the compiled search; so does one that also brings its own `policy_kernel` (a
-`compiled.search.game.PolicyKernel`) and `compiled_parameters` (a CFR blueprint's:
-`compiled.cfr.blueprint_policy`); any other model runs in the Python search. When given, every
+`solvers.search.kernels.game.PolicyKernel`) and `compiled_parameters` (a CFR blueprint's:
+`solvers.equilibrium.kernels.blueprint_policy`); any other model runs in the Python search. When given, every
 other player's choices, in the tree and in rollouts, are drawn from it at the determinized table
 instead of from bandits: the search then approximates a best response to that fixed policy. Only
 the searching player's statistics are kept (one tree, for so_ismcts and mo_ismcts alike). With
@@ -74,8 +74,8 @@ import pyspiel
 
 from solvers.bot import Bot, Policy, budget_clock
 from solvers.search import rollouts
+from solvers.search.kernels import game as compiled_games
 from solvers.search.selection import FINAL_KINDS, POLICIES, Bandit, make_bandit_factory
-from sushigo_spiel.compiled.search import game as compiled_games
 from sushigo_spiel.drafting.dynamics import TERMINAL, margins
 from sushigo_spiel.drafting.sampling import Uniform, draw_action
 
@@ -202,7 +202,7 @@ class ISMCTSBot(Bot):
 
   def _new_compiled_search(self, search_game):
     # Imported here: the compiled search loads numba's kernels, which Sushi Draft never needs.
-    from sushigo_spiel.compiled.search.searches import ISMCTSSearch  # pylint: disable=C0415
+    from solvers.search.kernels.searches import ISMCTSSearch  # pylint: disable=C0415
     p, model = self.params, self.opponent_model
     return ISMCTSSearch(
         search_game, self.player_id, self._owners(), selection=p["selection"], c=float(p["c"]),

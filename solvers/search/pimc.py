@@ -39,7 +39,7 @@ Parameters (`PIMCBot.PARAMETERS`):
   selection, c, gamma   the SM-MCTS bandit (`selection.py`: ucb1 | exp3 | regret_matching)
   final             argmax | policy
 
-Worlds solved by SM-MCTS run in the compiled core (`sushigo_spiel.compiled.search.smmcts`:
+Worlds solved by SM-MCTS run in the compiled core (`solvers.search.kernels.smmcts`:
 sampling, search and rollouts, from a stream seeded with the bot's seed) when the rollout policy
 has a compiled kernel (random, greedy, heuristic: all of them); the tree solvers keep their matrix
 games in Python, on the rules' tables, with their rollouts played by the core. With
@@ -57,7 +57,7 @@ import pyspiel
 
 from solvers.bot import Bot, Policy, budget_clock
 from solvers.search import rollouts, selection, world_solvers
-from sushigo_spiel.compiled.search.game import SearchGame
+from solvers.search.kernels.game import SearchGame
 from sushigo_spiel.compiled.rng import new_state
 from sushigo_spiel.sushi_go import knowledge
 from sushigo_spiel.sushi_go import rules as R
@@ -152,7 +152,7 @@ class PIMCBot(Bot):
 
   def _sampler(self, stream_seed: int):
     """The compiled SM-MCTS worlds, or None when the rollout policy has no compiled kernel."""
-    from sushigo_spiel.compiled.search.searches import WorldSampler  # pylint: disable=C0415
+    from solvers.search.kernels.searches import WorldSampler  # pylint: disable=C0415
     params = self.params
     if params["rollout"] not in self.search_game.policies:
       return None

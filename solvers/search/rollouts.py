@@ -82,14 +82,14 @@ class BaselinePolicy:
 
   def compiled_parameters(self) -> np.ndarray:
     """The parameter array the compiled policy kernel plays this policy with: given the same
-    stream, `compiled.sushi_go.policies.policy_action`, `playout` and `playout_many` take the
+    stream, `solvers.policy_kernels.sushi_go.policy_action`, `playout` and `playout_many` take the
     actions this policy takes and draw the same uniforms."""
     # Imported here: the compiled core loads numba, which the Python searches do not need.
-    from sushigo_spiel.compiled.sushi_go import heuristic, policies  # pylint: disable=C0415
+    from solvers.policy_kernels import heuristic, sushi_go  # pylint: disable=C0415
     if isinstance(self.bot, baselines.HeuristicBot):
       return heuristic.parameters(self.bot.params)
     if isinstance(self.bot, baselines.GreedyBot):
-      return policies.NO_PARAMETERS
+      return sushi_go.NO_PARAMETERS
     raise ValueError(f"{type(self.bot).__name__} has no compiled policy; allowed: the greedy and"
                      " heuristic bots")
 
@@ -115,7 +115,7 @@ def compiled_policy_parameters(short_name: str) -> np.ndarray | None:
   read none."""
   if short_name != "python_sushi_go":
     return None
-  from sushigo_spiel.compiled.sushi_go import heuristic  # pylint: disable=C0415
+  from solvers.policy_kernels import heuristic  # pylint: disable=C0415
   return heuristic.parameters(baselines.HeuristicBot.PARAMETERS)
 
 

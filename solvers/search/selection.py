@@ -32,7 +32,7 @@ API:
 
 Statistics are plain Python lists indexed by action id: at 10-100 arms a list walk is faster than
 numpy's per-call overhead. Sums are added up in arm order, one addition at a time, as the compiled
-bandits (`sushigo_spiel.compiled.search.bandits`) add them, so both compute the same doubles.
+bandits (`solvers.search.kernels.bandits`) add them, so both compute the same doubles.
 `Bandit.load` fills a bandit with statistics computed elsewhere (a compiled search's root).
 """
 

@@ -6,9 +6,8 @@ games step for step through both, driven by one random stream (`rng`), so chance
 determinizations are compared exactly, not in distribution.
 
   sushi_go, sushi_draft   each game's core: layout (spec and position), kernels, codec (`Table`
-                          <-> position, exactly), core (`CompiledSushiGo`, `CompiledSushiDraft`),
-                          bench; Sushi Go's `heuristic`, the heuristic baseline bot's values,
-                          choice and policy, identical to the Python bot's
+                          <-> position, exactly), core (`CompiledSushiGo`, `CompiledSushiDraft`);
+                          Sushi Go's observation tensors (`observation`)
   interface  the kernels every game's core provides (`GameKernels`), for compiled code above
   core       `CompiledCore`, the checked Python-facing class both games' cores share
   jit        the numba import and compiling on first use (`KernelSet`)
@@ -16,7 +15,10 @@ determinizations are compared exactly, not in distribution.
   sampling, hand_ranking, utilities   kernels both games use: the rules' samplers, numbering
                           `deal=hand` outcomes, returns from scores
   spec       assembling a game's spec and reading a position's blocks
-  bench      random playouts per second, a core beside the Python engine
+
+The package holds the games' rules and nothing else: search, CFR and the baselines' policies are
+solver kernels (`solvers.search.kernels`, `solvers.equilibrium.kernels`,
+`solvers.policy_kernels`), calling the cores through `interface`.
 
 Importing this package needs numba (an ImportError says what to install); compiling happens on
 the first core of a game in an environment, once.

@@ -52,7 +52,7 @@ class CompiledCore:
 
   def actor(self, pos: np.ndarray) -> int:
     """CHANCE, SIMULTANEOUS or TERMINAL (`drafting.dynamics`)."""
-    return int(self._checked(pos)[ACTOR])
+    return int(self.checked_position(pos)[ACTOR])
 
   def encode(self, table) -> np.ndarray:
     """The position of a rules `Table`."""
@@ -60,12 +60,12 @@ class CompiledCore:
 
   def decode(self, pos: np.ndarray):
     """The rules `Table` of a position."""
-    return self.codec.decode(self.rules, self.spec, self._checked(pos))
+    return self.codec.decode(self.rules, self.spec, self.checked_position(pos))
 
   # ----- chance
 
   def chance_outcomes(self, pos: np.ndarray) -> list[tuple[int, float]]:
-    self._expect(pos, CHANCE, "chance outcomes")
+    self.expect_actor(pos, CHANCE, "chance outcomes")
     size = self.rules.max_chance_outcomes
     outcomes, probabilities = np.empty(size, dtype=np.int64), np.empty(size)
     count = self.chance.chance_outcomes(self.spec, pos, outcomes, probabilities)
@@ -73,29 +73,29 @@ class CompiledCore:
 
   def apply_chance(self, pos: np.ndarray, outcome: int) -> None:
     """Applies a chance outcome in place; a ValueError if it is not possible here."""
-    self._expect(pos, CHANCE, "a chance outcome")
+    self.expect_actor(pos, CHANCE, "a chance outcome")
     if not self.chance.is_possible(self.spec, pos, outcome):
       raise ValueError(f"chance outcome {outcome} is not possible at this node")
     self.chance.apply_chance(self.spec, pos, outcome)
 
   def sample_chance(self, pos: np.ndarray, rng: np.ndarray) -> int:
-    self._expect(pos, CHANCE, "a chance outcome")
+    self.expect_actor(pos, CHANCE, "a chance outcome")
     return self.chance.sample_chance(self.spec, pos, checked_stream(rng))
 
   def skip_chance(self, pos: np.ndarray, rng: np.ndarray) -> None:
     """Samples chance outcomes in place until a simultaneous node or the end."""
-    self.chance.skip_chance(self.spec, self._checked(pos), checked_stream(rng))
+    self.chance.skip_chance(self.spec, self.checked_position(pos), checked_stream(rng))
 
   # ----- moves
 
   def legal_actions(self, pos: np.ndarray, player: int, out: np.ndarray) -> int:
     """Writes the player's legal actions (increasing) into `out` (int64, at least
     `num_distinct_actions` long); returns how many."""
-    self._expect(pos, SIMULTANEOUS, "legal actions")
+    self.expect_actor(pos, SIMULTANEOUS, "legal actions")
     if out.dtype != np.int64 or len(out) < len(self._legal):
       raise ValueError(f"legal actions need an int64 array of at least {len(self._legal)}"
                        " entries")
-    return self.moves.legal_actions(self.spec, pos, self._player(player), out)
+    return self.moves.legal_actions(self.spec, pos, self.checked_player(player), out)
 
   def legal_action_list(self, pos: np.ndarray, player: int) -> list[int]:
     count = self.legal_actions(pos, player, self._legal)
@@ -103,8 +103,8 @@ class CompiledCore:
 
   def play(self, pos: np.ndarray, actions: Sequence[int]) -> None:
     """Plays one joint action in place; a ValueError naming the player if one is illegal."""
-    self._expect(pos, SIMULTANEOUS, "a joint action")
-    self._check_joint(actions)
+    self.expect_actor(pos, SIMULTANEOUS, "a joint action")
+    self.check_joint(actions)
     for player, action in enumerate(actions):
       legal = self.legal_action_list(pos, player)
       if action not in legal:
@@ -113,29 +113,30 @@ class CompiledCore:
 
   def random_action(self, pos: np.ndarray, player: int, rng: np.ndarray) -> int:
     """A legal action drawn uniformly with one uniform (`rollouts.RandomPolicy`)."""
-    self._expect(pos, SIMULTANEOUS, "a random action")
-    return int(self.policies.random_action(self.spec, pos, self._player(player),
+    self.expect_actor(pos, SIMULTANEOUS, "a random action")
+    return int(self.policies.random_action(self.spec, pos, self.checked_player(player),
                                            checked_stream(rng), self._legal))
 
   # ----- outcomes and knowledge
 
   def returns(self, pos: np.ndarray) -> np.ndarray:
     out = np.zeros(self.num_players)
-    self.scoring.returns(self.spec, self._checked(pos), out)
+    self.scoring.returns(self.spec, self.checked_position(pos), out)
     return out
 
   def scores(self, pos: np.ndarray) -> np.ndarray:
     """Points per player so far (`Dynamics.scores`)."""
-    return self.scoring.scores(self.spec, self._checked(pos))
+    return self.scoring.scores(self.spec, self.checked_position(pos))
 
   def determinize(self, pos: np.ndarray, player: int, rng: np.ndarray) -> np.ndarray:
     """A new position `player` cannot tell from `pos`, with what it has not seen redrawn."""
-    return self.knowledge.determinize(self.spec, self._checked(pos), self._player(player),
-                                      checked_stream(rng))
+    return self.knowledge.determinize(self.spec, self.checked_position(pos),
+                                      self.checked_player(player), checked_stream(rng))
 
-  # ----- checks
+  # ----- checks, for this class and for checked classes over other kernels on the same core
 
-  def _checked(self, pos: np.ndarray) -> np.ndarray:
+  def checked_position(self, pos: np.ndarray) -> np.ndarray:
+    """`pos` if it is a position of this game; a ValueError else."""
     if not isinstance(pos, np.ndarray) or pos.dtype != self._position.dtype or \
         pos.shape != self._position.shape:
       raise ValueError(f"a position of this game is an {self._position.dtype} array of"
@@ -143,21 +144,25 @@ class CompiledCore:
                        " determinize)")
     return pos
 
-  def _expect(self, pos: np.ndarray, actor: int, what: str) -> None:
-    if self._checked(pos)[ACTOR] != actor:
+  def expect_actor(self, pos: np.ndarray, actor: int, what: str) -> None:
+    """A ValueError, naming `what` was asked, unless `pos` is a position whose actor is `actor`."""
+    if self.checked_position(pos)[ACTOR] != actor:
       raise ValueError(f"{what} asked at a node whose actor is {int(pos[ACTOR])}, not {actor}")
 
-  def _player(self, player: int) -> int:
+  def checked_player(self, player: int) -> int:
+    """`player` if it is one of the game's players; a ValueError else."""
     if not 0 <= player < self.num_players:
       raise ValueError(f"player {player} is out of range 0..{self.num_players - 1}")
     return player
 
-  def _check_joint(self, actions: Sequence[int]) -> None:
+  def check_joint(self, actions: Sequence) -> None:
+    """A ValueError unless `actions` holds one entry per player."""
     if len(actions) != self.num_players:
       raise ValueError(f"expected {self.num_players} actions, one per player; got {len(actions)}")
 
   @staticmethod
-  def _check_games(games: int, seed: int) -> None:
+  def check_games(games: int, seed: int) -> None:
+    """A ValueError unless `games` and `seed` are a playout count and a 64-bit seed."""
     if games < 0 or not 0 <= seed < 2 ** 64:
       raise ValueError(f"games must be >= 0 and seed in 0..2**64 - 1; got {games}, {seed}")
 

@@ -93,21 +93,21 @@ class CompiledSushiDraft(CompiledCore):
                       player: int) -> int:
     """A 64-bit key of what `player` observes of the step from `before` (a simultaneous node)
     with the joint action `actions` to `after` (`knowledge.observation`)."""
-    self._expect(before, SIMULTANEOUS, "an observation")
-    self._check_joint(actions)
+    self.expect_actor(before, SIMULTANEOUS, "an observation")
+    self.check_joint(actions)
     return int(knowledge.observation_key(self.spec, before, np.asarray(actions, dtype=np.int64),
-                                         self._checked(after), self._player(player)))
+                                         self.checked_position(after), self.checked_player(player)))
 
   def playout(self, pos: np.ndarray, rng: np.ndarray) -> np.ndarray:
     """Plays `pos` to the end in place at random (chance by its probabilities); the returns."""
     out = np.zeros(self.num_players)
-    policies.playout(self.spec, self._checked(pos), checked_stream(rng), out)
+    policies.playout(self.spec, self.checked_position(pos), checked_stream(rng), out)
     return out
 
   def playout_many(self, games: int, seed: int) -> np.ndarray:
     """Plays `games` whole random games with one stream seeded with `seed`; their returns, by
     game."""
-    self._check_games(games, seed)
+    self.check_games(games, seed)
     out = np.zeros((games, self.num_players))
     policies.playout_many(self.spec, games, seed, out)
     return out

@@ -1,5 +1,4 @@
-"""Sushi Draft's random rollout policy (the compiled searches' `policy_action`) and whole
-playouts as kernels.
+"""Sushi Draft's random policy and random playouts as kernels.
 
 `random_action` picks uniformly among the legal actions with one uniform, as the random rollout
 policy of `solvers.search.rollouts` does (`legal[int(u * len(legal))]`, players in order), so a
@@ -20,22 +19,11 @@ from sushigo_spiel.compiled.sushi_draft.moves import legal_actions, play
 from sushigo_spiel.compiled.sushi_draft.scoring import returns
 
 
-RANDOM = 0
-POLICIES = {"random": RANDOM}  # the policy codes the searches' rollouts may name
-
-
 @njit(inline="always")
 def random_action(g, pos, player, rng, legal):
   """A legal action drawn uniformly with one uniform (`legal` is a scratch buffer)."""
   count = legal_actions(g, pos, player, legal)
   return legal[pick_uniformly(count, rng)]
-
-
-@njit
-def policy_action(g, pos, player, rng, legal, policy, params):
-  """The compiled searches' policy kernel (`compiled.search.game`): Sushi Draft has one policy,
-  random, which reads no parameters."""
-  return random_action(g, pos, player, rng, legal)
 
 
 @njit

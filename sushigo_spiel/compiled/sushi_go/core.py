@@ -1,10 +1,10 @@
 """`CompiledSushiGo`: Sushi Go's compiled core behind the shared `CompiledCore` class (checked
 methods around the kernels), and its `KernelSet`.
 
-The class adds the greedy and heuristic baselines' choices, the heuristic's policy and playouts by
-rollout policy; the kernels themselves (`chance`, `moves`, `knowledge`, `heuristic`, `policies`,
-`scoring`) are plain `@njit` functions of the spec and a position, which other compiled code calls
-directly.
+The class adds random playouts to the shared checked methods; the kernels themselves (`chance`,
+`moves`, `knowledge`, `policies`, `scoring`) are plain `@njit` functions of the spec and a
+position, which other compiled code calls directly. The baselines' policies over this core (greedy,
+the heuristic) are solver kernels (`solvers.policy_kernels`).
 
 The kernels are compiled on the first use in an environment (numba caches them on disk): that
 first use says so on stderr, with the time it took; later loads are silent.
@@ -17,13 +17,12 @@ import pathlib
 import numpy as np
 
 from sushigo_spiel.compiled.core import CompiledCore, checked_stream
-from sushigo_spiel.compiled.sushi_go import (chance, codec, heuristic, knowledge, moves, policies,
-                                             scoring, views)
-from sushigo_spiel.compiled.interface import functions, game_kernels
+from sushigo_spiel.compiled.interface import game_kernels
 from sushigo_spiel.compiled.jit import KernelSet
-from sushigo_spiel.compiled.sushi_go.layout import (ACTOR_SIMULTANEOUS, MAX_OUTCOMES, NUM_ACTIONS,
-                                                    ROBOT, build_spec)
 from sushigo_spiel.compiled.rng import new_state
+from sushigo_spiel.compiled.sushi_go import (chance, codec, knowledge, moves, policies, scoring,
+                                             views)
+from sushigo_spiel.compiled.sushi_go.layout import MAX_OUTCOMES, NUM_ACTIONS, ROBOT, build_spec
 from sushigo_spiel.sushi_go.rules import Rules
 
 # --------------------------------------------------------------------------------------------
@@ -50,17 +49,14 @@ def _exercise_kernels() -> None:
                                                for p in range(2)]))
     legal = np.empty(spec[NUM_ACTIONS], dtype=np.int64)
     moves.legal_actions(spec, pos, 0, legal)
-    actions = np.array([policies.greedy_action(spec, pos, p, legal) for p in range(2)])
-    params = np.zeros(heuristic.PARAMETERS_SIZE)
-    heuristic.heuristic_action(spec, pos, 0, params, legal)
-    heuristic.heuristic_policy(spec, pos, 0, params, legal, np.empty(len(legal)))
-    policies.policy_action(spec, pos, 0, rng, legal, policies.HEURISTIC, params)
+    before = pos.copy()
+    actions = np.array([policies.random_action(spec, pos, p, rng, legal) for p in range(2)])
     moves.play(spec, pos, actions)
+    knowledge.observation_key(spec, before, actions, pos, 0)
     out = np.zeros((1, 2))
-    policies.playout(spec, pos, rng, policies.RANDOM, policies.NO_PARAMETERS, out[0])
+    policies.playout(spec, pos, rng, out[0])
     scoring.scores(spec, pos)
-    policies.playout_many(spec, 1, 0, policies.GREEDY, policies.NO_PARAMETERS, out)
-    policies.playout_many(spec, 1, 0, policies.HEURISTIC_EPS, params, out)
+    policies.playout_many(spec, 1, 0, out)
 
 
 _HERE = pathlib.Path(__file__).resolve().parent
@@ -68,8 +64,8 @@ KERNELS = KernelSet(
     "Sushi Go core",
     [_HERE.parent / f"{name}.py" for name in ("hand_ranking", "hashing", "jit", "rng", "sampling",
                                               "utilities")] +
-    [_HERE / f"{name}.py" for name in ("chance", "heuristic", "knowledge", "layout", "moves",
-                                        "policies", "scoring", "views")],
+    [_HERE / f"{name}.py" for name in ("chance", "knowledge", "layout", "moves", "policies",
+                                        "scoring", "views")],
     _exercise_kernels, policies.playout_many)
 
 
@@ -88,70 +84,16 @@ class CompiledSushiGo(CompiledCore):
                                                         policies, codec)
   kernels = game_kernels(chance, moves, scoring, knowledge, policies)
 
-  def greedy_action(self, pos: np.ndarray, player: int) -> int:
-    """The greedy baseline's choice (`solvers.baselines.GreedyBot`)."""
-    self._expect(pos, ACTOR_SIMULTANEOUS, "a greedy action")
-    return policies.greedy_action(self.spec, pos, self._player(player), self._legal)
-
-  def heuristic_action(self, pos: np.ndarray, player: int, params: np.ndarray) -> int:
-    """The heuristic baseline's choice (`solvers.baselines.HeuristicBot` with the parameters
-    `params`, an array of `heuristic.parameters`); its most likely action if the temperature is
-    above 0."""
-    self._expect(pos, ACTOR_SIMULTANEOUS, "a heuristic action")
-    return int(heuristic.heuristic_action(self.spec, pos, self._player(player),
-                                          checked_parameters(params), self._legal))
-
-  def heuristic_policy(self, pos: np.ndarray, player: int,
-                       params: np.ndarray) -> list[tuple[int, float]]:
-    """The heuristic baseline's policy, as `HeuristicBot.policy`: (action, probability) over the
-    legal actions, increasing."""
-    self._expect(pos, ACTOR_SIMULTANEOUS, "a heuristic policy")
-    probabilities = np.empty(len(self._legal))
-    count = heuristic.heuristic_policy(self.spec, pos, self._player(player),
-                                       checked_parameters(params), self._legal, probabilities)
-    return list(zip(self._legal[:count].tolist(), probabilities[:count].tolist()))
-
-  def playout(self, pos: np.ndarray, rng: np.ndarray, policy: str = "random",
-              params: np.ndarray | None = None) -> np.ndarray:
-    """Plays `pos` to the end in place (chance by its probabilities, every player by the rollout
-    policy named `policy`, of `policies.POLICIES`; `params` for the heuristic ones); returns the
-    returns."""
-    code, params = rollout_policy(policy, params)
+  def playout(self, pos: np.ndarray, rng: np.ndarray) -> np.ndarray:
+    """Plays `pos` to the end in place at random (chance by its probabilities); the returns."""
     out = np.zeros(self.num_players)
-    policies.playout(self.spec, self._checked(pos), checked_stream(rng), code, params, out)
+    policies.playout(self.spec, self.checked_position(pos), checked_stream(rng), out)
     return out
 
-  def playout_many(self, games: int, seed: int, policy: str = "random",
-                   params: np.ndarray | None = None) -> np.ndarray:
-    """Plays `games` whole games with one stream seeded with `seed`; their returns, by game."""
-    self._check_games(games, seed)
-    code, params = rollout_policy(policy, params)
+  def playout_many(self, games: int, seed: int) -> np.ndarray:
+    """Plays `games` whole random games with one stream seeded with `seed`; their returns, by
+    game."""
+    self.check_games(games, seed)
     out = np.zeros((games, self.num_players))
-    policies.playout_many(self.spec, games, seed, code, params, out)
+    policies.playout_many(self.spec, games, seed, out)
     return out
-
-
-def checked_parameters(params: np.ndarray) -> np.ndarray:
-  """`params` if it is a heuristic parameter array (`heuristic.parameters`); a ValueError else."""
-  if not isinstance(params, np.ndarray) or params.shape != (heuristic.PARAMETERS_SIZE,) or \
-      params.dtype != np.float64:
-    raise ValueError(f"heuristic parameters {params!r}; allowed: the float64 array of"
-                     " heuristic.parameters(values)")
-  return params
-
-
-def rollout_policy(name: str, params: np.ndarray | None) -> tuple[int, np.ndarray]:
-  """The code of rollout policy `name` and its parameter array; a ValueError for an unknown name
-  or a heuristic policy without parameters."""
-  if name not in policies.POLICIES:
-    raise ValueError(f"rollout policy {name!r} is unknown; allowed: {', '.join(policies.POLICIES)}")
-  code = policies.POLICIES[name]
-  if code in policies.PARAMETERISED:
-    return code, checked_parameters(params)
-  return code, policies.NO_PARAMETERS
-
-
-def game_functions(params: np.ndarray = policies.NO_PARAMETERS) -> tuple:
-  """Sushi Go's `GAME` tuple (`compiled.interface`): its kernels and policy kernel, with the
-  policies' parameters `params`."""
-  return functions(CompiledSushiGo.kernels, policies.policy_action, params)

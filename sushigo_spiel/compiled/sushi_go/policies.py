@@ -1,42 +1,25 @@
-"""Rollout policies and whole playouts as kernels.
+"""Sushi Go's random policy and random playouts as kernels.
 
-A rollout policy is a code of `POLICIES` and a float parameter array (`heuristic.parameters`; the
-random and greedy policies ignore it, `NO_PARAMETERS` will do). The uniforms each decision draws:
-
-  RANDOM         one: a uniform pick among the legal actions, as the random rollout policy of
-                 `solvers.search.rollouts` (`legal[int(u * len(legal))]`), so a playout from the
-                 same stream ends in the same position as the Python engine's
-  GREEDY         none: the greedy baseline (`solvers.baselines.GreedyBot`), the pick worth the most
-                 points if the round ended now, ties to the lowest action id
-  HEURISTIC      the heuristic baseline (`baselines.HeuristicBot`, `heuristic`) as
-                 `rollouts.BaselinePolicy` plays it: none when its policy is pure (temperature 0),
-                 else one, drawn from the policy
-  HEURISTIC_EPS  one, then: below the epsilon (`params[heuristic.EPSILON]`) RANDOM, else
-                 HEURISTIC, each drawing what it draws above
-
-Players decide in player order, each drawing from the one stream.
+`random_action` is the uniform pick among the legal actions with one uniform
+(`legal[int(u * len(legal))]`), as the random bot and the random rollout policy of
+`solvers.search.rollouts` draw it, so a playout from the same stream ends in the same position as
+the Python engine's. Players decide in player order, each drawing from the one stream. Policies
+that are bots (greedy, the heuristic) and playouts by them are solver kernels
+(`solvers.policy_kernels`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from sushigo_spiel.compiled.sushi_go import heuristic
-from sushigo_spiel.compiled.sushi_go.chance import initial_position, skip_chance
 from sushigo_spiel.compiled.jit import njit
-from sushigo_spiel.compiled.sushi_go.heuristic import immediate_points
+from sushigo_spiel.compiled.rng import seed_state
+from sushigo_spiel.compiled.sampling import pick_uniformly
+from sushigo_spiel.compiled.sushi_go.chance import initial_position, skip_chance
 from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_CHANCE, ACTOR_TERMINAL,
                                                     NUM_ACTIONS, PLAYERS)
-from sushigo_spiel.compiled.sushi_go.moves import action_picks, legal_actions, play
-from sushigo_spiel.compiled.rng import next_double, seed_state
-from sushigo_spiel.compiled.sampling import pick_uniformly
+from sushigo_spiel.compiled.sushi_go.moves import legal_actions, play
 from sushigo_spiel.compiled.sushi_go.scoring import returns
-
-RANDOM, GREEDY, HEURISTIC, HEURISTIC_EPS = range(4)
-POLICIES = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC,
-            "heuristic_eps": HEURISTIC_EPS}
-PARAMETERISED = (HEURISTIC, HEURISTIC_EPS)  # the policies that read the parameter array
-NO_PARAMETERS = np.zeros(0)
 
 
 @njit(inline="always")
@@ -47,37 +30,9 @@ def random_action(g, pos, player, rng, legal):
 
 
 @njit
-def greedy_action(g, pos, player, legal):
-  """The greedy baseline's action (`legal` is a scratch buffer)."""
-  count = legal_actions(g, pos, player, legal)
-  picks = np.empty(2, dtype=np.int64)
-  best_action, best_points = -1, -1
-  for i in range(count):
-    action_picks(g, legal[i], picks, 0)
-    points = immediate_points(g, pos, player, picks)
-    if points > best_points:
-      best_action, best_points = legal[i], points
-  return best_action
-
-
-@njit
-def policy_action(g, pos, player, rng, legal, policy, params):
-  """The action rollout policy `policy` with parameters `params` takes for `player` (`legal` is
-  a scratch buffer): the compiled searches' policy kernel (`compiled.search.game`) for their
-  rollouts, priors and opponent models."""
-  if policy == RANDOM:
-    return random_action(g, pos, player, rng, legal)
-  if policy == GREEDY:
-    return greedy_action(g, pos, player, legal)
-  if policy == HEURISTIC_EPS and next_double(rng) < params[heuristic.EPSILON]:
-    return random_action(g, pos, player, rng, legal)
-  return heuristic.rollout_action(g, pos, player, params, rng, legal)
-
-
-@njit
-def playout(g, pos, rng, policy, params, out):
-  """Plays `pos` to the end (chance by its probabilities, every player by rollout policy `policy`
-  with parameters `params`), writing the returns to `out`."""
+def playout(g, pos, rng, out):
+  """Plays `pos` to the end (chance by its probabilities, every player at random), writing the
+  returns to `out`."""
   n = g[PLAYERS]
   legal = np.empty(g[NUM_ACTIONS], dtype=np.int64)
   actions = np.empty(n, dtype=np.int64)
@@ -86,16 +41,16 @@ def playout(g, pos, rng, policy, params, out):
       skip_chance(g, pos, rng)
       continue
     for p in range(n):
-      actions[p] = policy_action(g, pos, p, rng, legal, policy, params)
+      actions[p] = random_action(g, pos, p, rng, legal)
     play(g, pos, actions)
   returns(g, pos, out)
 
 
 @njit
-def playout_many(g, games, seed, policy, params, out):
+def playout_many(g, games, seed, out):
   """Plays `games` whole games from the initial position, one stream seeded with `seed` drawn on
   from game to game; writes game i's returns to `out[i]`."""
   rng = np.empty(4, dtype=np.uint64)
   seed_state(rng, seed)
   for game in range(games):
-    playout(g, initial_position(g), rng, policy, params, out[game])
+    playout(g, initial_position(g), rng, out[game])

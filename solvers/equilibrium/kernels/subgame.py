@@ -24,7 +24,7 @@ the key and the action hashed, modulo the table size).
 
 Leaves. At the end of the game the values are exact. Elsewhere, with two players, the opponent of
 the searcher chooses, at an information set of its own (its key at the leaf), one of the
-`continuations` (codes: the blueprint, or a compiled policy of `compiled.sushi_go.policies`); the
+`continuations` (codes: the blueprint, or a compiled policy of `solvers.policy_kernels.sushi_go`); the
 searcher then plays the first continuation and the opponent the chosen one to the end of the game.
 With more players (general sum, where an opponent's choice is not a choice against the searcher)
 there is one continuation, which every player plays. A leaf's values for continuation j are the
@@ -55,16 +55,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from solvers.equilibrium.kernels.features import MAX_FEATURES, action_keys, valuation_of
+from solvers.equilibrium.kernels.mccfr import ES, PROBE, sample, table_strategy
+from solvers.policy_kernels.sushi_go import game_functions
 from sushigo_spiel.compiled import hashing
-from sushigo_spiel.compiled.cfr.features import MAX_FEATURES, action_keys, valuation_of
-from sushigo_spiel.compiled.cfr.mccfr import ES, PROBE, sample, table_strategy
 from sushigo_spiel.compiled.interface import (LEGAL_ACTIONS, PLAY, POLICY, POLICY_PARAMETERS,
                                               SKIP_CHANCE)
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.rng import seed_state
 from sushigo_spiel.compiled.sampling import pick_uniformly
 from sushigo_spiel.compiled.sushi_go import views
-from sushigo_spiel.compiled.sushi_go.core import game_functions
 from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_SIMULTANEOUS, ACTOR_TERMINAL,
                                                     HAND_SIZE, NUM_ACTIONS, PLAYERS, PUDDINGS_AT,
                                                     ROUND, TURN, TYPES)

@@ -1,9 +1,9 @@
 """A batched Sushi Go environment on the compiled core: N games stepped together in one kernel call.
 
 One learning player sits at `seat` of every game; the other seats are played by compiled policies
-(`compiled.sushi_go.policies`), `opponents`, one for every opponent seat or one per seat: `random`
+(`solvers.policy_kernels.sushi_go`), `opponents`, one for every opponent seat or one per seat: `random`
 or `greedy` by name, or a (name, parameters) pair for `heuristic` and `heuristic_eps`, the
-heuristic baseline bot with the parameter array `compiled.sushi_go.heuristic.parameters(values)`
+heuristic baseline bot with the parameter array `solvers.policy_kernels.heuristic.parameters(values)`
 (`solvers.opponents.compiled_opponents` makes these from bots named as in experiment configs, the
 heuristic's default parameters included). A step takes one action per game (an int array), and
 in kernels, game by game: plays the joint action with the
@@ -34,15 +34,17 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from solvers.policy_kernels import heuristic
+from solvers.policy_kernels import sushi_go as policies
+from solvers.policy_kernels.compiling import KERNELS as POLICY_KERNELS
+from solvers.policy_kernels.sushi_go import POLICIES, policy_action
 from sushigo_spiel.compiled.jit import KernelSet, njit
 from sushigo_spiel.compiled.rng import new_state
-from sushigo_spiel.compiled.sushi_go import core, heuristic, observation
+from sushigo_spiel.compiled.sushi_go import observation
 from sushigo_spiel.compiled.sushi_go.chance import initial_position, skip_chance
 from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_TERMINAL, NUM_ACTIONS, PLAYERS,
                                                     build_spec)
 from sushigo_spiel.compiled.sushi_go.moves import legal_actions, play
-from sushigo_spiel.compiled.sushi_go import policies
-from sushigo_spiel.compiled.sushi_go.policies import POLICIES, policy_action
 from sushigo_spiel.compiled.sushi_go.scoring import returns
 from sushigo_spiel.envs.games import checked_parameters
 from sushigo_spiel.sushi_go.game import SushiGoGame
@@ -154,7 +156,7 @@ def _seat_policies(opponents, seat: int, players: int) -> tuple[np.ndarray, np.n
       plain = [known for known in OPPONENTS if known not in PARAMETERISED]
       raise ValueError(f"opponent {entry!r}; allowed: {', '.join(plain)} by name, or"
                        f" ({' or '.join(map(repr, PARAMETERISED))}, parameters) with the array of"
-                       " compiled.sushi_go.heuristic.parameters(values);"
+                       " solvers.policy_kernels.heuristic.parameters(values);"
                        " solvers.opponents.compiled_opponents names bots as experiment configs do")
     codes.append(OPPONENTS[name])
     rows.append(np.zeros(heuristic.PARAMETERS_SIZE) if values is None else
@@ -168,7 +170,7 @@ def _checked_parameters(values) -> np.ndarray:
   if not isinstance(values, np.ndarray) or values.shape != (heuristic.PARAMETERS_SIZE,) or \
       values.dtype != np.float64 or not np.isfinite(values).all():
     raise ValueError(f"heuristic parameters {values!r}; allowed: the finite float64 array of"
-                     " compiled.sushi_go.heuristic.parameters(values)")
+                     " solvers.policy_kernels.heuristic.parameters(values)")
   return values
 
 
@@ -283,5 +285,5 @@ def _exercise_kernels() -> None:
 _HERE = pathlib.Path(__file__).resolve()
 KERNELS = KernelSet(
     "batched environment",
-    [*core.KERNELS.sources, _HERE.parents[1] / "compiled" / "sushi_go" / "observation.py", _HERE],
-    _exercise_kernels, step_games, requires=[core.KERNELS])
+    [*POLICY_KERNELS.sources, pathlib.Path(observation.__file__).resolve(), _HERE],
+    _exercise_kernels, step_games, requires=[POLICY_KERNELS])

@@ -4,10 +4,10 @@ their first argument, so that they are compiled for `GAME` once for every game.
 
 A game is registered in `GAMES` by its pyspiel short name: the path of its core's class (which
 offers `spec` and `kernels`), its policy kernel (`policy_action(spec, pos, player, rng, legal,
-policy, params) -> action`), the names of the policies that kernel knows, and those of them that
-read `params`, a float64 array (Sushi Go's heuristic: `sushi_go.heuristic.parameters`). The array
-is the tuple's last entry, given when the search game is made (the bot's layer knows the
-heuristic's parameters; the core does not). A game missing from `GAMES` is searched in Python.
+policy, params) -> action`, of `solvers.policy_kernels`), the names of the policies that kernel
+knows, the `KernelSet` compiling it, and the policies that read `params`, a float64 array (Sushi
+Go's heuristic: `solvers.policy_kernels.heuristic.parameters`). The array is the tuple's last
+entry, given when the search game is made. A game missing from `GAMES` is searched in Python.
 """
 
 from __future__ import annotations
@@ -24,25 +24,28 @@ class Registration(NamedTuple):
   core: str  # "module:class" of the game's compiled core
   policy_action: str  # "module:function", the policy kernel
   policies: str  # "module:attribute", a dict of policy name -> code ("random" among them)
+  kernel_set: str  # "module:attribute", the `KernelSet` compiling the policy kernel
   parameterised: tuple = ()  # the names of the policies that read the parameter array
 
 
 GAMES = {
     "python_sushi_go": Registration(
         "sushigo_spiel.compiled.sushi_go.core:CompiledSushiGo",
-        "sushigo_spiel.compiled.sushi_go.policies:policy_action",
-        "sushigo_spiel.compiled.sushi_go.policies:POLICIES", ("heuristic", "heuristic_eps")),
+        "solvers.policy_kernels.sushi_go:policy_action",
+        "solvers.policy_kernels.sushi_go:POLICIES", "solvers.policy_kernels.compiling:KERNELS",
+        ("heuristic", "heuristic_eps")),
     "python_sushi_draft": Registration(
         "sushigo_spiel.compiled.sushi_draft.core:CompiledSushiDraft",
-        "sushigo_spiel.compiled.sushi_draft.policies:policy_action",
-        "sushigo_spiel.compiled.sushi_draft.policies:POLICIES"),
+        "solvers.policy_kernels.sushi_draft:policy_action",
+        "solvers.policy_kernels.sushi_draft:POLICIES",
+        "solvers.policy_kernels.compiling:SUSHI_DRAFT_KERNELS"),
 }
 
 
 class PolicyKernel(NamedTuple):
   """A policy kernel standing in for a game's registered one: a superset of its policies, reading
   a parameter array that starts as the registered kernel's does (a CFR blueprint's,
-  `compiled.cfr.blueprint_policy`, which a best responder's search models its opponents with)."""
+  `solvers.equilibrium.kernels.blueprint_policy`, which a best responder's search models its opponents with)."""
   policy_action: Callable
   policies: dict  # policy name -> code
   parameterised: tuple  # the names of the policies that read the parameter array
@@ -63,6 +66,7 @@ class SearchGame:
                policy_kernel: PolicyKernel | None = None):
     registration = GAMES[short_name]
     self.core = _load(registration.core)(rules)
+    _load(registration.kernel_set).ensure()
     self.spec = self.core.spec
     if policy_kernel is None:
       policy_kernel = PolicyKernel(_load(registration.policy_action),

@@ -60,13 +60,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from sushigo_spiel.compiled.cfr.features import MAX_FEATURES, action_keys, valuation_of
+from solvers.equilibrium.kernels.features import MAX_FEATURES, action_keys, valuation_of
+from solvers.policy_kernels.sushi_go import game_functions
 from sushigo_spiel.compiled.interface import (INITIAL_POSITION, LEGAL_ACTIONS, PLAY, RETURNS,
                                               SKIP_CHANCE)
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.rng import next_double, seed_state
 from sushigo_spiel.compiled.sampling import pick_uniformly
-from sushigo_spiel.compiled.sushi_go.core import game_functions
 from sushigo_spiel.compiled.sushi_go.layout import ACTOR, ACTOR_TERMINAL, NUM_ACTIONS, PLAYERS
 
 ES, PROBE, OUTCOME = 0, 1, 2

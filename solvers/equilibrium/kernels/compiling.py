@@ -13,13 +13,15 @@ import pathlib
 import numpy as np
 from numba import types
 
-from sushigo_spiel.compiled.cfr import features, mccfr, subgame
+from solvers.equilibrium.kernels import features, mccfr, subgame
+from solvers.policy_kernels import heuristic, sushi_go
+from solvers.policy_kernels.compiling import KERNELS as POLICY_KERNELS
+from sushigo_spiel.compiled import interface
 from sushigo_spiel.compiled.interface import ACTIONS, GAME, POSITION, SPEC, STREAM, VALUES
 from sushigo_spiel.compiled.jit import KernelSet
 from sushigo_spiel.compiled.rng import new_state
-from sushigo_spiel.compiled.sushi_go import heuristic, knowledge, policies
+from sushigo_spiel.compiled.sushi_go import knowledge
 from sushigo_spiel.compiled.sushi_go.chance import initial_position, skip_chance
-from sushigo_spiel.compiled.sushi_go.core import KERNELS as CORE_KERNELS
 from sushigo_spiel.compiled.sushi_go.layout import NUM_ACTIONS, build_spec
 from sushigo_spiel.compiled.sushi_go.moves import legal_actions
 from sushigo_spiel.sushi_go.rules import Rules
@@ -73,7 +75,7 @@ def _exercise_subgame(spec, valuation, params) -> None:
   settings[subgame.OPEN_WORLDS] = 1
   tables = np.zeros(256), np.zeros(256), np.zeros(256)
   memo_keys, memo_values = np.zeros(64, dtype=np.int64), np.zeros((64, 2, 2))
-  continuations = np.array([subgame.BLUEPRINT, policies.GREEDY], dtype=np.int64)
+  continuations = np.array([subgame.BLUEPRINT, sushi_go.GREEDY], dtype=np.int64)
   subgame.iterate(spec, worlds, np.ones(len(worlds)), root_keys, *tables, valuation, continuations,
                   params, memo_keys, memo_values, np.zeros(1, dtype=np.int64), settings, 0, 1, rng)
   subgame.root_weights(spec, root_keys[0, 0], tables[1], np.zeros(1, dtype=np.int64))
@@ -85,15 +87,11 @@ def _exercise_subgame(spec, valuation, params) -> None:
 
 
 _HERE = pathlib.Path(__file__).resolve().parent
-_COMPILED = _HERE.parent
-_SUSHI_GO = _COMPILED / "sushi_go"
 KERNELS = KernelSet(
     "CFR kernels",
-    [_COMPILED / f"{name}.py" for name in ("hand_ranking", "hashing", "interface", "jit", "rng",
-                                            "sampling", "utilities")] +
-    [_SUSHI_GO / f"{name}.py" for name in ("layout", "scoring", "views")] +
+    [*POLICY_KERNELS.sources, pathlib.Path(interface.__file__).resolve()] +
     [_HERE / f"{name}.py" for name in ("features", "mccfr", "subgame")],
-    _exercise, mccfr._iterate, requires=[CORE_KERNELS])
+    _exercise, mccfr._iterate, requires=[POLICY_KERNELS])
 
 
 def ensure_compiled() -> None:

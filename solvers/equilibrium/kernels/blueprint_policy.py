@@ -1,5 +1,5 @@
 """A CFR blueprint as a policy of the compiled searches: Sushi Go's policy kernel
-(`compiled.sushi_go.policies.policy_action`) with two more policies, which read a blueprint's
+(`solvers.policy_kernels.sushi_go.policy_action`) with two more policies, which read a blueprint's
 table, so that a search (a best responder's ISMCTS) models a blueprint's players at every node on
 the compiled core rather than asking the Python policy there.
 
@@ -18,17 +18,16 @@ import pathlib
 
 import numpy as np
 
-from sushigo_spiel.compiled.cfr.features import MAX_FEATURES, cards_keys, ranked_keys
-from sushigo_spiel.compiled.cfr.kernels import KERNELS as CFR_KERNELS
-from sushigo_spiel.compiled.cfr.mccfr import sample, table_strategy
+from solvers.equilibrium.kernels.compiling import KERNELS as CFR_KERNELS
+from solvers.equilibrium.kernels.features import MAX_FEATURES, cards_keys, ranked_keys
+from solvers.equilibrium.kernels.mccfr import sample, table_strategy
+from solvers.policy_kernels import sushi_go as policies
+from solvers.policy_kernels.heuristic import PARAMETERS_SIZE, heuristic_values
 from sushigo_spiel.compiled.interface import POLICY_ACTION
 from sushigo_spiel.compiled.jit import KernelSet, njit
 from sushigo_spiel.compiled.rng import new_state
 from sushigo_spiel.compiled.sampling import pick_uniformly
-from sushigo_spiel.compiled.sushi_go import policies
 from sushigo_spiel.compiled.sushi_go.chance import initial_position, skip_chance
-from sushigo_spiel.compiled.sushi_go.core import KERNELS as CORE_KERNELS
-from sushigo_spiel.compiled.sushi_go.heuristic import PARAMETERS_SIZE, heuristic_values
 from sushigo_spiel.compiled.sushi_go.layout import NUM_ACTIONS, build_spec
 from sushigo_spiel.compiled.sushi_go.moves import legal_actions
 from sushigo_spiel.sushi_go.rules import Rules
@@ -109,16 +108,9 @@ def _exercise() -> None:
     blueprint_probabilities(spec, pos, 0, params, legal, np.empty(spec[NUM_ACTIONS]))
 
 
-_COMPILED = pathlib.Path(__file__).resolve().parent.parent
 KERNELS = KernelSet(
-    "blueprint policy kernel",
-    [_COMPILED / f"{name}.py" for name in ("hand_ranking", "hashing", "interface", "jit", "rng",
-                                            "sampling", "utilities")] +
-    [_COMPILED / "sushi_go" / f"{name}.py" for name in ("chance", "heuristic", "knowledge",
-                                                        "layout", "moves", "policies", "scoring",
-                                                        "views")] +
-    [_COMPILED / "cfr" / f"{name}.py" for name in ("blueprint_policy", "features", "mccfr")],
-    _exercise, policy_action, requires=[CORE_KERNELS, CFR_KERNELS])
+    "blueprint policy kernel", [*CFR_KERNELS.sources, pathlib.Path(__file__).resolve()],
+    _exercise, policy_action, requires=[CFR_KERNELS])
 
 
 def ensure_compiled() -> None:

@@ -15,13 +15,13 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from solvers.search.kernels import ismcts, smmcts
+from solvers.search.kernels.bandits import SELECTIONS
+from solvers.search.kernels.compiling import ensure_compiled
+from solvers.search.kernels.game import SearchGame
+from solvers.search.kernels.playing import NO_POLICY
+from solvers.search.kernels.tree import Tree
 from sushigo_spiel.compiled.rng import new_state
-from sushigo_spiel.compiled.search import ismcts, smmcts
-from sushigo_spiel.compiled.search.bandits import SELECTIONS
-from sushigo_spiel.compiled.search.game import SearchGame
-from sushigo_spiel.compiled.search.kernels import ensure_compiled
-from sushigo_spiel.compiled.search.playing import NO_POLICY
-from sushigo_spiel.compiled.search.tree import Tree
 
 _FIRST_BATCH = 8
 _LAST_SHARE = 0.5  # a timed batch is sized to fill this share of the time left

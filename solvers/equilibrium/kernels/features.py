@@ -55,12 +55,12 @@ import functools
 import numpy as np
 from numba import types
 
+from solvers.policy_kernels.heuristic import heuristic_values
 from sushigo_spiel.compiled import hashing
 from sushigo_spiel.compiled.interface import (ACTIONS, POSITION, SPEC, VALUES, TypedTuple, pointer,
                                               values)
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.sushi_go import views
-from sushigo_spiel.compiled.sushi_go.heuristic import heuristic_values
 from sushigo_spiel.compiled.sushi_go.layout import (
     CHOPSTICKS, FREE_WASABI, HAND_SIZE, KIND_TABLE, K_CHOPSTICKS, K_DUMPLING, K_MAKI, K_NIGIRI,
     K_PUDDING, K_SASHIMI, K_SOY_SAUCE, K_TEMPURA, K_WASABI, NUM_ACTIONS, PAIR_CARDS_TABLE, PLAYERS,

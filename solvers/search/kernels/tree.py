@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from solvers.search.kernels.bandits import clear_row
 from sushigo_spiel.compiled import hashing
 from sushigo_spiel.compiled.jit import njit
-from sushigo_spiel.compiled.search.bandits import clear_row
 
 NODES, ROWS, ENTRIES = 0, 1, 2  # the counters of `used`
 _MAX_LOAD = 0.5  # the hash table grows past half full

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from solvers.search.kernels import bandits, playing
+from solvers.search.kernels import tree as trees
+from solvers.search.kernels.playing import objective, reward
 from sushigo_spiel.compiled import hashing
 from sushigo_spiel.compiled.interface import DETERMINIZE, LEGAL_ACTIONS, PLAY, RETURNS, SKIP_CHANCE
 from sushigo_spiel.compiled.jit import njit
-from sushigo_spiel.compiled.search import bandits, playing
-from sushigo_spiel.compiled.search.playing import objective, reward
-from sushigo_spiel.compiled.search import tree as trees
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
 
 # Integer settings: MARGIN turns returns into margins (`utility=score`), WIN learns them as they

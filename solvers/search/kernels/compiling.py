@@ -10,10 +10,11 @@ import numba
 import numpy as np
 from numba import types
 
+import sushigo_spiel
+from solvers.search.kernels import ismcts, smmcts
+from solvers.search.kernels.tree import Tree
 from sushigo_spiel.compiled.interface import GAME
 from sushigo_spiel.compiled.jit import KernelSet
-from sushigo_spiel.compiled.search import ismcts, smmcts
-from sushigo_spiel.compiled.search.tree import Tree
 
 
 def _signature(result, *example):
@@ -36,10 +37,10 @@ def _compile() -> None:
 
 
 _HERE = pathlib.Path(__file__).resolve().parent
+_COMPILED = pathlib.Path(sushigo_spiel.__file__).resolve().parent / "compiled"
 KERNELS = KernelSet(
     "search kernels",
-    [_HERE.parent / f"{name}.py" for name in ("hashing", "interface", "jit", "rng",
-                                           "sampling")] +
+    [_COMPILED / f"{name}.py" for name in ("hashing", "interface", "jit", "rng", "sampling")] +
     [_HERE / f"{name}.py" for name in ("bandits", "game", "ismcts", "playing", "smmcts", "tree")],
     _compile, ismcts.run)
 

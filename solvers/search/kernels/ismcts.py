@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from solvers.search.kernels import bandits, playing
+from solvers.search.kernels import tree as trees
 from sushigo_spiel.compiled.interface import (DETERMINIZE, LEGAL_ACTIONS, OBSERVATION_KEY, PLAY,
                                               POLICY, POLICY_PARAMETERS, RETURNS, SKIP_CHANCE)
 from sushigo_spiel.compiled.jit import njit
-from sushigo_spiel.compiled.search import bandits, playing
-from sushigo_spiel.compiled.search import tree as trees
 from sushigo_spiel.drafting.dynamics import TERMINAL
 
 # Integer settings.
