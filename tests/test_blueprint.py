@@ -17,6 +17,7 @@ from solvers.equilibrium import exploitability
 from solvers.equilibrium import policies as policy_io
 from solvers.equilibrium.blueprint import CompiledMCCFR, load_blueprint, mean_weights
 from solvers.equilibrium.game_tree import GameTree
+from solvers.equilibrium.tree_policies import policy_array
 from solvers.equilibrium.tree_size import TreeTooLarge
 from sushigo_spiel.compiled.cfr import features
 from sushigo_spiel.compiled.cfr.kernels import ensure_compiled
@@ -237,9 +238,9 @@ def test_exploitability_falls_with_training_on_a_reduced_game(algorithm):
   game = load_reduced("small")
   tree = GameTree(game)
   solver = CompiledMCCFR(game, algorithm, seed=0, table_bits=12)
-  untrained = exploitability.nash_conv(tree, tree.policy_array(solver.policy())).nash_conv
+  untrained = exploitability.nash_conv(tree, policy_array(tree, solver.policy())).nash_conv
   solver.run(iterations=2000)
-  trained = exploitability.nash_conv(tree, tree.policy_array(solver.policy())).nash_conv
+  trained = exploitability.nash_conv(tree, policy_array(tree, solver.policy())).nash_conv
   assert untrained > 6.0 and trained < 0.7 * untrained
 
 
@@ -254,7 +255,7 @@ def test_outcome_sampling_exploitability_falls_with_training_on_a_reduced_game()
   for iterations in (0, 500, 9500):
     if iterations:
       solver.run(iterations=iterations)
-    figures.append(exploitability.nash_conv(tree, tree.policy_array(solver.policy())).nash_conv)
+    figures.append(exploitability.nash_conv(tree, policy_array(tree, solver.policy())).nash_conv)
   untrained, early, late = figures
   assert untrained > 6.0 and early < untrained and late < early and late < 0.7 * untrained
 
@@ -279,7 +280,7 @@ def test_blueprint_file_round_trip_and_policy_bot(tmp_path):
   solver.save(path, checkpoint=False)
   loaded = load_blueprint(path)
   tree = GameTree(game)
-  np.testing.assert_array_equal(tree.policy_array(loaded), tree.policy_array(solver.policy()))
+  np.testing.assert_array_equal(policy_array(tree, loaded), policy_array(tree, solver.policy()))
   assert loaded.metadata["iterations"] == 100 and loaded.metadata["abstraction"] == "cards"
   bot = policy_io.PolicyBot(game, 0, seed=0, path=path)
   state = game.new_initial_state()
@@ -322,7 +323,7 @@ def test_the_mean_average_is_less_exploitable_than_the_raw_average_weights():
   figures = {}
   for play in ("average", "mean"):
     solver.play = play
-    figures[play] = exploitability.nash_conv(tree, tree.policy_array(solver.policy())).nash_conv
+    figures[play] = exploitability.nash_conv(tree, policy_array(tree, solver.policy())).nash_conv
   assert figures["mean"] < 0.9 * figures["average"]
 
 
@@ -429,7 +430,7 @@ def test_ranked_blueprint_is_less_exploitable_than_cards_on_a_reduced_game():
   for abstraction in ("cards", "cards+rank"):
     solver = CompiledMCCFR(game, "es-mccfr", seed=0, table_bits=12, abstraction=abstraction)
     figures[abstraction] = exploitability.nash_conv(
-        tree, tree.policy_array(solver.run(iterations=1000).policy())).nash_conv
+        tree, policy_array(tree, solver.run(iterations=1000).policy())).nash_conv
   assert figures["cards+rank"] < 0.8 * figures["cards"]
 
 
@@ -444,9 +445,9 @@ def test_ranked_blueprint_file_keeps_its_valuation(tmp_path):
   np.testing.assert_array_equal(loaded.valuation,
                                 heuristic.parameters(baselines.HeuristicBot.PARAMETERS))
   tree = GameTree(game)
-  np.testing.assert_array_equal(tree.policy_array(loaded), tree.policy_array(solver.policy()))
+  np.testing.assert_array_equal(policy_array(tree, loaded), policy_array(tree, solver.policy()))
   cards = CompiledMCCFR(game, "es-mccfr", seed=0, table_bits=12).run(iterations=100)
-  assert not np.array_equal(tree.policy_array(cards.policy()), tree.policy_array(loaded))
+  assert not np.array_equal(policy_array(tree, cards.policy()), policy_array(tree, loaded))
   resumed = CompiledMCCFR.resume(path, game, "es-mccfr")
   assert resumed.abstraction == "cards+rank"
   np.testing.assert_array_equal(resumed.valuation, solver.valuation)
@@ -495,7 +496,7 @@ def test_files_saved_before_ranked_keys_load_as_cards(tmp_path):
   loaded = load_blueprint(old)
   assert loaded.valuation.size == 0 and CompiledMCCFR.resume(old).abstraction == "cards"
   tree = GameTree(game)
-  np.testing.assert_array_equal(tree.policy_array(loaded), tree.policy_array(solver.policy()))
+  np.testing.assert_array_equal(policy_array(tree, loaded), policy_array(tree, solver.policy()))
 
 
 def test_purified_play_takes_the_likeliest_action(tmp_path):

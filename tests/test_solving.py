@@ -23,6 +23,7 @@ from experiments.tournament import config as tournament_config
 from solvers.equilibrium import approximate
 from solvers.equilibrium import exploitability
 from solvers.equilibrium.game_tree import GameTree
+from solvers.equilibrium.tree_policies import policy_array
 from sushigo_spiel import reduced_games
 from experiments.cli import main
 
@@ -280,7 +281,7 @@ def test_abstraction_curve_judges_both_kinds_of_keys_as_their_solvers_run_direct
   assert entries["cards"]["algorithm"] == "es-mccfr" and entries["cards"]["iterations"] == 100
   assert entries["cards"]["abstract_infosets"] == solver.occupied
   assert entries["cards"]["nash_conv"] == pytest.approx(exploitability.nash_conv(
-      tiny_tree, tiny_tree.policy_array(solver.policy())).nash_conv, abs=1e-12)
+      tiny_tree, policy_array(tiny_tree, solver.policy())).nash_conv, abs=1e-12)
   assert "| tiny | cards |" in (run_dir / solving.SUMMARY_MD).read_text()
 
 

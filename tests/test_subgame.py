@@ -14,6 +14,7 @@ from solvers.equilibrium import exploitability
 from solvers.equilibrium.blueprint import CompiledMCCFR, load_blueprint
 from solvers.equilibrium.game_tree import GameTree
 from solvers.equilibrium.subgame import CHUNK, DEFAULT_BLUEPRINT, TREMBLE
+from solvers.equilibrium.tree_policies import policy_array
 from solvers.search.rollouts import compiled_policy_parameters
 from sushigo_spiel.compiled.cfr import subgame as subgame_kernels
 from sushigo_spiel.compiled.rng import new_state
@@ -218,7 +219,7 @@ def tiny_tree_and_blueprint(tmp_path_factory):
   and that blueprint's exact exploitability (1.25)."""
   path = _saved_blueprint(tmp_path_factory, "tiny")
   tree = GameTree(load_reduced("tiny"))
-  return tree, path, exploitability.exploitability(tree, tree.policy_array(load_blueprint(path)))
+  return tree, path, exploitability.exploitability(tree, policy_array(tree, load_blueprint(path)))
 
 
 def test_exploitability_on_a_reduced_game_is_no_worse_than_the_blueprints(tiny_tree_and_blueprint):
@@ -293,7 +294,7 @@ def test_with_three_players_the_nash_conv_falls_well_below_the_blueprints(three_
   0.76, with every player's gain below the blueprint's 0.68."""
   game = load_reduced("three_players")
   tree = GameTree(game)
-  blueprint = exploitability.nash_conv(tree, tree.policy_array(load_blueprint(
+  blueprint = exploitability.nash_conv(tree, policy_array(tree, load_blueprint(
       three_player_blueprint)))
   solved = exploitability.nash_conv(tree, _subgame_policy(tree, three_player_blueprint,
                                                           walk="es", iterations=20, worlds=8))
@@ -345,7 +346,7 @@ def test_reach_weights_are_the_trembling_blueprints_probabilities_of_the_picks_p
 def small_tree_and_blueprint(small_blueprint):
   """`small`'s game tree and the exact exploitability of its blueprint (2.03)."""
   tree = GameTree(load_reduced("small"))
-  return tree, exploitability.exploitability(tree, tree.policy_array(load_blueprint(
+  return tree, exploitability.exploitability(tree, policy_array(tree, load_blueprint(
       small_blueprint)))
 
 

@@ -20,6 +20,7 @@ from experiments.run_folder import RunError
 from solvers.equilibrium import blueprint, exploitability
 from solvers.equilibrium import policies as policy_io
 from solvers.equilibrium.game_tree import GameTree
+from solvers.equilibrium.tree_policies import policy_array
 from sushigo_spiel import reduced_games
 
 DRAFTING_GAMES = ("python_sushi_go", "python_sushi_draft")
@@ -50,7 +51,7 @@ def train(args: argparse.Namespace) -> int:
         f" keys; saved to {args.out}")
   if args.game in reduced_games.REDUCED_GAMES:
     tree = GameTree(policy.game, args.max_nodes)
-    result = exploitability.nash_conv(tree, tree.policy_array(policy))
+    result = exploitability.nash_conv(tree, policy_array(tree, policy))
     print(f"NashConv in the real game: {result.nash_conv:.6g} (gains by player:"
           f" {', '.join(f'{g:.6g}' for g in result.gains)})")
   return 0
@@ -94,7 +95,7 @@ def _train_blueprint(args: argparse.Namespace) -> int:
         f" {solver.occupied:,} slots in use; plays {solver.play}; saved to {args.out}")
   if args.game in reduced_games.REDUCED_GAMES:
     tree = GameTree(game, args.max_nodes)
-    result = exploitability.nash_conv(tree, tree.policy_array(solver.policy()))
+    result = exploitability.nash_conv(tree, policy_array(tree, solver.policy()))
     print(f"NashConv in the real game: {result.nash_conv:.6g} (gains by player:"
           f" {', '.join(f'{g:.6g}' for g in result.gains)})")
   return 0

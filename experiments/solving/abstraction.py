@@ -30,6 +30,7 @@ from experiments.solving import figures
 from experiments.solving import measures
 from experiments.solving.kind import Kind, Report, SolvingConfig, Unit
 from solvers.equilibrium import blueprint
+from solvers.equilibrium.tree_policies import policy_array
 
 KEYS = ("algorithm", "iterations", "abstractions", "blueprint_iterations")
 PLOTS = "abstraction"
@@ -80,7 +81,7 @@ def _run_action_centred(config: SolvingConfig, game: pyspiel.Game, abstraction: 
   return {"family": abstraction, "algorithm": BLUEPRINT_ALGORITHM,
           "abstract_infosets": solver.occupied, "iterations": solver.iterations,
           "seconds": round(solver.seconds, 4),
-          **measures.nash_conv(game_tree, game_tree.policy_array(solver.policy()))}
+          **measures.nash_conv(game_tree, policy_array(game_tree, solver.policy()))}
 
 
 def report(config: SolvingConfig, results: list[dict], plots: pathlib.Path) -> Report:
