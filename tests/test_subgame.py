@@ -12,6 +12,7 @@ from experiments.solving import pudding_worth
 from solvers import make_bot
 from solvers.equilibrium import exploitability
 from solvers.equilibrium.blueprint import CompiledMCCFR, load_blueprint
+from solvers.equilibrium.blueprint_training import BlueprintTrainer
 from solvers.equilibrium.game_tree import GameTree
 from solvers.equilibrium.subgame import CHUNK, DEFAULT_BLUEPRINT, TREMBLE
 from solvers.equilibrium.tree_policies import policy_array
@@ -31,7 +32,7 @@ BLUEPRINT_4P = "experiments/results/policies/blueprint_4p.npz"  # the stored fou
 def _saved_blueprint(tmp_path_factory, name: str) -> str:
   """The file of a blueprint of the reduced game `name` (es-mccfr, 200 iterations)."""
   path = str(tmp_path_factory.mktemp("subgame") / f"{name}.npz")
-  CompiledMCCFR(load_reduced(name), "es-mccfr", seed=0, table_bits=12).run(
+  BlueprintTrainer(CompiledMCCFR(load_reduced(name), "es-mccfr", seed=0, table_bits=12)).run(
       iterations=200).save(path, checkpoint=False)
   return path
 
@@ -55,8 +56,8 @@ def test_the_subgame_reads_the_blueprint_with_its_own_keys(tmp_path, abstraction
   policy's, for either abstraction."""
   game = load_reduced("small")
   path = str(tmp_path / "blueprint.npz")
-  CompiledMCCFR(game, "es-mccfr", seed=0, table_bits=12, abstraction=abstraction).run(
-      iterations=100).save(path, checkpoint=False)
+  solver = CompiledMCCFR(game, "es-mccfr", seed=0, table_bits=12, abstraction=abstraction)
+  BlueprintTrainer(solver).run(iterations=100).save(path, checkpoint=False)
   policy = load_blueprint(path)
   spec, rng = build_spec(game.rules), np.random.default_rng(4)
   size = game.num_distinct_actions()
