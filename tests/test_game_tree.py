@@ -192,6 +192,10 @@ def test_bad_inputs_are_refused():
   tree = tree_of(WASABI)
   with pytest.raises(ValueError, match="shape"):
     policy_array(tree, np.ones(3))
+  with pytest.raises(ValueError, match="shape"):
+    TreePolicy(tree, np.ones(3))
+  with pytest.raises(ValueError, match="allowed: a numpy array"):
+    policy_array(tree, {"not": "a policy"})
   with pytest.raises(ValueError, match="no information set"):
     tree.infoset_index("P0\nnothing")
   with pytest.raises(ValueError, match="python_sushi_go"):

@@ -1,17 +1,16 @@
 """Training the blueprint (`blueprint.CompiledMCCFR`): budgets, workers, progress, checkpoints.
 
 A run is a whole number of chunks (`blueprint.CHUNK` iterations): a budget in iterations is rounded
-up to whole chunks, and one in seconds stops at a chunk's end. Since chunk c draws from its own
-stream, a run that is stopped, saved (`BlueprintTrainer.save`: a blueprint file with the regrets,
-the time spent and the training curve) and resumed continues exactly as it would have without
-stopping (same tables, bit for bit).
+up to whole chunks, one in seconds stops at a chunk's end. Chunk c draws from its own stream, so a
+run stopped, saved (`BlueprintTrainer.save`: a blueprint file with the regrets, the time spent and
+the training curve) and resumed continues exactly as it would have (same tables, bit for bit).
 
 Workers. With W > 1 local processes or Ray workers, chunks are dealt out in batches of W tasks of
 `SYNC_CHUNKS` consecutive chunks: every task starts from the same tables, runs its chunks on its own
 copy and returns what it added; the additions are summed in chunk order. This is W-fold parallel
-MCCFR synchronised once a task, so its tables differ from one process's but are determined by the
-seed and W, and are the same on either backend, bit for bit. Tasks of several chunks keep the cost
-of shipping the tables small beside the work (with one chunk a task, two workers ran the full game
+MCCFR synchronised once a task: its tables differ from one process's but are determined by the seed
+and W, and are the same on either backend, bit for bit. Tasks of several chunks keep the cost of
+shipping the tables small beside the work (with one chunk a task, two workers ran the full game
 only 1.2 times as fast as one). An initialised Ray is used as it is (`sushigo train` connects to
 `--address`); otherwise a local one with W CPUs is started for the run.
 """
