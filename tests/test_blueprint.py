@@ -309,6 +309,8 @@ def test_bad_setups_are_refused_with_what_is_allowed():
     CompiledMCCFR(load_reduced("small"), "cfr+")
   with pytest.raises(ValueError, match="allowed: linear, uniform"):
     CompiledMCCFR(load_reduced("small"), weighting="quadratic")
+  with pytest.raises(ValueError, match="chunks is 0; allowed: 1 or more"):
+    CompiledMCCFR(load_reduced("small"), table_bits=12).iterate(0)
 
 
 def test_blueprint_file_round_trip_and_policy_bot(tmp_path):

@@ -130,6 +130,8 @@ class CompiledMCCFR:
 
   def iterate(self, chunks: int = 1) -> None:
     """Runs the next `chunks` chunks (`CHUNK` iterations each) on the tables."""
+    if chunks < 1:
+      raise ValueError(f"chunks is {chunks}; allowed: 1 or more")
     run_chunks(self.spec, self.tables, self.next_chunk, chunks, *self.chunk_settings())
     self.iterations += chunks * CHUNK
 
