@@ -32,6 +32,7 @@ import pyspiel
 
 from experiments.train_full_policy import evaluate
 from solvers.equilibrium.blueprint import ABSTRACTION, ABSTRACTIONS, PLAYS, CompiledMCCFR
+from solvers.equilibrium.blueprint_training import BlueprintTrainer
 
 GAME = "python_sushi_go(players={players},utility=margin)"
 
@@ -63,33 +64,34 @@ def main(argv=None) -> None:
     parser.error("--seconds and --segment must be > 0 and --games 1 or more")
   game = pyspiel.load_game(GAME.format(players=args.players))
   if args.resume:
-    solver = CompiledMCCFR.resume(args.out, game, args.algorithm, args.play)
+    trainer = BlueprintTrainer.resume(args.out, game, args.algorithm, args.play)
     if args.restart_average:
-      solver.restart_average()
+      trainer.solver.restart_average()
   else:
     if args.restart_average:
       parser.error("--restart-average needs --resume")
     if os.path.exists(args.out):
       parser.error(f"{args.out} exists; pass --resume to continue it, or remove it")
-    solver = CompiledMCCFR(game, args.algorithm, seed=args.seed, play=args.play,
-                           abstraction=args.abstraction)
+    trainer = BlueprintTrainer(CompiledMCCFR(game, args.algorithm, seed=args.seed, play=args.play,
+                                             abstraction=args.abstraction))
+  solver = trainer.solver
   try:
     solver.check_play()
   except ValueError as e:
     parser.error(str(e))
-  while solver.seconds < args.seconds:
-    solver.run(seconds=min(args.segment, args.seconds - solver.seconds),
-               progress=not args.no_progress, workers=args.workers)
-    solver.save(args.out)
+  while trainer.seconds < args.seconds:
+    trainer.run(seconds=min(args.segment, args.seconds - trainer.seconds),
+                progress=not args.no_progress, workers=args.workers)
+    trainer.save(args.out)
     start = time.perf_counter()
     result = evaluate(game, args.out, args.games, args.seed)
     point = {"play": solver.play, "iterations": solver.iterations,
-             "train_seconds": round(solver.seconds, 1),
-             "train_cpu_seconds": round(solver.cpu_seconds, 1), "slots": solver.occupied,
+             "train_seconds": round(trainer.seconds, 1),
+             "train_cpu_seconds": round(trainer.cpu_seconds, 1), "slots": solver.occupied,
              **result, "eval_seconds": round(time.perf_counter() - start, 1)}
-    solver.history.append(point)
-    solver.save(args.out)
-    print(f"{solver.iterations:,} it, {solver.seconds:.0f} s, {solver.occupied:,} slots: win rate"
+    trainer.history.append(point)
+    trainer.save(args.out)
+    print(f"{solver.iterations:,} it, {trainer.seconds:.0f} s, {solver.occupied:,} slots: win rate"
           f" {result['win_rate']:.3f} [{result['win_low']:.3f}, {result['win_high']:.3f}],"
           f" margin {result['margin']:+.2f} [{result['margin_low']:+.2f},"
           f" {result['margin_high']:+.2f}] against heuristics", flush=True)

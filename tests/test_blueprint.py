@@ -15,10 +15,13 @@ from experiments.cli import main
 from solvers import baselines
 from solvers.equilibrium import exploitability
 from solvers.equilibrium import policies as policy_io
-from solvers.equilibrium.blueprint import CompiledMCCFR, load_blueprint, mean_weights
+from solvers.equilibrium.blueprint import (CHUNK, CompiledMCCFR, load_blueprint, mean_weights,
+                                           run_chunks)
+from solvers.equilibrium.blueprint_training import SYNC_CHUNKS, BlueprintTrainer
 from solvers.equilibrium.game_tree import GameTree
 from solvers.equilibrium.kernels import features
 from solvers.equilibrium.kernels.compiling import ensure_compiled
+from solvers.equilibrium.tree_policies import policy_array
 from solvers.equilibrium.tree_size import TreeTooLarge
 from solvers.policy_kernels import heuristic
 from sushigo_spiel.compiled.sushi_go import codec
@@ -158,43 +161,50 @@ def test_keys_differ_across_actions_and_contexts():
 # Training
 
 
+def trained(game: pyspiel.Game, *args, iterations: int, workers: int = 1, backend: str = "local",
+            **kwargs) -> BlueprintTrainer:
+  """The trainer of `CompiledMCCFR(game, *args, **kwargs)` once it has run `iterations`."""
+  return BlueprintTrainer(CompiledMCCFR(game, *args, **kwargs)).run(
+      iterations=iterations, workers=workers, backend=backend)
+
+
 @pytest.mark.parametrize("algorithm", ["probe-mccfr", "os-mccfr"])
 def test_same_seed_same_tables_and_resume_is_exact(tmp_path, algorithm):
   game = load_reduced("small")
-  whole = CompiledMCCFR(game, algorithm, seed=3, table_bits=12).run(iterations=200)
-  again = CompiledMCCFR(game, algorithm, seed=3, table_bits=12).run(iterations=200)
+  whole = trained(game, algorithm, seed=3, table_bits=12, iterations=200).solver
+  again = trained(game, algorithm, seed=3, table_bits=12, iterations=200).solver
   np.testing.assert_array_equal(again.averages, whole.averages)
-  half = CompiledMCCFR(game, algorithm, seed=3, table_bits=12).run(iterations=100)
+  half = trained(game, algorithm, seed=3, table_bits=12, iterations=100)
   path = str(tmp_path / "checkpoint.npz")
   half.save(path)
-  resumed = CompiledMCCFR.resume(path, game, algorithm).run(iterations=100)
+  resumed = BlueprintTrainer.resume(path, game, algorithm).run(iterations=100).solver
   assert resumed.iterations == whole.iterations == 200
   for resumed_table, whole_table in zip(resumed.tables, whole.tables):
     np.testing.assert_array_equal(resumed_table, whole_table)
-  other = CompiledMCCFR(game, algorithm, seed=4, table_bits=12).run(iterations=200)
+  other = trained(game, algorithm, seed=4, table_bits=12, iterations=200).solver
   assert not np.array_equal(other.regrets, whole.regrets)
 
 
 def test_resume_refuses_a_policy_and_another_game(tmp_path):
   game = load_reduced("small")
-  solver = CompiledMCCFR(game, "es-mccfr", seed=0, table_bits=10).run(iterations=50)
+  trainer = trained(game, "es-mccfr", seed=0, table_bits=10, iterations=50)
   path = str(tmp_path / "p.npz")
-  solver.save(path, checkpoint=False)
+  trainer.save(path, checkpoint=False)
   with pytest.raises(ValueError, match="not a checkpoint"):
-    CompiledMCCFR.resume(path)
-  solver.save(path)
+    BlueprintTrainer.resume(path)
+  trainer.save(path)
   with pytest.raises(ValueError, match="trained on"):
-    CompiledMCCFR.resume(path, load_reduced("tiny"))
+    BlueprintTrainer.resume(path, load_reduced("tiny"))
   with pytest.raises(ValueError, match="trained with es-mccfr"):
-    CompiledMCCFR.resume(path, game, "probe-mccfr")
+    BlueprintTrainer.resume(path, game, "probe-mccfr")
 
 
 def test_workers_are_deterministic_and_keep_the_shape():
   game = load_reduced("small")
-  runs = [CompiledMCCFR(game, "probe-mccfr", seed=1, table_bits=12).run(iterations=200, workers=2)
+  runs = [trained(game, "probe-mccfr", seed=1, table_bits=12, iterations=200, workers=2).solver
           for _ in range(2)]
   np.testing.assert_array_equal(runs[0].regrets, runs[1].regrets)
-  single = CompiledMCCFR(game, "probe-mccfr", seed=1, table_bits=12).run(iterations=200)
+  single = trained(game, "probe-mccfr", seed=1, table_bits=12, iterations=200).solver
   assert runs[0].iterations == single.iterations == 200
   # Both draw chunk c from the same stream, but with two workers chunk 1 starts from the empty
   # tables rather than from chunk 0's: the tables cover much the same keys with other values.
@@ -202,15 +212,44 @@ def test_workers_are_deterministic_and_keep_the_shape():
   assert not np.array_equal(runs[0].regrets, single.regrets)
 
 
+def test_a_run_is_the_algorithms_chunks_on_one_process_and_on_workers():
+  """One process runs chunk after chunk on the tables: `CompiledMCCFR.iterate`. Two workers over
+  2 * SYNC_CHUNKS + 3 chunks run a batch of two tasks of SYNC_CHUNKS chunks, then one of the 3
+  chunks left shared 2 and 1; every task of a batch starts from the same tables, and its changes
+  are added in chunk order. Both are rebuilt here from `run_chunks` in this process: the same
+  tables, bit for bit."""
+  game = load_reduced("small")
+  chunks = 2 * SYNC_CHUNKS + 3
+  alone = CompiledMCCFR(game, "probe-mccfr", seed=1, table_bits=12)
+  alone.iterate(chunks)
+  by_hand = CompiledMCCFR(game, "probe-mccfr", seed=1, table_bits=12)
+  for batch in ([(0, SYNC_CHUNKS), (SYNC_CHUNKS, SYNC_CHUNKS)],
+                [(2 * SYNC_CHUNKS, 2), (2 * SYNC_CHUNKS + 2, 1)]):
+    changes = []
+    for first, count in batch:
+      tables = [table.copy() for table in by_hand.tables]
+      run_chunks(by_hand.spec, tables, first, count, *by_hand.chunk_settings())
+      slots = np.flatnonzero(np.any([new != old for new, old in zip(tables, by_hand.tables)], 0))
+      changes.append((slots, [new[slots] - old[slots] for new, old in zip(tables, by_hand.tables)]))
+    by_hand.add_changes(changes, sum(count for _, count in batch))
+  for workers, expected in ((1, alone), (2, by_hand)):
+    run = trained(game, "probe-mccfr", seed=1, table_bits=12, iterations=chunks * CHUNK,
+                  workers=workers).solver
+    assert run.iterations == expected.iterations == chunks * CHUNK
+    for table, expected_table in zip(run.tables, expected.tables):
+      np.testing.assert_array_equal(table, expected_table)
+  assert not np.array_equal(alone.regrets, by_hand.regrets)
+
+
 def test_ray_workers_give_the_tables_of_as_many_local_processes():
   game = load_reduced("small")
-  local, on_ray = (CompiledMCCFR(game, "probe-mccfr", seed=3, table_bits=12).run(
-      iterations=150, workers=2, backend=backend) for backend in ("local", "ray"))
+  local, on_ray = (trained(game, "probe-mccfr", seed=3, table_bits=12, iterations=150, workers=2,
+                           backend=backend).solver for backend in ("local", "ray"))
   assert local.iterations == on_ray.iterations == 150 and local.occupied > 0
   for local_table, ray_table in zip(local.tables, on_ray.tables):
     np.testing.assert_array_equal(local_table, ray_table)
   with pytest.raises(ValueError, match="allowed: local, ray"):
-    CompiledMCCFR(game, table_bits=12).run(iterations=50, backend="dask")
+    trained(game, table_bits=12, iterations=50, backend="dask")
 
 
 @pytest.mark.parametrize("options,message", [
@@ -238,9 +277,9 @@ def test_exploitability_falls_with_training_on_a_reduced_game(algorithm):
   game = load_reduced("small")
   tree = GameTree(game)
   solver = CompiledMCCFR(game, algorithm, seed=0, table_bits=12)
-  untrained = exploitability.nash_conv(tree, tree.policy_array(solver.policy())).nash_conv
-  solver.run(iterations=2000)
-  trained = exploitability.nash_conv(tree, tree.policy_array(solver.policy())).nash_conv
+  untrained = exploitability.nash_conv(tree, policy_array(tree, solver.policy())).nash_conv
+  solver.iterate(chunks=2000 // CHUNK)
+  trained = exploitability.nash_conv(tree, policy_array(tree, solver.policy())).nash_conv
   assert untrained > 6.0 and trained < 0.7 * untrained
 
 
@@ -254,8 +293,8 @@ def test_outcome_sampling_exploitability_falls_with_training_on_a_reduced_game()
   figures = []
   for iterations in (0, 500, 9500):
     if iterations:
-      solver.run(iterations=iterations)
-    figures.append(exploitability.nash_conv(tree, tree.policy_array(solver.policy())).nash_conv)
+      solver.iterate(chunks=iterations // CHUNK)
+    figures.append(exploitability.nash_conv(tree, policy_array(tree, solver.policy())).nash_conv)
   untrained, early, late = figures
   assert untrained > 6.0 and early < untrained and late < early and late < 0.7 * untrained
 
@@ -271,16 +310,18 @@ def test_bad_setups_are_refused_with_what_is_allowed():
     CompiledMCCFR(load_reduced("small"), "cfr+")
   with pytest.raises(ValueError, match="allowed: linear, uniform"):
     CompiledMCCFR(load_reduced("small"), weighting="quadratic")
+  with pytest.raises(ValueError, match="chunks is 0; allowed: 1 or more"):
+    CompiledMCCFR(load_reduced("small"), table_bits=12).iterate(0)
 
 
 def test_blueprint_file_round_trip_and_policy_bot(tmp_path):
   game = load_reduced("small")
-  solver = CompiledMCCFR(game, "probe-mccfr", seed=2, table_bits=12).run(iterations=100)
+  trainer = trained(game, "probe-mccfr", seed=2, table_bits=12, iterations=100)
   path = str(tmp_path / "blueprint.npz")
-  solver.save(path, checkpoint=False)
-  loaded = load_blueprint(path)
+  trainer.save(path, checkpoint=False)
+  solver, loaded = trainer.solver, load_blueprint(path)
   tree = GameTree(game)
-  np.testing.assert_array_equal(tree.policy_array(loaded), tree.policy_array(solver.policy()))
+  np.testing.assert_array_equal(policy_array(tree, loaded), policy_array(tree, solver.policy()))
   assert loaded.metadata["iterations"] == 100 and loaded.metadata["abstraction"] == "cards"
   bot = policy_io.PolicyBot(game, 0, seed=0, path=path)
   state = game.new_initial_state()
@@ -298,7 +339,7 @@ def test_offer_weights_divide_the_averages_into_mean_probabilities(algorithm):
   ratio is the mean number of legal actions there, more than 1 and at most the hand's 4 cards."""
   game = load_reduced("small")
   solver = CompiledMCCFR(game, algorithm, seed=5, table_bits=12, weighting="uniform", play="mean")
-  solver.run(iterations=300)
+  solver.iterate(chunks=300 // CHUNK)
   assert np.all(solver.offered[solver.averages > 0] > 0)
   means = mean_weights(solver.averages, solver.offered)
   offered = solver.offered > 0
@@ -319,11 +360,11 @@ def test_the_mean_average_is_less_exploitable_than_the_raw_average_weights():
   game = load_reduced("small")
   tree = GameTree(game)
   solver = CompiledMCCFR(game, "probe-mccfr", seed=0, table_bits=14, abstraction="cards+rank")
-  solver.run(iterations=2000)
+  solver.iterate(chunks=2000 // CHUNK)
   figures = {}
   for play in ("average", "mean"):
     solver.play = play
-    figures[play] = exploitability.nash_conv(tree, tree.policy_array(solver.policy())).nash_conv
+    figures[play] = exploitability.nash_conv(tree, policy_array(tree, solver.policy())).nash_conv
   assert figures["mean"] < 0.9 * figures["average"]
 
 
@@ -332,42 +373,42 @@ def test_mean_play_files_and_files_saved_without_offer_weights(tmp_path):
   raw average as before; resumed, it gathers offer weights from then on, and refuses to play or
   save `mean` until its average is restarted."""
   game = load_reduced("small")
-  solver = CompiledMCCFR(game, "probe-mccfr", seed=2, table_bits=12, play="mean")
-  solver.run(iterations=100)
+  trainer = trained(game, "probe-mccfr", seed=2, table_bits=12, play="mean", iterations=100)
+  solver = trainer.solver
   path, old = str(tmp_path / "new.npz"), str(tmp_path / "old.npz")
-  solver.save(path)
+  trainer.save(path)
   np.testing.assert_array_equal(load_blueprint(path).averages,
                                 mean_weights(solver.averages, solver.offered))
   solver.play = "average"
-  solver.save(path)
+  trainer.save(path)
   with np.load(path) as data:
     np.savez(old, **{name: data[name] for name in data.files if not name.startswith("offered")})
   np.testing.assert_array_equal(load_blueprint(old).averages, solver.averages)
-  resumed = CompiledMCCFR.resume(old).run(iterations=50)
-  whole = CompiledMCCFR(game, "probe-mccfr", seed=2, table_bits=12).run(iterations=150)
+  resuming = BlueprintTrainer.resume(old).run(iterations=50)
+  resumed = resuming.solver
+  whole = trained(game, "probe-mccfr", seed=2, table_bits=12, iterations=150).solver
   np.testing.assert_array_equal(resumed.averages, whole.averages)
   assert (resumed.average_since, resumed.offered_since) == (0, 100)
   resumed.play = "mean"
-  for refused in (resumed.policy, lambda: resumed.save(path)):
+  for refused in (resumed.policy, lambda: resuming.save(path)):
     with pytest.raises(ValueError, match="after iteration 100, the average weights after 0"):
       refused()
   resumed.restart_average()
   assert not resumed.averages.any() and not resumed.offered.any()
-  resumed.run(iterations=50).save(path)
-  again = CompiledMCCFR.resume(path)
+  resuming.run(iterations=50).save(path)
+  again = BlueprintTrainer.resume(path).solver
   assert again.average_since == again.offered_since == 150 and again.averages.any()
   assert load_blueprint(path).metadata["play"] == "mean"
 
 
 def test_current_play_reads_the_positive_regrets(tmp_path):
   game = load_reduced("small")
-  solver = CompiledMCCFR(game, "es-mccfr", seed=0, table_bits=12, play="current")
-  solver.run(iterations=100)
+  trainer = trained(game, "es-mccfr", seed=0, table_bits=12, play="current", iterations=100)
   path = str(tmp_path / "current.npz")
-  solver.save(path, checkpoint=False)
+  trainer.save(path, checkpoint=False)
   loaded = load_blueprint(path)
-  np.testing.assert_array_equal(loaded.averages, np.maximum(solver.regrets, 0.0))
-  assert CompiledMCCFR.resume(path).play == "current"
+  np.testing.assert_array_equal(loaded.averages, np.maximum(trainer.solver.regrets, 0.0))
+  assert BlueprintTrainer.resume(path).solver.play == "current"
   with pytest.raises(ValueError, match="allowed: average, mean, current"):
     CompiledMCCFR(game, play="last")
 
@@ -409,12 +450,12 @@ def test_train_command_plays_mean_and_restarts_an_average(tmp_path, capsys):
   assert pathlib.Path(old).read_bytes() == saved
   assert main([*command, "--out", old, "--resume", "--restart-average"]) == 0
   capsys.readouterr()
-  resumed = CompiledMCCFR.resume(old)
+  resumed = BlueprintTrainer.resume(old).solver
   assert (resumed.iterations, resumed.average_since, resumed.offered_since) == (150, 100, 100)
   assert resumed.play == "mean" and resumed.offered.any()
   assert main([*command, "--out", old, "--resume", "--play", "current"]) == 0
   assert "plays current" in capsys.readouterr().out
-  assert CompiledMCCFR.resume(old).play == "current"
+  assert BlueprintTrainer.resume(old).solver.play == "current"
 
 
 # --------------------------------------------------------------------------------------------
@@ -429,26 +470,28 @@ def test_ranked_blueprint_is_less_exploitable_than_cards_on_a_reduced_game():
   figures = {}
   for abstraction in ("cards", "cards+rank"):
     solver = CompiledMCCFR(game, "es-mccfr", seed=0, table_bits=12, abstraction=abstraction)
+    solver.iterate(chunks=1000 // CHUNK)
     figures[abstraction] = exploitability.nash_conv(
-        tree, tree.policy_array(solver.run(iterations=1000).policy())).nash_conv
+        tree, policy_array(tree, solver.policy())).nash_conv
   assert figures["cards+rank"] < 0.8 * figures["cards"]
 
 
 def test_ranked_blueprint_file_keeps_its_valuation(tmp_path):
   game = load_reduced("small")
-  solver = CompiledMCCFR(game, "es-mccfr", seed=0, table_bits=12, abstraction="cards+rank")
-  solver.run(iterations=100)
+  trainer = trained(game, "es-mccfr", seed=0, table_bits=12, abstraction="cards+rank",
+                    iterations=100)
+  solver = trainer.solver
   path = str(tmp_path / "ranked.npz")
-  solver.save(path)
+  trainer.save(path)
   loaded = load_blueprint(path)
   assert loaded.metadata["abstraction"] == "cards+rank"
   np.testing.assert_array_equal(loaded.valuation,
                                 heuristic.parameters(baselines.HeuristicBot.PARAMETERS))
   tree = GameTree(game)
-  np.testing.assert_array_equal(tree.policy_array(loaded), tree.policy_array(solver.policy()))
-  cards = CompiledMCCFR(game, "es-mccfr", seed=0, table_bits=12).run(iterations=100)
-  assert not np.array_equal(tree.policy_array(cards.policy()), tree.policy_array(loaded))
-  resumed = CompiledMCCFR.resume(path, game, "es-mccfr")
+  np.testing.assert_array_equal(policy_array(tree, loaded), policy_array(tree, solver.policy()))
+  cards = trained(game, "es-mccfr", seed=0, table_bits=12, iterations=100).solver
+  assert not np.array_equal(policy_array(tree, cards.policy()), policy_array(tree, loaded))
+  resumed = BlueprintTrainer.resume(path, game, "es-mccfr").solver
   assert resumed.abstraction == "cards+rank"
   np.testing.assert_array_equal(resumed.valuation, solver.valuation)
   with pytest.raises(ValueError, match="allowed: cards, cards\\+rank"):
@@ -460,8 +503,8 @@ def test_policy_bot_reads_a_ranked_blueprint_under_another_utility(tmp_path):
   keys would silently be the `cards` ones."""
   game = load_reduced("small")
   path = str(tmp_path / "ranked.npz")
-  CompiledMCCFR(game, "es-mccfr", seed=0, table_bits=12, abstraction="cards+rank").run(
-      iterations=100).save(path)
+  trained(game, "es-mccfr", seed=0, table_bits=12, abstraction="cards+rank",
+          iterations=100).save(path)
   policy = load_blueprint(path)
   scored = pyspiel.load_game(str(game).replace("utility=margin", "utility=score"))
   bot = policy_io.PolicyBot(scored, 1, seed=0, path=path)
@@ -488,15 +531,16 @@ def _random_states(game, games, seed):
 
 def test_files_saved_before_ranked_keys_load_as_cards(tmp_path):
   game = load_reduced("small")
-  solver = CompiledMCCFR(game, "es-mccfr", seed=0, table_bits=12).run(iterations=100)
+  trainer = trained(game, "es-mccfr", seed=0, table_bits=12, iterations=100)
   path, old = str(tmp_path / "new.npz"), str(tmp_path / "old.npz")
-  solver.save(path)
+  trainer.save(path)
   with np.load(path) as data:
     np.savez_compressed(old, **{name: data[name] for name in data.files if name != "valuation"})
   loaded = load_blueprint(old)
-  assert loaded.valuation.size == 0 and CompiledMCCFR.resume(old).abstraction == "cards"
+  assert loaded.valuation.size == 0 and BlueprintTrainer.resume(old).solver.abstraction == "cards"
   tree = GameTree(game)
-  np.testing.assert_array_equal(tree.policy_array(loaded), tree.policy_array(solver.policy()))
+  np.testing.assert_array_equal(policy_array(tree, loaded),
+                                policy_array(tree, trainer.solver.policy()))
 
 
 def test_purified_play_takes_the_likeliest_action(tmp_path):
@@ -504,7 +548,7 @@ def test_purified_play_takes_the_likeliest_action(tmp_path):
   assert policy_io.purified([(1, 0.4), (2, 0.4), (5, 0.2)]) == [(1, 0.5), (2, 0.5), (5, 0.0)]
   game = load_reduced("small")
   path = str(tmp_path / "b.npz")
-  CompiledMCCFR(game, "es-mccfr", seed=0, table_bits=12).run(iterations=100).save(path)
+  trained(game, "es-mccfr", seed=0, table_bits=12, iterations=100).save(path)
   sampled = policy_io.PolicyBot(game, 0, seed=0, path=path)
   purified = policy_io.PolicyBot(game, 0, seed=0, path=path, play="argmax")
   mixed = 0

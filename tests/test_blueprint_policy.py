@@ -11,6 +11,7 @@ import pytest
 import solvers
 from solvers.baselines import HeuristicBot
 from solvers.equilibrium import approximate
+from solvers.equilibrium import blueprint_training
 from solvers.equilibrium.blueprint import CompiledMCCFR, load_blueprint
 from solvers.equilibrium.kernels import blueprint_policy
 from solvers.policy_kernels import heuristic
@@ -27,8 +28,9 @@ HEURISTIC = heuristic.parameters(HeuristicBot.PARAMETERS)
 def trained(request, tmp_path_factory):
   """A blueprint of `small` in either abstraction and its file."""
   path = str(tmp_path_factory.mktemp("blueprint_policy") / f"{request.param}.npz")
-  CompiledMCCFR(load_reduced("small"), "es-mccfr", seed=0, table_bits=12,
-                abstraction=request.param).run(iterations=100).save(path, checkpoint=False)
+  solver = CompiledMCCFR(load_reduced("small"), "es-mccfr", seed=0, table_bits=12,
+                         abstraction=request.param)
+  blueprint_training.BlueprintTrainer(solver).run(iterations=100).save(path, checkpoint=False)
   blueprint_policy.ensure_compiled()
   return path, load_blueprint(path)
 

@@ -17,6 +17,7 @@ from solvers.equilibrium import cfr, mccfr
 from solvers.equilibrium import policies as policy_io
 from solvers.equilibrium.exploitability import nash_conv
 from solvers.equilibrium.game_tree import GameTree
+from solvers.equilibrium.tree_policies import policy_array
 from sushigo_spiel.reduced_games import reduced_game_string
 
 # One round of three cards each: 385 turn-based histories, 136 information sets.
@@ -56,7 +57,7 @@ def test_average_policy_equals_openspiel_after_same_iterations(tiny, ours, their
   for _ in range(12):
     solver.run(iterations=1)
     reference.evaluate_and_update_policy()
-  expected = tree.policy_array(reference.average_policy())
+  expected = policy_array(tree, reference.average_policy())
   np.testing.assert_allclose(solver.average_policy_array(), expected, atol=1e-12)
 
 
@@ -70,14 +71,14 @@ def test_simultaneous_updates_equal_openspiel(tiny):
     solver.run(iterations=1)
     reference.evaluate_and_update_policy()
   np.testing.assert_allclose(solver.average_policy_array(),
-                             tree.policy_array(reference.average_policy()), atol=1e-12)
+                             policy_array(tree, reference.average_policy()), atol=1e-12)
 
 
 def test_lifted_policy_equals_tree_policy(tiny):
   game, tree = tiny
   solver = cfr.CFRPlus(game, A.make_abstraction("canonical", game), tree)
   solver.run(iterations=30)
-  lifted = tree.policy_array(solver.average_policy())
+  lifted = policy_array(tree, solver.average_policy())
   np.testing.assert_allclose(lifted, solver.average_policy_array(), atol=1e-12)
 
 
@@ -91,8 +92,8 @@ def test_lifted_policy_reads_the_same_at_tables_and_at_states(tiny):
     def action_probabilities(self, state, player_id=None):
       return lifted.action_probabilities(state, player_id)
 
-  np.testing.assert_allclose(tree.policy_array(lifted),
-                             tree.policy_array(AtStatesOnly(game, [0, 1])), atol=1e-12)
+  np.testing.assert_allclose(policy_array(tree, lifted),
+                             policy_array(tree, AtStatesOnly(game, [0, 1])), atol=1e-12)
 
 
 @pytest.mark.parametrize("game_string, iterations", [(FOUR_CARDS, 1500), (TWO_ROUNDS, 300)])
@@ -154,7 +155,7 @@ def test_mccfr_approaches_equilibrium(tiny, solver_class, iterations, bound):
   keys = set(solver.average_strategy())
   assert keys <= tree_keys and len(keys) > 0.9 * len(tree_keys)
   uniform = nash_conv(tree, tree.uniform_policy()).nash_conv
-  gap = nash_conv(tree, tree.policy_array(solver.average_policy())).nash_conv
+  gap = nash_conv(tree, policy_array(tree, solver.average_policy())).nash_conv
   assert gap < bound < uniform
 
 
@@ -206,5 +207,5 @@ def test_three_player_average_policy_equals_openspiel():
   for _ in range(12):
     solver.run(iterations=1)
     reference.evaluate_and_update_policy()
-  expected = tree.policy_array(reference.average_policy())
+  expected = policy_array(tree, reference.average_policy())
   np.testing.assert_allclose(solver.average_policy_array(), expected, atol=1e-12)

@@ -11,6 +11,8 @@ from open_spiel.python import policy as policy_lib
 
 import sushigo_spiel  # noqa: F401  (registers the games)
 from solvers.equilibrium.game_tree import CHANCE_NODE, DECISION_NODE, TERMINAL_NODE, GameTree
+from solvers.equilibrium.tree_policies import (TreePolicy, policy_array, to_pyspiel_tabular_policy,
+                                              to_tabular_policy)
 
 WASABI = ("python_sushi_go(players=2,rounds=1,hand_size=3,"
           "deck=tempura:2/sashimi:2/squid:1/wasabi:1,deal=hand,utility=margin)")
@@ -172,24 +174,28 @@ def test_reach_probabilities():
 def test_policy_round_trips(game_string):
   tree = tree_of(game_string)
   policy = _random_policy(tree, 7)
-  tabular = tree.to_tabular_policy(policy)
-  np.testing.assert_allclose(tree.policy_array(tabular), policy)
-  np.testing.assert_allclose(tree.policy_array(tree.to_pyspiel_tabular_policy(policy)), policy)
-  as_policy = tree.to_policy(policy)
-  np.testing.assert_allclose(tree.policy_array(as_policy), policy)
+  tabular = to_tabular_policy(tree, policy)
+  np.testing.assert_allclose(policy_array(tree, tabular), policy)
+  np.testing.assert_allclose(policy_array(tree, to_pyspiel_tabular_policy(tree, policy)), policy)
+  as_policy = TreePolicy(tree, policy)
+  np.testing.assert_allclose(policy_array(tree, as_policy), policy)
   # The turn-based game's uniform TabularPolicy, built by OpenSpiel enumerating the game.
   uniform = policy_lib.TabularPolicy(tree.turn_based_game)
   assert len(uniform.state_lookup) == tree.num_infosets
-  np.testing.assert_allclose(tree.policy_array(uniform), tree.uniform_policy())
+  np.testing.assert_allclose(policy_array(tree, uniform), tree.uniform_policy())
   # The simultaneous game's uniform TabularPolicy, keyed by the simultaneous strings.
-  np.testing.assert_allclose(tree.policy_array(policy_lib.TabularPolicy(tree.game)),
+  np.testing.assert_allclose(policy_array(tree, policy_lib.TabularPolicy(tree.game)),
                              tree.uniform_policy())
 
 
 def test_bad_inputs_are_refused():
   tree = tree_of(WASABI)
   with pytest.raises(ValueError, match="shape"):
-    tree.policy_array(np.ones(3))
+    policy_array(tree, np.ones(3))
+  with pytest.raises(ValueError, match="shape"):
+    TreePolicy(tree, np.ones(3))
+  with pytest.raises(ValueError, match="allowed: a numpy array"):
+    policy_array(tree, {"not": "a policy"})
   with pytest.raises(ValueError, match="no information set"):
     tree.infoset_index("P0\nnothing")
   with pytest.raises(ValueError, match="python_sushi_go"):

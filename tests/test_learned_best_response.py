@@ -21,6 +21,7 @@ from solvers.equilibrium import approximate
 from solvers.equilibrium.exploitability import nash_conv, policy_from_bot
 from solvers.equilibrium.game_tree import GameTree
 from solvers.equilibrium.learned_best_response import LearnedBestResponseBot
+from solvers.equilibrium.tree_policies import policy_array
 from sushigo_spiel.reduced_games import load_reduced
 
 GAMES = 3000  # training games: about half a CPU second a seat on `small`
@@ -40,7 +41,7 @@ def _gain(tree: GameTree, policy: str, seat: int, responder: pyspiel.Bot) -> flo
   """The exact value of `responder` in `seat` against `policy` elsewhere."""
   def make(g, p, seed):
     return responder if p == seat else solvers.make_bot(policy, g, p, seed)
-  return tree.policy_values(tree.policy_array(policy_from_bot(tree, make, checks=0)))[seat]
+  return tree.policy_values(policy_array(tree, policy_from_bot(tree, make, checks=0)))[seat]
 
 
 @pytest.mark.parametrize("policy", ["random", pytest.param("greedy", marks=pytest.mark.slow)])
@@ -50,7 +51,7 @@ def test_it_gains_a_clear_share_of_the_exact_best_response_and_no_more(small, po
   play gains nothing against random and loses against the greedy bot."""
   game, tree = small
   # Read once per information set (checks=0): the bots' consistency is tested on their own.
-  played = tree.policy_array(policy_from_bot(
+  played = policy_array(tree, policy_from_bot(
       tree, lambda g, p, seed: solvers.make_bot(policy, g, p, seed), checks=0))
   exact = nash_conv(tree, played)
   slot_players = np.repeat(tree.infoset_player, np.diff(np.append(tree.infoset_first_slot,

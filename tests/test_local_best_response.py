@@ -15,6 +15,7 @@ import solvers
 from solvers.equilibrium.exploitability import nash_conv, policy_from_bot
 from solvers.equilibrium.game_tree import GameTree
 from solvers.equilibrium.local_best_response import LocalBestResponseBot
+from solvers.equilibrium.tree_policies import policy_array
 from sushigo_spiel.reduced_games import load_reduced
 
 
@@ -38,7 +39,7 @@ def _gains(name: str, policy: str, seats=(0, 1), **params) -> list[tuple[float, 
       return solvers.make_bot(policy, g, p, seed)
     # Read once per information set (checks=0): the bots' consistency across redealt states is
     # tested on their own, and reading LBR three times tripled this test's time.
-    mixed = tree.policy_array(policy_from_bot(tree, make, checks=0))
+    mixed = policy_array(tree, policy_from_bot(tree, make, checks=0))
     result.append((exact.gains[seat], tree.policy_values(mixed)[seat] - exact.policy_values[seat]))
   return result
 

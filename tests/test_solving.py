@@ -23,6 +23,7 @@ from experiments.tournament import config as tournament_config
 from solvers.equilibrium import approximate
 from solvers.equilibrium import exploitability
 from solvers.equilibrium.game_tree import GameTree
+from solvers.equilibrium.tree_policies import policy_array
 from sushigo_spiel import reduced_games
 from experiments.cli import main
 
@@ -263,6 +264,7 @@ def test_abstraction_curve_judges_both_kinds_of_keys_as_their_solvers_run_direct
   """Information-set abstractions solved by CFR+, the action-centred `cards` by compiled
   es-mccfr: each unit's size and NashConv are those of its solver run directly."""
   from solvers.equilibrium.blueprint import CompiledMCCFR  # pylint: disable=import-outside-toplevel
+  from solvers.equilibrium.blueprint_training import BlueprintTrainer  # pylint: disable=import-outside-toplevel
   from solvers.equilibrium.cfr import CFRPlus  # pylint: disable=import-outside-toplevel
   from solvers.equilibrium.abstraction import make_abstraction  # pylint: disable=import-outside-toplevel
   run_dir = solving.run(write(tmp_path, ABSTRACTION), out=tmp_path / "run", quiet=True)
@@ -275,12 +277,12 @@ def test_abstraction_curve_judges_both_kinds_of_keys_as_their_solvers_run_direct
     assert entries[name]["nash_conv"] == pytest.approx(figure, abs=1e-12)
   assert entries["buckets:1"]["abstract_infosets"] < entries["ahead:1"]["abstract_infosets"]
   seed = int(np.random.SeedSequence(5, spawn_key=(entries["cards"]["unit"],)).generate_state(1)[0])
-  solver = CompiledMCCFR(game, "es-mccfr", seed=seed, abstraction="cards",
-                         table_bits=18).run(iterations=100)
+  solver = CompiledMCCFR(game, "es-mccfr", seed=seed, abstraction="cards", table_bits=18)
+  BlueprintTrainer(solver).run(iterations=100)
   assert entries["cards"]["algorithm"] == "es-mccfr" and entries["cards"]["iterations"] == 100
   assert entries["cards"]["abstract_infosets"] == solver.occupied
   assert entries["cards"]["nash_conv"] == pytest.approx(exploitability.nash_conv(
-      tiny_tree, tiny_tree.policy_array(solver.policy())).nash_conv, abs=1e-12)
+      tiny_tree, policy_array(tiny_tree, solver.policy())).nash_conv, abs=1e-12)
   assert "| tiny | cards |" in (run_dir / solving.SUMMARY_MD).read_text()
 
 

@@ -12,9 +12,11 @@ from experiments.solving import pudding_worth
 from solvers import make_bot
 from solvers.equilibrium import exploitability
 from solvers.equilibrium.blueprint import CompiledMCCFR, load_blueprint
+from solvers.equilibrium.blueprint_training import BlueprintTrainer
 from solvers.equilibrium.game_tree import GameTree
 from solvers.equilibrium.kernels import subgame as subgame_kernels
 from solvers.equilibrium.subgame import CHUNK, DEFAULT_BLUEPRINT, TREMBLE
+from solvers.equilibrium.tree_policies import policy_array
 from solvers.policy_kernels.sushi_go import POLICIES
 from solvers.search.rollouts import compiled_policy_parameters
 from sushigo_spiel.compiled.rng import new_state
@@ -30,7 +32,7 @@ BLUEPRINT_4P = "experiments/results/policies/blueprint_4p.npz"  # the stored fou
 def _saved_blueprint(tmp_path_factory, name: str) -> str:
   """The file of a blueprint of the reduced game `name` (es-mccfr, 200 iterations)."""
   path = str(tmp_path_factory.mktemp("subgame") / f"{name}.npz")
-  CompiledMCCFR(load_reduced(name), "es-mccfr", seed=0, table_bits=12).run(
+  BlueprintTrainer(CompiledMCCFR(load_reduced(name), "es-mccfr", seed=0, table_bits=12)).run(
       iterations=200).save(path, checkpoint=False)
   return path
 
@@ -54,8 +56,8 @@ def test_the_subgame_reads_the_blueprint_with_its_own_keys(tmp_path, abstraction
   policy's, for either abstraction."""
   game = load_reduced("small")
   path = str(tmp_path / "blueprint.npz")
-  CompiledMCCFR(game, "es-mccfr", seed=0, table_bits=12, abstraction=abstraction).run(
-      iterations=100).save(path, checkpoint=False)
+  solver = CompiledMCCFR(game, "es-mccfr", seed=0, table_bits=12, abstraction=abstraction)
+  BlueprintTrainer(solver).run(iterations=100).save(path, checkpoint=False)
   policy = load_blueprint(path)
   spec, rng = build_spec(game.rules), np.random.default_rng(4)
   size = game.num_distinct_actions()
@@ -218,7 +220,7 @@ def tiny_tree_and_blueprint(tmp_path_factory):
   and that blueprint's exact exploitability (1.25)."""
   path = _saved_blueprint(tmp_path_factory, "tiny")
   tree = GameTree(load_reduced("tiny"))
-  return tree, path, exploitability.exploitability(tree, tree.policy_array(load_blueprint(path)))
+  return tree, path, exploitability.exploitability(tree, policy_array(tree, load_blueprint(path)))
 
 
 def test_exploitability_on_a_reduced_game_is_no_worse_than_the_blueprints(tiny_tree_and_blueprint):
@@ -293,7 +295,7 @@ def test_with_three_players_the_nash_conv_falls_well_below_the_blueprints(three_
   0.76, with every player's gain below the blueprint's 0.68."""
   game = load_reduced("three_players")
   tree = GameTree(game)
-  blueprint = exploitability.nash_conv(tree, tree.policy_array(load_blueprint(
+  blueprint = exploitability.nash_conv(tree, policy_array(tree, load_blueprint(
       three_player_blueprint)))
   solved = exploitability.nash_conv(tree, _subgame_policy(tree, three_player_blueprint,
                                                           walk="es", iterations=20, worlds=8))
@@ -345,7 +347,7 @@ def test_reach_weights_are_the_trembling_blueprints_probabilities_of_the_picks_p
 def small_tree_and_blueprint(small_blueprint):
   """`small`'s game tree and the exact exploitability of its blueprint (2.03)."""
   tree = GameTree(load_reduced("small"))
-  return tree, exploitability.exploitability(tree, tree.policy_array(load_blueprint(
+  return tree, exploitability.exploitability(tree, policy_array(tree, load_blueprint(
       small_blueprint)))
 
 

@@ -35,6 +35,7 @@ from solvers.equilibrium.abstraction import Identity
 from solvers.equilibrium.cfr import CFRPlus
 from solvers.equilibrium.exploitability import exploitability
 from solvers.equilibrium.game_tree import GameTree
+from solvers.equilibrium.tree_policies import policy_array
 from sushigo_spiel.reduced_games import load_reduced, reduced_game_string
 
 MAX_CPP_RATIO = 2.0
@@ -96,7 +97,7 @@ def measure(game: str = "small", repeats: int = 3, min_seconds: float = 0.2) -> 
     ours_times.append(_timed(lambda: ours.run(iterations=block)) / block)
     cpp_times.append(_timed(lambda: [cpp.evaluate_and_update_policy() for _ in range(block)])
                      / block)
-  averages = ours.average_policy_array(), tree.policy_array(cpp.average_policy())
+  averages = ours.average_policy_array(), policy_array(tree, cpp.average_policy())
   return CFRBench(reduced_game_string(game), build_seconds, statistics.median(ours_times), cold,
                   statistics.median(cpp_times), ours.iterations,
                   float(np.abs(averages[0] - averages[1]).max()),

@@ -44,6 +44,7 @@ from open_spiel.python.algorithms import exploitability as os_exploitability
 from solvers.equilibrium import sequence_form
 from solvers.equilibrium.exploitability import exploitability, nash_conv
 from solvers.equilibrium.game_tree import GameTree
+from solvers.equilibrium.tree_policies import to_pyspiel_tabular_policy
 from sushigo_spiel.reduced_games import REDUCED_GAMES, load_reduced, reduced_game_string
 
 MAX_CPP_RATIO = 2.0
@@ -120,7 +121,7 @@ def measure(game: str = "small", python_game: str = "tiny", repeats: int = 3) ->
   build, tree = _timed(lambda: GameTree(main_game))
   uniform = tree.uniform_policy()
   cached = pyspiel.convert_to_cached_tree(pyspiel.convert_to_turn_based(main_game))
-  cpp_policy = tree.to_pyspiel_tabular_policy(uniform)
+  cpp_policy = to_pyspiel_tabular_policy(tree, uniform)
   cold, cpp_value = _timed(lambda: pyspiel.exploitability(cached, cpp_policy))
   ours_cold = _single(lambda: exploitability(tree, uniform))
   small_game = load_reduced(python_game)

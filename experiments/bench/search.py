@@ -48,6 +48,7 @@ from experiments.bench import game as bench
 from experiments.bench.playouts import core_rate
 from solvers.equilibrium import policies as policy_io
 from solvers.equilibrium.blueprint import ABSTRACTION, CompiledMCCFR
+from solvers.equilibrium.blueprint_training import BlueprintTrainer
 from solvers.search.pimc import PIMCBot
 from sushigo_spiel.compiled import CompiledSushiGo
 from sushigo_spiel.drafting.sampling import draw_index
@@ -161,22 +162,30 @@ def mccfr_speeds(seconds: float, repeats: int, seed: int) -> dict:
   runs = {name: [] for name in solvers_by_name}
   for repeat in range(repeats):
     for name, make in solvers_by_name.items():
-      solver = make(seed + repeat).run(seconds=seconds)
-      runs[name].append(solver.iterations / solver.cpu_seconds)
+      runs[name].append(_iterations_per_cpu_second(make(seed + repeat), seconds))
   return {name: statistics.median(rates) for name, rates in runs.items()}
+
+
+def _iterations_per_cpu_second(solver, seconds: float) -> float:
+  """Runs `solver` (a Python one, or a compiled one through its trainer) for `seconds`."""
+  if isinstance(solver, CompiledMCCFR):
+    timed = BlueprintTrainer(solver).run(seconds=seconds)
+  else:
+    timed = solver.run(seconds=seconds)
+  return solver.iterations / timed.cpu_seconds
 
 
 def training_scaling(workers: int, iterations: int, seed: int, game: str = FULL_GAME,
                      abstraction: str = ABSTRACTION) -> dict:
   """Blueprint training's wall-clock rate on 1 and on `workers` processes (module docstring)."""
   full = pyspiel.load_game(game)
-  CompiledMCCFR(full, "probe-mccfr", seed, abstraction=abstraction).run(
+  BlueprintTrainer(CompiledMCCFR(full, "probe-mccfr", seed, abstraction=abstraction)).run(
       iterations=1, workers=workers)  # start-up paid
   rates = {}
   for count in (1, workers):
     solver = CompiledMCCFR(full, "probe-mccfr", seed, abstraction=abstraction)
     start = time.perf_counter()
-    solver.run(iterations=iterations, workers=count)
+    BlueprintTrainer(solver).run(iterations=iterations, workers=count)
     rates[count] = solver.iterations / (time.perf_counter() - start)
   return {"game": game, "abstraction": abstraction, "iterations": iterations, "workers": workers,
           "one_worker": rates[1], "all_workers": rates[workers],

@@ -19,7 +19,9 @@ from experiments import solving
 from experiments.run_folder import RunError
 from solvers.equilibrium import blueprint, exploitability
 from solvers.equilibrium import policies as policy_io
+from solvers.equilibrium.blueprint_training import BlueprintTrainer
 from solvers.equilibrium.game_tree import GameTree
+from solvers.equilibrium.tree_policies import policy_array
 from sushigo_spiel import reduced_games
 
 DRAFTING_GAMES = ("python_sushi_go", "python_sushi_draft")
@@ -50,7 +52,7 @@ def train(args: argparse.Namespace) -> int:
         f" keys; saved to {args.out}")
   if args.game in reduced_games.REDUCED_GAMES:
     tree = GameTree(policy.game, args.max_nodes)
-    result = exploitability.nash_conv(tree, tree.policy_array(policy))
+    result = exploitability.nash_conv(tree, policy_array(tree, policy))
     print(f"NashConv in the real game: {result.nash_conv:.6g} (gains by player:"
           f" {', '.join(f'{g:.6g}' for g in result.gains)})")
   return 0
@@ -65,36 +67,37 @@ def _train_blueprint(args: argparse.Namespace) -> int:
   try:
     game = pyspiel.load_game(name)
     if args.resume:
-      solver = blueprint.CompiledMCCFR.resume(args.out, game, algorithm, args.play)
-      if solver.abstraction != args.abstraction:
+      trainer = BlueprintTrainer.resume(args.out, game, algorithm, args.play)
+      if trainer.solver.abstraction != args.abstraction:
         raise ValueError(f"the checkpoint {args.out} was trained with abstraction"
-                         f" {solver.abstraction}, not {args.abstraction}")
+                         f" {trainer.solver.abstraction}, not {args.abstraction}")
       if args.restart_average:
-        solver.restart_average()
+        trainer.solver.restart_average()
     else:
       if args.restart_average:
         raise ValueError("--restart-average needs --resume (a checkpoint to carry on)")
       file_errors.check_output_file(args.out, "--out")
-      solver = blueprint.CompiledMCCFR(game, algorithm, args.seed, max_nodes=args.max_nodes,
-                                       raise_limit="--max-nodes", play=args.play or "average",
-                                       abstraction=args.abstraction)
-    solver.check_play()
+      trainer = BlueprintTrainer(blueprint.CompiledMCCFR(
+          game, algorithm, args.seed, max_nodes=args.max_nodes, raise_limit="--max-nodes",
+          play=args.play or "average", abstraction=args.abstraction))
+    trainer.solver.check_play()
     with _ray_session(args):
-      solver.run(args.iterations, args.seconds, progress=not args.quiet, workers=args.workers,
-                 backend=args.backend)
-    solver.save(args.out)
+      trainer.run(args.iterations, args.seconds, progress=not args.quiet, workers=args.workers,
+                  backend=args.backend)
+    trainer.save(args.out)
   except (ValueError, pyspiel.SpielError, RunError) as e:
     args.error(str(e))
   except OSError as e:
     args.error(f"the policy could not be saved to {args.out}: {e.strerror or e}")
-  rate = solver.iterations / solver.seconds if solver.seconds else 0.0
+  solver = trainer.solver
+  rate = solver.iterations / trainer.seconds if trainer.seconds else 0.0
   print(f"{solver.algorithm} on {game}, abstraction {solver.abstraction}:"
         f" {solver.iterations:,} iterations in"
-        f" {solver.seconds:.1f} s ({rate:,.0f} it/s, {args.workers} worker(s)),"
+        f" {trainer.seconds:.1f} s ({rate:,.0f} it/s, {args.workers} worker(s)),"
         f" {solver.occupied:,} slots in use; plays {solver.play}; saved to {args.out}")
   if args.game in reduced_games.REDUCED_GAMES:
     tree = GameTree(game, args.max_nodes)
-    result = exploitability.nash_conv(tree, tree.policy_array(solver.policy()))
+    result = exploitability.nash_conv(tree, policy_array(tree, solver.policy()))
     print(f"NashConv in the real game: {result.nash_conv:.6g} (gains by player:"
           f" {', '.join(f'{g:.6g}' for g in result.gains)})")
   return 0

@@ -30,6 +30,8 @@ from experiments.solving import figures
 from experiments.solving import measures
 from experiments.solving.kind import Kind, Report, SolvingConfig, Unit
 from solvers.equilibrium import blueprint
+from solvers.equilibrium.blueprint_training import BlueprintTrainer
+from solvers.equilibrium.tree_policies import policy_array
 
 KEYS = ("algorithm", "iterations", "abstractions", "blueprint_iterations")
 PLOTS = "abstraction"
@@ -73,14 +75,15 @@ def run_unit(config: SolvingConfig, game: pyspiel.Game, unit: Unit, seed: int) -
 def _run_action_centred(config: SolvingConfig, game: pyspiel.Game, abstraction: str,
                         seed: int) -> dict[str, Any]:
   """A blueprint abstraction's unit: compiled es-mccfr, its keys met, its policy's NashConv."""
-  solver = blueprint.CompiledMCCFR(game, BLUEPRINT_ALGORITHM, seed=seed, abstraction=abstraction,
-                                   table_bits=BLUEPRINT_TABLE_BITS)
-  solver.run(iterations=config.section["blueprint_iterations"])
+  trainer = BlueprintTrainer(blueprint.CompiledMCCFR(
+      game, BLUEPRINT_ALGORITHM, seed=seed, abstraction=abstraction,
+      table_bits=BLUEPRINT_TABLE_BITS)).run(iterations=config.section["blueprint_iterations"])
+  solver = trainer.solver
   game_tree = measures.tree(game)
   return {"family": abstraction, "algorithm": BLUEPRINT_ALGORITHM,
           "abstract_infosets": solver.occupied, "iterations": solver.iterations,
-          "seconds": round(solver.seconds, 4),
-          **measures.nash_conv(game_tree, game_tree.policy_array(solver.policy()))}
+          "seconds": round(trainer.seconds, 4),
+          **measures.nash_conv(game_tree, policy_array(game_tree, solver.policy()))}
 
 
 def report(config: SolvingConfig, results: list[dict], plots: pathlib.Path) -> Report:

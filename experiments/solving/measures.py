@@ -21,6 +21,7 @@ from solvers.equilibrium import approximate
 from solvers.equilibrium import exploitability
 from solvers.equilibrium import policies as policy_io
 from solvers.equilibrium.game_tree import GameTree
+from solvers.equilibrium.tree_policies import policy_array
 from solvers.equilibrium.tree_size import MAX_TREE_NODES
 from sushigo_spiel import reduced_games
 
@@ -62,7 +63,7 @@ def solver_nash_conv(game: pyspiel.Game, solver) -> dict[str, Any]:
   game_tree = tree(game)
   if getattr(solver, "tree", None) is game_tree:
     return nash_conv(game_tree, solver.average_policy_array())
-  return nash_conv(game_tree, game_tree.policy_array(solver.average_policy()))
+  return nash_conv(game_tree, policy_array(game_tree, solver.average_policy()))
 
 
 def bot_nash_conv(game: pyspiel.Game, competitor: Competitor, seed: int) -> dict[str, Any]:
@@ -71,7 +72,7 @@ def bot_nash_conv(game: pyspiel.Game, competitor: Competitor, seed: int) -> dict
   array = exploitability.policy_from_bot(
       game_tree, lambda g, player, bot_seed: solvers.make_bot(competitor.bot, g, player, bot_seed,
                                                               **competitor.params), seed)
-  return nash_conv(game_tree, game_tree.policy_array(array))
+  return nash_conv(game_tree, policy_array(game_tree, array))
 
 
 def nash_conv(game_tree: GameTree, array: np.ndarray) -> dict[str, Any]:

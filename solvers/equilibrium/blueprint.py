@@ -5,52 +5,26 @@ action keyed by what its cards score with, and `cards+rank`, which adds the acti
 under the heuristic baseline's values. A `cards+rank` file stores the heuristic's parameters it
 was trained with (`valuation`), so it plays the same whatever the heuristic's defaults become.
 
-`CompiledMCCFR` drives the kernels of `solvers.equilibrium.kernels` (the abstraction, the walks and
-their weighting are documented there): it owns the regret, average and offer-weight tables, runs
-iterations in chunks with a progress bar, saves and resumes checkpoints, and runs on several local
-processes.
+`CompiledMCCFR` is the algorithm on the kernels of `solvers.equilibrium.kernels` (the abstraction,
+the walks and their weighting are documented there): its regret, average and offer-weight tables,
+iterations in chunks of `CHUNK` (chunk c draws from one stream seeded from (seed, c)), and the
+policy it plays. Running it (budgets, workers, progress, checkpoints) is `blueprint_training`'s.
 
-Chunks and streams. Iterations run in chunks of `CHUNK` iterations; chunk c (iterations
-c * CHUNK + 1 onwards) draws from one stream seeded from (seed, c). A budget in seconds stops at a
-chunk's end, so a run is a whole number of chunks, and one that is stopped, saved and resumed
-continues exactly as it would have without stopping (same tables, bit for bit).
-
-Workers. With `workers` W > 1, chunks are dealt out in batches of W tasks of `SYNC_CHUNKS`
-consecutive chunks each: every worker process starts from the same tables, runs its task's chunks
-one after another on its own copy, and returns what it added; the additions are summed in chunk
-order. This is W-fold parallel MCCFR whose workers synchronise once a task (the tasks of a batch
-do not see each other's updates), so its tables differ from a single process's, but they are
-determined by the seed and W, and the result has the same shape (the same tables, keys and
-policy). Tasks of several chunks keep the cost of shipping the tables (three arrays of 2**20
-doubles by default) small beside the work: with one chunk a task, two workers ran the full game
-only 1.2 times as fast as one. On Ray (`backend="ray"`, for a cluster) the tasks of a batch are
-Ray tasks and everything else is the same, so W > 1 Ray workers give the tables of W local
-processes, bit for bit. An initialised Ray is
-used as it is (the `sushigo train` command connects to `--address`); otherwise a local one with W
-CPUs is started for the run.
-
-Files (`save`, `load_blueprint`): a compressed numpy archive with the non-zero slots of the average
-and offer-weight tables (and of the regret table in a checkpoint), the table size, and JSON
-metadata (game, abstraction, walk, weighting, iterations, the iterations the average and offer
-weights start after, seed, times, package version, git commit, and any training curve). A
-checkpoint is a policy file that also holds the regrets; `sushigo train --resume` continues from
-one. Files saved before offer weights were kept hold none: they play their average or current
-strategy as before, and resuming one gathers offer weights from then on, so it plays `mean` only
-once its average is restarted.
+Files (`save_blueprint`, `load_blueprint`, `load_checkpoint`): a compressed numpy archive with the
+non-zero slots of the average and offer-weight tables (and of the regrets in a checkpoint), the
+table size, the valuation and JSON metadata (the solver's settings and counters, provenance, and
+what its trainer adds). Files saved before offer weights were kept hold none: resuming one gathers
+them from then on, so it plays `mean` only once its average is restarted.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
 import json
-import multiprocessing
 import os
-import time
 
 import numpy as np
 import pyspiel
-import tqdm
 from open_spiel.python import policy as policy_lib
 
 from solvers.baselines import HeuristicBot
@@ -68,9 +42,7 @@ ABSTRACTIONS = ("cards", "cards+rank")
 ALGORITHMS = {"es-mccfr": "es", "probe-mccfr": "probe", "os-mccfr": "os"}  # algorithm name -> walk
 WEIGHTINGS = ("linear", "uniform")
 PLAYS = ("average", "mean", "current")  # the strategy a blueprint plays
-BACKENDS = ("local", "ray")
 CHUNK = 50
-SYNC_CHUNKS = 8  # chunks in a worker's task between two synchronisations of the tables
 DEFAULT_TABLE_BITS = 20
 
 
@@ -98,77 +70,13 @@ def _chunk_seed(seed: int, chunk: int) -> int:
   return int(state >> np.uint64(1))
 
 
-def _run_chunk(spec, tables, chunk, walk, linear, seed, values):
-  """Runs chunk `chunk` on `tables` (regrets, averages, offer weights) in place (`values`: the
-  abstraction's valuation)."""
+def run_chunks(spec, tables, first, count, walk, linear, seed, values) -> None:
+  """Runs chunks `first` to `first + count - 1`, one after another, on `tables` (regrets,
+  averages, offer weights) in place; the other arguments are `CompiledMCCFR.chunk_settings()`."""
   ensure_compiled()
-  mccfr.iterate(spec, *tables, chunk * CHUNK, CHUNK, walk, linear, _chunk_seed(seed, chunk),
-                values)
-
-
-def _task_additions(spec, regrets, averages, offered, first, count, walk, linear, seed, values):
-  """What chunks `first` to `first + count - 1`, run one after another, add to the tables, as
-  (slots, [additions to the regrets, averages and offer weights at them]). Every array is copied:
-  Ray's arrive read-only, a type the kernels are not compiled for."""
-  tables = (regrets, averages, offered)
-  new_tables, spec, values = [table.copy() for table in tables], spec.copy(), values.copy()
   for chunk in range(first, first + count):
-    _run_chunk(spec, new_tables, chunk, walk, linear, seed, values)
-  changed = np.flatnonzero(np.logical_or.reduce([new != old
-                                                 for new, old in zip(new_tables, tables)]))
-  return changed, [new[changed] - old[changed] for new, old in zip(new_tables, tables)]
-
-
-@contextlib.contextmanager
-def _batch_runner(backend: str, workers: int):
-  """None for one local process; otherwise a function running a batch of tasks on `workers`
-  processes or Ray workers and giving their additions in chunk order."""
-  if backend == "local" and workers == 1:
-    yield None
-  elif backend == "local":
-    pool = concurrent.futures.ProcessPoolExecutor(
-        workers, mp_context=multiprocessing.get_context("spawn"))
-
-    def run_batch(spec, tables, tasks):
-      futures = [pool.submit(_task_additions, spec, *tables, *task) for task in tasks]
-      return [future.result() for future in futures]
-    try:
-      yield run_batch
-    finally:
-      pool.shutdown(cancel_futures=True)
-  else:
-    yield from _ray_batch_runner(workers)
-
-
-def _ray_batch_runner(workers: int):
-  try:
-    import ray  # pylint: disable=import-outside-toplevel
-  except ImportError:
-    raise ValueError('the ray backend needs Ray: pip install -e ".[ray]"') from None
-  started_here = not ray.is_initialized()
-  if started_here:
-    ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False,
-             logging_level="ERROR")
-  try:
-    additions = ray.remote(_task_additions)
-
-    def run_batch(spec, tables, tasks):
-      shared = [ray.put(array) for array in (spec, *tables)]
-      return ray.get([additions.remote(*shared, *task) for task in tasks])
-    yield run_batch
-  finally:
-    if started_here:
-      ray.shutdown()
-
-
-def _batch_tasks(first: int, workers: int, left: int | None) -> list[tuple[int, int]]:
-  """The (first chunk, chunk count) of each task of the batch starting at chunk `first`:
-  `workers` tasks of `SYNC_CHUNKS` chunks, or the `left` chunks of a budget shared among them as
-  evenly as they go."""
-  size = workers * SYNC_CHUNKS if left is None else min(left, workers * SYNC_CHUNKS)
-  counts = [size // workers + (k < size % workers) for k in range(workers)]
-  starts = np.cumsum([first] + counts[:-1])
-  return [(int(start), count) for start, count in zip(starts, counts) if count]
+    mccfr.iterate(spec, *tables, chunk * CHUNK, CHUNK, walk, linear, _chunk_seed(seed, chunk),
+                  values)
 
 
 class CompiledMCCFR:
@@ -187,17 +95,7 @@ class CompiledMCCFR:
                play: str = "average", abstraction: str = ABSTRACTION):
     check_game(game)
     self.abstraction, self.valuation = abstraction, valuation(abstraction)
-    if play not in PLAYS:
-      raise ValueError(f"unknown play {play!r}; allowed: {', '.join(PLAYS)}")
-    if algorithm not in ALGORITHMS:
-      raise ValueError(f"unknown algorithm {algorithm!r} for abstraction {abstraction!r};"
-                       f" allowed: {', '.join(ALGORITHMS)}")
-    if weighting not in WEIGHTINGS:
-      raise ValueError(f"unknown weighting {weighting!r}; allowed: {', '.join(WEIGHTINGS)}")
-    if not 8 <= table_bits <= 28:
-      raise ValueError(f"table_bits is {table_bits}; allowed: 8 to 28")
-    if not 0 <= seed < 2 ** 63:
-      raise ValueError(f"seed is {seed}; allowed: 0 to 2**63 - 1")
+    _check_settings(algorithm, abstraction, weighting, table_bits, seed, play)
     if algorithm == "es-mccfr":
       check_walk_size(game, max_nodes, raise_limit)
     ensure_compiled()
@@ -208,12 +106,9 @@ class CompiledMCCFR:
     self.regrets = np.zeros(1 << table_bits)
     self.averages = np.zeros(1 << table_bits)
     self.offered = np.zeros(1 << table_bits)  # offer weights (`mccfr`): the averages' divisors
-    self.iterations = 0
+    self.iterations = 0  # always whole chunks
     self.average_since = 0  # the iteration after which the average weights were gathered
     self.offered_since = 0  # the same for the offer weights (later if resumed from an old file)
-    self.seconds = 0.0  # wall time spent in `run`
-    self.cpu_seconds = 0.0  # this process's CPU time spent in `run` (workers' not counted)
-    self.history: list[dict] = []  # a training curve, kept in the metadata
 
   @property
   def tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -225,62 +120,38 @@ class CompiledMCCFR:
     """Slots of the average table in use (keys met at someone's decision, up to collisions)."""
     return int(np.count_nonzero(self.averages))
 
-  def run(self, iterations: int | None = None, seconds: float | None = None,
-          progress: bool = False, workers: int = 1, backend: str = "local") -> CompiledMCCFR:
-    """Runs `iterations` more iterations (rounded up to whole chunks of `CHUNK`), or whole chunks
-    until `seconds` have passed, on `workers` local processes or Ray workers; a tqdm bar on
-    request."""
-    if (iterations is None) == (seconds is None):
-      raise ValueError("run needs exactly one of iterations and seconds")
-    if iterations is not None and iterations < 1:
-      raise ValueError(f"iterations is {iterations}; allowed: 1 or more")
-    if seconds is not None and not (np.isfinite(seconds) and seconds > 0):
-      raise ValueError(f"seconds is {seconds!r}; allowed: a finite number of seconds > 0")
-    if workers < 1:
-      raise ValueError(f"workers is {workers}; allowed: 1 or more")
-    if backend not in BACKENDS:
-      raise ValueError(f"unknown backend {backend!r}; allowed: {', '.join(BACKENDS)}")
-    chunks = None if iterations is None else -(-iterations // CHUNK)
-    bar = tqdm.tqdm(total=None if chunks is None else chunks * CHUNK, unit="it",
-                    desc=self.algorithm, disable=not progress)
-    start, cpu_start = time.perf_counter(), time.process_time()
-    linear = self.weighting == "linear"
-    with _batch_runner(backend, workers) as run_batch:
-      try:
-        done = 0
-        while (done < chunks) if chunks is not None else (time.perf_counter() - start < seconds):
-          first = self.iterations // CHUNK
-          if run_batch is None:
-            batch = 1
-            _run_chunk(self.spec, self.tables, first, self.walk, linear, self.seed,
-                       self.valuation)
-          else:
-            tasks = _batch_tasks(first, workers, None if chunks is None else chunks - done)
-            batch = sum(count for _, count in tasks)
-            for slots, additions in run_batch(self.spec, self.tables, [
-                (start, count, self.walk, linear, self.seed, self.valuation)
-                for start, count in tasks]):
-              for table, added in zip(self.tables, additions):
-                table[slots] += added  # in chunk order: the same sums on any backend
-          self.iterations += batch * CHUNK
-          done += batch
-          bar.update(batch * CHUNK)
-      finally:
-        self.seconds += time.perf_counter() - start
-        self.cpu_seconds += time.process_time() - cpu_start
-        bar.close()
-    return self
+  @property
+  def next_chunk(self) -> int:
+    return self.iterations // CHUNK
+
+  def chunk_settings(self) -> tuple:
+    """What `run_chunks` takes besides the spec, tables and chunks: the walk, whether weighting
+    is linear, the seed and the valuation."""
+    return self.walk, self.weighting == "linear", self.seed, self.valuation
+
+  def iterate(self, chunks: int = 1) -> None:
+    """Runs the next `chunks` chunks (`CHUNK` iterations each) on the tables."""
+    if chunks < 1:
+      raise ValueError(f"chunks is {chunks}; allowed: 1 or more")
+    run_chunks(self.spec, self.tables, self.next_chunk, chunks, *self.chunk_settings())
+    self.iterations += chunks * CHUNK
+
+  def add_changes(self, changes, chunks: int) -> None:
+    """Adds what tasks run apart from these tables changed in them, in the order given, and
+    counts their `chunks` chunks. `changes`: per task, (slots, [additions to the regrets,
+    averages and offer weights at those slots])."""
+    for slots, additions in changes:
+      for table, added in zip(self.tables, additions):
+        table[slots] += added
+    self.iterations += chunks * CHUNK
 
   def metadata(self) -> dict:
+    """The settings and counters that rebuild this solver from its tables."""
     return {
         "game": str(self.game), "abstraction": self.abstraction, "algorithm": self.algorithm,
         "weighting": self.weighting, "play": self.play, "iterations": self.iterations,
         "average_since": self.average_since, "offered_since": self.offered_since,
-        "seed": self.seed,
-        "seconds": round(self.seconds, 3), "cpu_seconds": round(self.cpu_seconds, 3),
-        "occupied_slots": self.occupied, "table_slots": len(self.averages),
-        "package_version": package_version(), "git_commit": git_commit() or "unknown",
-        "history": self.history,
+        "seed": self.seed, "occupied_slots": self.occupied, "table_slots": len(self.averages),
     }
 
   def restart_average(self) -> None:
@@ -306,64 +177,84 @@ class CompiledMCCFR:
     return BlueprintPolicy(self.game, strategy_weights(self.play, *self.tables), self.metadata(),
                            self.valuation)
 
-  def save(self, path: str, checkpoint: bool = True) -> None:
-    """Writes the policy (and, as a checkpoint, the regrets) to `path` through a temporary file
-    beside it: a failed write leaves no half-written file. A ValueError for a `mean` play that
-    is not defined (`check_play`)."""
-    self.check_play()
-    used = np.flatnonzero(self.averages)
-    offered = np.flatnonzero(self.offered)
-    arrays = {"average_slots": used, "average_values": self.averages[used],
-              "offered_slots": offered, "offered_values": self.offered[offered]}
-    if checkpoint or self.play == "current":
-      held = np.flatnonzero(self.regrets)
-      arrays.update(regret_slots=held, regret_values=self.regrets[held])
-    temp = f"{path}.{os.getpid()}.tmp"
-    try:
-      with open(temp, "wb") as file:
-        np.savez_compressed(file, table_slots=np.array(len(self.averages)),
-                            metadata=np.array(json.dumps(self.metadata())),
-                            valuation=self.valuation, **arrays)
-      os.replace(temp, path)
-    except BaseException:
-      with contextlib.suppress(OSError):
-        os.remove(temp)
-      raise
 
-  @classmethod
-  def resume(cls, path: str, game: pyspiel.Game | None = None, algorithm: str | None = None,
-             play: str | None = None) -> CompiledMCCFR:
-    """The solver saved at `path` (a checkpoint), ready to run on, playing `play` (default: the
-    checkpoint's). A ValueError if the file holds no regrets, or was trained on another game or
-    algorithm than the given ones, or for an unknown play. A checkpoint saved before offer
-    weights were kept gathers them from its last iteration on (`offered_since`)."""
-    data, metadata = _open(path)
-    with data:
-      if "regret_slots" not in data.files:
-        raise ValueError(f"{path} is a policy without regrets, not a checkpoint; cannot resume")
-      saved_game = pyspiel.load_game(metadata["game"])
-      if game is not None and str(game) != str(saved_game):
-        raise ValueError(f"the checkpoint {path} was trained on {saved_game}, not {game}")
-      if algorithm is not None and algorithm != metadata["algorithm"]:
-        raise ValueError(f"the checkpoint {path} was trained with {metadata['algorithm']},"
-                         f" not {algorithm}")
-      bits = int(data["table_slots"]).bit_length() - 1
-      solver = cls(saved_game, metadata["algorithm"], metadata["seed"], metadata["weighting"],
-                   bits, play=play or metadata.get("play", "average"),
-                   abstraction=metadata["abstraction"])
-      solver.valuation = _stored_valuation(data)
-      solver.regrets[data["regret_slots"]] = data["regret_values"]
-      solver.averages[data["average_slots"]] = data["average_values"]
-      solver.iterations = metadata["iterations"]
-      solver.average_since = metadata.get("average_since", 0)
-      if "offered_slots" in data.files:
-        solver.offered[data["offered_slots"]] = data["offered_values"]
-        solver.offered_since = metadata["offered_since"]
-      else:
-        solver.offered_since = solver.iterations
-    solver.seconds, solver.cpu_seconds = metadata["seconds"], metadata["cpu_seconds"]
-    solver.history = list(metadata.get("history", []))
-    return solver
+def _check_settings(algorithm: str, abstraction: str, weighting: str, table_bits: int, seed: int,
+                    play: str) -> None:
+  """A ValueError naming what is allowed, for the first setting of `CompiledMCCFR` out of it."""
+  if play not in PLAYS:
+    raise ValueError(f"unknown play {play!r}; allowed: {', '.join(PLAYS)}")
+  if algorithm not in ALGORITHMS:
+    raise ValueError(f"unknown algorithm {algorithm!r} for abstraction {abstraction!r};"
+                     f" allowed: {', '.join(ALGORITHMS)}")
+  if weighting not in WEIGHTINGS:
+    raise ValueError(f"unknown weighting {weighting!r}; allowed: {', '.join(WEIGHTINGS)}")
+  if not 8 <= table_bits <= 28:
+    raise ValueError(f"table_bits is {table_bits}; allowed: 8 to 28")
+  if not 0 <= seed < 2 ** 63:
+    raise ValueError(f"seed is {seed}; allowed: 0 to 2**63 - 1")
+
+
+def save_blueprint(solver: CompiledMCCFR, path: str, checkpoint: bool = True,
+                   run_metadata: dict | None = None) -> None:
+  """Writes the solver's policy (and, as a checkpoint, its regrets) to `path`, with its metadata,
+  `run_metadata` (what a trainer adds) and provenance, through a temporary file beside it: a
+  failed write leaves no half-written file. A ValueError for a `mean` play that is not defined
+  (`check_play`)."""
+  solver.check_play()
+  metadata = {**solver.metadata(), **(run_metadata or {}), "package_version": package_version(),
+              "git_commit": git_commit() or "unknown"}
+  used = np.flatnonzero(solver.averages)
+  offered = np.flatnonzero(solver.offered)
+  arrays = {"average_slots": used, "average_values": solver.averages[used],
+            "offered_slots": offered, "offered_values": solver.offered[offered]}
+  if checkpoint or solver.play == "current":
+    held = np.flatnonzero(solver.regrets)
+    arrays.update(regret_slots=held, regret_values=solver.regrets[held])
+  temp = f"{path}.{os.getpid()}.tmp"
+  try:
+    with open(temp, "wb") as file:
+      np.savez_compressed(file, table_slots=np.array(len(solver.averages)),
+                          metadata=np.array(json.dumps(metadata)),
+                          valuation=solver.valuation, **arrays)
+    os.replace(temp, path)
+  except BaseException:
+    with contextlib.suppress(OSError):
+      os.remove(temp)
+    raise
+
+
+def load_checkpoint(path: str, game: pyspiel.Game | None = None, algorithm: str | None = None,
+                    play: str | None = None) -> tuple[CompiledMCCFR, dict]:
+  """The solver saved at `path` (a checkpoint), playing `play` (default: the checkpoint's), and
+  the file's metadata. A ValueError if the file holds no regrets, or was trained on another game
+  or algorithm than the given ones, or for an unknown play. A checkpoint saved before offer
+  weights were kept gathers them from its last iteration on (`offered_since`)."""
+  data, metadata = _open(path)
+  with data:
+    if "regret_slots" not in data.files:
+      raise ValueError(f"{path} is a policy without regrets, not a checkpoint; cannot resume")
+    saved_game = pyspiel.load_game(metadata["game"])
+    if game is not None and str(game) != str(saved_game):
+      raise ValueError(f"the checkpoint {path} was trained on {saved_game}, not {game}")
+    if algorithm is not None and algorithm != metadata["algorithm"]:
+      raise ValueError(f"the checkpoint {path} was trained with {metadata['algorithm']},"
+                       f" not {algorithm}")
+    bits = int(data["table_slots"]).bit_length() - 1
+    solver = CompiledMCCFR(saved_game, metadata["algorithm"], metadata["seed"],
+                           metadata["weighting"], bits,
+                           play=play or metadata.get("play", "average"),
+                           abstraction=metadata["abstraction"])
+    solver.valuation = _stored_valuation(data)
+    solver.regrets[data["regret_slots"]] = data["regret_values"]
+    solver.averages[data["average_slots"]] = data["average_values"]
+    solver.iterations = metadata["iterations"]
+    solver.average_since = metadata.get("average_since", 0)
+    if "offered_slots" in data.files:
+      solver.offered[data["offered_slots"]] = data["offered_values"]
+      solver.offered_since = metadata["offered_since"]
+    else:
+      solver.offered_since = solver.iterations
+  return solver, metadata
 
 
 def _open(path: str):
@@ -427,8 +318,8 @@ class BlueprintPolicy(policy_lib.Policy):
   """A `cards` blueprint as a policy of the game (either form): at a position, each legal
   action's weight (average weight, or positive regret for the current strategy) read from its
   key's slot, normalised; uniform where none has weight. Answers at tables too
-  (`probabilities`), as `LiftedPolicy` does, so `GameTree.policy_array` and `PolicyBot` read
-  it."""
+  (`probabilities`), as `LiftedPolicy` does, so `tree_policies.policy_array` and `PolicyBot`
+  read it."""
 
   def __init__(self, game: pyspiel.Game, averages: np.ndarray, metadata: dict | None = None,
                values: np.ndarray | None = None):

@@ -1,62 +1,19 @@
 """The whole game tree of a small drafting game as numpy arrays, for exact solvers.
 
-Exact computations (best response, NashConv, CFR, sequence-form LPs) visit every history of a
-game many times. Walking pyspiel states in Python for each visit is slow, so `GameTree` walks the
-game once, through the game's pure rules functions (its `Dynamics`), and stores the tree in
-flat arrays on which such passes are a few numpy operations per depth.
+Exact computations (best response, NashConv, CFR, sequence-form LPs) visit every history of a game
+many times. Walking pyspiel states in Python for each visit is slow, so `GameTree` walks the game
+once, through the game's pure rules functions (its `Dynamics`), and stores the tree in flat arrays
+(listed in its docstring) on which such passes are a few numpy operations per depth: reach
+probabilities, expected values and sums over children, of behaviour strategies given as arrays of
+one probability per information set and legal action (`tree_policies` converts them to and from
+OpenSpiel's policies). `simultaneous_state(node)` and `turn_based_state(node)` rebuild states.
 
 The tree is the one of `pyspiel.convert_to_turn_based(game)`: at a simultaneous node player 0 acts,
 then player 1, ..., each without seeing the choices made earlier in the same turn (a player with a
 single legal action still gets its node, as in OpenSpiel's wrapper). So results compare exactly
 with OpenSpiel's algorithms on the turn-based game, and a best response there is one in the
-simultaneous game.
-
-Nodes (arrays of length `num_nodes`, index 0 is the root)
-  Ordered by depth (breadth first), so the nodes of depth d are `level_starts[d]:level_starts[d+1]`
-  and the children of a node are contiguous: `first_child[v] : first_child[v] + num_children[v]`.
-  kind          CHANCE_NODE, DECISION_NODE or TERMINAL_NODE
-  player        the acting player; CHANCE (-1) at chance nodes, TERMINAL (-4) at ends
-  infoset       information-set index at decision nodes, -1 elsewhere
-  depth, parent (-1 at the root), first_child, num_children
-  returns       [num_nodes, num_players] utilities at terminal nodes, zero elsewhere
-  An edge is named by its child node, so per-edge arrays are node arrays too:
-  action        the action (chance outcome, or the player's action) leading into the node
-  chance_prob   its probability when the parent is a chance node, else 1
-  edge_slot     its slot (see below) when the parent is a decision node, else -1
-
-Information sets (arrays of length `num_infosets`, ordered by depth, then by first visit)
-  All nodes of an information set have the same depth (checked while building), so passes that
-  go depth by depth handle whole information sets at once.
-  infoset_player, infoset_depth, infoset_node (a representative node)
-  infoset_level_starts, slot_level_starts: the information sets (slots) of depth d are
-  `infoset_level_starts[d]:infoset_level_starts[d+1]` (likewise for slots)
-  infoset_first_slot, infoset_num_actions: the information set's slots. A slot is one legal
-  action of one information set; slots of an information set are contiguous, actions increasing.
-  slot_action, slot_infoset, slot_player (arrays of length `num_slots`)
-  infoset_actions(i)        the legal actions, in order
-  infoset_tables[i]         the `Table` of a representative node, with `rules`: what the player
-                            knows is a function of it (for features of an abstraction)
-  infoset_string(i)         the simultaneous game's information state string for the player
-  turn_based_string(i)      the string `convert_to_turn_based(game)` gives at that node
-  infoset_index(string)     the inverse (either string)
-  num_infosets_per_player, num_histories (nodes of the simultaneous game), num_terminals
-
-Behaviour strategies are arrays of length `num_slots` (a probability per information set and
-action); `uniform_policy()`, `edge_probabilities`, `reach_probabilities`, `expected_values` and
-`level_sums` are the vectorised building blocks; `policy_array` reads any policy form (an array,
-a `policy.TabularPolicy` of either game, a C++ `pyspiel.TabularPolicy`, any `policy.Policy` of
-either game, a C++ `pyspiel.Policy` such as `CFRSolver.average_policy()`), and
-`to_tabular_policy`, `to_pyspiel_tabular_policy` and `to_policy` write one.
-`simultaneous_state(node)` and `turn_based_state(node)` rebuild pyspiel states.
-
-A tree is built only within a node limit (`max_nodes`, default `tree_size.MAX_TREE_NODES`): the
-size is estimated first and a game over the limit is refused before the walk starts, and the walk
-itself stops at the limit (`tree_size.TreeTooLarge`), so asking for the tree of a large game costs
-an error message, not the machine's memory.
-
-Information sets are keyed, while building, by the game's `infoset_key` (what the player has seen,
-as a tuple), the same partition as the information state string (tested), which is built only when
-asked for.
+simultaneous game. A tree is built only within a node limit (`max_nodes`, `tree_size`): a game
+estimated over it is refused before the walk starts, and the walk itself stops at it.
 """
 
 from __future__ import annotations
@@ -65,7 +22,6 @@ from collections.abc import Sequence
 
 import numpy as np
 import pyspiel
-from open_spiel.python import policy as policy_lib
 
 from solvers.equilibrium.tree_size import MAX_TREE_NODES, TreeTooLarge, check_tree_size
 from sushigo_spiel.drafting.adapter import DraftingGame
@@ -189,7 +145,43 @@ class _Builder:
 
 
 class GameTree:
-  """The arrays of one game's turn-based tree (see the module docstring)."""
+  """The arrays of one game's turn-based tree.
+
+  Nodes (arrays of length `num_nodes`, index 0 is the root)
+    Ordered by depth (breadth first), so the nodes of depth d are
+    `level_starts[d]:level_starts[d+1]` and the children of a node are contiguous:
+    `first_child[v] : first_child[v] + num_children[v]`.
+    kind          CHANCE_NODE, DECISION_NODE or TERMINAL_NODE
+    player        the acting player; CHANCE (-1) at chance nodes, TERMINAL (-4) at ends
+    infoset       information-set index at decision nodes, -1 elsewhere
+    depth, parent (-1 at the root), first_child, num_children
+    returns       [num_nodes, num_players] utilities at terminal nodes, zero elsewhere
+    An edge is named by its child node, so per-edge arrays are node arrays too:
+    action        the action (chance outcome, or the player's action) leading into the node
+    chance_prob   its probability when the parent is a chance node, else 1
+    edge_slot     its slot (see below) when the parent is a decision node, else -1
+
+  Information sets (arrays of length `num_infosets`, ordered by depth, then by first visit)
+    All nodes of an information set have the same depth (checked while building), so passes that
+    go depth by depth handle whole information sets at once.
+    infoset_player, infoset_depth, infoset_node (a representative node)
+    infoset_level_starts, slot_level_starts: the information sets (slots) of depth d are
+    `infoset_level_starts[d]:infoset_level_starts[d+1]` (likewise for slots)
+    infoset_first_slot, infoset_num_actions: the information set's slots. A slot is one legal
+    action of one information set; slots of an information set are contiguous, actions increasing.
+    slot_action, slot_infoset, slot_player (arrays of length `num_slots`)
+    infoset_actions(i)        the legal actions, in order
+    infoset_tables[i]         the `Table` of a representative node, with `rules`: what the player
+                              knows is a function of it (for features of an abstraction)
+    infoset_string(i)         the simultaneous game's information state string for the player
+    turn_based_string(i)      the string `convert_to_turn_based(game)` gives at that node
+    infoset_index(string)     the inverse (either string)
+    num_infosets_per_player, num_histories (nodes of the simultaneous game), num_terminals
+
+  Information sets are keyed, while building, by the game's `infoset_key` (what the player has
+  seen, as a tuple), the same partition as the information state string (tested), which is built
+  only when asked for.
+  """
 
   def __init__(self, game: pyspiel.Game, max_nodes: int = MAX_TREE_NODES):
     if not isinstance(game, DraftingGame):
@@ -410,126 +402,7 @@ class GameTree:
     """Each player's expected return when everyone follows `policy`."""
     return self.expected_values(policy)[0]
 
-  # ----- reading and writing OpenSpiel policies
-
-  def policy_array(self, policy) -> np.ndarray:
-    """A behaviour strategy array from an array, a `policy.TabularPolicy` (of the simultaneous or
-    the turn-based game), a C++ `pyspiel.TabularPolicy` (keyed by either string), any
-    `policy.Policy` of either game or a C++ `pyspiel.Policy` of the turn-based game (both queried
-    at a representative state of each information set). A policy that also answers at tables,
-    `probabilities(rules, table, player)` (as `abstraction.LiftedPolicy`), is asked at each
-    information set's representative table instead, without building states.
-    Actions missing from a policy's answer get probability 0; the result must be a distribution
-    at every information set (`check_distributions`)."""
-    if isinstance(policy, TreePolicy) and policy.tree is self:
-      return policy.array
-    return self.check_distributions(self._read_policy(policy))
-
-  def _read_policy(self, policy) -> np.ndarray:
-    if isinstance(policy, np.ndarray):
-      return policy
-    if isinstance(policy, policy_lib.TabularPolicy):
-      return self._from_rows(policy.state_lookup, policy.action_probability_array)
-    if isinstance(policy, pyspiel.TabularPolicy):
-      return self._from_table(policy.policy_table())
-    if isinstance(policy, policy_lib.Policy) and hasattr(policy, "probabilities"):
-      array = np.zeros(self.num_slots)
-      for i in range(self.num_infosets):
-        self._write(array, i, policy.probabilities(self.rules, self.infoset_tables[i],
-                                                   int(self.infoset_player[i])))
-      return array
-    if isinstance(policy, policy_lib.Policy):
-      turn_based = policy.game.get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL
-      return self._query(lambda state, p: policy.action_probabilities(state, p), turn_based)
-    if isinstance(policy, pyspiel.Policy):  # C++ policies, such as CFRSolver.average_policy()
-      return self._query(lambda state, p: dict(policy.get_state_policy(state, p)), True)
-    raise ValueError(f"cannot read a policy from a {type(policy).__name__}; allowed: a numpy"
-                     " array, policy.TabularPolicy, pyspiel.TabularPolicy, policy.Policy or"
-                     " pyspiel.Policy")
-
-  def _query(self, probabilities, turn_based: bool) -> np.ndarray:
-    """Asks `probabilities(state, player)` at a representative state of every information set."""
-    array = np.zeros(self.num_slots)
-    for i in range(self.num_infosets):
-      node, p = int(self.infoset_node[i]), int(self.infoset_player[i])
-      state = self.turn_based_state(node) if turn_based else self.simultaneous_state(node)
-      self._write(array, i, probabilities(state, p))
-    return array
-
-  def _keys(self, infoset: int) -> tuple[str, str]:
-    return self.turn_based_string(infoset), self.infoset_string(infoset)
-
-  def _from_rows(self, lookup, rows) -> np.ndarray:
-    array = np.zeros(self.num_slots)
-    for i in range(self.num_infosets):
-      row = next((lookup[k] for k in self._keys(i) if k in lookup), None)
-      if row is None:
-        raise ValueError(f"the policy has no entry for information set {i}:"
-                         f" {self.infoset_string(i)!r}")
-      start = self.infoset_first_slot[i]
-      stop = start + self.infoset_num_actions[i]
-      array[start:stop] = rows[row][self.slot_action[start:stop]]
-    return array
-
-  def _from_table(self, table) -> np.ndarray:
-    array = np.zeros(self.num_slots)
-    for i in range(self.num_infosets):
-      entry = next((table[k] for k in self._keys(i) if k in table), None)
-      if entry is None:
-        raise ValueError(f"the policy has no entry for information set {i}:"
-                         f" {self.infoset_string(i)!r}")
-      self._write(array, i, dict(entry))
-    return array
-
-  def _write(self, array: np.ndarray, infoset: int, probabilities) -> None:
-    start = self.infoset_first_slot[infoset]
-    for rank, a in enumerate(self.infoset_actions(infoset)):
-      array[start + rank] = probabilities.get(a, 0.0)
-
-  def to_tabular_policy(self, policy: np.ndarray) -> policy_lib.TabularPolicy:
-    """A `policy.TabularPolicy` of `convert_to_turn_based(game)` (built over one representative
-    state per information set, not by enumerating the game)."""
-    policy = self.check_policy(policy)
-    states = {self.turn_based_string(i): self.turn_based_state(int(self.infoset_node[i]))
-              for i in range(self.num_infosets)}
-    tabular = policy_lib.TabularPolicy(self.turn_based_game, states=states)
-    for i in range(self.num_infosets):
-      row = tabular.action_probability_array[tabular.state_lookup[self.turn_based_string(i)]]
-      row[:] = 0.0
-      start = self.infoset_first_slot[i]
-      stop = start + self.infoset_num_actions[i]
-      row[self.slot_action[start:stop]] = policy[start:stop]
-    return tabular
-
-  def to_pyspiel_tabular_policy(self, policy: np.ndarray) -> pyspiel.TabularPolicy:
-    """A C++ `pyspiel.TabularPolicy` keyed by the turn-based strings (for `pyspiel.nash_conv`,
-    `pyspiel.exploitability` on the turn-based game or its cached tree)."""
-    policy = self.check_policy(policy)
-    return pyspiel.TabularPolicy({
-        self.turn_based_string(i): list(zip(self.infoset_actions(i),
-                                            self.infoset_slice(policy, i).tolist()))
-        for i in range(self.num_infosets)})
-
-  def to_policy(self, policy: np.ndarray) -> TreePolicy:
-    """A `policy.Policy` of the simultaneous game (it answers turn-based states too)."""
-    return TreePolicy(self, self.check_policy(policy))
-
   def infoset_slice(self, policy: np.ndarray, infoset: int) -> np.ndarray:
+    """The information set's part of a policy array: its actions' probabilities, in order."""
     start = self.infoset_first_slot[infoset]
     return policy[start:start + self.infoset_num_actions[infoset]]
-
-
-class TreePolicy(policy_lib.Policy):
-  """A behaviour strategy array of a `GameTree` as a `policy.Policy` of the simultaneous game,
-  looked up by information state string (a turn-based state's string works too)."""
-
-  def __init__(self, tree: GameTree, policy: np.ndarray):
-    super().__init__(tree.game, list(range(tree.num_players)))
-    self.tree = tree
-    self.array = policy
-
-  def action_probabilities(self, state, player_id=None) -> dict[int, float]:
-    player = state.current_player() if player_id is None else player_id
-    infoset = self.tree.infoset_index(state.information_state_string(player))
-    probabilities = self.tree.infoset_slice(self.array, infoset)
-    return dict(zip(self.tree.infoset_actions(infoset), probabilities.tolist()))
