@@ -54,7 +54,8 @@ class Key:
   """How one key of a table is checked, filled in and documented; its field's type says the rest:
   a table (a declared dataclass), bool, int (>= `minimum`), str (one of `allowed`, if given) or
   tuple[str, ...] (a non-empty array of distinct strings, each one of `allowed`, if given); any
-  other type needs a `check(value, path)` returning the checked value. A default of None means
+  other type needs a `check(value, path)` returning the checked value. A `check` is the whole
+  check of its key (`allowed` then only documents it). A default of None means
   "not given": the key is then left out of the resolved config, as is a key whose
   `resolved_at_default` is False (one added after runs were stored, so that their hashes hold)."""
   doc: str
@@ -63,14 +64,15 @@ class Key:
   allowed: tuple[str, ...] | None = None
   check: Callable[[Any, str], Any] | None = None
   resolved_at_default: bool = True
+  value: str | None = None  # what the TOML value is, in the reference, where the type differs
 
 
 def key(doc: str, default: Any = REQUIRED, *, minimum: int | None = None,
         allowed: Sequence[str] | None = None, check: Callable[[Any, str], Any] | None = None,
-        resolved_at_default: bool = True) -> Any:
+        resolved_at_default: bool = True, value: str | None = None) -> Any:
   """A field of a declared table: the `Key` above, kept in the field's metadata."""
   spec = Key(doc, default, minimum, None if allowed is None else tuple(allowed), check,
-             resolved_at_default)
+             resolved_at_default, value)
   return dataclasses.field(metadata={"key": spec})
 
 
@@ -198,7 +200,7 @@ def reference(tables: Sequence[tuple[str, type]]) -> str:
   """The Markdown reference of declared tables, each under its heading: a row per key."""
   lines = []
   for heading, table in tables:
-    lines += [f"### {heading}", "", (table.__doc__ or "").strip().splitlines()[0], "",
+    lines += [f"### {heading}", "", " ".join(table.__doc__.split()), "",
               "| key | value | default | meaning |", "|---|---|---|---|"]
     lines += [f"| `{name}` | {_value_doc(hint, spec)} | {_default_doc(spec)} | {spec.doc} |"
               for name, hint, spec in declared(table)]
@@ -207,14 +209,20 @@ def reference(tables: Sequence[tuple[str, type]]) -> str:
 
 
 def _value_doc(hint: Any, spec: Key) -> str:
+  """What a key's TOML value is, as its type and check say."""
   hint = _given(hint)
+  if spec.value is not None:
+    return spec.value
   if spec.allowed is not None:
     one_of = ", ".join(f'`"{value}"`' for value in spec.allowed)
     return f"one of {one_of}" if hint is str else f"array of {one_of}"
   if spec.minimum is not None:
     return f"integer >= {spec.minimum}"
-  names = {bool: "true or false", str: "string", tuple[str, ...]: "array of strings"}
-  return names.get(hint, "table" if _is_table(hint) else "see meaning")
+  if typing.get_origin(hint) in (typing.Union, types.UnionType):
+    return " or ".join(_value_doc(kind, spec) for kind in typing.get_args(hint))
+  names = {bool: "true or false", int: "integer", str: "string", float: "number",
+           tuple[str, ...]: "array of strings"}
+  return names.get(hint, "table")
 
 
 def _default_doc(spec: Key) -> str:
@@ -313,8 +321,8 @@ def _kind(value: Any) -> str | None:
 
 @dataclasses.dataclass(frozen=True)
 class Experiment:
-  """The keys of `[experiment]` that every kind shares; each kind's table adds its own, and
-  declares which kinds `kind` allows."""
+  """The keys of `[experiment]` that every kind shares; each kind adds its own, and says which
+  kinds `kind` allows."""
   name: str = key("names the run folder: letters, digits, '.', '_', '-'", check=experiment_name)
   kind: str = key("which experiment it is")
   seed: int = key("the root of every random choice", minimum=0)
@@ -335,7 +343,7 @@ def _params(value: Any, path: str) -> dict[str, Any]:
 
 @dataclasses.dataclass(frozen=True)
 class Competitor:
-  """`[[players]]`: one table per competitor, at least one."""
+  """One table per competitor, at least one."""
   name: str | None = key("the label in tables, unique; none: the bot name", default=None)
   bot: str = key("a name from `solvers.BOTS`", check=_bot)
   params: dict[str, Any] = key("the bot's parameters, checked against"

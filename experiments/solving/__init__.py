@@ -78,11 +78,11 @@ def _games(value: Any, path: str) -> dict[str, str]:
 
 @dataclasses.dataclass(frozen=True)
 class Experiment(config_lib.Experiment):
-  """`[experiment]` of a solving experiment (required)."""
-  kind: str = key("what it measures; its table, or its `[[players]]`, is the kind's",
-                  allowed=tuple(KINDS))
+  """Required; the kind's parameters are in its own table, or its `[[players]]`."""
+  kind: str = key("what it measures", allowed=tuple(KINDS))
   games: dict[str, str] = key("distinct reduced games by name (`sushigo_spiel.reduced_games`) or"
-                              " `python_sushi_go` game strings", check=_games)
+                              " `python_sushi_go` game strings", check=_games,
+                              value="array of strings")
   max_tree_nodes: int | None = key("the most nodes a game's tree may have, for a machine with the"
                                    " memory; none: `tree_size.MAX_TREE_NODES`", default=None,
                                    minimum=1)
@@ -94,24 +94,31 @@ def load(path: str | pathlib.Path) -> SolvingConfig:
 
 
 def parse(text: str) -> SolvingConfig:
-  """Checks a solving config given as TOML text."""
+  """Checks a solving config given as TOML text: its tables, the size of every tree it builds,
+  every bot (built once per game) and what its kind checks of the whole."""
+  config = read_tables(text)
+  _check_tree_sizes(config)
+  config_lib.check_bots(config.players, {label: config.game(label) for label, _ in config.games},
+                        lambda competitor: competitor.params)
+  config.kind.check(config)
+  return config
+
+
+def read_tables(text: str) -> SolvingConfig:
+  """The config of TOML text with its tables checked as declared, nothing built yet (all its
+  hash needs)."""
   root = config_lib.parse_toml(text)
   experiment = config_lib.read(Experiment, config_lib.required(root, "experiment", "experiment"),
                                "experiment")
   kind = KINDS[experiment.kind]
   config_lib.check_keys(root, "", ["experiment"] + ([kind.section] if kind.section else []) +
                         (["players"] if kind.takes_players else []))
-  section = config_lib.read(kind.table, config_lib.required(root, kind.section, kind.section),
-                            kind.section) if kind.section else None
+  section = config_lib.resolved(config_lib.read(
+      kind.table, config_lib.required(root, kind.section, kind.section), kind.section)) \
+      if kind.section else {}
   players = config_lib.players(config_lib.required(root, "players", "players"), "players") \
       if kind.takes_players else ()
-  config = SolvingConfig(experiment, kind, config_lib.resolved(section) if section else {},
-                         players, text)
-  _check_tree_sizes(config)
-  config_lib.check_bots(players, {label: config.game(label) for label, _ in config.games},
-                        lambda competitor: competitor.params)
-  kind.check(config)
-  return config
+  return SolvingConfig(experiment, kind, section, players, text)
 
 
 def tree_limit(config: SolvingConfig) -> int:

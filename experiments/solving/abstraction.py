@@ -47,7 +47,7 @@ def _abstractions(value: Any, path: str) -> tuple[str, ...]:
 
 @dataclasses.dataclass(frozen=True)
 class Abstraction:
-  """`[abstraction]` (kind "abstraction"): the abstractions compared, and how they are solved."""
+  """Of kind "abstraction", required: the abstractions compared, and how they are solved."""
   algorithm: str = key("the solver of the information-set abstractions",
                        allowed=measures.ALGORITHMS)
   iterations: int = key("its iterations", minimum=1)

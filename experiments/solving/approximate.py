@@ -78,15 +78,16 @@ def _responders(value: Any, path: str) -> dict[str, dict[str, Any]]:
 
 @dataclasses.dataclass(frozen=True)
 class Approximate:
-  """`[approximate]` (kind "approximate_exploitability"): the responders and their games."""
+  """Of kind "approximate_exploitability", required: the responders and their paired games."""
   num_games: int = key("paired games per seat (and per responder)", minimum=2)
   agent: dict[str, Any] | None = key("one ISMCTS responder's parameters, such as `{ iterations ="
                                      " 300 }`; none (and no responders): ISMCTS's defaults",
                                      default=None, check=_agent)
   responders: dict[str, Any] | None = key(
-      "instead of agent, several responders by names of yours, each `{ responder ="
-      f" {' or '.join(map(repr, approximate.RESPONDERS))}, against = [competitor names] (none:"
-      " all), its parameters... }`", default=None, check=_responders)
+      "instead of agent, several responders by names of yours, each `{ responder = "
+      + " or ".join(f'"{kind}"' for kind in approximate.RESPONDERS)
+      + ", against = [competitor names] (none: all), its parameters... }`", default=None,
+      check=_responders)
   model_in_rollouts: bool = key("whether the policy also plays the opponents in the ISMCTS"
                                 " responder's rollouts (false: in its tree only; much cheaper for"
                                 " slow bots)", default=True)

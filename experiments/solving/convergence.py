@@ -38,7 +38,7 @@ def _count_or_table(value: Any, path: str) -> int | dict[str, Any]:
 
 @dataclasses.dataclass(frozen=True)
 class Convergence:
-  """`[convergence]` (kind "convergence"): the CFR variants and how long each runs."""
+  """Of kind "convergence", required: the CFR variants and how long each runs."""
   algorithms: tuple[str, ...] = key("the solvers compared", allowed=measures.ALGORITHMS)
   abstraction: str = key("the abstraction they solve (`solvers.equilibrium.abstraction`)",
                          default="identity", check=_abstraction)

@@ -61,7 +61,7 @@ def _clock(value: Any, path: str) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class Experiment(config_lib.Experiment):
-  """`[experiment]` of a tournament (required)."""
+  """Required."""
   kind: str = key("which experiment it is; other kinds are solving experiments", default=KIND,
                   allowed=(KIND,), resolved_at_default=False)
   games: tuple[str, ...] = key("distinct `python_sushi_go` game strings", check=_games)
@@ -78,13 +78,14 @@ class Experiment(config_lib.Experiment):
 
 @dataclasses.dataclass(frozen=True)
 class Budget:
-  """`[budget]`: the search budget per move (optional); at most one of iterations and seconds."""
+  """The search budget per move, optional: at most one of iterations and seconds."""
   iterations: int | None = key("search iterations per move", default=None, minimum=1)
-  seconds: float | None = key("a number > 0: time per move (not bit-reproducible)", default=None,
-                              check=config_lib.positive_number)
+  seconds: float | None = key("time per move (not bit-reproducible)", default=None,
+                              check=config_lib.positive_number, value="number > 0")
   clock: str | None = key("with seconds: what they are measured on, wall time (none, or"
                           ' `"wall"`) or the searching thread\'s CPU time (`"cpu"`), fair when'
-                          " other work shares the machine's cores", default=None, check=_clock)
+                          " other work shares the machine's cores", default=None,
+                          allowed=BUDGET_CLOCKS, check=_clock)
 
   def cross_check(self, path: str) -> Budget:
     if self.iterations is not None and self.seconds is not None:
@@ -97,7 +98,7 @@ class Budget:
 
 @dataclasses.dataclass(frozen=True)
 class Report:
-  """`[report]`: what the report shows (optional)."""
+  """What the report shows, optional."""
   metrics: tuple[str, ...] = key("the figures reported", default=METRICS, allowed=METRICS)
 
 
@@ -217,12 +218,19 @@ def load(path: str | pathlib.Path) -> Config:
 
 
 def parse(text: str) -> Config:
-  """Checks a config given as TOML text."""
-  config = Config(config_lib.read(Tables, config_lib.parse_toml(text), ""), text)
+  """Checks a config given as TOML text: its tables, its seats, and every bot, built once per
+  game."""
+  config = read_tables(text)
   _check_fixed_seats(config)
   config_lib.check_bots(config.players, {game: config.loaded_game(game) for game in config.games},
                         config.bot_params)
   return config
+
+
+def read_tables(text: str) -> Config:
+  """The config of TOML text with its tables checked as declared, no bot built yet (all its hash
+  needs)."""
+  return Config(config_lib.read(Tables, config_lib.parse_toml(text), ""), text)
 
 
 def _check_fixed_seats(config: Config) -> None:
