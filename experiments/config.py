@@ -53,11 +53,11 @@ class ConfigError(ValueError):
 class Key:
   """How one key of a table is checked, filled in and documented; its field's type says the rest:
   a table (a declared dataclass), bool, int (>= `minimum`), str (one of `allowed`, if given) or
-  tuple[str, ...] (a non-empty array of distinct strings, each one of `allowed`, if given); any
-  other type needs a `check(value, path)` returning the checked value. A `check` is the whole
-  check of its key (`allowed` then only documents it). A default of None means
-  "not given": the key is then left out of the resolved config, as is a key whose
-  `resolved_at_default` is False (one added after runs were stored, so that their hashes hold)."""
+  tuple[str, ...] (a non-empty array of distinct strings, each one of `allowed`, if given). Any
+  other type needs a `check(value, path)` returning the checked value; a `check` is the whole
+  check of its key (`allowed` then only documents it). A default of None means "not given": the
+  key is then left out of the resolved config, as is a key whose `resolved_at_default` is False
+  (one added after runs were stored, so that their hashes hold)."""
   doc: str
   default: Any = REQUIRED
   minimum: int | None = None
@@ -114,6 +114,7 @@ def required(table: dict, name: str, path: str) -> Any:
 
 
 def _value(table: dict, name: str, hint: Any, spec: Key, path: str) -> Any:
+  """The checked value of key `name` of `table`, or its default."""
   if name in table or spec.default is REQUIRED:
     value = required(table, name, path)
     return spec.check(value, path) if spec.check else _typed(value, hint, spec, path)
@@ -134,9 +135,8 @@ def _typed(value: Any, hint: Any, spec: Key, path: str) -> Any:
     return string(value, path) if spec.allowed is None else choice(value, path, spec.allowed)
   if typing.get_origin(hint) is tuple:
     values = string_list(value, path)
-    for i, item in enumerate(values):
-      if spec.allowed is not None:
-        choice(item, f"{path}[{i}]", spec.allowed)
+    for i, item in enumerate(values if spec.allowed is not None else ()):
+      choice(item, f"{path}[{i}]", spec.allowed)
     return tuple(values)
   raise TypeError(f"{path}: a key of type {hint} needs a check")
 

@@ -5,9 +5,10 @@ For each game and abstraction, one unit solves the abstracted game and measures 
 keys it has: Waugh et al. (2009)'s curve.
 
 Its table, `[abstraction]`, is declared below (`Abstraction`). The abstractions of
-`solvers.equilibrium.abstraction` key information sets and are solved by `algorithm`. The blueprint's action-centred abstractions (`cards`, `cards+rank`) key each legal
-action by its context, so they have no abstract information sets and only sampled solvers on the
-compiled core: they are trained by compiled external-sampling MCCFR (linear averaging) for
+`solvers.equilibrium.abstraction` key information sets and are solved by `algorithm`. The
+blueprint's action-centred abstractions (`cards`, `cards+rank`) key each legal action by its
+context, so they have no abstract information sets and only sampled solvers on the compiled core:
+they are trained by compiled external-sampling MCCFR (linear averaging) for
 `blueprint_iterations`, and their size is the number of keys met (slots in use).
 """
 

@@ -102,8 +102,9 @@ class Approximate:
     if self.agent is not None and self.responders is not None:
       raise ConfigError(f"{path}.responders: give either agent (one ISMCTS responder) or"
                         " responders, not both")
-    return dataclasses.replace(self, agent={}) if self.responders is None and self.agent is None \
-        else self
+    if self.agent is None and self.responders is None:
+      return dataclasses.replace(self, agent={})
+    return self
 
 
 def responders(section: dict[str, Any]) -> dict[str, dict[str, Any]]:
