@@ -61,19 +61,16 @@ class Key:
   doc: str
   default: Any = REQUIRED
   minimum: int | None = None
-  allowed: tuple[str, ...] | None = None
+  allowed: Sequence[str] | None = None
   check: Callable[[Any, str], Any] | None = None
   resolved_at_default: bool = True
   value: str | None = None  # what the TOML value is, in the reference, where the type differs
 
 
-def key(doc: str, default: Any = REQUIRED, *, minimum: int | None = None,
-        allowed: Sequence[str] | None = None, check: Callable[[Any, str], Any] | None = None,
-        resolved_at_default: bool = True, value: str | None = None) -> Any:
-  """A field of a declared table: the `Key` above, kept in the field's metadata."""
-  spec = Key(doc, default, minimum, None if allowed is None else tuple(allowed), check,
-             resolved_at_default, value)
-  return dataclasses.field(metadata={"key": spec})
+def key(doc: str, default: Any = REQUIRED, **options: Any) -> Any:
+  """A field of a declared table: its `Key` (`options` are the Key's other fields), kept in the
+  field's metadata."""
+  return dataclasses.field(metadata={"key": Key(doc, default, **options)})
 
 
 @functools.cache
