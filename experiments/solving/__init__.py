@@ -78,7 +78,8 @@ def _games(value: Any, path: str) -> dict[str, str]:
 
 @dataclasses.dataclass(frozen=True)
 class Experiment(config_lib.Experiment):
-  """Required; the kind's parameters are in its own table, or its `[[players]]`."""
+  """The `[experiment]` of a solving experiment, required; the kind's parameters are in its own
+  table, or its `[[players]]`."""
   kind: str = key("what it measures", allowed=tuple(KINDS))
   games: dict[str, str] = key("distinct reduced games by name (`sushigo_spiel.reduced_games`) or"
                               " `python_sushi_go` game strings", check=_games,

@@ -61,7 +61,7 @@ def _clock(value: Any, path: str) -> str:
 
 @dataclasses.dataclass(frozen=True)
 class Experiment(config_lib.Experiment):
-  """Required."""
+  """The `[experiment]` of a tournament, required."""
   kind: str = key("which experiment it is; other kinds are solving experiments", default=KIND,
                   allowed=(KIND,), resolved_at_default=False)
   games: tuple[str, ...] = key("distinct `python_sushi_go` game strings", check=_games)
@@ -88,6 +88,7 @@ class Budget:
                           allowed=BUDGET_CLOCKS, check=_clock)
 
   def cross_check(self, path: str) -> Budget:
+    """One budget at most, and a clock only for seconds."""
     if self.iterations is not None and self.seconds is not None:
       raise ConfigError(f"{path}: set iterations or seconds, not both")
     if self.clock is not None and self.seconds is None:
