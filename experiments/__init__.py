@@ -2,7 +2,7 @@
 
 A config (TOML) goes in; a run folder with results, a report and provenance comes out:
 
-  config.py       the checks every config shares (`Section`, `players`, ...)
+  config.py       declaring a config table once: its check, defaults, reference; `players`
   run_folder.py   the run folder's files, durable appends, provenance
   execution.py    running the units of any experiment: resumable, in parallel, replayable
   runner.py       a config or run folder to its kind: `run`, `reproduce`, `report`

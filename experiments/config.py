@@ -1,30 +1,21 @@
-"""Experiment configs: the checks every kind of experiment shares.
+"""Experiment configs: each table declared once, as its check, its defaults and its documentation.
 
 An experiment is a TOML file, read and checked in full before anything runs, so that a mistake in a
-config costs nothing. Each kind of experiment reads its own tables (a tournament:
-`experiments/tournament/config.py`; a solving experiment: `experiments/solving/`) with the checks
-here, so every kind reports a bad value the same way: the key as a dotted path
-(`experiment.num_games`, `players[2].params.c`), what is allowed, and what was found.
+config costs nothing. Each table is a frozen dataclass whose fields are made by `key(doc, default,
+minimum=, allowed=, check=)`: the field's type and those arguments check the value, `default` fills
+it in, and `doc` is its line in the format reference of docs/experiments.md ("Config reference",
+written from the declarations by `python -m experiments.runner`). `read(Table, value, path)` checks
+a table, then its `cross_check(path)` if it has one (keys that depend on each other); `resolved`
+gives it back as plain data, which `config_hash` hashes. Every refusal names the key as a dotted
+path (`experiment.num_games`, `players[2].params.c`), says what is allowed and what was found.
 
-What every config holds:
-
-  [experiment]
-  name = "quickstart"   # required; names the run folder: letters, digits, '.', '_', '-'
-  kind = "tournament"   # which experiment it is ("tournament", the default, or a solving kind)
-  seed = 2026           # required; integer >= 0, the root of every random choice
-
-  [[players]]           # where the kind measures competitors: one table per competitor
-  name = "random"       # optional (default: the bot name); the label in tables, unique
-  bot = "random"        # required; a name from `solvers.BOTS`
-  params = {}           # optional (default {}); parameters of the bot, checked against
-                        # `solvers.bot_parameters(bot)` and by building the bot once per game
-
-A `Section` reads one table and names its keys by their full path:
-`root.table("experiment").integer("seed", minimum=0)` is `experiment.seed` in its error.
+Plain dataclasses checked here rather than pydantic or msgspec models: the refusals stay word for
+word ours, paths included, and the core install gains no dependency.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import hashlib
@@ -33,6 +24,8 @@ import math
 import pathlib
 import re
 import tomllib
+import types
+import typing
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TypeVar
 
@@ -42,22 +35,146 @@ import solvers
 import sushigo_spiel  # noqa: F401  (registers the game)
 
 GAME_NAME = "python_sushi_go"
-PLAYER_KEYS = ("name", "bot", "params")
-_REQUIRED = object()  # the default of a key that must be given
+REQUIRED = object()  # the default of a key that must be given
 
 _NAME_PATTERN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 _Config = TypeVar("_Config")
+_Table = TypeVar("_Table")
 
 
 class ConfigError(ValueError):
   """A config that cannot be run; the message names the key and what is allowed."""
 
 
+# ----- declaring a table
+
+
 @dataclasses.dataclass(frozen=True)
-class Competitor:
-  name: str
-  bot: str
-  params: dict[str, Any]
+class Key:
+  """How one key of a table is checked, filled in and documented; its field's type says the rest:
+  a table (a declared dataclass), bool, int (>= `minimum`), str (one of `allowed`, if given) or
+  tuple[str, ...] (a non-empty array of distinct strings, each one of `allowed`, if given). Any
+  other type needs a `check(value, path)` returning the checked value; a `check` is the whole
+  check of its key (`allowed` then only documents it). A default of None means "not given": the
+  key is then left out of the resolved config, as is a key whose `resolved_at_default` is False
+  (one added after runs were stored, so that their hashes hold)."""
+  doc: str
+  default: Any = REQUIRED
+  minimum: int | None = None
+  allowed: Sequence[str] | None = None
+  check: Callable[[Any, str], Any] | None = None
+  resolved_at_default: bool = True
+  value: str | None = None  # what the TOML value is, in the reference, where the type differs
+
+
+def key(doc: str, default: Any = REQUIRED, **options: Any) -> Any:
+  """A field of a declared table: its `Key` (`options` are the Key's other fields), kept in the
+  field's metadata."""
+  return dataclasses.field(metadata={"key": Key(doc, default, **options)})
+
+
+@functools.cache
+def declared(table: type) -> tuple[tuple[str, Any, Key], ...]:
+  """The keys of a declared table, in order: (name, type, Key)."""
+  hints = typing.get_type_hints(table)
+  return tuple((f.name, hints[f.name], f.metadata["key"]) for f in dataclasses.fields(table)
+               if "key" in f.metadata)
+
+
+def read(table: type[_Table], value: Any, path: str) -> _Table:
+  """The table `table` declares, checked from `value`, the TOML at `path` ("" for the file)."""
+  if not isinstance(value, dict):
+    raise ConfigError(f"{path}: expected a table ([{path}]), got {value!r}")
+  keys = declared(table)
+  check_keys(value, path, [name for name, _, _ in keys])
+  checked = table(**{name: _value(value, name, hint, spec, key_path(path, name))
+                     for name, hint, spec in keys})
+  return checked.cross_check(path) if hasattr(checked, "cross_check") else checked
+
+
+def parse_toml(text: str) -> dict[str, Any]:
+  try:
+    return tomllib.loads(text)
+  except tomllib.TOMLDecodeError as e:
+    raise ConfigError(f"not valid TOML: {e}") from None
+
+
+def key_path(path: str, key_name: str) -> str:
+  return f"{path}.{key_name}" if path else key_name
+
+
+def required(table: dict, name: str, path: str) -> Any:
+  """The value of key `name` of `table`, at `path`; ConfigError if it is missing."""
+  if name not in table:
+    raise ConfigError(f"{path}: missing; this key is required")
+  return table[name]
+
+
+def _value(table: dict, name: str, hint: Any, spec: Key, path: str) -> Any:
+  """The checked value of key `name` of `table`, or its default."""
+  if name in table or spec.default is REQUIRED:
+    value = required(table, name, path)
+    return spec.check(value, path) if spec.check else _typed(value, hint, spec, path)
+  if _is_table(hint):
+    return read(hint, spec.default, path)
+  return copy.deepcopy(spec.default)  # a fresh {} for every table that leaves it out
+
+
+def _typed(value: Any, hint: Any, spec: Key, path: str) -> Any:
+  hint = _given(hint)
+  if _is_table(hint):
+    return read(hint, value, path)
+  if hint is bool:
+    return boolean(value, path)
+  if hint is int:
+    return integer(value, path, spec.minimum)
+  if hint is str:
+    return string(value, path) if spec.allowed is None else choice(value, path, spec.allowed)
+  if typing.get_origin(hint) is tuple:
+    values = string_list(value, path)
+    for i, item in enumerate(values if spec.allowed is not None else ()):
+      choice(item, f"{path}[{i}]", spec.allowed)
+    return tuple(values)
+  raise TypeError(f"{path}: a key of type {hint} needs a check")
+
+
+def _given(hint: Any) -> Any:
+  """The type of an optional key's value when it is given (`int | None` -> int)."""
+  if typing.get_origin(hint) not in (typing.Union, types.UnionType):
+    return hint
+  kinds = [kind for kind in typing.get_args(hint) if kind is not type(None)]
+  return kinds[0] if len(kinds) == 1 else hint
+
+
+def _is_table(hint: Any) -> bool:
+  return isinstance(hint, type) and dataclasses.is_dataclass(hint)
+
+
+def resolved(table: Any) -> dict[str, Any]:
+  """A checked table as plain data (tables as dicts, arrays as lists), without the keys not given
+  and the keys at a default that stays out of the resolved config."""
+  data = {}
+  for name, _, spec in declared(type(table)):
+    value = getattr(table, name)
+    if value is not None and (spec.resolved_at_default or value != spec.default):
+      data[name] = _plain(value)
+  return data
+
+
+def _plain(value: Any) -> Any:
+  if _is_table(type(value)):
+    return resolved(value)
+  if isinstance(value, (tuple, list)):
+    return [_plain(item) for item in value]
+  if isinstance(value, dict):
+    return {name: _plain(item) for name, item in value.items()}
+  return value
+
+
+def config_hash(resolved_config: Mapping[str, Any]) -> str:
+  """The SHA-256 of a resolved config's canonical JSON: what a run folder is checked against."""
+  canonical = json.dumps(resolved_config, sort_keys=True, separators=(",", ":"))
+  return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 def load(path: str | pathlib.Path, parse: Callable[[str], _Config]) -> _Config:
@@ -73,71 +190,54 @@ def load(path: str | pathlib.Path, parse: Callable[[str], _Config]) -> _Config:
     raise ConfigError(f"{path}: {e}") from None
 
 
-class Section:
-  """One table of a config and its dotted path (empty for the whole file): reads its keys with the
-  checks below, each named by its full path."""
+# ----- documenting the declarations
 
-  def __init__(self, data: dict, path: str = ""):
-    self.data, self.path = data, path
 
-  @classmethod
-  def parse(cls, text: str) -> Section:
-    """The whole config, from its TOML text."""
-    try:
-      return cls(tomllib.loads(text))
-    except tomllib.TOMLDecodeError as e:
-      raise ConfigError(f"not valid TOML: {e}") from None
+def reference(tables: Sequence[tuple[str, type]]) -> str:
+  """The Markdown reference of declared tables, each under its heading: a row per key."""
+  lines = []
+  for heading, table in tables:
+    lines += [f"### {heading}", "", " ".join(table.__doc__.split()), "",
+              "| key | value | default | meaning |", "|---|---|---|---|"]
+    lines += [f"| `{name}` | {_value_doc(hint, spec)} | {_default_doc(spec)} | {spec.doc} |"
+              for name, hint, spec in declared(table)]
+    lines.append("")
+  return "\n".join(lines)
 
-  def key_path(self, key: str) -> str:
-    return f"{self.path}.{key}" if self.path else key
 
-  def check_keys(self, allowed: Sequence[str]) -> None:
-    check_keys(self.data, self.path, allowed)
+def _value_doc(hint: Any, spec: Key) -> str:
+  """What a key's TOML value is, as its type and check say."""
+  hint = _given(hint)
+  if spec.value is not None:
+    return spec.value
+  if spec.allowed is not None:
+    one_of = ", ".join(f'`"{value}"`' for value in spec.allowed)
+    return f"one of {one_of}" if hint is str else f"array of {one_of}"
+  if spec.minimum is not None:
+    return f"integer >= {spec.minimum}"
+  if typing.get_origin(hint) in (typing.Union, types.UnionType):
+    return " or ".join(_value_doc(kind, spec) for kind in typing.get_args(hint))
+  names = {bool: "true or false", int: "integer", str: "string", float: "number",
+           tuple[str, ...]: "array of strings"}
+  return names.get(hint, "table")
 
-  def get(self, key: str, default: Any = _REQUIRED) -> Any:
-    """The value of `key`; `default` if it is missing, unless the key is required."""
-    if key in self.data:
-      return self.data[key]
-    if default is _REQUIRED:
-      raise ConfigError(f"{self.key_path(key)}: missing; this key is required")
-    return default
 
-  def table(self, key: str, required: bool = False) -> Section:
-    value = self.get(key, _REQUIRED if required else {})
-    if not isinstance(value, dict):
-      raise ConfigError(f"{self.key_path(key)}: expected a table ([{self.key_path(key)}]), got"
-                        f" {value!r}")
-    return Section(value, self.key_path(key))
+def _default_doc(spec: Key) -> str:
+  if spec.default is REQUIRED:
+    return "required"
+  if spec.default is None:
+    return "none"
+  return f"`{json.dumps(_plain(spec.default))}`".replace("|", "\\|")
 
-  def integer(self, key: str, minimum: int, default: Any = _REQUIRED) -> int:
-    return integer(self.get(key, default), self.key_path(key), minimum)
 
-  def string(self, key: str, default: Any = _REQUIRED) -> str:
-    return string(self.get(key, default), self.key_path(key))
-
-  def boolean(self, key: str, default: Any = _REQUIRED) -> bool:
-    return boolean(self.get(key, default), self.key_path(key))
-
-  def choice(self, key: str, allowed: Sequence[str], default: Any = _REQUIRED) -> str:
-    return choice(self.get(key, default), self.key_path(key), allowed)
-
-  def string_list(self, key: str, default: Any = _REQUIRED) -> list[str]:
-    return string_list(self.get(key, default), self.key_path(key))
-
-  def choices(self, key: str, allowed: Sequence[str], default: Any = _REQUIRED) -> list[str]:
-    """A non-empty array of distinct strings, each one of `allowed`."""
-    values = self.string_list(key, default)
-    for i, value in enumerate(values):
-      choice(value, f"{self.key_path(key)}[{i}]", allowed)
-    return values
+# ----- checks of one value
 
 
 def check_keys(table: Mapping, where: str, allowed: Sequence[str]) -> None:
-  for key in table:
-    if key not in allowed:
-      path = f"{where}.{key}" if where else key
-      raise ConfigError(f"{path}: unknown key; allowed keys{f' of [{where}]' if where else ''}:"
-                        f" {', '.join(allowed)}")
+  for name in table:
+    if name not in allowed:
+      raise ConfigError(f"{key_path(where, name)}: unknown key; allowed"
+                        f" keys{f' of [{where}]' if where else ''}: {', '.join(allowed)}")
 
 
 def integer(value: Any, path: str, minimum: int) -> int:
@@ -175,11 +275,18 @@ def string_list(value: Any, path: str) -> list[str]:
   return value
 
 
-def experiment_name(value: Any) -> str:
+def experiment_name(value: Any, path: str) -> str:
   if not isinstance(value, str) or not _NAME_PATTERN.fullmatch(value):
-    raise ConfigError("experiment.name: expected a name of letters, digits, '.', '_' and '-'"
+    raise ConfigError(f"{path}: expected a name of letters, digits, '.', '_' and '-'"
                       f" (it names the run folder), got {value!r}")
   return value
+
+
+def positive_number(value: Any, path: str) -> float:
+  """A finite number > 0 (nan and inf are refused)."""
+  if _kind(value) != "number" or not math.isfinite(value) or value <= 0:
+    raise ConfigError(f"{path}: expected a finite number > 0, got {value!r}")
+  return float(value)
 
 
 def check_param_value(value: Any, default: Any, path: str) -> None:
@@ -196,13 +303,6 @@ def check_param_value(value: Any, default: Any, path: str) -> None:
     raise ConfigError(f"{path}: expected a finite number, got {value!r}")
 
 
-def positive_number(value: Any, path: str) -> float:
-  """A finite number > 0 (nan and inf are refused)."""
-  if _kind(value) != "number" or not math.isfinite(value) or value <= 0:
-    raise ConfigError(f"{path}: expected a finite number > 0, got {value!r}")
-  return float(value)
-
-
 def _kind(value: Any) -> str | None:
   if isinstance(value, bool):
     return "boolean"
@@ -213,39 +313,65 @@ def _kind(value: Any) -> str | None:
   return None
 
 
-def players(value: Any) -> tuple[Competitor, ...]:
+# ----- the tables every kind shares
+
+
+@dataclasses.dataclass(frozen=True)
+class Experiment:
+  """The keys of `[experiment]` that every kind shares; each kind adds its own, and says which
+  kinds `kind` allows."""
+  name: str = key("names the run folder: letters, digits, '.', '_', '-'", check=experiment_name)
+  kind: str = key("which experiment it is")
+  seed: int = key("the root of every random choice", minimum=0)
+
+
+def _bot(value: Any, path: str) -> str:
+  bot = string(value, path)
+  if bot not in solvers.BOTS:
+    raise ConfigError(f"{path}: unknown bot {bot!r}; allowed: {', '.join(sorted(solvers.BOTS))}")
+  return bot
+
+
+def _params(value: Any, path: str) -> dict[str, Any]:
+  if not isinstance(value, dict):
+    raise ConfigError(f"{path}: expected a table, got {value!r}")
+  return dict(value)
+
+
+@dataclasses.dataclass(frozen=True)
+class Competitor:
+  """One table per competitor, at least one."""
+  name: str | None = key("the label in tables, unique; none: the bot name", default=None)
+  bot: str = key("a name from `solvers.BOTS`", check=_bot)
+  params: dict[str, Any] = key("the bot's parameters, checked against"
+                               " `solvers.bot_parameters(bot)` and by building the bot once per"
+                               " game", default={}, check=_params)
+
+  def cross_check(self, path: str) -> Competitor:
+    """Each parameter against the bot's own; the name defaults to the bot's."""
+    accepted = solvers.bot_parameters(self.bot)
+    for name, param in self.params.items():
+      param_path = f"{path}.params.{name}"
+      if name not in accepted:
+        raise ConfigError(f"{param_path}: unknown parameter of bot {self.bot!r};"
+                          f" allowed: {', '.join(sorted(accepted)) or 'none'}")
+      check_param_value(param, accepted[name], param_path)
+    return dataclasses.replace(self, name=self.name or self.bot)
+
+
+def players(value: Any, path: str) -> tuple[Competitor, ...]:
   """The competitors of the `[[players]]` tables, names unique."""
   if not isinstance(value, list) or not value or not all(isinstance(p, dict) for p in value):
-    raise ConfigError("players: expected one or more [[players]] tables, got"
-                      f" {value!r}")
+    raise ConfigError(f"{path}: expected one or more [[players]] tables, got {value!r}")
   competitors = []
   for p, table in enumerate(value):
-    competitor = _competitor(Section(table, f"players[{p}]"))
+    competitor = read(Competitor, table, f"{path}[{p}]")
     names = [c.name for c in competitors]
     if competitor.name in names:
-      raise ConfigError(f"players[{p}].name: {competitor.name!r} is already the name of"
-                        f" players[{names.index(competitor.name)}]; names must be unique")
+      raise ConfigError(f"{path}[{p}].name: {competitor.name!r} is already the name of"
+                        f" {path}[{names.index(competitor.name)}]; names must be unique")
     competitors.append(competitor)
   return tuple(competitors)
-
-
-def _competitor(table: Section) -> Competitor:
-  table.check_keys(PLAYER_KEYS)
-  bot = table.string("bot")
-  if bot not in solvers.BOTS:
-    raise ConfigError(f"{table.key_path('bot')}: unknown bot {bot!r}; allowed:"
-                      f" {', '.join(sorted(solvers.BOTS))}")
-  name = table.string("name", default=bot)
-  params = table.get("params", {})
-  if not isinstance(params, dict):
-    raise ConfigError(f"{table.key_path('params')}: expected a table, got {params!r}")
-  accepted = solvers.bot_parameters(bot)
-  for key, param in params.items():
-    if key not in accepted:
-      raise ConfigError(f"{table.key_path('params')}.{key}: unknown parameter of bot {bot!r};"
-                        f" allowed: {', '.join(sorted(accepted)) or 'none'}")
-    check_param_value(param, accepted[key], f"{table.key_path('params')}.{key}")
-  return Competitor(name, bot, dict(params))
 
 
 def check_bots(competitors: Sequence[Competitor], games: Mapping[str, pyspiel.Game],
@@ -288,9 +414,3 @@ def check_deal(game: pyspiel.Game) -> None:
   state = game.new_initial_state()
   while state.is_chance_node():
     state.apply_action(state.chance_outcomes()[0][0])
-
-
-def config_hash(resolved: Mapping[str, Any]) -> str:
-  """The SHA-256 of a resolved config's canonical JSON: what a run folder is checked against."""
-  canonical = json.dumps(resolved, sort_keys=True, separators=(",", ":"))
-  return hashlib.sha256(canonical.encode()).hexdigest()

@@ -5,28 +5,9 @@ measures, and is run by the same `sushigo run CONFIG` into a run folder with the
 (`experiments.execution`): checked in full before anything runs, resumable (each unit of work is
 one fsynced line of results.jsonl; a new session runs only the missing units), and reproducible
 (unit i draws its randomness from `SeedSequence(seed, spawn_key=(i,))`; wall-clock seconds are
-recorded but, like every timing, not reproducible).
-
-  [experiment]
-  name = "convergence"
-  kind = "convergence"          # one of `KINDS`, below
-  seed = 2026
-  games = ["small", "pudding"]  # reduced games by name (`sushigo_spiel.reduced_games`) or
-                                # python_sushi_go game strings
-  max_tree_nodes = 8000000      # optional: the most nodes a game's tree may have (default
-                                # `tree_size.MAX_TREE_NODES`), for a machine with the memory
-
-and the table of the kind's parameters, or its `[[players]]` (as in tournaments: name, bot,
-params), as its module says:
-
-  "convergence"                 exploitability of CFR variants against iterations and CPU seconds
-                                (`experiments/solving/convergence.py`, [convergence])
-  "abstraction"                 abstraction size against exploitability in the real game
-                                (`experiments/solving/abstraction.py`, [abstraction])
-  "exploitability"              exact NashConv of each competitor's policy on reduced games
-                                (`experiments/solving/exploitability.py`, [[players]])
-  "approximate_exploitability"  a best-responding agent's lower bound for each competitor
-                                (`experiments/solving/approximate.py`, [approximate], [[players]])
+recorded but, like every timing, not reproducible). Its `[experiment]` is declared below, the
+table of each kind's parameters in the kind's module, and a kind that measures competitors reads
+`[[players]]` as tournaments do; their reference is docs/experiments.md ("Config reference").
 
 Exact measures hold the whole tree of a game in memory, so the size of every game a kind solves
 exactly is estimated with the config check (`solvers.equilibrium.tree_size`), and a game over the
@@ -42,6 +23,7 @@ one is adding its module and its line to `KINDS`.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import pathlib
 import time
 from typing import Any
@@ -51,7 +33,7 @@ import numpy as np
 from experiments import config as config_lib
 from experiments import execution
 from experiments import run_folder
-from experiments.config import ConfigError
+from experiments.config import ConfigError, key
 from experiments.run_folder import Session
 from experiments.solving import abstraction, approximate, convergence, exploitability, figures
 from experiments.solving import measures
@@ -70,12 +52,41 @@ RESULTS_FILE = run_folder.RESULTS_FILE
 RESULTS_CSV = run_folder.RESULTS_CSV
 SUMMARY_MD = run_folder.SUMMARY_MD
 
-_EXPERIMENT_KEYS = ("name", "kind", "seed", "games", "max_tree_nodes")
 _TIMES = ("seconds", "cpu_seconds")  # the figures of a result that are not reproducible
 _DIFFERENCES_SHOWN = 20
 
 
 # ----- config
+
+
+def _games(value: Any, path: str) -> dict[str, str]:
+  """Label -> game string of each game: a reduced game's name, or a python_sushi_go game string."""
+  games = {}
+  for i, label in enumerate(config_lib.string_list(value, path)):
+    if label in reduced_games.REDUCED_GAMES:
+      game = reduced_games.REDUCED_GAMES[label].game_string
+    elif label.startswith(config_lib.GAME_NAME + "("):
+      game = label
+    else:
+      raise ConfigError(f"{path}[{i}]: expected a reduced game"
+                        f" ({', '.join(reduced_games.REDUCED_GAMES)}) or a {config_lib.GAME_NAME}"
+                        f" game string, got {label!r}")
+    config_lib.checked_game(game, f"{path}[{i}]")
+    games[label] = game
+  return games
+
+
+@dataclasses.dataclass(frozen=True)
+class Experiment(config_lib.Experiment):
+  """The `[experiment]` of a solving experiment, required; the kind's parameters are in its own
+  table, or its `[[players]]`."""
+  kind: str = key("what it measures", allowed=tuple(KINDS))
+  games: dict[str, str] = key("distinct reduced games by name (`sushigo_spiel.reduced_games`) or"
+                              " `python_sushi_go` game strings", check=_games,
+                              value="array of strings")
+  max_tree_nodes: int | None = key("the most nodes a game's tree may have, for a machine with the"
+                                   " memory; none: `tree_size.MAX_TREE_NODES`", default=None,
+                                   minimum=1)
 
 
 def load(path: str | pathlib.Path) -> SolvingConfig:
@@ -84,32 +95,31 @@ def load(path: str | pathlib.Path) -> SolvingConfig:
 
 
 def parse(text: str) -> SolvingConfig:
-  """Checks a solving config given as TOML text."""
-  root = config_lib.Section.parse(text)
-  experiment = root.table("experiment", required=True)
-  experiment.check_keys(_EXPERIMENT_KEYS)
-  kind = KINDS[experiment.choice("kind", tuple(KINDS))]
-  root.check_keys(["experiment"] + ([kind.section] if kind.section else []) +
-                  (["players"] if kind.takes_players else []))
-  section = kind.parse_section(root.table(kind.section, required=True)) if kind.section else {}
-  players = config_lib.players(root.get("players")) if kind.takes_players else ()
-  config = SolvingConfig(
-      name=config_lib.experiment_name(experiment.get("name")),
-      kind=kind,
-      seed=experiment.integer("seed", minimum=0),
-      games=_games(experiment),
-      section=section, players=players, text=text,
-      max_tree_nodes=_max_tree_nodes(experiment))
+  """Checks a solving config given as TOML text: its tables, the size of every tree it builds,
+  every bot (built once per game) and what its kind checks of the whole."""
+  config = read_tables(text)
   _check_tree_sizes(config)
-  config_lib.check_bots(players, {label: config.game(label) for label, _ in config.games},
+  config_lib.check_bots(config.players, {label: config.game(label) for label, _ in config.games},
                         lambda competitor: competitor.params)
-  kind.check(config)
+  config.kind.check(config)
   return config
 
 
-def _max_tree_nodes(experiment: config_lib.Section) -> int | None:
-  value = experiment.get("max_tree_nodes", None)
-  return None if value is None else experiment.integer("max_tree_nodes", minimum=1)
+def read_tables(text: str) -> SolvingConfig:
+  """The config of TOML text with its tables checked as declared, nothing built yet (all its
+  hash needs)."""
+  root = config_lib.parse_toml(text)
+  experiment = config_lib.read(Experiment, config_lib.required(root, "experiment", "experiment"),
+                               "experiment")
+  kind = KINDS[experiment.kind]
+  config_lib.check_keys(root, "", ["experiment"] + ([kind.section] if kind.section else []) +
+                        (["players"] if kind.takes_players else []))
+  section = config_lib.resolved(config_lib.read(
+      kind.table, config_lib.required(root, kind.section, kind.section), kind.section)) \
+      if kind.section else {}
+  players = config_lib.players(config_lib.required(root, "players", "players"), "players") \
+      if kind.takes_players else ()
+  return SolvingConfig(experiment, kind, section, players, text)
 
 
 def tree_limit(config: SolvingConfig) -> int:
@@ -127,24 +137,6 @@ def _check_tree_sizes(config: SolvingConfig) -> None:
                                   raise_limit="experiment.max_tree_nodes")
       except tree_size.TreeTooLarge as e:
         raise ConfigError(f"experiment.games[{i}]: {e}") from None
-
-
-def _games(experiment: config_lib.Section) -> tuple[tuple[str, str], ...]:
-  """(label, game string) of each game: a reduced game's name, or a python_sushi_go game string."""
-  games = []
-  for i, label in enumerate(experiment.string_list("games")):
-    path = f"{experiment.key_path('games')}[{i}]"
-    if label in reduced_games.REDUCED_GAMES:
-      game = reduced_games.REDUCED_GAMES[label].game_string
-    elif label.startswith(config_lib.GAME_NAME + "("):
-      game = label
-    else:
-      raise ConfigError(f"{path}: expected a reduced game"
-                        f" ({', '.join(reduced_games.REDUCED_GAMES)}) or a {config_lib.GAME_NAME}"
-                        f" game string, got {label!r}")
-    config_lib.checked_game(game, path)
-    games.append((label, game))
-  return tuple(games)
 
 
 # ----- running

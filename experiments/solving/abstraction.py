@@ -4,21 +4,17 @@ For each game and abstraction, one unit solves the abstracted game and measures 
 (NashConv where that is not defined) of its average policy in the real game, beside the number of
 keys it has: Waugh et al. (2009)'s curve.
 
-  [abstraction]
-  algorithm = "cfr+"
-  iterations = 500
-  abstractions = ["identity", "canonical", "buckets:1", "ahead:2", "kmeans:50", "cards", ...]
-  blueprint_iterations = 1000   # optional: for the action-centred `cards` and `cards+rank`
-
-The abstractions of `solvers.equilibrium.abstraction` key information sets and are solved by
-`algorithm`. The blueprint's action-centred abstractions (`cards`, `cards+rank`) key each legal
-action by its context, so they have no abstract information sets and only sampled solvers on the
-compiled core: they are trained by compiled external-sampling MCCFR (linear averaging) for
+Its table, `[abstraction]`, is declared below (`Abstraction`). The abstractions of
+`solvers.equilibrium.abstraction` key information sets and are solved by `algorithm`. The
+blueprint's action-centred abstractions (`cards`, `cards+rank`) key each legal action by its
+context, so they have no abstract information sets and only sampled solvers on the compiled core:
+they are trained by compiled external-sampling MCCFR (linear averaging) for
 `blueprint_iterations`, and their size is the number of keys met (slots in use).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import pathlib
 from typing import Any
 
@@ -26,6 +22,7 @@ import pyspiel
 from matplotlib.figure import Figure
 
 from experiments import config as config_lib
+from experiments.config import key
 from experiments.solving import figures
 from experiments.solving import measures
 from experiments.solving.kind import Kind, Report, SolvingConfig, Unit
@@ -33,27 +30,36 @@ from solvers.equilibrium import blueprint
 from solvers.equilibrium.blueprint_training import BlueprintTrainer
 from solvers.equilibrium.tree_policies import policy_array
 
-KEYS = ("algorithm", "iterations", "abstractions", "blueprint_iterations")
 PLOTS = "abstraction"
 BLUEPRINT_ALGORITHM = "es-mccfr"
 BLUEPRINT_TABLE_BITS = 18  # 262,144 slots: far more than the reduced games' action keys
 
 
-def parse_section(section: config_lib.Section) -> dict[str, Any]:
-  section.check_keys(KEYS)
-  algorithm = section.choice("algorithm", measures.ALGORITHMS)
-  abstractions = section.string_list("abstractions")
+def _abstractions(value: Any, path: str) -> tuple[str, ...]:
+  abstractions = config_lib.string_list(value, path)
   for i, abstraction in enumerate(abstractions):
     if abstraction in blueprint.ABSTRACTIONS:
       continue
     try:
-      measures.check_abstraction(abstraction, f"{section.key_path('abstractions')}[{i}]")
+      measures.check_abstraction(abstraction, f"{path}[{i}]")
     except config_lib.ConfigError as e:
       raise config_lib.ConfigError(f"{e}; or an action-centred one:"
                                    f" {', '.join(blueprint.ABSTRACTIONS)}") from None
-  return {"algorithm": algorithm, "abstractions": abstractions,
-          "iterations": section.integer("iterations", minimum=1),
-          "blueprint_iterations": section.integer("blueprint_iterations", minimum=1, default=1000)}
+  return tuple(abstractions)
+
+
+@dataclasses.dataclass(frozen=True)
+class Abstraction:
+  """Of kind "abstraction", required: the abstractions compared, and how they are solved."""
+  algorithm: str = key("the solver of the information-set abstractions",
+                       allowed=measures.ALGORITHMS)
+  iterations: int = key("its iterations", minimum=1)
+  abstractions: tuple[str, ...] = key("abstractions of `solvers.equilibrium.abstraction`"
+                                      ' (`"identity"`, `"buckets:1"`, `"kmeans:50"`, ...) or'
+                                      ' action-centred ones (`"cards"`, `"cards+rank"`)',
+                                      check=_abstractions)
+  blueprint_iterations: int = key("compiled es-mccfr iterations of the action-centred ones",
+                                  default=1000, minimum=1)
 
 
 def units(config: SolvingConfig, label: str) -> list[Unit]:
@@ -123,4 +129,4 @@ def _plot(path: pathlib.Path, game: str, entries: list[dict]) -> None:
 
 
 KIND = Kind(name="abstraction", takes_players=False, units=units, run_unit=run_unit, report=report,
-            section="abstraction", parse_section=parse_section, plots=PLOTS)
+            section="abstraction", table=Abstraction, plots=PLOTS)

@@ -13,27 +13,11 @@ also gives the bound from the responder's returns alone: the policy's seat value
 utility sum whatever the policy (`approximate.value_sum`), so that sum stands in for the self-play
 games (column "with the known value sum").
 
-  [approximate]
-  num_games = 200             # paired games per seat (and per responder)
-  agent = { iterations = 300, rollout = "random" }   # one ISMCTS responder and its parameters
-  model_in_rollouts = true    # optional: the policy also plays the opponents in the ISMCTS
-                              # responder's rollouts (false: in its tree only; much cheaper for
-                              # slow bots)
-  exact = false               # optional: also compute the exact best-response gain (reduced
-                              # games only)
-  [approximate.responders]    # instead of `agent`: several responders, each by a name of yours
-  ismcts_100 = { responder = "ismcts", iterations = 100 }
-  ismcts_10k = { responder = "ismcts", iterations = 10000 }
-  lbr = { responder = "lbr", worlds = 8, rollouts = 1, against = ["heuristic"] }
-  learned = { responder = "learned", games = 20000 }   # trained once per seat and process
-  baseline = "heuristic"      # optional: a competitor's name; every other competitor's bound is
-                              # also given less the baseline's, paired game by game
-  [[players]]
-
-`responder` is one of `approximate.RESPONDERS`; `against`, optional, the names of the competitors
-it plays (default: all); the other keys are its bot's parameters. A responder
-named by `agent` alone is "ismcts", and its units name no responder (as configs written before
-`responders` existed). "lbr" and "learned" need a policy they can read at any table
+Its table, `[approximate]`, is declared below (`Approximate`), beside the `[[players]]` it
+measures. A responder of `responders` is one of `approximate.RESPONDERS`; `against`, optional, the
+names of the competitors it plays (default: all); the other keys are its bot's parameters. A
+responder named by `agent` alone is "ismcts", and its units name no responder (as configs written
+before `responders` existed). "lbr" and "learned" need a policy they can read at any table
 (`Bot.cheap_policy`): a search bot is refused with the config. A unit's CPU seconds include a
 learned responder's training when that unit's process trained it (the first unit of each seat on
 one worker), so its figure per paired game is the training spread over the games played.
@@ -51,6 +35,7 @@ its responder's compute (`plots/bound_<game>.png`).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import pathlib
 import time
@@ -64,48 +49,62 @@ from matplotlib.figure import Figure
 import solvers
 from experiments import config as config_lib
 from experiments import stats
-from experiments.config import ConfigError
+from experiments.config import ConfigError, key
 from experiments.solving import figures
 from experiments.solving import measures
 from experiments.solving.kind import Kind, Report, SolvingConfig, Unit
 from solvers.equilibrium import approximate
 from sushigo_spiel import reduced_games
 
-KEYS = ("num_games", "agent", "responders", "model_in_rollouts", "exact", "baseline")
 GAMES_PER_UNIT = 10  # paired games of one seat per unit
 DEFAULT_RESPONDER = "ismcts"  # the responder of `agent`
 PLOTS = "bound"
 
 
-def parse_section(section: config_lib.Section) -> dict[str, Any]:
-  """The checked table: as written for `agent` (so that configs written before `responders`
-  keep their hash), the responders checked in full."""
-  section.check_keys(KEYS)
-  if "agent" in section.data and "responders" in section.data:
-    raise ConfigError(f"{section.key_path('responders')}: give either agent (one ISMCTS"
-                      " responder) or responders, not both")
-  flags = {key: section.boolean(key, default=default)
-           for key, default in (("exact", False), ("model_in_rollouts", True))}
-  checked = {"num_games": section.integer("num_games", minimum=2), **flags}
-  if "baseline" in section.data:  # only when given, so that configs without it keep their hash
-    checked["baseline"] = section.string("baseline")
-  if "responders" in section.data:
-    path = section.key_path("responders")
-    table = section.get("responders")
-    if not isinstance(table, dict) or not table:
-      raise ConfigError(f"{path}: expected a table of responders by name, each"
-                        f" {{ responder = {' or '.join(map(repr, approximate.RESPONDERS))},"
-                        f" parameters... }}, got {table!r}")
-    checked["responders"] = {name: _responder(value, f"{path}.{name}")
-                             for name, value in table.items()}
-  else:
-    agent = section.get("agent", {})
-    if not isinstance(agent, dict):
-      raise ConfigError(f"{section.key_path('agent')}: expected a table of ISMCTS parameters,"
-                        f" got {agent!r}")
-    _check_params(DEFAULT_RESPONDER, agent, section.key_path("agent"))
-    checked["agent"] = dict(agent)
-  return checked
+def _agent(value: Any, path: str) -> dict[str, Any]:
+  if not isinstance(value, dict):
+    raise ConfigError(f"{path}: expected a table of ISMCTS parameters, got {value!r}")
+  _check_params(DEFAULT_RESPONDER, value, path)
+  return dict(value)
+
+
+def _responders(value: Any, path: str) -> dict[str, dict[str, Any]]:
+  if not isinstance(value, dict) or not value:
+    raise ConfigError(f"{path}: expected a table of responders by name, each"
+                      f" {{ responder = {' or '.join(map(repr, approximate.RESPONDERS))},"
+                      f" parameters... }}, got {value!r}")
+  return {name: _responder(table, f"{path}.{name}") for name, table in value.items()}
+
+
+@dataclasses.dataclass(frozen=True)
+class Approximate:
+  """Of kind "approximate_exploitability", required: the responders and their paired games."""
+  num_games: int = key("paired games per seat (and per responder)", minimum=2)
+  agent: dict[str, Any] | None = key("one ISMCTS responder's parameters, such as `{ iterations ="
+                                     " 300 }`; none (and no responders): ISMCTS's defaults",
+                                     default=None, check=_agent)
+  responders: dict[str, Any] | None = key(
+      "instead of agent, several responders by names of yours, each `{ responder = "
+      + " or ".join(f'"{kind}"' for kind in approximate.RESPONDERS)
+      + ", against = [competitor names] (none: all), its parameters... }`", default=None,
+      check=_responders)
+  model_in_rollouts: bool = key("whether the policy also plays the opponents in the ISMCTS"
+                                " responder's rollouts (false: in its tree only; much cheaper for"
+                                " slow bots)", default=True)
+  exact: bool = key("whether to compute the exact best-response gain too (reduced games only)",
+                    default=False)
+  baseline: str | None = key("a competitor's name: every other competitor's bound is also given"
+                             " less the baseline's, paired game by game", default=None)
+
+  def cross_check(self, path: str) -> Approximate:
+    """Agent or responders; ISMCTS with its defaults for neither (as written for `agent`, so
+    that configs written before `responders` keep their hash)."""
+    if self.agent is not None and self.responders is not None:
+      raise ConfigError(f"{path}.responders: give either agent (one ISMCTS responder) or"
+                        " responders, not both")
+    if self.agent is None and self.responders is None:
+      return dataclasses.replace(self, agent={})
+    return self
 
 
 def responders(section: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -398,5 +397,5 @@ def _bound(by_seat: list[list[float]], halve: bool) -> stats.Estimate:
 
 
 KIND = Kind(name="approximate_exploitability", takes_players=True, units=units, run_unit=run_unit,
-            report=report, section="approximate", parse_section=parse_section,
+            report=report, section="approximate", table=Approximate,
             needs_tree=exact_on, plots=PLOTS, check=check)

@@ -5,16 +5,12 @@ where that is not defined) of its average policy at log-spaced checkpoints, agai
 against CPU seconds of solving (solving only, not evaluating; CPU time of the process rather than
 wall time, so that a loaded machine does not bend the curves; both are recorded).
 
-  [convergence]
-  algorithms = ["cfr", "cfr+", "dcfr", "es-mccfr", "os-mccfr"]
-  abstraction = "identity"    # optional (default "identity")
-  iterations = 1000           # per algorithm: an integer, or a table such as
-                              # { cfr = 1000, os-mccfr = 200000 }
-  checkpoints = 12            # optional (default 12): evaluations, log-spaced up to iterations
+Its table, `[convergence]`, is declared below (`Convergence`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import pathlib
 from typing import Any
 
@@ -23,39 +19,47 @@ import pyspiel
 from matplotlib.figure import Figure
 
 from experiments import config as config_lib
-from experiments.config import ConfigError
+from experiments.config import ConfigError, key
 from experiments.solving import figures
 from experiments.solving import measures
 from experiments.solving.kind import Kind, Report, SolvingConfig, Unit
 
-KEYS = ("algorithms", "abstraction", "iterations", "checkpoints")
 PLOTS = "convergence"
 DEFAULT_CHECKPOINTS = 12
 
 
-def parse_section(section: config_lib.Section) -> dict[str, Any]:
-  section.check_keys(KEYS)
-  algorithms = section.choices("algorithms", measures.ALGORITHMS)
-  abstraction = measures.check_abstraction(section.string("abstraction", default="identity"),
-                                           section.key_path("abstraction"))
-  return {"algorithms": algorithms, "abstraction": abstraction,
-          "iterations": _iterations(section, algorithms),
-          "checkpoints": section.integer("checkpoints", minimum=1, default=DEFAULT_CHECKPOINTS)}
+def _abstraction(value: Any, path: str) -> str:
+  return measures.check_abstraction(config_lib.string(value, path), path)
 
 
-def _iterations(section: config_lib.Section, algorithms: list[str]) -> dict[str, int]:
-  """Iterations by algorithm: one integer for all, or a table with one for each."""
-  value, path = section.get("iterations"), section.key_path("iterations")
-  if not isinstance(value, dict):
-    count = config_lib.integer(value, path, minimum=1)
-    return {a: count for a in algorithms}
-  by_algorithm = config_lib.Section(value, path)
-  by_algorithm.check_keys(algorithms)
-  missing = [a for a in algorithms if a not in value]
-  if missing:
-    raise ConfigError(f"{path}: no iterations for {', '.join(missing)}; give an integer for every"
-                      " algorithm, or one integer for all")
-  return {a: by_algorithm.integer(a, minimum=1) for a in algorithms}
+def _count_or_table(value: Any, path: str) -> int | dict[str, Any]:
+  return dict(value) if isinstance(value, dict) else config_lib.integer(value, path, minimum=1)
+
+
+@dataclasses.dataclass(frozen=True)
+class Convergence:
+  """Of kind "convergence", required: the CFR variants and how long each runs."""
+  algorithms: tuple[str, ...] = key("the solvers compared", allowed=measures.ALGORITHMS)
+  abstraction: str = key("the abstraction they solve (`solvers.equilibrium.abstraction`)",
+                         default="identity", check=_abstraction)
+  iterations: int | dict[str, int] = key("per algorithm: an integer >= 1, or a table such as"
+                                         " `{ cfr = 1000, os-mccfr = 200000 }`",
+                                         check=_count_or_table)
+  checkpoints: int = key("evaluations, log-spaced up to iterations",
+                         default=DEFAULT_CHECKPOINTS, minimum=1)
+
+  def cross_check(self, path: str) -> Convergence:
+    """Iterations by algorithm: one integer for all, or a table with one for each."""
+    iterations, where = self.iterations, f"{path}.iterations"
+    if not isinstance(iterations, dict):
+      return dataclasses.replace(self, iterations={a: iterations for a in self.algorithms})
+    config_lib.check_keys(iterations, where, self.algorithms)
+    missing = [a for a in self.algorithms if a not in iterations]
+    if missing:
+      raise ConfigError(f"{where}: no iterations for {', '.join(missing)}; give an integer for"
+                        " every algorithm, or one integer for all")
+    return dataclasses.replace(self, iterations={
+        a: config_lib.integer(iterations[a], f"{where}.{a}", minimum=1) for a in self.algorithms})
 
 
 def units(config: SolvingConfig, label: str) -> list[Unit]:
@@ -116,4 +120,4 @@ def _plot(path: pathlib.Path, game: str, entries: list[dict]) -> None:
 
 
 KIND = Kind(name="convergence", takes_players=False, units=units, run_unit=run_unit, report=report,
-            section="convergence", parse_section=parse_section, plots=PLOTS)
+            section="convergence", table=Convergence, plots=PLOTS)

@@ -32,8 +32,8 @@ class Kind:
   - `run_unit(config, game, unit, seed)`: the figures of one unit, added to its line;
   - `report(config, results, plots)`: the rows of results.csv and the lines of summary.md, with
     any plots drawn into the folder `plots`;
-  - `section`, `parse_section`: the table of its parameters, if it has one, and its check into
-    the plain dict `SolvingConfig.section`;
+  - `section`, `table`: the name of the table of its parameters, if it has one, and its
+    declaration (`experiments.config`), resolved into the plain dict `SolvingConfig.section`;
   - `plots`: the name its report gives its plots, `plots/<plots>_<game label>.png`, if it draws any;
   - `needs_tree(config, label)`: whether its units build the whole tree of the game (exact
     measures), so that the game's size is checked with the config;
@@ -46,7 +46,7 @@ class Kind:
   run_unit: Callable[[SolvingConfig, pyspiel.Game, Unit, int], dict[str, Any]]
   report: Callable[[SolvingConfig, list[dict], pathlib.Path], Report]
   section: str | None = None
-  parse_section: Callable[[config_lib.Section], dict[str, Any]] | None = None
+  table: type | None = None
   plots: str | None = None
   needs_tree: Callable[[SolvingConfig, str], bool] = lambda config, label: True
   check: Callable[[SolvingConfig], None] = lambda config: None
@@ -54,15 +54,23 @@ class Kind:
 
 @dataclasses.dataclass(frozen=True)
 class SolvingConfig:
-  """A checked solving config; `text` is the TOML exactly as written."""
-  name: str
+  """A checked solving config: its `[experiment]` table (`experiments.solving.Experiment`), its
+  kind, the kind's table resolved (plain data, as hashed), its competitors, and `text`, the TOML
+  exactly as written."""
+  experiment: Any
   kind: Kind
-  seed: int
-  games: tuple[tuple[str, str], ...]  # (label, game string)
   section: dict[str, Any]
   players: tuple[Competitor, ...]
   text: str
-  max_tree_nodes: int | None = None  # `[experiment] max_tree_nodes`, if the config raises the limit
+
+  name = property(lambda self: self.experiment.name)
+  seed = property(lambda self: self.experiment.seed)
+  max_tree_nodes = property(lambda self: self.experiment.max_tree_nodes)
+
+  @property
+  def games(self) -> tuple[tuple[str, str], ...]:
+    """(label, game string) of each game."""
+    return tuple(self.experiment.games.items())
 
   def units(self) -> list[Unit]:
     """The units of work, in order, numbered; each is one line of results.jsonl when done."""
@@ -78,14 +86,11 @@ class SolvingConfig:
   def resolved(self) -> dict[str, Any]:
     """The config with every default filled in, its number of units, and `config_hash`."""
     resolved = {
-        "experiment": {"name": self.name, "kind": self.kind.name, "seed": self.seed,
-                       "games": dict(self.games)},
+        "experiment": config_lib.resolved(self.experiment),
         "section": self.section,
-        "players": [dataclasses.asdict(p) for p in self.players],
+        "players": [config_lib.resolved(p) for p in self.players],
         "units": len(self.units()),
     }
-    if self.max_tree_nodes is not None:
-      resolved["experiment"]["max_tree_nodes"] = self.max_tree_nodes
     return {**resolved, "config_hash": config_lib.config_hash(resolved)}
 
   @property

@@ -1,100 +1,18 @@
-"""Tournament configs: a TOML file, read and checked in full before any game is played.
+"""Tournament configs: the tables of a tournament, declared once, and its seating schedule.
 
 A tournament plays competitors (bots from `solvers`) against each other on one or more
-`python_sushi_go` game strings. A mistake in a config should cost nothing, so everything is checked
-up front with the checks of `experiments.config`: every error names the key as a dotted path
-(`experiment.num_games`, `players[2].params.c`) and says what is allowed.
+`python_sushi_go` game strings. Its tables (`[experiment]`, `[budget]`, `[report]`, `[[players]]`)
+are declared below with `experiments.config`, which checks them, fills in their defaults and
+writes their reference in docs/experiments.md ("Config reference"); unknown keys are errors, and
+every error names the key as a dotted path (`experiment.num_games`, `players[2].params.c`). The
+budget goes to each bot that has a parameter of that name, unless the competitor's own `params`
+set it.
 
-Format
-------
-
-  [experiment]                # required
-  name = "quickstart"         # required; names the run folder: letters, digits, '.', '_', '-'
-  kind = "tournament"         # optional (the default); other kinds are solving experiments
-                              # (experiments/solving/)
-  seed = 2026                 # required; integer >= 0, the root of every random choice
-  games = ["python_sushi_go(players=2)", "python_sushi_go(players=4)"]
-                              # required; one or more distinct python_sushi_go game strings
-  num_games = 120             # required; integer >= 1, games played per game string
-  rotation = "all"            # optional (default "all"): how each lineup is seated, see below
-                              # ("all", "cyclic" or "fixed")
-  luck_playouts = 16          # optional (default 0, off): reference playouts per deal that
-                              # estimate the luck of the deal (`experiments.tournament.luck`),
-                              # reported as variance-reduced figures beside the raw ones
-  anchor = "heuristic"        # optional (default none): a competitor's name; every lineup is then
-                              # one other competitor against the anchor in all other seats
-
-  [budget]                    # optional (default: no budget); at most one of:
-  iterations = 200            #   integer >= 1, search iterations per move
-  # seconds = 0.5             #   number > 0, time per move (not bit-reproducible)
-  # clock = "cpu"             #   with seconds, optional (default "wall"): what seconds is measured
-                              #   on, wall time or the searching thread's CPU time ("cpu"), fair
-                              #   when other work shares the machine's cores
-
-  [report]                    # optional
-  metrics = ["score", "margin", "win"]
-                              # optional (default: all three); any of "score", "margin", "win"
-
-  [[players]]                 # one table per competitor, at least one
-  name = "random"             # optional (default: the bot name); the label in tables, unique
-  bot = "random"              # required; a name from `solvers.BOTS`
-  params = {}                 # optional (default {}); parameters of the bot, checked against
-                              # `solvers.bot_parameters(bot)` and by building the bot once per game
-
-Unknown keys are errors. The budget is passed to each bot that has a parameter of that name
-(`iterations` or `seconds`), unless the competitor's own `params` set it: so one config can pit a
-search bot with the shared budget against the same bot with a budget of its own.
-
-Schedule
---------
-
-Seat order must not bias the results, so every game string gets the same balanced cycle of
-seatings. With n seats and k competitors, a lineup is a multiset of n competitors as even as it can
-be: each competitor takes n // k seats, and the n % k seats left over go to every possible subset of
-n % k competitors in turn. So n == k gives one lineup (everyone), n < k every n-subset, and n > k
-repeats competitors as evenly as possible (k = 2, n = 5: AABBB and AAABB). With an `anchor`, the
-lineups are instead each other competitor alone against n - 1 copies of the anchor (at 4 players,
-X A A A for every X), which measures every competitor against one yardstick at a fraction of the
-games of the even lineups. Each lineup is then seated by `rotation`:
-
-  "all"     every distinct seating permutation of the lineup (neighbours vary too: Sushi Go passes
-            hands to the left, so who sits next to whom matters);
-  "cyclic"  the distinct rotations of the lineup, copies spread out (A B A B rather than A A B B),
-            so each competitor takes each seat equally often with n times fewer games;
-  "fixed"   no rotation: competitor p always sits in seat p (every game string must have exactly
-            one seat per competitor), for studies of a given seating; seat order is then part of
-            what is measured.
-
-Within a cycle every competitor of a lineup takes every seat equally often. Games are numbered from
-0: game i plays game string `games[i // num_games]` with seating `cycle[(i % num_games) %
-len(cycle)]`, a pure function of the config. Seat balance is exact when num_games is a multiple of
-the cycle length, as `Config.notes()` points out.
-
-Example (a complete config)
----------------------------
-
-  [experiment]
-  name = "quickstart"
-  seed = 2026
-  games = ["python_sushi_go(players=2)", "python_sushi_go(players=4)"]
-  num_games = 72
-  rotation = "all"
-
-  [report]
-  metrics = ["score", "margin", "win"]
-
-  [[players]]
-  name = "random"
-  bot = "random"
-
-  [[players]]
-  name = "greedy"
-  bot = "greedy"
-
-  [[players]]
-  name = "heuristic"
-  bot = "heuristic"
-  params = {}
+Every game string gets the same balanced cycle of seatings (`schedule`: even lineups, or each
+competitor alone against the anchor, each seated by `rotation`; docs/experiments.md, "Seating
+schedule"). Game i plays `games[i // num_games]` with seating `cycle[(i % num_games) %
+len(cycle)]`, a pure function of the config; seats are exactly balanced when num_games is a
+multiple of the cycle length, as `Config.notes()` points out.
 """
 
 from __future__ import annotations
@@ -110,19 +28,100 @@ import pyspiel
 
 import solvers
 from experiments import config as config_lib
-from experiments.config import Competitor, ConfigError
+from experiments.config import Competitor, ConfigError, key
 
 KIND = "tournament"
 GAME_NAME = config_lib.GAME_NAME
 ROTATIONS = ("all", "cyclic", "fixed")
 METRICS = ("score", "margin", "win")
-BUDGET_KINDS = ("iterations", "seconds")
 BUDGET_CLOCKS = ("wall", "cpu")  # what budget.seconds is measured on (`solvers.bot.CLOCKS`)
-
-_SECTIONS = ("experiment", "budget", "report", "players")
-_EXPERIMENT_KEYS = ("name", "kind", "seed", "games", "num_games", "rotation", "anchor",
-                    "luck_playouts")
 DEFAULT_LUCK_PLAYOUTS = 0  # off: on baseline-only tournaments it triples the run time
+
+
+def _games(value: Any, path: str) -> tuple[str, ...]:
+  games = config_lib.string_list(value, path)
+  for i, game in enumerate(games):
+    game_path = f"{path}[{i}]"
+    try:
+      name = pyspiel.game_parameters_from_string(game)["name"]
+    except pyspiel.SpielError as e:
+      raise ConfigError(f"{game_path}: {game!r} is not a game string: {e}") from None
+    if name != GAME_NAME:
+      raise ConfigError(f"{game_path}: expected a {GAME_NAME} game string such as"
+                        f" '{GAME_NAME}(players=3)', got game {name!r}")
+    config_lib.checked_game(game, game_path)
+  return tuple(games)
+
+
+def _clock(value: Any, path: str) -> str:
+  if value not in BUDGET_CLOCKS:
+    raise ConfigError(f"{path} is {value!r}; allowed: {', '.join(BUDGET_CLOCKS)}")
+  return value
+
+
+@dataclasses.dataclass(frozen=True)
+class Experiment(config_lib.Experiment):
+  """The `[experiment]` of a tournament, required."""
+  kind: str = key("which experiment it is; other kinds are solving experiments", default=KIND,
+                  allowed=(KIND,), resolved_at_default=False)
+  games: tuple[str, ...] = key("distinct `python_sushi_go` game strings", check=_games)
+  num_games: int = key("games played per game string", minimum=1)
+  rotation: str = key("how each lineup is seated (see Seating schedule)", default="all",
+                      allowed=ROTATIONS)
+  luck_playouts: int = key("reference playouts per deal that estimate the luck of the deal"
+                           " (`experiments.tournament.luck`), reported beside the raw figures;"
+                           " 0: off", default=DEFAULT_LUCK_PLAYOUTS, minimum=0,
+                           resolved_at_default=False)
+  anchor: str | None = key("a competitor's name: every lineup is then one other competitor"
+                           " against the anchor in all other seats", default=None)
+
+
+@dataclasses.dataclass(frozen=True)
+class Budget:
+  """The search budget per move, optional: at most one of iterations and seconds."""
+  iterations: int | None = key("search iterations per move", default=None, minimum=1)
+  seconds: float | None = key("time per move (not bit-reproducible)", default=None,
+                              check=config_lib.positive_number, value="number > 0")
+  clock: str | None = key("with seconds: what they are measured on, wall time (none, or"
+                          ' `"wall"`) or the searching thread\'s CPU time (`"cpu"`), fair when'
+                          " other work shares the machine's cores", default=None,
+                          allowed=BUDGET_CLOCKS, check=_clock)
+
+  def cross_check(self, path: str) -> Budget:
+    """One budget at most, and a clock only for seconds."""
+    if self.iterations is not None and self.seconds is not None:
+      raise ConfigError(f"{path}: set iterations or seconds, not both")
+    if self.clock is not None and self.seconds is None:
+      raise ConfigError(f"{path}.clock says what {path}.seconds is measured on; set seconds with"
+                        " it")
+    return self
+
+
+@dataclasses.dataclass(frozen=True)
+class Report:
+  """What the report shows, optional."""
+  metrics: tuple[str, ...] = key("the figures reported", default=METRICS, allowed=METRICS)
+
+
+@dataclasses.dataclass(frozen=True)
+class Tables:
+  """The tables of a tournament config."""
+  experiment: Experiment = key("the experiment")
+  budget: Budget = key("the search budget per move", default={})
+  report: Report = key("what the report shows", default={})
+  players: tuple[Competitor, ...] = key("the competitors", check=config_lib.players)
+
+  def cross_check(self, path: str) -> Tables:
+    """The anchor is a competitor, with at least one other to play against it."""
+    del path
+    anchor, names = self.experiment.anchor, [p.name for p in self.players]
+    if anchor is not None and anchor not in names:
+      raise ConfigError(f"experiment.anchor: expected the name of a competitor"
+                        f" ({', '.join(names)}), got {anchor!r}")
+    if anchor is not None and len(names) < 2:
+      raise ConfigError("experiment.anchor: needs at least one other competitor to play against"
+                        " it")
+    return self
 
 
 class Matchup(NamedTuple):
@@ -133,18 +132,29 @@ class Matchup(NamedTuple):
 
 @dataclasses.dataclass(frozen=True)
 class Config:
-  """A checked tournament config; `text` is the TOML exactly as written."""
-  name: str
-  seed: int
-  games: tuple[str, ...]
-  num_games: int
-  rotation: str
-  budget: dict[str, int | float]
-  metrics: tuple[str, ...]
-  players: tuple[Competitor, ...]
+  """A checked tournament config: its `tables`, and `text`, the TOML exactly as written."""
+  tables: Tables
   text: str
-  anchor: int | None = None
-  luck_playouts: int = DEFAULT_LUCK_PLAYOUTS
+
+  name = property(lambda self: self.tables.experiment.name)
+  seed = property(lambda self: self.tables.experiment.seed)
+  games = property(lambda self: self.tables.experiment.games)
+  num_games = property(lambda self: self.tables.experiment.num_games)
+  rotation = property(lambda self: self.tables.experiment.rotation)
+  luck_playouts = property(lambda self: self.tables.experiment.luck_playouts)
+  metrics = property(lambda self: self.tables.report.metrics)
+  players = property(lambda self: self.tables.players)
+
+  @property
+  def budget(self) -> dict[str, int | float | str]:
+    """The budget keys given: {} (none), {"iterations": n} or {"seconds": s[, "clock": c]}."""
+    return config_lib.resolved(self.tables.budget)
+
+  @property
+  def anchor(self) -> int | None:
+    """The anchor's index in `players`, if there is one."""
+    anchor = self.tables.experiment.anchor
+    return None if anchor is None else [p.name for p in self.players].index(anchor)
 
   @property
   def total_games(self) -> int:
@@ -179,15 +189,7 @@ class Config:
   def resolved(self) -> dict[str, Any]:
     """The config with every default filled in, the schedule's size, and `config_hash`."""
     resolved = {
-        "experiment": {"name": self.name, "seed": self.seed, "games": list(self.games),
-                       "num_games": self.num_games, "rotation": self.rotation,
-                       **({} if self.anchor is None
-                          else {"anchor": self.players[self.anchor].name}),
-                       **({} if self.luck_playouts == DEFAULT_LUCK_PLAYOUTS
-                          else {"luck_playouts": self.luck_playouts})},
-        "budget": dict(self.budget),
-        "report": {"metrics": list(self.metrics)},
-        "players": [dataclasses.asdict(p) for p in self.players],
+        **config_lib.resolved(self.tables),
         "schedule": {"total_games": self.total_games,
                      "cycle_length": {game: len(self.cycle(game)) for game in self.games}},
     }
@@ -217,44 +219,19 @@ def load(path: str | pathlib.Path) -> Config:
 
 
 def parse(text: str) -> Config:
-  """Checks a config given as TOML text."""
-  root = config_lib.Section.parse(text)
-  root.check_keys(_SECTIONS)
-  experiment = root.table("experiment", required=True)
-  experiment.check_keys(_EXPERIMENT_KEYS)
-  experiment.choice("kind", (KIND,), default=KIND)
-  report = root.table("report")
-  report.check_keys(("metrics",))
-  config = Config(
-      name=config_lib.experiment_name(experiment.get("name")),
-      seed=experiment.integer("seed", minimum=0),
-      games=_games(experiment),
-      num_games=experiment.integer("num_games", minimum=1),
-      rotation=experiment.choice("rotation", ROTATIONS, default="all"),
-      budget=_budget(root.table("budget")),
-      metrics=tuple(report.choices("metrics", METRICS, default=list(METRICS))),
-      players=(players := config_lib.players(root.get("players"))),
-      text=text,
-      anchor=_anchor(experiment.get("anchor", None), players),
-      luck_playouts=experiment.integer("luck_playouts", minimum=0,
-                                       default=DEFAULT_LUCK_PLAYOUTS),
-  )
+  """Checks a config given as TOML text: its tables, its seats, and every bot, built once per
+  game."""
+  config = read_tables(text)
   _check_fixed_seats(config)
   config_lib.check_bots(config.players, {game: config.loaded_game(game) for game in config.games},
                         config.bot_params)
   return config
 
 
-def _anchor(value: Any, players: Sequence[Competitor]) -> int | None:
-  if value is None:
-    return None
-  names = [p.name for p in players]
-  if value not in names:
-    raise ConfigError(f"experiment.anchor: expected the name of a competitor ({', '.join(names)}),"
-                      f" got {value!r}")
-  if len(names) < 2:
-    raise ConfigError("experiment.anchor: needs at least one other competitor to play against it")
-  return names.index(value)
+def read_tables(text: str) -> Config:
+  """The config of TOML text with its tables checked as declared, no bot built yet (all its hash
+  needs)."""
+  return Config(config_lib.read(Tables, config_lib.parse_toml(text), ""), text)
 
 
 def _check_fixed_seats(config: Config) -> None:
@@ -305,38 +282,3 @@ def seatings(lineup: Sequence[int], rotation: str) -> list[tuple[int, ...]]:
   else:
     arrangements = itertools.permutations(lineup)
   return list(dict.fromkeys(arrangements))
-
-
-def _games(experiment: config_lib.Section) -> tuple[str, ...]:
-  games = experiment.string_list("games")
-  for i, game in enumerate(games):
-    path = f"experiment.games[{i}]"
-    try:
-      name = pyspiel.game_parameters_from_string(game)["name"]
-    except pyspiel.SpielError as e:
-      raise ConfigError(f"{path}: {game!r} is not a game string: {e}") from None
-    if name != GAME_NAME:
-      raise ConfigError(f"{path}: expected a {GAME_NAME} game string such as"
-                        f" '{GAME_NAME}(players=3)', got game {name!r}")
-    config_lib.checked_game(game, path)
-  return tuple(games)
-
-
-def _budget(budget: config_lib.Section) -> dict[str, int | float]:
-  budget.check_keys(BUDGET_KINDS + ("clock",))
-  kinds = [kind for kind in BUDGET_KINDS if kind in budget.data]
-  if len(kinds) > 1:
-    raise ConfigError("budget: set iterations or seconds, not both")
-  if "clock" in budget.data and kinds != ["seconds"]:
-    raise ConfigError("budget.clock says what budget.seconds is measured on; set seconds with it")
-  if "iterations" in budget.data:
-    return {"iterations": budget.integer("iterations", minimum=1)}
-  if "seconds" in budget.data:
-    seconds = {"seconds": config_lib.positive_number(budget.get("seconds"), "budget.seconds")}
-    if "clock" in budget.data:
-      clock = budget.get("clock")
-      if clock not in BUDGET_CLOCKS:
-        raise ConfigError(f"budget.clock is {clock!r}; allowed: {', '.join(BUDGET_CLOCKS)}")
-      seconds["clock"] = clock
-    return seconds
-  return {}
