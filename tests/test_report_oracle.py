@@ -189,15 +189,15 @@ def table_outcomes(record: dict) -> dict[str, dict]:
   seats_of: dict[str, list[int]] = {}
   for seat, name in enumerate(record["seats"]):
     seats_of.setdefault(name, []).append(seat)
-  outcome = {}
-  for name, seats in seats_of.items():
-    mean = lambda values: sum(values[s] for s in seats) / len(seats)  # noqa: E731
-    outcome[name] = {
-        "seats": len(seats), "score": mean(scores), "margin": mean(margins),
-        "win": sum(1 / len(winners) for s in seats if s in winners) / len(seats),
-        "luck": None if luck is None else mean(luck),
-        "luck_margin": None if luck is None else mean(luck_margins)}
-  return outcome
+
+  def over(seats: list[int], values) -> float | None:
+    return None if values is None else sum(values[s] for s in seats) / len(seats)
+
+  shares = [1 / len(winners) if seat in winners else 0.0 for seat in range(len(scores))]
+  return {name: {"seats": len(seats), "score": over(seats, scores),
+                 "margin": over(seats, margins), "win": over(seats, shares),
+                 "luck": over(seats, luck), "luck_margin": over(seats, luck_margins)}
+          for name, seats in seats_of.items()}
 
 
 def competitor_figures(outcomes: list[dict]) -> dict:
