@@ -53,9 +53,11 @@ TOURNAMENTS = ("quickstart", "search-round-robin", "cfr-head-to-head", "subgame-
 # note on them, which `sushigo report` now adds; their figures are checked cell by cell above).
 CURRENT_REPORTS = {"quickstart": ("summary.md",),
                    "subgame-4p-head-to-head": ("summary.md", "summary.csv")}
-# Solving runs (approximate exploitability): four responders; and a baseline with the paired
-# differences (the README's -0.72 [-1.41, -0.03] from returns alone).
-SOLVING = ("exploitability-full-heuristic", "exploitability-full-blueprint-mean-paired-80")
+# Solving runs (approximate exploitability): four responders; a baseline with the paired
+# differences (the README's -0.72 [-1.41, -0.03] from returns alone); and exact gains on reduced
+# games beside the bounds, with units that recorded no CPU seconds.
+SOLVING = ("exploitability-full-heuristic", "exploitability-full-blueprint-mean-paired-80",
+           "approximate-validation")
 
 
 # ----- reading run folders
@@ -582,45 +584,64 @@ def normal_bound(by_seat: list[list[float]], halve: bool) -> tuple[float, float,
   return scale * mean, scale * (mean - half), scale * (mean + half)
 
 
+DEFAULT_RESPONDER = "ismcts"  # the responder of a config's `agent` table; its units name none
+
+
 def solving_oracle(config: dict, results: list[dict]) -> dict:
-  """The bounds, gains by seat and differences of an approximate-exploitability run without exact
-  units."""
-  assert not any(r.get("exact") for r in results), "this oracle covers runs without exact gains"
+  """The bounds, gains by seat, exact figures and baseline differences of an approximate-
+  exploitability run, by the definitions of experiments/solving/approximate.py's docstring."""
   section = config["section"]
-  responders = section["responders"]
+  responders = section.get("responders") or {
+      DEFAULT_RESPONDER: {"responder": DEFAULT_RESPONDER, "params": section["agent"]}}
+
+  def plays(table, competitor):
+    return competitor in table.get("against", [competitor])
+
   entries, differences = [], []
   for label, game_string in config["experiment"]["games"].items():
     halve, total, seats = game_sums(game_string)
 
     def played(competitor, responder, label=label):
       return [r for r in results if r["game"] == label and r["competitor"] == competitor
-              and r["responder"] == responder]
+              and not r.get("exact") and r.get("responder", DEFAULT_RESPONDER) == responder]
 
     def per_game(competitor, responder):
       return {(r["seat"], k): pair for r in played(competitor, responder)
               for k, pair in enumerate(zip(r["agent"], r["self_play"]), r["games"][0])}
 
     for player in config["players"]:
+      exact = next((r for r in results if r["game"] == label and r.get("exact")
+                    and r["competitor"] == player["name"]), None)
       for responder, table in responders.items():
-        if player["name"] not in table.get("against", [player["name"]]):
+        if not plays(table, player["name"]):
           continue
         units = played(player["name"], responder)
         gains = [[a - s for r in units if r["seat"] == seat
                   for a, s in zip(r["agent"], r["self_play"])] for seat in range(seats)]
+        # The responder's returns less the policy's exact value, or less an equal share of the
+        # value sum of a zero- or constant-sum game.
+        known = [[a - exact["policy_values"][seat] for r in units if r["seat"] == seat
+                  for a in r["agent"]] for seat in range(seats)] if exact else None
         returns = [[a - total / seats for r in units if r["seat"] == seat for a in r["agent"]]
                    for seat in range(seats)] if total is not None else None
         games = sum(len(g) for g in gains)
+        timed = all("cpu_seconds" in r for r in units) and units and games
         entries.append({
             "game": label, "competitor": player["name"], "responder": responder,
             "bound": normal_bound(gains, halve),
+            "known_value": normal_bound(known, halve) if known else None,
             "value_sum": normal_bound(returns, halve) if returns else None,
             "gains": [t_interval(g) for g in gains], "games": [len(g) for g in gains],
-            "cpu": sum(r["cpu_seconds"] for r in units) / games})
+            "exact": None if exact is None else exact.get("exploitability", exact["nash_conv"]),
+            "exact_gains": None if exact is None else exact["gains"],
+            "cpu": sum(r["cpu_seconds"] for r in units) / games if timed else None})
     baseline = section.get("baseline")
     for player in config["players"]:
       if baseline is None or player["name"] == baseline:
         continue
-      for responder in responders:
+      for responder, table in responders.items():
+        if not (plays(table, player["name"]) and plays(table, baseline)):
+          continue
         mine, theirs = per_game(player["name"], responder), per_game(baseline, responder)
         both = sorted(mine.keys() & theirs.keys())
         paired = [[(mine[g][0] - mine[g][1]) - (theirs[g][0] - theirs[g][1]) for g in both
@@ -634,7 +655,7 @@ def solving_oracle(config: dict, results: list[dict]) -> dict:
   return {"entries": entries, "differences": differences}
 
 
-def solving_digits(printed: str, value: float, digits: int) -> int:
+def solving_digits(value: float, digits: int) -> int:
   """The decimals a solving report prints: `digits` decimals, or `digits` significant digits for
   a non-zero value below 0.01 in size."""
   if value and abs(value) < 1e-2:
@@ -642,11 +663,15 @@ def solving_digits(printed: str, value: float, digits: int) -> int:
   return digits
 
 
+def assert_solving_number(printed: str, value: float, digits: int, where: str) -> None:
+  assert_number(printed, value, solving_digits(value, digits), where)
+
+
 def assert_solving_estimate(cell: str, estimate, where: str) -> None:
   match = re.fullmatch(r"(\S+) \[(\S+), (\S+)\]", cell)
   assert match, f"{where}: {cell!r}"
   for printed, value, part in zip(match.groups(), estimate, ("value", "low", "high")):
-    assert_number(printed, value, solving_digits(printed, value, 3), f"{where} ({part})")
+    assert_solving_number(printed, value, 3, f"{where} ({part})")
 
 
 SOLVING_HEADER = ["game", "competitor", "responder", "lower bound [95% CI]", "exact",
@@ -673,8 +698,19 @@ def test_solving_summary_md_cell_by_cell(run, source, regenerated):
     cells = dict(zip(SOLVING_HEADER, row))
     where = f"{run}, {entry['competitor']}, {entry['responder']}"
     assert_solving_estimate(cells["lower bound [95% CI]"], entry["bound"], f"{where}, bound")
-    for column in ("exact", "bound / exact", "with the exact policy value [95% CI]"):
-      assert cells[column] == "–", f"{where}, {column}"
+    if entry["exact"] is None:
+      for column in ("exact", "bound / exact", "with the exact policy value [95% CI]"):
+        assert cells[column] == "–", f"{where}, {column}"
+    else:
+      assert_solving_number(cells["exact"], entry["exact"], 4, f"{where}, exact")
+      assert_solving_number(cells["bound / exact"], entry["bound"][0] / entry["exact"], 2,
+                            f"{where}, bound / exact")
+      match = re.fullmatch(r"(\S+ \[\S+, \S+\]), (\S+) of exact",
+                           cells["with the exact policy value [95% CI]"])
+      assert match, f"{where}: {cells['with the exact policy value [95% CI]']!r}"
+      assert_solving_estimate(match[1], entry["known_value"], f"{where}, exact policy value")
+      assert_solving_number(match[2], entry["known_value"][0] / entry["exact"], 2,
+                            f"{where}, exact policy value's share of exact")
     if entry["value_sum"] is None:
       assert cells["with the known value sum [95% CI]"] == "–"
     else:
@@ -685,8 +721,10 @@ def test_solving_summary_md_cell_by_cell(run, source, regenerated):
     for seat, (cell, gain) in enumerate(zip(seat_cells, entry["gains"])):
       assert_solving_estimate(cell, gain, f"{where}, gain of seat {seat}")
     assert cells["games"] == str(sum(entry["games"]))
-    assert_number(cells["CPU s / game"], entry["cpu"], solving_digits("", entry["cpu"], 3),
-                  f"{where}, CPU s / game")
+    if entry["cpu"] is None:
+      assert cells["CPU s / game"] == "–", where
+    else:
+      assert_solving_number(cells["CPU s / game"], entry["cpu"], 3, f"{where}, CPU s / game")
   if not oracle["differences"]:
     assert len(tables) == 1
     return
@@ -729,5 +767,12 @@ def test_solving_results_csv_cell_by_cell(run, source, regenerated):
     assert row[:4] == [entry["game"], entry["competitor"], entry["responder"], str(seat)], where
     for printed, value in zip(row[4:7], entry["gains"][seat]):
       assert float(printed) == pytest.approx(value, rel=1e-12, abs=1e-12), where
-    assert row[7] == str(entry["games"][seat]) and row[8] == "", where
-    assert float(row[9]) == pytest.approx(entry["cpu"], rel=1e-12), where
+    assert row[7] == str(entry["games"][seat]), where
+    if entry["exact_gains"] is None:
+      assert row[8] == "", where
+    else:
+      assert float(row[8]) == pytest.approx(entry["exact_gains"][seat], rel=1e-12), where
+    if entry["cpu"] is None:
+      assert row[9] == "", where
+    else:
+      assert float(row[9]) == pytest.approx(entry["cpu"], rel=1e-12), where
