@@ -119,3 +119,23 @@ def test_the_uninterrupted_run_is_what_the_holes_are_cut_from(whole):
   assert [index_of(line) for line in lines_of(whole_run / "records.jsonl")] == list(range(TOTAL))
   assert all(holes and max(holes) < TOTAL for holes in HOLES.values())
   assert any(min(holes) > 0 and max(holes) < TOTAL - 1 for holes in HOLES.values())
+
+
+def test_holes_beside_a_torn_last_line_and_stale_timings(whole, tmp_path):
+  """Holes in the middle, the last record torn part-way, and the timings of the missing games
+  left behind (a session stopped between a game's timing line and its record): the resumed
+  folder still has the uninterrupted records and one timing line per game."""
+  config, whole_run = whole
+  folder = tmp_path / "run"
+  shutil.copytree(whole_run, folder)
+  holes = {5, 6, 14}
+  records = lines_of(folder / "records.jsonl")
+  kept = [line for line in records if index_of(line) not in holes]
+  (folder / "records.jsonl").write_text("".join(kept[:-1]) + kept[-1][:30], encoding="utf-8")
+  run(config, folder)
+  assert (folder / "records.jsonl").read_bytes() == (whole_run / "records.jsonl").read_bytes()
+  timings = sorted(index_of(line) for line in lines_of(folder / "timings.jsonl"))
+  assert timings == list(range(TOTAL))
+  session = json.loads((folder / "provenance.json").read_text())["sessions"][-1]
+  assert (session["games_already_recorded"], session["games_played"]) == (
+      TOTAL - len(holes) - 1, len(holes) + 1)
