@@ -70,23 +70,6 @@ def policy_action(g, pos, player, rng, legal, policy, params):
 
 
 @njit
-def playout(g, pos, rng, policy, params, out):
-  """Plays `pos` to the end (chance by its probabilities, every player by rollout policy `policy`
-  with parameters `params`), writing the returns to `out`."""
-  n = g[PLAYERS]
-  legal = np.empty(g[NUM_ACTIONS], dtype=np.int64)
-  actions = np.empty(n, dtype=np.int64)
-  while pos[ACTOR] != ACTOR_TERMINAL:
-    if pos[ACTOR] == ACTOR_CHANCE:
-      skip_chance(g, pos, rng)
-      continue
-    for p in range(n):
-      actions[p] = policy_action(g, pos, p, rng, legal, policy, params)
-    play(g, pos, actions)
-  returns(g, pos, out)
-
-
-@njit
 def play_round(g, pos, rng, codes, params):
   """Plays `pos` in place until the round's decisions are over (the next node is chance or the
   end), seat p by rollout policy `codes[p]` with parameters `params`."""
@@ -96,6 +79,19 @@ def play_round(g, pos, rng, codes, params):
     for p in range(g[PLAYERS]):
       actions[p] = policy_action(g, pos, p, rng, legal, codes[p], params)
     play(g, pos, actions)
+
+
+@njit
+def playout(g, pos, rng, policy, params, out):
+  """Plays `pos` to the end (chance by its probabilities, every player by rollout policy `policy`
+  with parameters `params`), writing the returns to `out`."""
+  codes = np.full(g[PLAYERS], policy, dtype=np.int64)
+  while pos[ACTOR] != ACTOR_TERMINAL:
+    if pos[ACTOR] == ACTOR_CHANCE:
+      skip_chance(g, pos, rng)
+    else:
+      play_round(g, pos, rng, codes, params)
+  returns(g, pos, out)
 
 
 @njit
