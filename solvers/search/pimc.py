@@ -109,11 +109,8 @@ class PIMCBot(Bot):
         self.dynamics.short_name, self.rules,
         rollouts.compiled_policy_parameters(self.dynamics.short_name))
     self.sampler = None if engine == "python" else self._sampler(stream_seed)
-    if self.sampler is not None:  # the tree solvers' rollouts in the core, on a stream of theirs
-      self.settings = self.settings._replace(
-          core=self.search_game.core, rollout_name=self.params["rollout"],
-          rollout_parameters=self.search_game.parameters,
-          stream=new_state(stream_seed + 1))
+    if self.sampler is not None and self.settings.kind != "smmcts":  # tree solvers' rollouts
+      self.settings = self.settings._replace(core_rollouts=self._core_rollouts(stream_seed + 1))
     self.worlds_searched = 0  # worlds sampled at the last decision
 
   def _settings(self, game: pyspiel.Game) -> world_solvers.Settings:
@@ -150,6 +147,14 @@ class PIMCBot(Bot):
         bandit_factory=selection.make_bandit_factory(
             params["selection"], self.rules.num_distinct_actions, c=params["c"],
             gamma=params["gamma"]))
+
+  def _core_rollouts(self, stream_seed: int) -> world_solvers.CoreRollouts:
+    """The tree solvers' rollouts in Sushi Go's core, on a stream of their own."""
+    # Imported here: the policy kernels load numba.
+    from solvers.policy_kernels.checked import SushiGoPolicies  # pylint: disable=C0415
+    return world_solvers.CoreRollouts(SushiGoPolicies(self.search_game.core),
+                                      self.params["rollout"], self.search_game.parameters,
+                                      new_state(stream_seed))
 
   def _sampler(self, stream_seed: int):
     """The compiled SM-MCTS worlds, or None when the rollout policy has no compiled kernel."""
