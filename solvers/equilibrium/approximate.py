@@ -50,8 +50,8 @@ import pyspiel
 from solvers.bot import Policy
 from solvers.equilibrium.learned_best_response import LearnedBestResponseBot
 from solvers.equilibrium.local_best_response import LocalBestResponseBot
-from solvers.match import play_match
 from solvers.equilibrium.policies import PolicyBot
+from solvers.match import play_match
 from solvers.search import rollouts
 from solvers.search.ismcts import SOISMCTSBot
 from solvers.search.kernels.game import PolicyKernel
@@ -93,8 +93,8 @@ def opponent_model(bots: Sequence[pyspiel.Bot]) -> OpponentModel | None:
     return None
   key = repr([(type(bot).__name__, sorted(bot.params.items())) for bot in bots])
   names = {rollouts.compiled_policy_name(bot) for bot in bots}
-  compiled = CompiledPolicy(names.pop()) if names != {None} and len(names) == 1 else \
-      _blueprint_policy(bots)
+  name = names.pop() if len(names) == 1 else None
+  compiled = CompiledPolicy(name) if name else _blueprint_policy(bots)
   return OpponentModel(BotsPolicy(bots), compiled, key)
 
 

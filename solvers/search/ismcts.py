@@ -145,9 +145,9 @@ class ISMCTSBot(Bot):
       return f"{short_name} has no compiled core"
     if self.opponent_model is not None and model is None:
       return "the opponent model has no compiled policy"
-    needs = [name for name in (self.params["rollout"], self.params["prior"]) if name != "none"]
-    known = compiled_games.policy_names(short_name, None if model is None else model.kernel)
-    missing = [name for name in needs + ([model.name] if model else []) if name not in known]
+    needs = [self.params["rollout"], self.params["prior"], model.name if model else "none"]
+    known = compiled_games.policy_names(short_name, model.kernel if model else None)
+    missing = [name for name in needs if name != "none" and name not in known]
     if missing:
       return f"the compiled core has no kernel for {', '.join(missing)}"
     return None
