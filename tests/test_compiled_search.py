@@ -93,7 +93,11 @@ def test_a_heuristic_opponent_model_runs_in_the_compiled_search():
   policy = bot.policy_at(table)
   assert [a for a, _ in policy] == R.legal_actions(bot.rules, table, 0)
   tuned = [solvers.make_bot("heuristic", game, p, seed=p, deny_weight=0.5) for p in range(3)]
-  assert approximate.opponent_model(tuned).compiled is None
+  tuned_model = approximate.opponent_model(tuned)
+  assert tuned_model.compiled is None
+  with pytest.raises(ValueError, match="the opponent model has no compiled policy"):
+    SOISMCTSBot(game, 0, 1, opponent_model=tuned_model, engine="compiled")
+  assert SOISMCTSBot(game, 0, 1, opponent_model=tuned_model).engine == "python"
 
 
 def test_compiled_smmcts_worlds_keep_the_python_values():

@@ -195,6 +195,14 @@ def test_opponent_model_can_be_kept_out_of_rollouts():
     bot.step(state)
   assert 30 <= calls[False] < calls[True] / 5
 
+
+def test_an_opponent_model_is_an_explicit_object():
+  """A bare callable is refused: the model says what the engines can read of it."""
+  with pytest.raises(ValueError, match="allowed: an OpponentModel"):
+    solvers.bot_class("so_ismcts")(load(players=2), 0, 0,
+                                   opponent_model=lambda rules, table, player: [])
+
+
 def test_beats_random_play():
   game = load(players=2, utility="margin", **SMALL)
   margin = 0.0

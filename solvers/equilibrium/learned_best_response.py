@@ -39,7 +39,7 @@ import pyspiel
 
 from solvers.bot import Bot, Policy
 from solvers.linear_q import LinearQ, feature_count, features
-from solvers.search.opponent_model import OpponentModel
+from solvers.search.opponent_model import OpponentModel, check_opponent_model
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
 from sushigo_spiel.drafting.sampling import draw_action
 
@@ -63,6 +63,7 @@ class LearnedBestResponseBot(Bot):
     if opponent_model is None:
       raise ValueError("a learned best response needs the policy it trains against: pass"
                        " opponent_model, an OpponentModel (solvers.search.opponent_model)")
+    check_opponent_model(opponent_model)
     p = self.params
     if not isinstance(p["games"], int) or p["games"] < 1:
       raise ValueError(f"parameter 'games' is {p['games']!r}; allowed: an integer >= 1")

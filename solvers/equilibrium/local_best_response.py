@@ -40,7 +40,7 @@ import pyspiel
 
 from solvers.bot import Bot, Policy
 from solvers.search import rollouts
-from solvers.search.opponent_model import OpponentModel
+from solvers.search.opponent_model import OpponentModel, check_opponent_model
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
 from sushigo_spiel.drafting.sampling import draw_action
 
@@ -60,6 +60,7 @@ class LocalBestResponseBot(Bot):
     if opponent_model is None:
       raise ValueError("a local best response needs the policy it responds to: pass"
                        " opponent_model, an OpponentModel (solvers.search.opponent_model)")
+    check_opponent_model(opponent_model)
     self._check_params()
     self.model = opponent_model
     self._answers: dict = {}  # the policy's answers at this decision, by (table, player)

@@ -26,7 +26,7 @@ from solvers.search import rollouts
 from solvers.search.ismcts_engines import (CompiledISMCTS, Objective, PythonISMCTS, RootSearch,
                                            Searcher)
 from solvers.search.kernels import game as compiled_games
-from solvers.search.opponent_model import CompiledPolicy, OpponentModel
+from solvers.search.opponent_model import CompiledPolicy, OpponentModel, check_opponent_model
 from solvers.search.selection import FINAL_KINDS, POLICIES, Bandit, make_bandit_factory
 
 
@@ -60,9 +60,7 @@ class ISMCTSBot(Bot):
     one whenever it can."""
     super().__init__(game, player_id, seed, **params)
     self._check_params()
-    if opponent_model is not None and not isinstance(opponent_model, OpponentModel):
-      raise ValueError(f"opponent_model is {opponent_model!r}; allowed: an"
-                       " opponent_model.OpponentModel, or None")
+    check_opponent_model(opponent_model)
     self.opponent_model = opponent_model
     self.model_in_rollouts = model_in_rollouts
     self._new_bandit = make_bandit_factory(

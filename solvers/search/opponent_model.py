@@ -12,7 +12,8 @@ explicit evaluator, with everything an engine may read:
 A `CompiledPolicy` names a policy of a policy kernel: of the game's registered kernel
 (`kernels.game.GAMES`, read with its default parameters) when `kernel` is None, else of `kernel`
 read with `parameters` (a CFR blueprint's, `solvers.equilibrium.kernels.blueprint_policy`). Who
-builds models: `solvers.equilibrium.approximate.opponent_model`, and tests.
+builds models: `solvers.equilibrium.approximate.opponent_model`, and tests. Bots taking a model
+refuse anything else (`check_opponent_model`).
 """
 
 from __future__ import annotations
@@ -48,3 +49,10 @@ class OpponentModel:
   policy: PolicyAtTable
   compiled: CompiledPolicy | None = None
   key: str = ""
+
+
+def check_opponent_model(model) -> None:
+  """A ValueError unless `model` is an `OpponentModel` or None."""
+  if model is not None and not isinstance(model, OpponentModel):
+    raise ValueError(f"opponent_model is {model!r}; allowed: an OpponentModel"
+                     " (solvers.search.opponent_model), or None")
