@@ -166,10 +166,10 @@ class PIMCBot(Bot):
     params, rules = self.params, self.rules
     if params["rollout"] not in self.search_game.policies:
       return None
+    rollout = self.search_game.policy_code(params["rollout"])
     settings = smmcts.Settings(
         selection=Selection.named(params["selection"], params["c"], params["gamma"]),
-        playout=PlayoutPolicies(self.search_game.policy_code(params["rollout"]), 0.0, NO_POLICY,
-                                0),
+        playout=PlayoutPolicies(rollout, epsilon=0.0, model=NO_POLICY, modelled=0),
         players=rules.num_players, searcher=self.player_id, iterations=int(params["iterations"]),
         from_scores=rules.utility == "score", win=rules.utility == "win",
         margin_scale=float(rules.rounds * rules.hand_size * 2),
