@@ -104,7 +104,7 @@ class WorldSampler:
 
     def batch(count: int) -> int:
       smmcts.solve_worlds(self.game.functions, self.game.spec, position, self.settings,
-                          self.tree.arrays(), self.rng, count, *sums)
+                          self.tree.arrays(), self.rng, count, sums)
       return count
 
     self.worlds = run_timed(batch, seconds, worlds, self.clock)

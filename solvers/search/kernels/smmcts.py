@@ -44,11 +44,10 @@ class Settings(NamedTuple):
 
 
 @njit
-def solve_worlds(game, g, root, settings, tree, rng, worlds, value_sums, value_counts,
-                 policy_sums):
+def solve_worlds(game, g, root, settings, tree, rng, worlds, sums):
   """Samples `worlds` worlds for the searcher at `root` and solves each with
-  `settings.iterations` iterations, adding to the sums per action id (values in objective
-  units)."""
+  `settings.iterations` iterations, adding to `sums` (value sums in objective units, value
+  counts, policy sums: arrays by action id)."""
   n, actions, depth = settings.players, settings.actions, settings.max_depth
   scratch = (np.empty(actions, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n),
              np.empty(n), np.empty(actions), np.empty(len(root), dtype=np.int32),
@@ -59,7 +58,7 @@ def solve_worlds(game, g, root, settings, tree, rng, worlds, value_sums, value_c
     _reset(tree)
     for _ in range(settings.iterations):
       _simulate(game, g, world, settings, tree, rng, scratch)
-    _add_root(tree, settings, value_sums, value_counts, policy_sums)
+    _add_root(tree, settings, sums)
 
 
 @njit
@@ -112,8 +111,9 @@ def _simulate(game, g, world, settings, tree, rng, scratch):
 
 
 @njit
-def _add_root(tree, settings, value_sums, value_counts, policy_sums):
+def _add_root(tree, settings, sums):
   """Adds the searcher's root values and mixed policy to the sums."""
+  value_sums, value_counts, policy_sums = sums
   node_rows, stats, _, _, _, _ = tree
   visits, rewards, available, _, strategy = stats
   row = node_rows[0, settings.searcher]
