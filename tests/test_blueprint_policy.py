@@ -103,7 +103,7 @@ def test_a_best_responder_models_the_blueprint_on_the_compiled_core(trained):
   for play, name in (("sample", "blueprint"), ("argmax", "blueprint_argmax")):
     model = approximate.opponent_model([solvers.make_bot("policy", game, p, 0, path=path,
                                                          play=play) for p in range(2)])
-    assert model.compiled_policy == name
+    assert model.compiled.name == name
     responder = approximate.make_responder(game, 0, 1, "ismcts", {"iterations": 20}, model)
     assert responder.engine == "compiled"
     state = game.new_initial_state()
@@ -113,7 +113,7 @@ def test_a_best_responder_models_the_blueprint_on_the_compiled_core(trained):
   mixed = approximate.opponent_model([solvers.make_bot("policy", game, p, 0, path=path,
                                                        play=("sample", "argmax")[p])
                                       for p in range(2)])
-  assert mixed.compiled_policy is None
+  assert mixed.compiled is None
 
 
 def test_parameters_refuse_what_the_kernel_cannot_read():

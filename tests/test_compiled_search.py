@@ -20,7 +20,10 @@ from solvers.search.ismcts import MOISMCTSBot, SOISMCTSBot
 from support import load, play_with_bots, random_playout
 from solvers.equilibrium.kernels.features import VALUATION, valuation_of
 from solvers.policy_kernels.sushi_go import game_functions
+from solvers.search.kernels import smmcts
+from solvers.search.kernels.bandits import Selection
 from solvers.search.kernels.game import SearchGame
+from solvers.search.kernels.playing import NO_POLICY, PlayoutPolicies
 from solvers.search.kernels.searches import WorldSampler
 from sushigo_spiel.compiled import CompiledSushiGo, Xoshiro256
 from sushigo_spiel.compiled.interface import GAME
@@ -57,7 +60,7 @@ def test_compiled_ismcts_keeps_the_python_statistics(bot_class, selection_name, 
   params = dict(iterations=300, selection=selection_name, objective=objective)
   compiled = bot_class(game, 1, 11, engine="compiled", **params)
   python = bot_class(game, 1, 11, engine="python", **params)
-  python._random = Xoshiro256(python.stream_seed)  # pylint: disable=protected-access
+  python._search.rng = Xoshiro256(python.stream_seed)  # pylint: disable=protected-access
   actions = game.num_distinct_actions()
   expected = _statistics(python.search_table(table), actions)
   assert sum(expected[0]) == 300
@@ -72,7 +75,7 @@ def test_compiled_ismcts_with_baseline_rollouts_keeps_the_python_statistics(roll
   table = _table(game, seed=5)
   compiled = SOISMCTSBot(game, 0, 3, engine="compiled", iterations=120, rollout=rollout)
   python = SOISMCTSBot(game, 0, 3, engine="python", iterations=120, rollout=rollout)
-  python._random = Xoshiro256(python.stream_seed)  # pylint: disable=protected-access
+  python._search.rng = Xoshiro256(python.stream_seed)  # pylint: disable=protected-access
   actions = game.num_distinct_actions()
   assert _statistics(compiled.search_table(table), actions) == \
       _statistics(python.search_table(table), actions)
@@ -82,15 +85,19 @@ def test_a_heuristic_opponent_model_runs_in_the_compiled_search():
   game = load(players=3, **SMALL)
   heuristics = [solvers.make_bot("heuristic", game, p, seed=p) for p in range(3)]
   model = approximate.opponent_model(heuristics)
-  assert model.compiled_policy == "heuristic"
+  assert model.compiled.name == "heuristic"
   bot = SOISMCTSBot(game, 0, 1, opponent_model=model, engine="compiled", iterations=50,
                     prior="heuristic", bias=1.0)
-  assert bot._compiled is not None  # pylint: disable=protected-access
+  assert bot.engine == "compiled"
   table = _table(game, seed=2)
   policy = bot.policy_at(table)
   assert [a for a, _ in policy] == R.legal_actions(bot.rules, table, 0)
   tuned = [solvers.make_bot("heuristic", game, p, seed=p, deny_weight=0.5) for p in range(3)]
-  assert approximate.opponent_model(tuned).compiled_policy is None
+  tuned_model = approximate.opponent_model(tuned)
+  assert tuned_model.compiled is None
+  with pytest.raises(ValueError, match="the opponent model has no compiled policy"):
+    SOISMCTSBot(game, 0, 1, opponent_model=tuned_model, engine="compiled")
+  assert SOISMCTSBot(game, 0, 1, opponent_model=tuned_model).engine == "python"
 
 
 def test_compiled_smmcts_worlds_keep_the_python_values():
@@ -98,9 +105,12 @@ def test_compiled_smmcts_worlds_keep_the_python_values():
   game = load(players=2, utility="margin", **SMALL)
   rules, table = game.rules, _table(game, seed=3, turn=1)
   search_game = SearchGame("python_sushi_go", rules)
-  sampler = WorldSampler(search_game, 0, selection="ucb1", c=0.7, gamma=0.1, rollout="random",
-                         epsilon=0.0, iterations=150, utility="margin", margin_scale=16.0,
-                         max_depth=game.max_game_length(), seed=5)
+  settings = smmcts.Settings(
+      selection=Selection.named("ucb1", 0.7, 0.1),
+      playout=PlayoutPolicies(search_game.policy_code("random"), 0.0, NO_POLICY, 0),
+      players=2, searcher=0, iterations=150, from_scores=False, win=False, margin_scale=16.0,
+      max_depth=game.max_game_length(), actions=game.num_distinct_actions())
+  sampler = WorldSampler(search_game, settings, seed=5)
   value_sums, counts, policy_sums = sampler.sample(search_game.core.encode(table), 1, 0.0)
   stream = Xoshiro256(5)
   world = knowledge.determinize(rules, table, 0, stream.random)
@@ -209,7 +219,7 @@ def test_sushi_draft_searches_on_its_core_with_the_python_statistics(bot_class):
                          stop=lambda s: s.is_simultaneous_node() and s.table().turn == 2)
   compiled = bot_class(game, 1, 11, engine="compiled", iterations=300)
   python = bot_class(game, 1, 11, engine="python", iterations=300)
-  python._random = Xoshiro256(python.stream_seed)  # pylint: disable=protected-access
+  python._search.rng = Xoshiro256(python.stream_seed)  # pylint: disable=protected-access
   actions = game.num_distinct_actions()
   expected = _statistics(python.search_table(state.table()), actions)
   assert sum(expected[0]) == 300

@@ -7,6 +7,7 @@ import pyspiel
 import pytest
 
 import solvers
+from solvers.search.opponent_model import OpponentModel
 from support import deal, legal_names, load, play, play_with_bots, random_playout
 from sushigo_spiel.sushi_go import rules as R
 
@@ -165,11 +166,11 @@ def test_opponent_model_makes_the_search_a_best_response():
   cards = [card.name for card in game.rules.cards]
 
   def always(name):
-    def model(rules, table, player):
+    def policy(rules, table, player):
       del rules
       return [(a, 1.0 if cards[a] == name else 0.0)
               for a in R.legal_actions(game.rules, table, player)]
-    return model
+    return OpponentModel(policy)
 
   for taken, answer in (("Maki Roll 3", "Maki Roll 2"), ("Egg Nigiri", "Salmon Nigiri")):
     for name in ("so_ismcts", "mo_ismcts"):
@@ -185,14 +186,22 @@ def test_opponent_model_can_be_kept_out_of_rollouts():
   random_playout(state, random.Random(5), stop=lambda s: s.is_simultaneous_node())
   calls = {True: 0, False: 0}
   for in_rollouts in calls:
-    def model(rules, table, player, key=in_rollouts):
+    def policy(rules, table, player, key=in_rollouts):
       calls[key] += 1
       actions = R.legal_actions(rules, table, player)
       return [(a, 1.0 / len(actions)) for a in actions]
-    bot = solvers.bot_class("so_ismcts")(game, 0, 3, opponent_model=model, iterations=30,
-                                    model_in_rollouts=in_rollouts)
+    bot = solvers.bot_class("so_ismcts")(game, 0, 3, opponent_model=OpponentModel(policy),
+                                         iterations=30, model_in_rollouts=in_rollouts)
     bot.step(state)
   assert 30 <= calls[False] < calls[True] / 5
+
+
+def test_an_opponent_model_is_an_explicit_object():
+  """A bare callable is refused: the model says what the engines can read of it."""
+  with pytest.raises(ValueError, match="allowed: an OpponentModel"):
+    solvers.bot_class("so_ismcts")(load(players=2), 0, 0,
+                                   opponent_model=lambda rules, table, player: [])
+
 
 def test_beats_random_play():
   game = load(players=2, utility="margin", **SMALL)

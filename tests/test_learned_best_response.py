@@ -22,12 +22,13 @@ from solvers.equilibrium.exploitability import nash_conv, policy_from_bot
 from solvers.equilibrium.game_tree import GameTree
 from solvers.equilibrium.learned_best_response import LearnedBestResponseBot
 from solvers.equilibrium.tree_policies import policy_array
+from solvers.search.opponent_model import OpponentModel
 from sushigo_spiel.reduced_games import load_reduced
 
 GAMES = 3000  # training games: about half a CPU second a seat on `small`
 
 
-def _model(game: pyspiel.Game, policy: str) -> approximate.BotsModel:
+def _model(game: pyspiel.Game, policy: str) -> OpponentModel:
   return approximate.opponent_model([solvers.make_bot(policy, game, p, 0) for p in range(2)])
 
 

@@ -16,6 +16,7 @@ from solvers.equilibrium.exploitability import nash_conv, policy_from_bot
 from solvers.equilibrium.game_tree import GameTree
 from solvers.equilibrium.local_best_response import LocalBestResponseBot
 from solvers.equilibrium.tree_policies import policy_array
+from solvers.search.opponent_model import OpponentModel
 from sushigo_spiel.reduced_games import load_reduced
 
 
@@ -28,8 +29,7 @@ def _gains(name: str, policy: str, seats=(0, 1), **params) -> list[tuple[float, 
                                                                                     seed)))
   models = [solvers.make_bot(policy, game, p, 0) for p in range(2)]
 
-  def model(rules, table, player):
-    return models[player].policy_at(table)
+  model = OpponentModel(lambda rules, table, player: models[player].policy_at(table))
 
   result = []
   for seat in seats:
@@ -65,7 +65,7 @@ def test_it_needs_the_policy_and_sound_parameters():
   game = pyspiel.load_game("python_sushi_go(players=2)")
   with pytest.raises(ValueError, match="needs the policy it responds to"):
     LocalBestResponseBot(game, 0, 1)
-  model = lambda rules, table, player: []  # noqa: E731
+  model = OpponentModel(lambda rules, table, player: [])
   with pytest.raises(ValueError, match="'worlds' is 0; allowed: an integer >= 1"):
     LocalBestResponseBot(game, 0, 1, opponent_model=model, worlds=0)
   with pytest.raises(ValueError, match="'continuation' is 'smart'; allowed: policy, random"):

@@ -50,9 +50,12 @@ import pyspiel
 from solvers.bot import Policy
 from solvers.equilibrium.learned_best_response import LearnedBestResponseBot
 from solvers.equilibrium.local_best_response import LocalBestResponseBot
+from solvers.equilibrium.policies import PolicyBot
 from solvers.match import play_match
 from solvers.search import rollouts
-from solvers.search.ismcts import OpponentModel, SOISMCTSBot
+from solvers.search.ismcts import SOISMCTSBot
+from solvers.search.kernels.game import PolicyKernel
+from solvers.search.opponent_model import CompiledPolicy, OpponentModel
 
 RESPONDERS = {"ismcts": SOISMCTSBot, "lbr": LocalBestResponseBot,
               "learned": LearnedBestResponseBot}
@@ -68,52 +71,52 @@ class GainRecord(NamedTuple):
   self_play: float
 
 
-class BotsModel:
-  """The policy of `bots` (one per player) at a table, as an ISMCTS opponent model. Its
-  `compiled_policy` names the compiled kernel playing that policy when every bot's policy has the
-  same one (`rollouts.compiled_policy_name`: the greedy or the default heuristic baseline; or
-  every bot plays the same CFR blueprint the same way, and then `policy_kernel` and
-  `compiled_parameters` are the blueprint policy kernel's), so the best responder's search runs
-  compiled; None otherwise. Its `key` names the policy (each bot's class and parameters), so that
-  a learned responder trains once per policy."""
+class BotsPolicy:
+  """The policy of `bots` (one per player) at a table: what each bot tells at it."""
 
   def __init__(self, bots: Sequence[pyspiel.Bot]):
     self.bots = bots
-    self.key = repr([(type(bot).__name__, sorted(bot.params.items())) for bot in bots])
-    names = {rollouts.compiled_policy_name(bot) for bot in bots}
-    self.compiled_policy = names.pop() if len(names) == 1 else None
-    self.policy_kernel = self.compiled_parameters = None
-    if self.compiled_policy is None:
-      self._model_blueprint([getattr(bot, "blueprint_model", lambda: None)() for bot in bots])
-
-  def _model_blueprint(self, models) -> None:
-    """Models the bots on the blueprint policy kernel when they play one blueprint one way."""
-    if not all(models) or len({name for name, _ in models}) > 1:
-      return
-    name, policy = models[0]
-    if not all(np.array_equal(other.averages, policy.averages) and
-               np.array_equal(other.valuation, policy.valuation) for _, other in models[1:]):
-      return
-    # Imported here: the compiled kernels load numba, which Sushi Draft's models never need.
-    from solvers.equilibrium.kernels import blueprint_policy  # pylint: disable=C0415
-    from solvers.search.kernels.game import PolicyKernel  # pylint: disable=C0415
-    blueprint_policy.ensure_compiled()
-    self.compiled_policy = name
-    self.policy_kernel = PolicyKernel(blueprint_policy.policy_action, blueprint_policy.POLICIES,
-                                      blueprint_policy.PARAMETERISED)
-    self.compiled_parameters = blueprint_policy.parameters(
-        rollouts.compiled_policy_parameters("python_sushi_go"), policy.valuation, policy.averages)
 
   def __call__(self, rules, table, player: int) -> Policy:
+    del rules
     return self.bots[player].policy_at(table)
 
 
 def opponent_model(bots: Sequence[pyspiel.Bot]) -> OpponentModel | None:
-  """The policy of `bots` (one per player) at a table (`BotsModel`), when every one of them can
-  tell it; else None."""
+  """The policy of `bots` (one per player) as an opponent model, when every one of them can tell
+  it at any table (`Bot.cheap_policy`); else None. Its compiled policy is the baselines' kernel
+  when every bot plays the same one (`rollouts.compiled_policy_name`: random, greedy, the default
+  heuristic), or the blueprint policy kernel when every bot plays one CFR blueprint one way, so
+  that the best responder's search runs compiled; None otherwise. Its key names each bot's class
+  and parameters, so that a learned responder trains once per policy."""
   if not all(getattr(bot, "cheap_policy", False) for bot in bots):
     return None
-  return BotsModel(bots)
+  key = repr([(type(bot).__name__, sorted(bot.params.items())) for bot in bots])
+  names = {rollouts.compiled_policy_name(bot) for bot in bots}
+  name = names.pop() if len(names) == 1 else None
+  compiled = CompiledPolicy(name) if name else _blueprint_policy(bots)
+  return OpponentModel(BotsPolicy(bots), compiled, key)
+
+
+def _blueprint_policy(bots: Sequence[pyspiel.Bot]) -> CompiledPolicy | None:
+  """The blueprint policy kernel playing `bots` when they play one blueprint one way; else None."""
+  if not all(isinstance(bot, PolicyBot) for bot in bots):
+    return None
+  models = [bot.blueprint_model() for bot in bots]
+  if not all(models) or len({name for name, _ in models}) > 1:
+    return None
+  name, policy = models[0]
+  if not all(np.array_equal(other.averages, policy.averages) and
+             np.array_equal(other.valuation, policy.valuation) for _, other in models[1:]):
+    return None
+  # Imported here: the compiled kernels load numba, which Sushi Draft's models never need.
+  from solvers.equilibrium.kernels import blueprint_policy  # pylint: disable=C0415
+  blueprint_policy.ensure_compiled()
+  return CompiledPolicy(
+      name, PolicyKernel(blueprint_policy.policy_action, blueprint_policy.POLICIES,
+                         blueprint_policy.PARAMETERISED),
+      blueprint_policy.parameters(rollouts.compiled_policy_parameters("python_sushi_go"),
+                                  policy.valuation, policy.averages))
 
 
 def make_responder(game: pyspiel.Game, seat: int, seed: int, responder: str, params: dict,

@@ -2,7 +2,7 @@
 Timbers et al. 2022, "Approximate exploitability: learning a best response").
 
 Training plays `games` games on the rules' tables (`Dynamics`), the agent in its seat and the
-policy, read through an opponent model `(rules, table, player) -> [(action, probability)]`, in
+policy, read through an opponent model (`solvers.search.opponent_model.OpponentModel.policy`), in
 every other seat. The agent is a linear action-value model over its observation
 (`solvers.linear_q`: thermometer-coded counts, one weight vector per action), learned by one-step
 Q-learning with normalized least-mean-squares steps, as `experiments/train_linear_q.py` learns one
@@ -39,7 +39,7 @@ import pyspiel
 
 from solvers.bot import Bot, Policy
 from solvers.linear_q import LinearQ, feature_count, features
-from solvers.search.ismcts import OpponentModel
+from solvers.search.opponent_model import OpponentModel, check_opponent_model
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
 from sushigo_spiel.drafting.sampling import draw_action
 
@@ -62,7 +62,8 @@ class LearnedBestResponseBot(Bot):
     super().__init__(game, player_id, seed, **params)
     if opponent_model is None:
       raise ValueError("a learned best response needs the policy it trains against: pass"
-                       " opponent_model, (rules, table, player) -> [(action, probability)]")
+                       " opponent_model, an OpponentModel (solvers.search.opponent_model)")
+    check_opponent_model(opponent_model)
     p = self.params
     if not isinstance(p["games"], int) or p["games"] < 1:
       raise ValueError(f"parameter 'games' is {p['games']!r}; allowed: an integer >= 1")
@@ -126,7 +127,7 @@ class LearnedBestResponseBot(Bot):
             legal[int(np.argmax(values))]
         previous = (now, action)
         table = dynamics.play(rules, table, [
-            action if p == me else draw_action(self.model(rules, table, p), uniform)
+            action if p == me else draw_action(self.model.policy(rules, table, p), uniform)
             for p in players])
       _step(weights, *previous, dynamics.returns(rules, table)[me], rate)
     return LinearQ(weights, {"game": str(self.game), "observation_type": "observation",

@@ -24,7 +24,7 @@ policy, given what it knows:
 The responder is a bot; its gain over the policy's own return, measured in paired games, is a
 valid lower bound on the policy's exploitability whatever the responder's model, and a tight one
 when the lookahead reaches far. The policy is read through an opponent model
-`(rules, table, player) -> [(action, probability)]` (as `Bot.policy_at` of a bot with a cheap
+(`solvers.search.opponent_model.OpponentModel.policy`, as `Bot.policy_at` of a bot with a cheap
 policy); against a policy that cannot be read cheaply, a surrogate model gives a looser but still
 valid bound.
 """
@@ -40,7 +40,7 @@ import pyspiel
 
 from solvers.bot import Bot, Policy
 from solvers.search import rollouts
-from solvers.search.ismcts import OpponentModel
+from solvers.search.opponent_model import OpponentModel, check_opponent_model
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
 from sushigo_spiel.drafting.sampling import draw_action
 
@@ -59,7 +59,8 @@ class LocalBestResponseBot(Bot):
     super().__init__(game, player_id, seed, **params)
     if opponent_model is None:
       raise ValueError("a local best response needs the policy it responds to: pass"
-                       " opponent_model, (rules, table, player) -> [(action, probability)]")
+                       " opponent_model, an OpponentModel (solvers.search.opponent_model)")
+    check_opponent_model(opponent_model)
     self._check_params()
     self.model = opponent_model
     self._answers: dict = {}  # the policy's answers at this decision, by (table, player)
@@ -105,7 +106,7 @@ class LocalBestResponseBot(Bot):
     and every rollout from one position asks for the same answers again."""
     key = (table, player)
     if key not in self._answers:
-      self._answers[key] = self.model(rules, table, player)
+      self._answers[key] = self.model.policy(rules, table, player)
     return self._answers[key]
 
   def _weighted_worlds(self, table) -> list[tuple[object, float]]:

@@ -1,4 +1,4 @@
-"""Perfect Information Monte Carlo (PIMC): determinized search for Sushi Go.
+"""Perfect Information Monte Carlo (PIMC): determinized search for the drafting games.
 
 At each decision the bot samples K worlds consistent with what its player knows
 (`knowledge.determinize`: the cards it has not seen are redealt uniformly). In a world every hand is
@@ -39,15 +39,16 @@ Parameters (`PIMCBot.PARAMETERS`):
   selection, c, gamma   the SM-MCTS bandit (`selection.py`: ucb1 | exp3 | regret_matching)
   final             argmax | policy
 
-Worlds solved by SM-MCTS run in the compiled core (`solvers.search.kernels.smmcts`:
-sampling, search and rollouts, from a stream seeded with the bot's seed) when the rollout policy
-has a compiled kernel (random, greedy, heuristic: all of them); the tree solvers keep their matrix
-games in Python, on the rules' tables, with their rollouts played by the core. With
-`engine="python"` everything runs in Python, with `numpy.random.default_rng(seed)`.
+Worlds solved by SM-MCTS run in the compiled core (`solvers.search.kernels.smmcts`: sampling,
+search and rollouts, from a stream seeded with the bot's seed; its reference is
+`world_solvers.SMMCTS`) when the rollout policy has a kernel there (in Sushi Go all of them); the
+tree solvers keep their matrix games in Python, on the rules' tables, with their rollouts played
+by the core. With `engine="python"` everything runs in Python, with
+`numpy.random.default_rng(seed)`, and no core is built nor kernel compiled.
 
-Works on `python_sushi_go` (2-5 players, any deck and variant) and on its
-`pyspiel.convert_to_turn_based` form, and on `python_sushi_draft` with SM-MCTS worlds in the
-compiled core (the tree solvers and the Python engine value Sushi Go's tables only).
+Works on `python_sushi_go` (2-5 players, any deck and variant) and on `python_sushi_draft`, and
+on their `pyspiel.convert_to_turn_based` forms; in Sushi Draft with SM-MCTS worlds in the
+compiled core only (the tree solvers and the Python engine value Sushi Go's tables only).
 """
 
 from __future__ import annotations
@@ -60,7 +61,6 @@ from solvers.search import rollouts, selection, world_solvers
 from solvers.search.kernels.game import SearchGame
 from sushigo_spiel.compiled.rng import new_state
 from sushigo_spiel.sushi_go import knowledge
-from sushigo_spiel.sushi_go import rules as R
 
 FINALS = ("argmax", "policy")
 WORLD_SOLVERS = ("auto",) + world_solvers.KINDS
@@ -102,17 +102,15 @@ class PIMCBot(Bot):
     if engine == "python" and self.dynamics.short_name != self.TREE_SOLVER_GAME:
       raise ValueError(f"{self.dynamics.short_name}'s worlds are solved in the compiled core only;"
                        " allowed: engine=None")
-    self.search_game = SearchGame(self.dynamics.short_name, self.rules,
-                                  rollouts.compiled_policy_parameters(self.dynamics.short_name))
     self._clock = budget_clock(self.params["clock"])
     stream_seed = int(np.random.SeedSequence(seed).generate_state(1)[0])
     self.settings = self._settings(self.game)
+    self.search_game = None if engine == "python" else SearchGame(
+        self.dynamics.short_name, self.rules,
+        rollouts.compiled_policy_parameters(self.dynamics.short_name))
     self.sampler = None if engine == "python" else self._sampler(stream_seed)
-    if self.sampler is not None:  # the tree solvers' rollouts in the core, on a stream of theirs
-      self.settings = self.settings._replace(
-          core=self.search_game.core, rollout_name=self.params["rollout"],
-          rollout_parameters=self.search_game.parameters,
-          stream=new_state(stream_seed + 1))
+    if self.sampler is not None and self.settings.kind != "smmcts":  # tree solvers' rollouts
+      self.settings = self.settings._replace(core_rollouts=self._core_rollouts(stream_seed + 1))
     self.worlds_searched = 0  # worlds sampled at the last decision
 
   def _settings(self, game: pyspiel.Game) -> world_solvers.Settings:
@@ -150,18 +148,33 @@ class PIMCBot(Bot):
             params["selection"], self.rules.num_distinct_actions, c=params["c"],
             gamma=params["gamma"]))
 
+  def _core_rollouts(self, stream_seed: int) -> world_solvers.CoreRollouts:
+    """The tree solvers' rollouts in Sushi Go's core, on a stream of their own."""
+    # Imported here: the policy kernels load numba.
+    from solvers.policy_kernels.checked import SushiGoPolicies  # pylint: disable=C0415
+    return world_solvers.CoreRollouts(SushiGoPolicies(self.search_game.core),
+                                      self.params["rollout"], self.search_game.parameters,
+                                      new_state(stream_seed))
+
   def _sampler(self, stream_seed: int):
     """The compiled SM-MCTS worlds, or None when the rollout policy has no compiled kernel."""
+    # Imported here: the compiled worlds load numba's search kernels.
+    from solvers.search.kernels import smmcts  # pylint: disable=C0415
+    from solvers.search.kernels.bandits import Selection  # pylint: disable=C0415
+    from solvers.search.kernels.playing import NO_POLICY, PlayoutPolicies  # pylint: disable=C0415
     from solvers.search.kernels.searches import WorldSampler  # pylint: disable=C0415
-    params = self.params
+    params, rules = self.params, self.rules
     if params["rollout"] not in self.search_game.policies:
       return None
-    return WorldSampler(
-        self.search_game, self.player_id, selection=params["selection"], c=float(params["c"]),
-        gamma=float(params["gamma"]), rollout=params["rollout"], epsilon=0.0,
-        iterations=int(params["iterations"]), utility=self.rules.utility,
-        margin_scale=float(self.rules.rounds * self.rules.hand_size * 2),
-        max_depth=self.game.max_game_length(), seed=stream_seed, clock=self._clock)
+    rollout = self.search_game.policy_code(params["rollout"])
+    settings = smmcts.Settings(
+        selection=Selection.named(params["selection"], params["c"], params["gamma"]),
+        playout=PlayoutPolicies(rollout, epsilon=0.0, model=NO_POLICY, modelled=0),
+        players=rules.num_players, searcher=self.player_id, iterations=int(params["iterations"]),
+        from_scores=rules.utility == "score", win=rules.utility == "win",
+        margin_scale=float(rules.rounds * rules.hand_size * 2),
+        max_depth=self.game.max_game_length(), actions=rules.num_distinct_actions)
+    return WorldSampler(self.search_game, settings, stream_seed, self._clock)
 
   def policy_at(self, table) -> Policy:
     legal = self.dynamics.legal_actions(self.rules, table, self.player_id)

@@ -74,6 +74,15 @@ class WorldResult(NamedTuple):
   policy: dict[int, float]
 
 
+class CoreRollouts(NamedTuple):
+  """Rollouts in Sushi Go's compiled core: `policies` (a `SushiGoPolicies` on the core) playing
+  the rollout policy `name` with its parameter array `parameters`, on the stream state `stream`."""
+  policies: object
+  name: str
+  parameters: np.ndarray | None
+  stream: np.ndarray
+
+
 class Settings(NamedTuple):
   """How worlds are solved (see the module docstring)."""
   kind: str
@@ -84,12 +93,8 @@ class Settings(NamedTuple):
   rollout_policy: rollouts.RolloutPolicy
   bandit_factory: Callable[[], selection.Bandit]
   # Rollouts beyond the tree solvers' horizon in the compiled core, when it has a kernel for the
-  # rollout policy: the core (`CompiledSushiGo`), the policy's name, its parameter array and a
-  # stream state.
-  core: object = None
-  rollout_name: str = "random"
-  rollout_parameters: object = None
-  stream: object = None
+  # rollout policy; None: in Python, by `rollout_policy`.
+  core_rollouts: CoreRollouts | None = None
 
 
 def objective(rules: R.Rules, returns: Sequence[float]) -> list[float]:
@@ -130,12 +135,12 @@ class _Leaves:
   def rollout_mean(self, table: R.Table) -> np.ndarray:
     rules, settings = self.rules, self.settings
     total = np.zeros(rules.num_players)
-    if settings.core is not None:
-      position = settings.core.encode(table)
+    core = settings.core_rollouts
+    if core is not None:
+      position = core.policies.core.encode(table)
       for _ in range(settings.rollouts):
-        total += objective(rules, settings.core.playout(position.copy(), settings.stream,
-                                                        settings.rollout_name,
-                                                        settings.rollout_parameters))
+        total += objective(rules, core.policies.playout(position.copy(), core.stream, core.name,
+                                                        core.parameters))
       return total / settings.rollouts
     policies = [settings.rollout_policy] * rules.num_players
     for _ in range(settings.rollouts):

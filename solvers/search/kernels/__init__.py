@@ -7,9 +7,10 @@ every game whose compiled core provides the kernel interface (`compiled.interfac
   playing    policy actions (epsilon mixes) and playouts
   ismcts     SO- and MO-ISMCTS iterations
   smmcts     simultaneous-move MCTS on determinized worlds (PIMC)
-  kernels    compiling on first use
+  compiling  compiling on first use
   searches   the Python side: `ISMCTSSearch`, `WorldSampler`, batches under a wall-time budget
 
-The bots (`solvers.search.ismcts`, `solvers.search.pimc`) use these when the game has a compiled
-core; the readable Python searches there stay the reference they are tested against.
+The bots (`solvers.search.ismcts`, `solvers.search.pimc`) use these; the references they are
+tested against are `solvers.search.ismcts_engines.PythonISMCTS` and
+`solvers.search.world_solvers.SMMCTS`.
 """

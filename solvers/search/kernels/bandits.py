@@ -15,6 +15,7 @@ visits lean towards it and the bonus fades as the arm's own statistics grow.
 from __future__ import annotations
 
 import math
+from typing import NamedTuple
 
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.rng import next_double
@@ -22,6 +23,20 @@ from sushigo_spiel.compiled.sampling import pick_uniformly
 
 UCB1, EXP3, REGRET_MATCHING = 0, 1, 2
 SELECTIONS = {"ucb1": UCB1, "exp3": EXP3, "regret_matching": REGRET_MATCHING}
+
+
+class Selection(NamedTuple):
+  """How bandits choose: `kind` (UCB1, EXP3, REGRET_MATCHING), UCB1's exploration `c` and
+  progressive `bias`, Exp3's and regret matching's exploration `gamma`."""
+  kind: int
+  c: float
+  gamma: float
+  bias: float
+
+  @classmethod
+  def named(cls, name: str, c: float, gamma: float, bias: float = 0.0) -> Selection:
+    """The selection `name` (of `SELECTIONS`), its numbers as floats."""
+    return cls(SELECTIONS[name], float(c), float(gamma), float(bias))
 
 
 @njit(inline="always")
@@ -37,13 +52,15 @@ def clear_row(stats, row):
 
 
 @njit
-def select(stats, row, arms, count, selection, c, gamma, favoured, bias, probabilities, rng):
-  """The arm chosen among `arms[:count]` (the legal actions now) and the probability it was
-  chosen with; availability counted, Exp3's and regret matching's strategies summed."""
-  if selection == UCB1:
-    return _select_ucb1(stats, row, arms, count, c, favoured, bias, rng), 1.0
+def select(stats, row, arms, count, selection, favoured, probabilities, rng):
+  """The arm chosen among `arms[:count]` (the legal actions now) by `selection` (a `Selection`,
+  favouring the arm `favoured` under UCB1) and the probability it was chosen with; availability
+  counted, Exp3's and regret matching's strategies summed."""
+  if selection.kind == UCB1:
+    return _select_ucb1(stats, row, arms, count, selection.c, favoured, selection.bias, rng), 1.0
   visits, rewards, available, learned, strategy = stats
-  if selection == EXP3:
+  gamma = selection.gamma
+  if selection.kind == EXP3:
     eta = gamma / count
     top = learned[row, arms[0]]
     for i in range(1, count):
@@ -120,14 +137,15 @@ def draw_index(probabilities, count, rng):
 
 
 @njit
-def update(stats, row, action, reward, probability, selection, arms, count):
-  """Learns `reward` for `action`, chosen with `probability` among `arms[:count]`."""
+def update(stats, row, action, reward, probability, kind, arms, count):
+  """Learns `reward` for `action`, chosen with `probability` among `arms[:count]` by a bandit of
+  `kind`."""
   visits, rewards, _, learned, _ = stats
   visits[row, action] += 1
   rewards[row, action] += reward
-  if selection == EXP3:
+  if kind == EXP3:
     learned[row, action] += reward / probability
-  elif selection == REGRET_MATCHING:
+  elif kind == REGRET_MATCHING:
     for i in range(count):
       learned[row, arms[i]] -= reward
     learned[row, action] += reward / probability

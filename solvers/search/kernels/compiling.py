@@ -12,6 +12,8 @@ from numba import types
 
 import sushigo_spiel
 from solvers.search.kernels import ismcts, smmcts
+from solvers.search.kernels.bandits import Selection
+from solvers.search.kernels.playing import NO_POLICY, PlayoutPolicies
 from solvers.search.kernels.tree import Tree
 from sushigo_spiel.compiled.interface import GAME
 from sushigo_spiel.compiled.jit import KernelSet
@@ -28,10 +30,15 @@ def _compile() -> None:
   those very functions (which numba could not cache)."""
   spec, position, rng = np.zeros(1, np.int64), np.zeros(1, np.int32), np.zeros(4, np.uint64)
   arrays = Tree(1, 2, 2, True, nodes=2).arrays()
-  ints, reals = np.zeros(1, np.int64), np.zeros(1)
-  ismcts.run.compile(_signature(types.int64, spec, position, ints, ints, reals, arrays, rng, 1))
-  smmcts.solve_worlds.compile(_signature(types.void, spec, position, ints, reals, arrays, rng, 1,
-                                         reals, ints, reals))
+  owners, sums = np.zeros(1, np.int64), (np.zeros(1), np.zeros(1, np.int64), np.zeros(1))
+  selection, playout = Selection(0, 0.0, 0.0, 0.0), PlayoutPolicies(0, 0.0, NO_POLICY, 0)
+  ismcts_settings = ismcts.Settings(selection, playout, 2, 0, NO_POLICY, NO_POLICY, False, False,
+                                    0.0, 1.0, 1.0, 1, 2)
+  smmcts_settings = smmcts.Settings(selection, playout, 2, 0, 1, False, False, 1.0, 1, 2)
+  ismcts.run.compile(_signature(types.int64, spec, position, owners, ismcts_settings, arrays, rng,
+                                1))
+  smmcts.solve_worlds.compile(_signature(types.void, spec, position, smmcts_settings, arrays, rng,
+                                         1, sums))
   for kernel in (ismcts.run, smmcts.solve_worlds):
     kernel.disable_compile()
 

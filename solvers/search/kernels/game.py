@@ -45,7 +45,8 @@ GAMES = {
 class PolicyKernel(NamedTuple):
   """A policy kernel standing in for a game's registered one: a superset of its policies, reading
   a parameter array that starts as the registered kernel's does (a CFR blueprint's,
-  `solvers.equilibrium.kernels.blueprint_policy`, which a best responder's search models its opponents with)."""
+  `solvers.equilibrium.kernels.blueprint_policy`, which a best responder's search models its
+  opponents with: `solvers.search.opponent_model.CompiledPolicy`)."""
   policy_action: Callable
   policies: dict  # policy name -> code
   parameterised: tuple  # the names of the policies that read the parameter array
@@ -95,3 +96,11 @@ class SearchGame:
 def has_core(short_name: str) -> bool:
   """Whether the game `short_name` has a compiled core the searches run on."""
   return short_name in GAMES
+
+
+def policy_names(short_name: str, policy_kernel: PolicyKernel | None = None) -> set[str]:
+  """The policies a search game of `short_name` (with `policy_kernel`, or the registered one)
+  knows, found without building its core or compiling any kernel."""
+  if policy_kernel is not None:
+    return set(policy_kernel.policies)
+  return set(_load(GAMES[short_name].policies))

@@ -1,21 +1,21 @@
 """Information-Set MCTS as kernels: whole iterations over a preallocated tree (`tree.py`).
 
-The algorithm of `solvers.search.ismcts` (Cowling, Powley & Whitehouse 2012): every iteration
-determinizes the root position for the searching player, descends one tree of information sets per
-observer (SO-ISMCTS: the searching player's only; MO-ISMCTS: one per player), every player choosing
-from its own bandit at its tree's node (decoupled selection, `bandits.py`), moves each tree to the
-child keyed by what its owner observes (`observation_key`), samples chance, stops at the first new
-node, plays out (`playing.py`) and backs every bandit on the path up with its player's utility
-scaled to [0, 1] (or its margin, `MARGIN`). Uniforms are drawn in the order of the Python search,
-so with random rollouts and no prior both keep the same statistics from the same stream (tested).
+Tested against its reference, `solvers.search.ismcts_engines.PythonISMCTS` (the algorithm, and
+docs/search.md): the same iteration, determinize, descend one tree of information sets per owner,
+expand, play out (`playing.py`), back every bandit on the path up (`bandits.py`), with uniforms
+drawn in the reference's order, so that both keep the same statistics from one stream.
 
 `run` does up to `iterations` iterations and returns how many it did: fewer when the tree has no
-room for the next one, for Python to grow it (numba has no clock: the bot times batches of
-iterations from Python). The game is the first argument (`game.py`); the settings are packed in
-two arrays, indexed by the names below.
+room for the next one, for Python to grow it (numba has no clock: `searches.py` times batches).
+The game is the first argument (`game.py`); the settings are one `Settings`, a NamedTuple of
+scalars (and of `bandits.Selection`, `playing.PlayoutPolicies`), chosen over a record array:
+numba passes it by value, its fields typed once, where a record array is read through memory
+(the ISMCTS bots' iterations/s before and after: docs/speed.md).
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -26,27 +26,38 @@ from sushigo_spiel.compiled.interface import (DETERMINIZE, LEGAL_ACTIONS, OBSERV
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.drafting.dynamics import TERMINAL
 
-# Integer settings.
-# MARGIN: learn margins (`playing.reward`, turning scores into margins when TO_MARGIN) rather
-# than the utility scaled by its bounds (OFFSET, SCALE).
-(PLAYERS, SEARCHER, TREES, SELECTION, MODEL, MODEL_IN_ROLLOUTS, ROLLOUT, PRIOR, MAX_DEPTH,
- MARGIN, TO_MARGIN, ACTIONS) = range(12)
-INT_SETTINGS = 12
-# Real settings.
-C, GAMMA, EPSILON, BIAS, OFFSET, SCALE, MARGIN_SCALE = range(7)
-REAL_SETTINGS = 7
+NO_POLICY = playing.NO_POLICY
+
+
+class Settings(NamedTuple):
+  """One search's settings. `prior` and `model` are policy codes or NO_POLICY; with `margin` the
+  bandits learn margins (`playing.reward`, taken from the scores when `from_scores`), else the
+  utility less `offset` times `scale`."""
+  selection: bandits.Selection
+  playout: playing.PlayoutPolicies
+  players: int
+  searcher: int
+  prior: int
+  model: int
+  margin: bool
+  from_scores: bool
+  offset: float
+  scale: float
+  margin_scale: float
+  max_depth: int
+  actions: int
 
 
 @njit
-def run(game, g, root, owners, ints, reals, tree, rng, iterations):
+def run(game, g, root, owners, settings, tree, rng, iterations):
   """Up to `iterations` iterations from `root` (a position at a simultaneous node); returns how
   many were done. `owners[t]` is the owner of tree t, the searcher first."""
-  n, depth = ints[PLAYERS], ints[MAX_DEPTH]
-  scratch = _scratch(n, depth, ints[ACTIONS], len(root))
+  n, depth = settings.players, settings.max_depth
+  scratch = _scratch(n, depth, settings.actions, len(root))
   for done in range(iterations):
     if not trees.has_room(tree, len(owners), depth * n):
       return done
-    _iterate(game, g, root, owners, ints, reals, tree, rng, scratch)
+    _iterate(game, g, root, owners, settings, tree, rng, scratch)
   return iterations
 
 
@@ -62,27 +73,26 @@ def _scratch(players, depth, actions, size):
 
 
 @njit
-def _iterate(game, g, root, owners, ints, reals, tree, rng, scratch):
+def _iterate(game, g, root, owners, settings, tree, rng, scratch):
   legal, spare, joint, before, utilities, probabilities, path, path_p, path_arms = scratch
-  n, me, model = ints[PLAYERS], ints[SEARCHER], ints[MODEL]
+  n, me, model, prior = settings.players, settings.searcher, settings.model, settings.prior
+  selection = settings.selection
   nodes = np.arange(len(owners))
   world = game[DETERMINIZE](g, root, me, rng)
   steps = 0
   while True:
     for p in range(n):
-      if model != playing.NO_POLICY and p != me:
+      if model != NO_POLICY and p != me:
         joint[p] = game[POLICY](g, world, p, rng, spare, model, game[POLICY_PARAMETERS])
         continue
       node = nodes[_tree_of(owners, p)]
       row = trees.row(tree, node, p)
       count = game[LEGAL_ACTIONS](g, world, p, legal)
       favoured = -1
-      if ints[PRIOR] != playing.NO_POLICY:
-        favoured = game[POLICY](g, world, p, rng, spare, ints[PRIOR],
-                                  game[POLICY_PARAMETERS])
-      action, probability = bandits.select(
-          tree[1], row, legal, count, ints[SELECTION], reals[C], reals[GAMMA], favoured,
-          reals[BIAS], probabilities, rng)
+      if prior != NO_POLICY:
+        favoured = game[POLICY](g, world, p, rng, spare, prior, game[POLICY_PARAMETERS])
+      action, probability = bandits.select(tree[1], row, legal, count, selection, favoured,
+                                           probabilities, rng)
       joint[p] = action
       path[steps, 0], path[steps, 1], path[steps, 2], path[steps, 3] = row, p, action, count
       path_arms[steps, :count] = legal[:count]
@@ -100,17 +110,15 @@ def _iterate(game, g, root, owners, ints, reals, tree, rng, scratch):
                                       game[OBSERVATION_KEY](g, before, joint, world, owners[t]))
       expanded |= created
     if expanded:
-      playing.playout(game, g, world, rng, n, ints[ROLLOUT], reals[EPSILON],
-                      model if ints[MODEL_IN_ROLLOUTS] else playing.NO_POLICY, me, spare, joint,
-                      utilities)
+      playing.playout(game, g, world, rng, settings.playout, spare, joint, utilities)
       break
-  if ints[MARGIN]:
-    playing.objective(utilities, ints[TO_MARGIN])
+  if settings.margin:
+    playing.objective(utilities, settings.from_scores)
   for step in range(steps):
     row, p, action, count = path[step, 0], path[step, 1], path[step, 2], path[step, 3]
-    reward = (playing.reward(utilities[p], False, reals[MARGIN_SCALE]) if ints[MARGIN]
-              else (utilities[p] - reals[OFFSET]) * reals[SCALE])
-    bandits.update(tree[1], row, action, reward, path_p[step], ints[SELECTION], path_arms[step],
+    reward = (playing.reward(utilities[p], False, settings.margin_scale) if settings.margin
+              else (utilities[p] - settings.offset) * settings.scale)
+    bandits.update(tree[1], row, action, reward, path_p[step], selection.kind, path_arms[step],
                    count)
 
 

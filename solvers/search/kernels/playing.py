@@ -5,11 +5,14 @@ others' mean) as rewards in [0, 1], `margin_scale` points of margin to one half,
 
 `policy_action` is the action of a policy code of the game's policy kernel, mixed with uniform
 random play: with probability `epsilon` (one uniform drawn, only when 0 < epsilon) the action is
-uniform over the legal ones instead. `playout` plays a position to the end, every player by the
-rollout policy except, when a model is given, the modelled players by the model's policy.
+uniform over the legal ones instead. `playout` plays a position to the end as `PlayoutPolicies`
+say: every player by the rollout policy except, when a model is given, the modelled players by
+the model's policy.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 from sushigo_spiel.compiled.interface import (PLAY, POLICY, POLICY_PARAMETERS, RANDOM_ACTION,
                                               RETURNS, SKIP_CHANCE)
@@ -18,6 +21,15 @@ from sushigo_spiel.compiled.rng import next_double
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
 
 NO_POLICY = -1  # no model: every player by the search
+
+
+class PlayoutPolicies(NamedTuple):
+  """How a playout plays: everyone by policy code `rollout` mixed with `epsilon`, except the
+  opponents of player `modelled` by policy code `model` when it is not NO_POLICY."""
+  rollout: int
+  epsilon: float
+  model: int
+  modelled: int
 
 
 @njit(inline="always")
@@ -29,19 +41,19 @@ def policy_action(game, g, pos, player, rng, legal, policy, epsilon):
 
 
 @njit
-def playout(game, g, pos, rng, players, rollout, epsilon, model, modelled, legal, joint, out):
-  """Plays `pos` to the end in place and writes the returns to `out`: chance by its
-  probabilities, player `modelled`'s opponents by `model` when it is not NO_POLICY, everyone else
-  by `rollout` mixed with `epsilon`."""
+def playout(game, g, pos, rng, policies, legal, joint, out):
+  """Plays `pos` to the end in place as `policies` (`PlayoutPolicies`) say, chance by its
+  probabilities, and writes the returns to `out`; `joint` holds one action per player."""
+  model = policies.model
   while pos[0] != TERMINAL:
     if pos[0] == CHANCE:
       game[SKIP_CHANCE](g, pos, rng)
       continue
-    for p in range(players):
-      if model != NO_POLICY and p != modelled:
+    for p in range(len(joint)):
+      if model != NO_POLICY and p != policies.modelled:
         joint[p] = game[POLICY](g, pos, p, rng, legal, model, game[POLICY_PARAMETERS])
       else:
-        joint[p] = policy_action(game, g, pos, p, rng, legal, rollout, epsilon)
+        joint[p] = policy_action(game, g, pos, p, rng, legal, policies.rollout, policies.epsilon)
     game[PLAY](g, pos, joint)
   game[RETURNS](g, pos, out)
 

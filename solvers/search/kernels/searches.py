@@ -1,5 +1,6 @@
 """The compiled searches from Python: ISMCTS (`ISMCTSSearch`) and PIMC's worlds (`WorldSampler`),
-each bound to one game (`game.SearchGame`), one seat and one random stream.
+each bound to one game (`game.SearchGame`), its kernels' settings (named, `ismcts.Settings`,
+`smmcts.Settings`: the searching seat among them) and one random stream.
 
 numba has no clock, so a time budget is kept here, on the clock the caller gives (wall time, or the
 thread's CPU time): iterations (or worlds) run in batches, each sized from the rate measured so
@@ -16,10 +17,9 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from solvers.search.kernels import ismcts, smmcts
-from solvers.search.kernels.bandits import SELECTIONS
+from solvers.search.kernels.bandits import UCB1
 from solvers.search.kernels.compiling import ensure_compiled
 from solvers.search.kernels.game import SearchGame
-from solvers.search.kernels.playing import NO_POLICY
 from solvers.search.kernels.tree import Tree
 from sushigo_spiel.compiled.rng import new_state
 
@@ -49,33 +49,18 @@ def run_timed(step: Callable[[int], int], seconds: float, limit: int | None = No
 
 
 class ISMCTSSearch:
-  """ISMCTS for player `searcher` of a game (`ismcts.py`): `search(position, iterations,
-  seconds)` returns the root statistics of the searcher (visits, reward sums, availability,
-  strategy sums per action id) after a fresh search."""
+  """ISMCTS on `game` (`ismcts.py`), one tree per player of `owners` (the searcher first), with
+  `settings` (`ismcts.Settings`): `search(position, iterations, seconds)` returns the root
+  statistics of the searcher (visits, reward sums, availability, learned values and strategy
+  sums per action id) after a fresh search."""
 
-  def __init__(self, game: SearchGame, searcher: int, owners: Sequence[int], *, selection: str,
-               c: float, gamma: float, rollout: str, epsilon: float, prior: str | None,
-               bias: float, model: str | None, model_in_rollouts: bool, utility_bounds,
-               margin: bool, utility: str, margin_scale: float, max_depth: int, seed: int,
-               clock: Callable[[], float] = time.perf_counter):
+  def __init__(self, game: SearchGame, owners: Sequence[int], settings: ismcts.Settings,
+               seed: int, clock: Callable[[], float] = time.perf_counter):
     ensure_compiled()
-    self.game, self.searcher, self.clock = game, searcher, clock
-    n, actions = game.core.num_players, game.core.rules.num_distinct_actions
+    self.game, self.settings, self.clock = game, settings, clock
     self.owners = np.asarray(owners, dtype=np.int64)
-    ints = np.zeros(ismcts.INT_SETTINGS, dtype=np.int64)
-    ints[[ismcts.PLAYERS, ismcts.SEARCHER, ismcts.TREES, ismcts.SELECTION, ismcts.MAX_DEPTH,
-          ismcts.ACTIONS]] = n, searcher, len(owners), SELECTIONS[selection], max_depth, actions
-    ints[ismcts.ROLLOUT] = game.policy_code(rollout)
-    ints[ismcts.PRIOR] = NO_POLICY if prior is None else game.policy_code(prior)
-    ints[ismcts.MODEL] = NO_POLICY if model is None else game.policy_code(model)
-    ints[ismcts.MODEL_IN_ROLLOUTS] = model_in_rollouts
-    ints[ismcts.MARGIN], ints[ismcts.TO_MARGIN] = margin, utility == "score"
-    low, high = utility_bounds
-    reals = np.zeros(ismcts.REAL_SETTINGS)
-    reals[[ismcts.C, ismcts.GAMMA, ismcts.EPSILON, ismcts.BIAS, ismcts.OFFSET, ismcts.SCALE,
-           ismcts.MARGIN_SCALE]] = (c, gamma, epsilon, bias, low, 1.0 / (high - low), margin_scale)
-    self.ints, self.reals = ints, reals
-    self.tree = Tree(len(owners), n, actions, selection != "ucb1")
+    self.tree = Tree(len(owners), settings.players, settings.actions,
+                     settings.selection.kind != UCB1)
     self.rng = new_state(seed)
     self.iterations = 0  # of the last search
 
@@ -84,52 +69,42 @@ class ISMCTSSearch:
     self.tree.reset()
     self.iterations = run_timed(lambda count: self._batch(position, count), seconds, iterations,
                                 self.clock)
-    row = self.tree.node_rows[0, self.searcher]
+    row = self.tree.node_rows[0, self.settings.searcher]
     return tuple(array[row] if len(array) > 1 else np.zeros_like(array[0])
                  for array in self.tree.stats)
 
   def _batch(self, position: np.ndarray, count: int) -> int:
-    done = ismcts.run(self.game.functions, self.game.spec, position, self.owners, self.ints,
-                      self.reals, self.tree.arrays(), self.rng, count)
+    done = ismcts.run(self.game.functions, self.game.spec, position, self.owners, self.settings,
+                      self.tree.arrays(), self.rng, count)
     if done < count:
-      self.tree.grow(len(self.owners) * count, int(self.ints[ismcts.MAX_DEPTH]) *
-                     int(self.ints[ismcts.PLAYERS]) * max(1, count - done))
+      settings = self.settings
+      self.tree.grow(len(self.owners) * count,
+                     settings.max_depth * settings.players * max(1, count - done))
     return done
 
 
 class WorldSampler:
-  """PIMC's worlds for player `searcher` (`smmcts.py`): `sample(position, worlds, seconds)`
-  determinizes and solves worlds, returning the sums over worlds of the searcher's values and
-  policies per action id, and how many worlds each value was seen in."""
+  """PIMC's worlds on `game` with `settings` (`smmcts.Settings`): `sample(position, worlds,
+  seconds)` determinizes and solves worlds, returning the sums over worlds of the searcher's
+  values and policies per action id, and how many worlds each value was seen in."""
 
-  def __init__(self, game: SearchGame, searcher: int, *, selection: str, c: float, gamma: float,
-               rollout: str, epsilon: float, iterations: int, utility: str, margin_scale: float,
-               max_depth: int, seed: int, clock: Callable[[], float] = time.perf_counter):
+  def __init__(self, game: SearchGame, settings: smmcts.Settings, seed: int,
+               clock: Callable[[], float] = time.perf_counter):
     ensure_compiled()
-    self.game, self.clock = game, clock
-    n, actions = game.core.num_players, game.core.rules.num_distinct_actions
-    ints = np.zeros(smmcts.INT_SETTINGS, dtype=np.int64)
-    ints[[smmcts.PLAYERS, smmcts.SEARCHER, smmcts.SELECTION, smmcts.ITERATIONS, smmcts.MARGIN,
-          smmcts.WIN, smmcts.MAX_DEPTH, smmcts.ACTIONS]] = (
-              n, searcher, SELECTIONS[selection], iterations, utility == "score",
-              utility == "win", max_depth, actions)
-    ints[smmcts.ROLLOUT] = game.policy_code(rollout)
-    reals = np.zeros(smmcts.REAL_SETTINGS)
-    reals[[smmcts.C, smmcts.GAMMA, smmcts.EPSILON, smmcts.MARGIN_SCALE]] = (
-        c, gamma, epsilon, margin_scale)
-    self.ints, self.reals = ints, reals
-    self.tree = Tree(1, n, actions, selection != "ucb1", nodes=iterations + 2)
+    self.game, self.settings, self.clock = game, settings, clock
+    self.tree = Tree(1, settings.players, settings.actions, settings.selection.kind != UCB1,
+                     nodes=settings.iterations + 2)
     self.rng = new_state(seed)
     self.worlds = 0  # of the last call
 
   def sample(self, position: np.ndarray, worlds: int, seconds: float):
     """(value sums, value counts, policy sums), arrays over action ids."""
-    actions = len(self.tree.stats[0][0])
+    actions = self.settings.actions
     sums = (np.zeros(actions), np.zeros(actions, dtype=np.int64), np.zeros(actions))
 
     def batch(count: int) -> int:
-      smmcts.solve_worlds(self.game.functions, self.game.spec, position, self.ints, self.reals,
-                          self.tree.arrays(), self.rng, count, *sums)
+      smmcts.solve_worlds(self.game.functions, self.game.spec, position, self.settings,
+                          self.tree.arrays(), self.rng, count, sums)
       return count
 
     self.worlds = run_timed(batch, seconds, worlds, self.clock)

@@ -1,13 +1,13 @@
 """Simultaneous-move MCTS on determinized worlds, as kernels: PIMC's world solver.
 
-The algorithm of `solvers.search.world_solvers.SMMCTS` (decoupled bandits at every node, one node
-added per iteration, one rollout from it, later deals sampled; Lanctot et al. 2013, Lisy et al.
-2013) on one tree (`tree.py`) reset for every world. A node's children are keyed by the joint
-action, and by the whole position after it when chance followed (a new round's deal), as the
-Python solver keys them by the joint action and the hands dealt. Values are the solvers'
+Tested against its reference, `solvers.search.world_solvers.SMMCTS` (decoupled bandits at every
+node, one node added per iteration, one rollout from it, later deals sampled; Lanctot et al. 2013,
+Lisy et al. 2013), on one tree (`tree.py`) reset for every world. A node's children are keyed by
+the joint action, and by the whole position after it when chance followed (a new round's deal),
+as the Python solver keys them by the joint action and the hands dealt. Values are the solvers'
 objective (the margin under `utility=score`, the returns otherwise) and the bandits learn them as
-rewards in [0, 1]: win utilities as they are, margins mapped linearly with `MARGIN_SCALE` points
-to one half, clipped.
+rewards in [0, 1]: win utilities as they are, margins mapped linearly with `margin_scale` points
+to one half, clipped. The settings are one `Settings`, a NamedTuple as `ismcts.Settings`.
 
 `solve_worlds` samples worlds with the game's `determinize` and adds, per world, the searcher's
 value of each visited root action and its mixed root policy (visit frequencies for UCB1, the
@@ -15,6 +15,8 @@ mean strategy otherwise) to the caller's sums: PIMC's average over worlds.
 """
 
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 
@@ -26,31 +28,37 @@ from sushigo_spiel.compiled.interface import DETERMINIZE, LEGAL_ACTIONS, PLAY, R
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
 
-# Integer settings: MARGIN turns returns into margins (`utility=score`), WIN learns them as they
-# are (`utility=win`).
-PLAYERS, SEARCHER, SELECTION, ROLLOUT, ITERATIONS, MARGIN, WIN, MAX_DEPTH, ACTIONS = range(9)
-INT_SETTINGS = 9
-# Real settings.
-C, GAMMA, EPSILON, MARGIN_SCALE = range(4)
-REAL_SETTINGS = 4
+class Settings(NamedTuple):
+  """One sampler's settings: `from_scores` takes margins from the scores (`utility=score`), `win`
+  learns the returns as they are (`utility=win`); `iterations` per world."""
+  selection: bandits.Selection
+  playout: playing.PlayoutPolicies
+  players: int
+  searcher: int
+  iterations: int
+  from_scores: bool
+  win: bool
+  margin_scale: float
+  max_depth: int
+  actions: int
 
 
 @njit
-def solve_worlds(game, g, root, ints, reals, tree, rng, worlds, value_sums, value_counts,
-                 policy_sums):
-  """Samples `worlds` worlds for the searcher at `root` and solves each with `ITERATIONS`
-  iterations, adding to the sums per action id (values in objective units)."""
-  n, actions, depth = ints[PLAYERS], ints[ACTIONS], ints[MAX_DEPTH]
+def solve_worlds(game, g, root, settings, tree, rng, worlds, sums):
+  """Samples `worlds` worlds for the searcher at `root` and solves each with
+  `settings.iterations` iterations, adding to `sums` (value sums in objective units, value
+  counts, policy sums: arrays by action id)."""
+  n, actions, depth = settings.players, settings.actions, settings.max_depth
   scratch = (np.empty(actions, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n),
              np.empty(n), np.empty(actions), np.empty(len(root), dtype=np.int32),
              np.empty((depth, n, 3), dtype=np.int64), np.empty((depth, n)),
              np.empty((depth, n, actions), dtype=np.int64))
   for _ in range(worlds):
-    world = game[DETERMINIZE](g, root, ints[SEARCHER], rng)
+    world = game[DETERMINIZE](g, root, settings.searcher, rng)
     _reset(tree)
-    for _ in range(ints[ITERATIONS]):
-      _simulate(game, g, world, ints, reals, tree, rng, scratch)
-    _add_root(tree, ints, reals, value_sums, value_counts, policy_sums)
+    for _ in range(settings.iterations):
+      _simulate(game, g, world, settings, tree, rng, scratch)
+    _add_root(tree, settings, sums)
 
 
 @njit
@@ -63,19 +71,19 @@ def _reset(tree):
 
 
 @njit
-def _simulate(game, g, world, ints, reals, tree, rng, scratch):
+def _simulate(game, g, world, settings, tree, rng, scratch):
   """One iteration from the root (node 0) of `world`; the path is (row, action, count) per step
   and player, with the probabilities and arms of the choices."""
   legal, joint, values, rewards, probabilities, pos, path, path_p, path_arms = scratch
-  n, selection = ints[PLAYERS], ints[SELECTION]
+  n, selection = settings.players, settings.selection
   pos[:] = world
   node, depth = 0, 0
   while True:
     for p in range(n):
       row = trees.row(tree, node, p)
       count = game[LEGAL_ACTIONS](g, pos, p, legal)
-      action, probability = bandits.select(tree[1], row, legal, count, selection, reals[C],
-                                           reals[GAMMA], -1, 0.0, probabilities, rng)
+      action, probability = bandits.select(tree[1], row, legal, count, selection, -1,
+                                           probabilities, rng)
       joint[p] = action
       path[depth, p, 0], path[depth, p, 1], path[depth, p, 2] = row, action, count
       path_p[depth, p] = probability
@@ -91,35 +99,36 @@ def _simulate(game, g, world, ints, reals, tree, rng, scratch):
       break
     node, created = trees.child(tree, node, hashing.finish(key))
     if created:
-      playing.playout(game, g, pos, rng, n, ints[ROLLOUT], reals[EPSILON], playing.NO_POLICY, 0,
-                      legal, joint, values)
+      playing.playout(game, g, pos, rng, settings.playout, legal, joint, values)
       break
-  objective(values, ints[MARGIN])
+  objective(values, settings.from_scores)
   for p in range(n):
-    rewards[p] = reward(values[p], ints[WIN], reals[MARGIN_SCALE])
+    rewards[p] = reward(values[p], settings.win, settings.margin_scale)
   for step in range(depth):
     for p in range(n):
       bandits.update(tree[1], path[step, p, 0], path[step, p, 1], rewards[p], path_p[step, p],
-                     selection, path_arms[step, p], path[step, p, 2])
+                     selection.kind, path_arms[step, p], path[step, p, 2])
 
 
 @njit
-def _add_root(tree, ints, reals, value_sums, value_counts, policy_sums):
+def _add_root(tree, settings, sums):
   """Adds the searcher's root values and mixed policy to the sums."""
+  value_sums, value_counts, policy_sums = sums
   node_rows, stats, _, _, _, _ = tree
   visits, rewards, available, _, strategy = stats
-  row, ucb1 = node_rows[0, ints[SEARCHER]], ints[SELECTION] == bandits.UCB1
+  row = node_rows[0, settings.searcher]
+  ucb1 = settings.selection.kind == bandits.UCB1
   total, arms = 0.0, 0
-  for a in range(ints[ACTIONS]):
+  for a in range(settings.actions):
     if available[row, a]:
       total += visits[row, a] if ucb1 else strategy[row, a]
       arms += 1
-  for a in range(ints[ACTIONS]):
+  for a in range(settings.actions):
     if not available[row, a]:
       continue
     weight = visits[row, a] if ucb1 else strategy[row, a]
     policy_sums[a] += weight / total if total > 0 else 1.0 / arms
     if visits[row, a]:
       mean = rewards[row, a] / visits[row, a]
-      value_sums[a] += mean if ints[WIN] else (mean - 0.5) * 2.0 * reals[MARGIN_SCALE]
+      value_sums[a] += mean if settings.win else (mean - 0.5) * 2.0 * settings.margin_scale
       value_counts[a] += 1
