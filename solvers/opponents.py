@@ -6,8 +6,8 @@
                                           (`solvers.envs.batched`) plays for them
 
 `SushiGo-v0` plays any bot; the batch plays the bots that have a compiled policy: random, greedy
-and heuristic (with any of its parameters), through the kernels the bots themselves play
-(`solvers.policy_kernels`).
+and heuristic (with any of its parameters), each exactly as the bot plays (the heuristic's kernels
+are `HeuristicBot` to the last bit, `solvers.policy_kernels.heuristic`).
 """
 
 from __future__ import annotations

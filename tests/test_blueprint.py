@@ -29,7 +29,6 @@ from sushigo_spiel.compiled.sushi_go.layout import build_spec
 from sushigo_spiel.reduced_games import load_reduced
 from sushigo_spiel.sushi_go import rules as R
 from sushigo_spiel.sushi_go.cards import Kind
-import baseline_oracle as oracle
 
 # --------------------------------------------------------------------------------------------
 # The abstraction against an oracle written from the documented features
@@ -137,8 +136,8 @@ def test_ranked_features_add_the_heuristic_rank_and_gap(params):
   ranks = set()
   for table, pos, legal in _random_decisions(rules, spec, games=6, seed=11):
     for player in range(rules.num_players):
-      view = oracle.table_view(rules, table, player)
-      valuer = oracle.Valuer(view, baselines.HeuristicBot.PARAMETERS)
+      view = baselines.table_view(rules, table, player)
+      valuer = baselines._Valuer(view, baselines.HeuristicBot.PARAMETERS)
       values = [valuer.action_value(action) for action in legal[player]]
       for i, action in enumerate(legal[player]):
         got = features.ranked_features_of(spec, pos, player, valuation, action).tolist()

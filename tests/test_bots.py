@@ -16,8 +16,9 @@ import pyspiel
 import pytest
 
 import solvers
+from solvers.baselines import table_view
 from sushigo_spiel.drafting.adapter import simultaneous_state
-from sushigo_spiel.sushi_go import SushiGoState, knowledge
+from sushigo_spiel.sushi_go import SushiGoState
 from invariants import check_state
 from strength import games_won, wilson_lower_bound
 from support import (CH, D, EGG, M1, M2, M3, SA, SAL, SQ, P, T, W, action_by_name, deal, load,
@@ -206,18 +207,18 @@ def test_bots_never_read_hidden_hands(players):
         assert len(chosen) == 1, (name, player, str(state))
 
 
-def test_what_a_player_knows_counts_unseen_cards():
+def test_player_view_counts_unseen_cards():
   game = load(players=3)
   for state in decision_states(game, seed=8, every=4):
     table = state.table()
     for player in range(3):
-      knows = knowledge.knowledge(game.rules, table, player)
+      view = table_view(game.rules, table, player)
       hidden = list(table.deck)
       for holder, hand in enumerate(table.hands):
-        if holder != player and holder not in dict(knows.seen):
+        if holder != player and holder not in view.seen_hands:
           hidden = [a + b for a, b in zip(hidden, hand)]
-      assert list(knows.unseen) == hidden
-      assert knows.hand == table.hands[player]
+      assert list(view.unseen) == hidden
+      assert view.hand == table.hands[player]
 
 
 # --------------------------------------------------------------------------------------------

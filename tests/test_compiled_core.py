@@ -9,15 +9,16 @@ and the log included; every player's determinization at 15% of the positions, 1%
 from __future__ import annotations
 
 import numpy as np
+import pyspiel
 import pytest
 
+from solvers import baselines
 from solvers.policy_kernels.checked import SushiGoPolicies
 from solvers.search import rollouts
 from sushigo_spiel.compiled import CompiledSushiGo, Xoshiro256, new_state
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
 from sushigo_spiel.sushi_go import rules as R
 from sushigo_spiel.sushi_go.dynamics import DYNAMICS
-import baseline_oracle as oracle
 from lockstep import Lockstep, play_games
 
 # Chopsticks with Wasabi and every Nigiri, so reversed pairs are legal, plus Maki and Pudding.
@@ -127,7 +128,8 @@ def test_playout_many_plays_the_python_engines_random_playouts(params):
                                     dict(robot=True, soy_sauce=True)])
 def test_greedy_action_is_the_greedy_bots_choice_at_every_decision(params):
   compiled = CompiledSushiGo.from_params(**params)
-  rules = compiled.rules
+  game = pyspiel.load_game("python_sushi_go", params)
+  bot, rules = baselines.GreedyBot(game, 0), compiled.rules
   kernels = SushiGoPolicies(compiled)
   decisions = 0
   for seed in range(40):
@@ -137,7 +139,7 @@ def test_greedy_action_is_the_greedy_bots_choice_at_every_decision(params):
         lockstep.chance_step(False)
         continue
       for player in range(rules.num_players):
-        policy = oracle.greedy_policy(oracle.table_view(rules, lockstep.table, player))
+        policy = bot.policy(baselines.table_view(rules, lockstep.table, player))
         best = next(action for action, probability in policy if probability == 1.0)
         assert kernels.greedy_action(lockstep.pos, player) == best, (seed, player)
         decisions += 1

@@ -1,18 +1,17 @@
-"""The compiled heuristic (`solvers/policy_kernels/heuristic.py`), which `baselines.HeuristicBot`
-plays, is its readable oracle (`baseline_oracle`), decision for decision.
+"""The compiled heuristic (`solvers/policy_kernels/heuristic.py`) is `baselines.HeuristicBot`,
+decision for decision.
 
 Games are played on the rules' tables from a seed, each player taking the heuristic's choice or a
 uniformly random action: never, half of the time or always, by game (so that the positions the bot
 reaches come up, and odd ones too: a Soy Sauce the bot would have taken at once, late in a round).
 At every decision of every player, for several parameter sets of the bot, the kernels are compared
-with the oracle: the legal actions, every action's value, the policy (the kernels' and the bot's)
-and the chosen action, all exactly (the kernels do every floating-point operation in the oracle's
-order, so they agree to the last bit, and the choice agrees wherever values tie); and what the
-player knows (the hands it knows and the unseen pool) against `knowledge.knowledge`. The
-arithmetic helpers are compared with the oracle's CPython arithmetic on random inputs, playouts
-with the heuristic policies with Python rollouts of the oracle on one random stream.
-`test_the_compiled_heuristic_is_the_oracle` plays 30 games per configuration; the `slow` one 40
-more.
+with the Python bot: the legal actions, every action's value, the policy and the chosen action,
+all exactly (the kernels do every floating-point operation in the bot's order, so they agree to
+the last bit, and the choice agrees wherever values tie); and what the player knows (the hands it
+knows and the unseen pool) against `knowledge.knowledge`. The arithmetic helpers are compared with
+CPython's on random inputs, rollouts with the heuristic policies with the Python rollouts on one
+random stream. `test_the_compiled_heuristic_is_the_python_bot` plays 30 games per configuration;
+the `slow` one 40 more.
 """
 
 from __future__ import annotations
@@ -35,7 +34,6 @@ from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
 from sushigo_spiel.sushi_go import knowledge
 from sushigo_spiel.sushi_go import rules as R
 from sushigo_spiel.sushi_go.dynamics import DYNAMICS
-import baseline_oracle as oracle
 from test_compiled_core import CHOPSTICKS_DECK
 
 # Small enough for deal=hand; CHOPSTICKS_DECK makes reversed Chopsticks pairs legal.
@@ -114,16 +112,14 @@ class Checker:
     self.legal, self.values = np.empty(size, dtype=np.int64), np.empty(size)
 
   def check(self, pos: np.ndarray, table: R.Table, player: int) -> None:
-    view = oracle.table_view(self.rules, table, player)
+    view = baselines.table_view(self.rules, table, player)
     self.check_knowledge(pos, table, player)
     for bot, params in zip(self.bots, self.arrays):
-      valuer = oracle.Valuer(view, bot.params)
+      valuer = baselines._Valuer(view, bot.params)
       expected = [valuer.action_value(action) for action in view.legal_actions]
       assert self.compiled_values(pos, player, params) == (list(view.legal_actions), expected)
-      policy = oracle.heuristic_policy(view, bot.params)
-      assert self.kernels.heuristic_policy(pos, player, params) == policy
-      assert bot.player_policy(self.rules, table, player) == policy
-      best = oracle.one_hot_best(dict(zip(view.legal_actions, expected)))
+      assert self.kernels.heuristic_policy(pos, player, params) == bot.policy(view)
+      best = baselines.one_hot_best(dict(zip(view.legal_actions, expected)))
       assert self.kernels.heuristic_action(pos, player, params) == max(best, key=lambda e: e[1])[0]
 
   def compiled_values(self, pos: np.ndarray, player: int, params: np.ndarray):
@@ -155,13 +151,13 @@ def _compare_games(compiled: CompiledSushiGo, name: str, seeds: range) -> int:
 
 
 @pytest.mark.parametrize("name", CONFIGS)
-def test_the_compiled_heuristic_is_the_oracle(name):
+def test_the_compiled_heuristic_is_the_python_bot(name):
   assert _compare_games(_core(name), name, range(FAST_GAMES)) > 60
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", CONFIGS)
-def test_the_compiled_heuristic_is_the_oracle_in_70_games_per_configuration(name):
+def test_the_compiled_heuristic_is_the_python_bot_in_70_games_per_configuration(name):
   """The games after the default run's, so that the two runs together compare 70."""
   assert _compare_games(_core(name), name, range(FAST_GAMES, 70)) > 80
 
@@ -205,15 +201,15 @@ def test_the_arithmetic_is_cpythons():
     assert heuristic._python_sum(np.array(values, dtype=np.float64)) == sum(values)
     probabilities, count = [v % 1.0 for v in values], rng.randint(0, 4)
     assert heuristic._at_least(np.array(probabilities, dtype=np.float64), count) == \
-        oracle.at_least(probabilities, count)
+        baselines._at_least(probabilities, count)
     difference, variance = rng.randint(-12, 12), rng.uniform(0.25, 40)
     assert heuristic._normal_above(difference, variance) == \
-        oracle.normal_above(difference, variance)
+        baselines._normal_above(difference, variance)
   for cards in range(12):
     for copies in range(cards + 1):
       for removed in range(cards + 1):
         assert heuristic._survives(copies, cards, removed) == \
-            oracle.survives(copies, cards, removed)
+            baselines._survives(copies, cards, removed)
 
 
 # --------------------------------------------------------------------------------------------
@@ -222,12 +218,11 @@ def test_the_arithmetic_is_cpythons():
 
 class EpsilonHeuristic:
   """The `heuristic_eps` rollout policy in Python: one uniform, below epsilon a random action,
-  else the oracle's heuristic."""
+  else the heuristic's."""
 
-  def __init__(self, epsilon: float):
+  def __init__(self, game: pyspiel.Game, epsilon: float):
     self.random = rollouts.RandomPolicy(DYNAMICS)
-    defaults = oracle.HeuristicOracle(baselines.HeuristicBot.PARAMETERS)
-    self.heuristic = rollouts.BaselinePolicy(defaults)
+    self.heuristic = rollouts.make_rollout_policy("heuristic", game)
     self.epsilon = epsilon
 
   def __call__(self, rules, table, player: int, uniform) -> int:
@@ -241,12 +236,13 @@ class EpsilonHeuristic:
 @pytest.mark.parametrize("policy", ["heuristic", "softmax", "heuristic_eps"])
 def test_heuristic_playouts_are_the_python_rollouts(game_params, policy):
   compiled = CompiledSushiGo.from_params(**game_params)
+  game = pyspiel.load_game("python_sushi_go", game_params)
   if policy == "heuristic_eps":
-    python_policy = EpsilonHeuristic(0.3)
+    python_policy = EpsilonHeuristic(game, 0.3)
     params = heuristic.parameters(baselines.HeuristicBot.PARAMETERS, epsilon=0.3)
   else:
     bot = _bot(PARAMETER_SETS["softmax" if policy == "softmax" else "default"], game_params)
-    python_policy = rollouts.BaselinePolicy(oracle.HeuristicOracle(bot.params))
+    python_policy = rollouts.BaselinePolicy(bot)
     params = heuristic.parameters(bot.params)
   rules, games, stream = compiled.rules, 12, Xoshiro256(11)
   expected = [rollouts.rollout(DYNAMICS, rules, R.initial_table(rules),

@@ -1,11 +1,10 @@
-"""One answer to "what does player p know here": the abstraction keys, the observation and
-determinization all read `knowledge`, and they agree on what is unseen (the baselines' kernels are
-held to `knowledge` in `test_compiled_heuristic`).
+"""One answer to "what does player p know here": the bots' view, the abstraction keys, the
+observation and determinization all read `knowledge`, and they agree on what is unseen.
 
 The unseen pool is recomputed here from the observation tensor alone (the deck's composition less
 every card the tensor shows: own hand, seen hands, every tableau this round, the robot's tableau,
-and the tableaus of finished rounds read from the public picks of the information state), so an
-answer that forgot a source of seen cards (as the bots' view once forgot the robot's tableau) fails.
+and the tableaus of finished rounds read from the public picks of the information state), so a
+view that forgot a source of seen cards (as the bots' view once forgot the robot's tableau) fails.
 """
 
 from __future__ import annotations
@@ -16,6 +15,7 @@ import numpy as np
 import pyspiel
 import pytest
 
+from solvers.baselines import table_view
 from solvers.equilibrium import abstraction as A
 from sushigo_spiel.sushi_go import knowledge
 from support import walk
@@ -56,7 +56,7 @@ def table_round(state) -> int:
 
 
 @pytest.mark.parametrize("game_string", GAMES)
-def test_knowledge_abstraction_and_observation_agree_on_what_is_unseen(game_string):
+def test_view_abstraction_and_observation_agree_on_what_is_unseen(game_string):
   game = pyspiel.load_game(game_string)
   rules = game.rules
   canonical = A.Canonical()
@@ -69,15 +69,17 @@ def test_knowledge_abstraction_and_observation_agree_on_what_is_unseen(game_stri
       for player in range(rules.num_players):
         table = state.table()
         knows = knowledge.knowledge(rules, table, player)
-        assert knows.unseen == unseen_from_tensors(state, player)
+        view = table_view(rules, table, player)
+        assert view.unseen == knows.unseen == unseen_from_tensors(state, player)
+        assert dict(knows.seen) == view.seen_hands
         key = canonical.key(rules, table, player)
         assert knows.unseen in key
         other = state.resample_from_infostate(player, rng.random)
         other_table = other.table()
-        assert knowledge.knowledge(rules, other_table, player).unseen == knows.unseen
+        assert table_view(rules, other_table, player).unseen == view.unseen
         assert canonical.key(rules, other_table, player) == key
         assert other.observation_tensor(player) == state.observation_tensor(player)
-        assert unseen_from_tensors(other, player) == knows.unseen
+        assert unseen_from_tensors(other, player) == view.unseen
         checked += 1
   assert checked > 40
 

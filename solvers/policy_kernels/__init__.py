@@ -1,8 +1,8 @@
 """Compiled policies the solvers share: the baselines' choices (greedy, the heuristic) and the
 rollout policy kernels the compiled searches, CFR and the batched environment call.
 
-  heuristic    the heuristic baseline's valuer, choice and policy, which
-               `solvers.baselines.HeuristicBot` plays (reference: `tests/baseline_oracle.py`)
+  heuristic    the heuristic baseline's valuer, choice and policy (`solvers.baselines.HeuristicBot`
+               to the last bit)
   sushi_go     Sushi Go's rollout policies by code (random, greedy, heuristic, heuristic_eps),
                `policy_action` and playouts by policy
   sushi_draft  Sushi Draft's one rollout policy (random) as `policy_action`

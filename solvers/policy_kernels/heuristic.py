@@ -1,25 +1,30 @@
-"""The heuristic baseline as kernels: its action values, choice and policy at a position, which
-`solvers.baselines.HeuristicBot` plays, as do the searches, best responders and the batched
-environment (as a rollout policy, a prior and an opponent). Reference: `tests/baseline_oracle.py`
-(`Valuer`, the bot as it played the stored runs; `HeuristicBot`'s docstring says what each card is
-worth and why), held equal decision by decision in `tests/test_compiled_heuristic.py`. They read
-what the player knows off the position as `knowledge.knowledge` answers it: the player's own hand,
-the hands it has held before in this round, and the unseen pool (the deck less those hands and
-every card placed in the game, the robot's included).
+"""The heuristic baseline bot as kernels: `solvers.baselines.HeuristicBot`'s action values, choice
+and policy at a position, identical to the Python bot's.
+
+Reference: `baselines.HeuristicBot` and its `_Valuer` (whose docstring says what each card is
+worth and why), held equal at every decision by `tests/test_compiled_heuristic.py`. Both run, on
+purpose: the Python bot plays `heuristic` without compiling anything (the core and these kernels
+take about two minutes of CPU to compile cold), and these kernels play it inside compiled code,
+where it is a rollout policy, a prior, an opponent model, the luck's reference or the batch's
+opponent at every step, in about a tenth of the Python bot's time. They compute what `_Valuer`
+computes, term for term, from what the player knows, read off the position as
+`knowledge.knowledge` answers it: the player's own hand, the hands it has held before in this
+round, and the unseen pool (the deck less those hands and every card placed in the game, the
+robot's included).
 
 Identical, not close: the same values bit for bit, so the same choice wherever values tie (ties go
-to the lowest action id) and the same policy. CPython's arithmetic is still needed: the stored runs
-were played by the Python valuer and `sushigo reproduce` replays them with these kernels, so a
-last-bit difference at a near tie would change a recorded game. Each floating-point operation is
-done in the oracle's order, and the three places where CPython's arithmetic is not what a kernel
-would write are done CPython's way:
+to the lowest action id) and the same policy. Bit for bit is still needed: the kernels stand in
+for the Python bot wherever compiled code plays or models it, so a last-bit difference at a near
+tie would make them another bot. Each floating-point operation is done in the Python bot's order,
+and the three places where CPython's arithmetic is not what a kernel would write are done
+CPython's way:
   - `x ** y` on floats calls the C library's `pow`, which now and then differs from `x * x` in the
     last bit, so powers call `pow` too (`_c_pow`), kept from LLVM's rewriting of `pow(x, 2.0)`;
   - `sum` of floats adds from left to right (Python 3.11), Neumaier-compensated from 3.12 on:
     `_python_sum` does as the running interpreter does;
   - `math.comb` quotients are two exact integers divided once, as `sampling.comb`'s doubles are.
 
-A robot controller's action is valued as the oracle values it: by the card it keeps (the card
+A robot controller's action is valued as the Python bot values it: by the card it keeps (the card
 given to the robot stays in the hand the valuation sees), so among actions keeping the same card
 the one giving the robot the lowest card number is chosen.
 
@@ -68,7 +73,7 @@ PARAMETER_NAMES = ("set_weight", "dumpling_curve", "wasabi_weight", "wasabi_pati
  EPSILON) = range(len(PARAMETER_NAMES) + 1)
 PARAMETERS_SIZE = EPSILON + 1
 
-# As in the oracle: added to every modelled variance.
+# As in `baselines`: added to every modelled variance.
 _BASE_VARIANCE = 0.25
 _COMPENSATED_SUM = sys.version_info >= (3, 12)
 
@@ -132,7 +137,7 @@ def _product(values, skipped):
 
 
 # --------------------------------------------------------------------------------------------
-# Probabilities (the oracle's `at_least`, `survives`, `normal_above`)
+# Probabilities (`baselines._at_least`, `_survives`, `_normal_above`)
 
 
 @njit
@@ -170,7 +175,7 @@ def _normal_above(difference, variance):
 
 
 class _View(NamedTuple):
-  """One decision of `player`: its `PlayerView` and what `Valuer` derives from it once (counts,
+  """One decision of `player`: its `PlayerView` and what `_Valuer` derives from it once (counts,
   the next player's points), with the cache of `availability`."""
   me: int
   round: int
@@ -274,7 +279,7 @@ def _colours(g, row, extra_kind):
 
 @njit
 def _nigiri_by_value(g):
-  """The Nigiri card numbers, highest value first (as `sorted` orders them for `Valuer`)."""
+  """The Nigiri card numbers, highest value first (as `sorted` orders them for `_Valuer`)."""
   cards = np.array([c for c in range(g[TYPES]) if g[g[KIND_TABLE] + c] == K_NIGIRI],
                    dtype=np.int64)
   order = np.argsort(-np.array([g[g[VALUE_TABLE] + c] for c in cards]), kind="mergesort")
@@ -540,7 +545,7 @@ def _receiver_points(g, pos, player, hand):
 def immediate_points(g, pos, player, picks):
   """Points `player` would score this round with `picks` (card numbers, -1 for none) added to its
   tableau (the Chopsticks used staying in it), if the round ended now: the greedy bot's measure
-  and the heuristic's denial (the oracle's `immediate_points`)."""
+  and the heuristic's denial (`baselines.immediate_points`)."""
   return _points_with(g, pos, _tallies(g, pos), player, picks)
 
 

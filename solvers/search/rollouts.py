@@ -67,11 +67,11 @@ class BaselinePolicy:
   """A baseline bot's policy (`baselines.GreedyBot`, `HeuristicBot`) read at a table: its action
   when the policy is pure (no uniform drawn), a draw when it is mixed."""
 
-  def __init__(self, bot: baselines.CompiledBaseline):
+  def __init__(self, bot: baselines.ViewBot):
     self.bot = bot
 
   def __call__(self, rules, table, player: int, uniform: Uniform) -> int:
-    policy = self.bot.player_policy(rules, table, player)
+    policy = self.bot.policy(baselines.table_view(rules, table, player))
     best_action, best = max(policy, key=lambda entry: entry[1])
     return best_action if best == 1.0 else draw_action(policy, uniform)
 
