@@ -8,7 +8,11 @@ its policy with `numpy.random.default_rng(seed)`. Random play works on both game
 heuristic bots value Sushi Go cards, so they play `python_sushi_go` only.
 
 The greedy and heuristic bots decide from a `PlayerView`, built from the game's `knowledge` (the
-one answer to what a player knows), so they cannot read hidden cards by accident.
+one answer to what a player knows), so they cannot read hidden cards by accident. They are the
+references of their compiled twins (`solvers.policy_kernels`: `sushi_go.greedy_action`,
+`heuristic`), which compiled code (searches, CFR features, the luck, the batched environment)
+plays for them, held equal at every decision by the differential tests; they play as themselves so
+that playing a baseline compiles nothing.
 """
 
 from __future__ import annotations

@@ -1,17 +1,23 @@
 """The heuristic baseline bot as kernels: `solvers.baselines.HeuristicBot`'s action values, choice
 and policy at a position, identical to the Python bot's.
 
-Searches, best responders and the learning environments use the heuristic as a rollout policy, a
-prior and an opponent at every step, where the Python bot costs milliseconds a decision. These
-kernels compute what `baselines._Valuer` computes, term for term (its docstring says what each
-card is worth and why), from what the player knows, read off the position as `knowledge.knowledge`
-answers it: the player's own hand, the hands it has held before in this round, and the unseen pool
-(the deck less those hands and every card placed in the game, the robot's included).
+Reference: `baselines.HeuristicBot` and its `_Valuer` (whose docstring says what each card is
+worth and why), held equal at every decision by `tests/test_compiled_heuristic.py`. Both run, on
+purpose: the Python bot plays `heuristic` without compiling anything (the core and these kernels
+take about two minutes of CPU to compile cold), and these kernels play it inside compiled code,
+where it is a rollout policy, a prior, an opponent model, the luck's reference or the batch's
+opponent at every step, in about a tenth of the Python bot's time. They compute what `_Valuer`
+computes, term for term, from what the player knows, read off the position as
+`knowledge.knowledge` answers it: the player's own hand, the hands it has held before in this
+round, and the unseen pool (the deck less those hands and every card placed in the game, the
+robot's included).
 
 Identical, not close: the same values bit for bit, so the same choice wherever values tie (ties go
-to the lowest action id) and the same policy. Each floating-point operation is done in the Python
-bot's order, and the three places where CPython's arithmetic is not what a kernel would write are
-done CPython's way:
+to the lowest action id) and the same policy. Bit for bit is still needed: the kernels stand in
+for the Python bot wherever compiled code plays or models it, so a last-bit difference at a near
+tie would make them another bot. Each floating-point operation is done in the Python bot's order,
+and the three places where CPython's arithmetic is not what a kernel would write are done
+CPython's way:
   - `x ** y` on floats calls the C library's `pow`, which now and then differs from `x * x` in the
     last bit, so powers call `pow` too (`_c_pow`), kept from LLVM's rewriting of `pow(x, 2.0)`;
   - `sum` of floats adds from left to right (Python 3.11), Neumaier-compensated from 3.12 on:

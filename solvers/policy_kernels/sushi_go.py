@@ -14,7 +14,9 @@ random and greedy policies ignore it, `NO_PARAMETERS` will do). The uniforms eac
   HEURISTIC_EPS  one, then: below the epsilon (`params[heuristic.EPSILON]`) RANDOM, else
                  HEURISTIC, each drawing what it draws above
 
-Players decide in player order, each drawing from the one stream.
+Players decide in player order, each drawing from the one stream. `greedy_action`'s reference is
+`baselines.GreedyBot`, which plays `greedy` in Python, held equal at every decision by
+`tests/test_compiled_core.py`.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@
 Outcomes are those of the pyspiel game: a pile's order by its number among the pile's distinct
 orders (all equally likely), then a card type (`deal=card`) or a hand's number (`deal=hand`,
 `compiled.hand_ranking`). Sampling uses the uniforms the Python rules use: one an order, one a
-card, one a card of a whole hand.
+card, one a card of a whole hand. Reference: the readable rules (`sushi_draft.rules`),
+held equal step by step in `tests/test_compiled_sushi_draft.py` (`tests/lockstep.py`).
 """
 
 from __future__ import annotations

@@ -2,7 +2,9 @@
 
 `random_action` picks uniformly among the legal actions with one uniform, as the random rollout
 policy of `solvers.search.rollouts` does (`legal[int(u * len(legal))]`, players in order), so a
-playout from the same stream ends in the same position as the Python engine's.
+playout from the same stream ends in the same position as the Python engine's. Reference:
+`rollouts.RandomPolicy` over the readable rules; `tests/test_compiled_sushi_draft.py` compares
+whole playouts from one stream.
 """
 
 from __future__ import annotations

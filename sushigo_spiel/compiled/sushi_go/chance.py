@@ -4,6 +4,8 @@
 Outcomes are those of the pyspiel game: a card type (`deal=card`, and the robot's draw) or a hand's
 number (`deal=hand`, numbered by `compiled.hand_ranking` from the spec's ways table).
 Sampling uses the uniforms the Python rules use: one a card, one a card of a whole hand.
+Reference: the readable rules (`sushi_go.rules`), held equal step by step in
+`tests/test_compiled_core.py` (`tests/lockstep.py`).
 """
 
 from __future__ import annotations

@@ -8,6 +8,10 @@ the search trees' child key.
 The redrawn deal (`_resample_deals`, or `_resample_robot_round` for the robot variant) replaces the
 current round's deal, and the round is rebuilt from its start with the round's logged picks (and
 the robot's draws) through the same kernels that played it.
+
+Reference: `sushi_go.knowledge`, held equal draw for draw in `tests/test_compiled_core.py`
+(`tests/lockstep.py`), in distribution in `tests/test_compiled_determinization.py`; the keys are
+checked against the observations in `tests/test_compiled_search.py`.
 """
 
 from __future__ import annotations

@@ -4,7 +4,8 @@ scoring): the counterparts of `rules.legal_actions` and `rules.play`.
 
 A turn is played from its picks, the cards each player places in placement order, written to the
 turn's log entry (`play` writes them from the actions), so that determinization replays a round's
-logged picks through the same code.
+logged picks through the same code. Reference: the readable rules (`sushi_go.rules`),
+held equal step by step in `tests/test_compiled_core.py` (`tests/lockstep.py`).
 """
 
 from __future__ import annotations

@@ -5,8 +5,9 @@ Two kinds, as `pyspiel.IIGObservationType` names them for one player (`private_i
 player alone): the observation (`perfect_recall=False`) and the information state
 (`perfect_recall=True`). Where each piece starts in the tensor is read off the Python observer
 (`piece_offsets`), so the layout has one source, `SushiGoObserver.pieces`; a piece the game does
-not have (the robot's, without the robot) is at -1. Tests compare both kinds with the observer's
-tensors on sampled positions of every variant.
+not have (the robot's, without the robot) is at -1. Reference: the Python observer
+(`sushi_go/observer.py`); `tests/test_batched_env.py` compares both kinds with its tensors on
+sampled positions of every variant.
 
 The information state only grows during a game (a turn's picks and hand, once written, stay), so
 `encode_information_state` writes the turns from a given one on: a batched environment writes

@@ -5,7 +5,8 @@
 `solvers.search.rollouts` draw it, so a playout from the same stream ends in the same position as
 the Python engine's. Players decide in player order, each drawing from the one stream. Policies
 that are bots (greedy, the heuristic) and playouts by them are solver kernels
-(`solvers.policy_kernels`).
+(`solvers.policy_kernels`). Reference: `rollouts.RandomPolicy` over the readable rules;
+`tests/test_compiled_core.py` compares whole playouts from one stream.
 """
 
 from __future__ import annotations

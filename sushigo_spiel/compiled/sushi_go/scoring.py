@@ -6,6 +6,8 @@ no placement order. A card's colour is its kind, as in `scoring.soy_sauce_points
 
 Tallies and breakdowns are rows of small 2-D arrays, one row per tableau; the helpers are inlined
 into their callers and index by row, so a round is scored with two allocations and no array views.
+Reference: `sushi_go.scoring` and `rules.returns`, held equal step by step in
+`tests/test_compiled_core.py` (`tests/lockstep.py`).
 """
 
 from __future__ import annotations
