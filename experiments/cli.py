@@ -252,6 +252,13 @@ def _add_train_command(commands) -> None:
                      " average (its average weights normalised at a decision), mean (each key's"
                      " mean probability when offered) or current (regret matching on the last"
                      " regrets) (default: average, or with --resume the checkpoint's)")
+  train.add_argument("--force", action="store_true",
+                     help="train afresh over an existing --out (without it, and without --resume,"
+                     " an existing --out is refused)")
+  train.add_argument("--checkpoint-seconds", type=_positive(float), default=60.0, metavar="S",
+                     help="with a blueprint abstraction: save the checkpoint at --out every S"
+                     " seconds of training, so that a killed training loses at most S seconds"
+                     " (default: %(default)s)")
   train.add_argument("--restart-average", action="store_true",
                      help="with --resume: gather the average strategy afresh from now on (the"
                      " regrets carry on); needed to play mean from a checkpoint saved without"

@@ -182,12 +182,27 @@ def replay(experiment: Experiment, config: RunConfig, run_dir: pathlib.Path, ses
   reading lock, so that no run writes them meanwhile."""
   with run_lock.reading(run_dir, "reproduce"):
     stored = run_folder.read_results(run_dir, experiment.results, experiment.size(config))
+    resolved_path = run_dir / run_folder.RESOLVED_FILE
+    recorded = run_folder.read_json(resolved_path)
+  check_replay_inputs(config, resolved_path, recorded)
   with tempfile.TemporaryDirectory(prefix="sushigo-reproduce-") as temp:
     replay_dir = pathlib.Path(temp)
     run_folder.prepare(replay_dir, config)
     execute(experiment, config, replay_dir, session, quiet)
     replayed = run_folder.read_results(replay_dir, experiment.results, experiment.size(config))
   return stored, replayed
+
+
+def check_replay_inputs(config: RunConfig, resolved_path: pathlib.Path, recorded: dict) -> None:
+  """Refuses to replay a run whose input files changed (naming the file and both digests); says
+  which files are used unchecked when the run recorded no digests (it ran before they were)."""
+  current = run_folder.input_digests(config)
+  run_folder.check_inputs(resolved_path, recorded, current,
+                          "run the config afresh in another folder")
+  if current and run_folder.INPUTS not in recorded:
+    print(f"Note: {resolved_path} records no digests of its input files (the run is older than"
+          f" them), so the replay uses {', '.join(current)} as they are now, unchecked; a record"
+          " that differs may come from a changed file.", file=sys.stderr)
 
 
 # ----- backends: each yields the results of units as they finish, in any order

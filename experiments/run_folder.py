@@ -3,7 +3,10 @@
 A run folder holds everything needed to read, check and redo a run, whatever its kind:
 
   config.toml            the config exactly as written
-  resolved_config.json   the config with its defaults filled in, its size, and `config_hash`
+  resolved_config.json   the config with its defaults filled in, its size, and `config_hash`;
+                           and `input_files`: the SHA-256 content digest of every file the config
+                           names as a bot's `path` (policy files, blueprints, models), taken when
+                           the run began (not part of the hash)
   records.jsonl          one JSON line per unit of work, sorted by unit once the run is complete:
                            a tournament's games (`experiments.tournament`)
   results.jsonl          the same for a solving experiment's units (`experiments.solving`)
@@ -25,7 +28,11 @@ Checked: every result line must be a unit of the config, each once; a line that 
 recorded twice, is refused with its line number, by the run that would resume the folder and by the
 report, so no result is counted twice. A folder holding a run of a different config (by hash) is
 refused unless `force`, which removes only the files in the run's manifest, and only in a folder
-that holds a run: never a file the run did not write.
+that holds a run: never a file the run did not write. So is a resume whose input files changed: a
+policy file whose digest differs from the one in `input_files` would mix the results of two
+policies in one run. A run that began before digests were recorded has no `input_files`: it is
+resumed, and the digests of its files as they are then are recorded and checked from then on;
+`sushigo reproduce` of such a run says that its files could not be checked, and names them.
 """
 
 from __future__ import annotations
@@ -48,6 +55,7 @@ import experiments
 import solvers
 import sushigo_spiel
 from experiments.config import GAME_NAME
+from solvers import archives
 from solvers.provenance import git_commit, package_version
 
 CONFIG_FILE = "config.toml"
@@ -62,6 +70,7 @@ RESULTS_CSV = "results.csv"
 PLOTS_DIR = "plots"
 MANIFEST_FILE = "manifest.json"
 LOCK_FILE = "run.lock"
+INPUTS = "input_files"  # the key of resolved_config.json holding the input files' digests
 RUNS_DIR = "runs"
 
 _Config = TypeVar("_Config", bound="RunConfig")
@@ -122,10 +131,13 @@ def check_destination(run_dir: pathlib.Path, config: RunConfig, force: bool) -> 
   if force:
     run_files(run_dir)
   elif resolved_path.is_file():
-    stored_hash = read_json(resolved_path).get("config_hash")
+    stored = read_json(resolved_path)
+    stored_hash = stored.get("config_hash")
     if stored_hash != config.hash:
       raise RunError(f"{run_dir} holds a run of a different config (hash {stored_hash!s:.12} there,"
                      f" {config.hash:.12} now); use --force to start it over, or another --out")
+    check_inputs(resolved_path, stored, input_digests(config),
+                 "use --force to start the run over, or another --out")
   elif _user_files(run_dir):
     raise RunError(f"{run_dir} is not empty and holds no run (no {RESOLVED_FILE}); choose a new"
                    " or empty folder")
@@ -144,7 +156,56 @@ def prepare(run_dir: pathlib.Path, config: RunConfig, force: bool = False,
   write_atomically(run_dir / MANIFEST_FILE, json.dumps(
       {"files": sorted(set(listed) | set(_manifest(run_dir) or ()))}, indent=2) + "\n")
   write_atomically(run_dir / CONFIG_FILE, config.text)
-  write_atomically(run_dir / RESOLVED_FILE, json.dumps(config.resolved(), indent=2) + "\n")
+  inputs = input_digests(config)
+  write_atomically(run_dir / RESOLVED_FILE, json.dumps(
+      {**config.resolved(), **({INPUTS: inputs} if inputs else {})}, indent=2) + "\n")
+
+
+def input_paths(config: RunConfig) -> list[str]:
+  """The files the config names as a bot's (or any table's) `path`, in order, each once."""
+  paths: list[str] = []
+
+  def walk(value: Any) -> None:
+    if isinstance(value, dict):
+      for key, item in value.items():
+        if key == "path" and isinstance(item, str) and item and item not in paths:
+          paths.append(item)
+        else:
+          walk(item)
+    elif isinstance(value, list):
+      for item in value:
+        walk(item)
+  walk(config.resolved())
+  return paths
+
+
+def input_digests(config: RunConfig) -> dict[str, str]:
+  """The content digest (`solvers.archives`) of every input file of the config, by its path as
+  the config writes it; RunError naming a file that is missing or no valid file."""
+  digests = {}
+  for path in input_paths(config):
+    try:
+      digests[path] = archives.load(path, "policy file").digest
+    except ValueError as e:
+      raise RunError(f"the config's input {e}") from None
+  return digests
+
+
+def check_inputs(resolved_path: pathlib.Path, stored: dict, current: dict[str, str],
+                 remedy: str) -> None:
+  """Refuses (RunError) input files whose digests differ from those recorded in `stored` (the
+  run's resolved config, read from `resolved_path`), naming the file and both digests; a run
+  that recorded none (begun before digests were recorded) is not checked."""
+  recorded = stored.get(INPUTS)
+  if recorded is None:
+    return
+  if not isinstance(recorded, dict):
+    raise RunError(f"{resolved_path}: {INPUTS} is not a table of paths and digests; was it edited?")
+  for path, digest in current.items():
+    if recorded.get(path) != digest:
+      raise RunError(f"{path} is not the file this run used: its content digest is {digest} now,"
+                     f" {recorded.get(path)} in {resolved_path}; results of the two would mix."
+                     f" Restore that file, or {remedy}")
 
 
 def run_files(run_dir: pathlib.Path) -> list[str]:
@@ -369,6 +430,7 @@ def add_provenance(run_dir: pathlib.Path, config: RunConfig, session: Session) -
       "workers": session.workers,
       "address": session.address,
       "budget": {"kind": next(iter(session.budget), "none"), **session.budget},
+      INPUTS: read_json(run_dir / RESOLVED_FILE).get(INPUTS, {}),
       **session.code,
       "libraries": _library_versions(session.backend),
       "platform": platform.platform(),

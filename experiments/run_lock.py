@@ -13,6 +13,9 @@ shared, without waiting: any number of them may read at once, and none reads a f
 run writes it (they are refused, with the writer's process id, until the run ends). `reproduce`
 holds it only while it reads the stored results, not while it replays them.
 
+A training holds its checkpoint file the same way (`writing_file`, through `.NAME.lock` beside
+it), so that two trainings on one file are refused rather than each overwriting the other's work.
+
 The lock is advisory: it keeps `sushigo` processes apart, not an editor or `rm`. It works on local
 file systems and on NFS (where Linux maps `flock` to byte-range locks).
 """
@@ -26,7 +29,7 @@ import pathlib
 import socket
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from experiments.run_folder import LOCK_FILE, RunError
 
@@ -39,20 +42,62 @@ def writing(run_dir: pathlib.Path) -> Iterator[None]:
   """Holds `run_dir` (created if missing) for writing; RunError, naming the process that writes it,
   if another run holds it (or a report or reproduce is reading it)."""
   run_dir.mkdir(parents=True, exist_ok=True)
-  path = run_dir / LOCK_FILE
-  with open(path, "a+", encoding="utf-8") as lock:
-    if not _try_lock(lock, fcntl.LOCK_EX):
-      holder = _holder(lock)
-      raise RunError(f"{run_dir} is in use: "
-                     + (f"process {holder} is running in it" if holder else
-                        "a report or reproduce is reading it")
-                     + "; wait until it ends, or choose another --out")
+  with _holding(run_dir / LOCK_FILE, lambda holder: (
+      f"{run_dir} is in use: " + (f"process {holder} is running in it" if holder else
+                                  "a report or reproduce is reading it")
+      + "; wait until it ends, or choose another --out")):
+    yield
+
+
+@contextlib.contextmanager
+def writing_file(path: str | os.PathLike, option: str) -> Iterator[None]:
+  """Holds the file `path` (a checkpoint that a training rewrites) for writing, through the lock
+  file `.NAME.lock` beside it (the file itself is replaced at each save, so it cannot carry the
+  lock), removed when released; RunError, naming the process that holds it, if another holds it.
+  `option` names the command-line option of `path` in the message."""
+  path = pathlib.Path(path)
+  with _holding(path.with_name(f".{path.name}.lock"), lambda holder: (
+      f"{path} ({option}) is being written by process {holder or '(unknown)'}; wait until it"
+      f" ends, or choose another {option}"), remove=True):
+    yield
+
+
+@contextlib.contextmanager
+def _holding(path: pathlib.Path, busy: Callable[[str], str],
+             remove: bool = False) -> Iterator[None]:
+  """Holds the lock file `path` exclusively, naming this process in it; RunError(busy(holder))
+  if another process holds it. With `remove`, the lock file is removed on release (while still
+  held), and a lock taken on a file that was removed meanwhile is taken again on the new one."""
+  while True:
+    lock = open(path, "a+", encoding="utf-8")  # pylint: disable=consider-using-with
+    try:
+      if not _try_lock(lock, fcntl.LOCK_EX):
+        raise RunError(busy(_holder(lock)))
+      if remove and not _same_file(lock, path):
+        lock.close()  # its holder removed it on release: lock the file there now
+        continue
+    except BaseException:
+      lock.close()
+      raise
+    break
+  with lock:
     _announce_takeover(path, _holder(lock, tries=1))
     _write_holder(lock, f"{os.getpid()} on {socket.gethostname()}")
     try:
       yield
     finally:
-      _write_holder(lock, "")
+      if remove:
+        with contextlib.suppress(OSError):
+          path.unlink()
+      else:
+        _write_holder(lock, "")
+
+
+def _same_file(lock, path: pathlib.Path) -> bool:
+  try:
+    return os.path.samestat(os.fstat(lock.fileno()), os.stat(path))
+  except OSError:
+    return False
 
 
 @contextlib.contextmanager

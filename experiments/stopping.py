@@ -26,7 +26,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 EXIT_STATUS = 130  # the shell's status of a process ended by SIGINT
@@ -65,6 +65,33 @@ def on_stop_signals(resume_hint: str = RESUME_HINT) -> Iterator[None]:
   finally:
     if not _received:  # once stopping, the hint stays the innermost one's while the process exits
       _hint[0] = outer_hint
+
+
+@contextlib.contextmanager
+def deferred_stop(resume_hint: str = RESUME_HINT) -> Iterator[Callable[[], bool]]:
+  """While inside: the first SIGINT or SIGTERM only sets a flag, which the callable yielded
+  reports, so that work that cannot be cut anywhere (a training step, whose tables and counters
+  must agree) stops at its next whole step and saves; the next signal stops at once, as
+  `on_stop_signals` does, saying `resume_hint`. Outside the main thread, signals are left as they
+  are and the callable stays False."""
+  received: list[int] = []
+  if threading.current_thread() is not threading.main_thread():
+    yield lambda: False
+    return
+  outer_hint, _hint[0] = _hint[0], resume_hint
+
+  def note(signum, frame) -> None:
+    del frame
+    received.append(signum)
+    if len(received) > 1:
+      stop_at_once()
+  previous = {signum: signal.signal(signum, note) for signum in STOP_SIGNALS}
+  try:
+    yield lambda: bool(received)
+  finally:
+    for signum, handler in previous.items():
+      signal.signal(signum, handler)
+    _hint[0] = outer_hint
 
 
 def _stop(signum, frame) -> None:

@@ -12,7 +12,10 @@ going round, chance and bots seeded from `--seed`, `train_full_policy.evaluate`)
 (iterations, training seconds, win rate with its Wilson interval, mean margin with its t interval)
 is printed and kept in the file's metadata as its training curve. With `--resume` the run
 continues from the checkpoint at `--out` (its iterations and curve included) until `--seconds` of
-training in all.
+training in all. An existing `--out` is refused without `--resume` or `--force`; the file is held by
+one training at a time; within a segment the checkpoint is also saved every `--checkpoint-seconds`
+(so a killed training loses at most that), and a first Ctrl-C stops at the end of the step under
+way and saves. No table that is not finite is ever saved.
 Training is determined by the seed (and the number of workers); segments end on whole chunks, so
 where they fall depends on the machine's speed, not the tables' values at a given iteration.
 
@@ -25,19 +28,23 @@ where they fall depends on the machine's speed, not the tables' values at a give
 from __future__ import annotations
 
 import argparse
+import math
 import os
+import sys
 import time
 
 import pyspiel
 
+from experiments import file_errors, run_lock, stopping
+from experiments.run_folder import RunError
 from experiments.train_full_policy import evaluate
 from solvers.equilibrium.blueprint import ABSTRACTION, ABSTRACTIONS, PLAYS, CompiledMCCFR
-from solvers.equilibrium.blueprint_training import BlueprintTrainer
+from solvers.equilibrium.blueprint_training import BlueprintTrainer, NonFiniteTables
 
 GAME = "python_sushi_go(players={players},utility=margin)"
 
 
-def main(argv=None) -> None:
+def main(argv=None) -> int:
   parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
   parser.add_argument("--players", type=int, default=2, choices=range(2, 6),
                       help="players of the game, 2 to 5 (default: %(default)s)")
@@ -54,48 +61,81 @@ def main(argv=None) -> None:
   parser.add_argument("--workers", type=int, default=1, help="local training processes")
   parser.add_argument("--out", required=True, help="the checkpoint and policy file (.npz)")
   parser.add_argument("--resume", action="store_true", help="continue from the file at --out")
+  parser.add_argument("--force", action="store_true",
+                      help="train afresh over an existing --out (refused without it or --resume)")
+  parser.add_argument("--checkpoint-seconds", type=float, default=60.0,
+                      help="seconds of training between two saves of the checkpoint within a"
+                      " segment, so that a killed training loses at most that (default:"
+                      " %(default)s)")
   parser.add_argument("--restart-average", action="store_true",
                       help="with --resume: gather the average strategy afresh from now on (the"
                       " regrets carry on); needed to play mean from a file saved without offer"
                       " weights")
   parser.add_argument("--no-progress", action="store_true", help="no progress bar")
   args = parser.parse_args(argv)
-  if args.seconds <= 0 or args.segment <= 0 or args.games < 1:
-    parser.error("--seconds and --segment must be > 0 and --games 1 or more")
+  if not (args.seconds > 0 and args.segment > 0 and args.checkpoint_seconds > 0) or \
+      args.games < 1 or not math.isfinite(args.seconds + args.segment + args.checkpoint_seconds):
+    parser.error("--seconds, --segment and --checkpoint-seconds must be finite and > 0, and"
+                 " --games 1 or more")
+  if args.force and args.resume:
+    parser.error("--force trains afresh over --out, --resume continues it: give one of them")
   game = pyspiel.load_game(GAME.format(players=args.players))
+  try:
+    file_errors.check_output_file(args.out, "--out")
+    with run_lock.writing_file(args.out, "--out"):
+      return _train(args, parser, game)
+  except NonFiniteTables as e:
+    parser.error(f"{e}: {args.out} keeps its last checkpoint")
+  except (ValueError, RunError) as e:
+    parser.error(str(e))
+  except OSError as e:
+    parser.error(f"the checkpoint could not be saved to {args.out}: {e.strerror or e}")
+
+
+def _train(args: argparse.Namespace, parser: argparse.ArgumentParser, game) -> int:
+  """The training of `main`, holding --out."""
   if args.resume:
+    if not os.path.lexists(args.out):
+      parser.error(f"{args.out} does not exist: --resume continues the checkpoint saved there")
     trainer = BlueprintTrainer.resume(args.out, game, args.algorithm, args.play)
     if args.restart_average:
       trainer.solver.restart_average()
   else:
     if args.restart_average:
       parser.error("--restart-average needs --resume")
-    if os.path.exists(args.out):
-      parser.error(f"{args.out} exists; pass --resume to continue it, or remove it")
+    if os.path.lexists(args.out) and not args.force:
+      parser.error(f"{args.out} exists; pass --resume to continue it, --force to train afresh"
+                   " over it, or choose another --out")
     trainer = BlueprintTrainer(CompiledMCCFR(game, args.algorithm, seed=args.seed, play=args.play,
                                              abstraction=args.abstraction))
   solver = trainer.solver
-  try:
-    solver.check_play()
-  except ValueError as e:
-    parser.error(str(e))
-  while trainer.seconds < args.seconds:
-    trainer.run(seconds=min(args.segment, args.seconds - trainer.seconds),
-                progress=not args.no_progress, workers=args.workers)
-    trainer.save(args.out)
-    start = time.perf_counter()
-    result = evaluate(game, args.out, args.games, args.seed)
-    point = {"play": solver.play, "iterations": solver.iterations,
-             "train_seconds": round(trainer.seconds, 1),
-             "train_cpu_seconds": round(trainer.cpu_seconds, 1), "slots": solver.occupied,
-             **result, "eval_seconds": round(time.perf_counter() - start, 1)}
-    trainer.history.append(point)
-    trainer.save(args.out)
-    print(f"{solver.iterations:,} it, {trainer.seconds:.0f} s, {solver.occupied:,} slots: win rate"
-          f" {result['win_rate']:.3f} [{result['win_low']:.3f}, {result['win_high']:.3f}],"
-          f" margin {result['margin']:+.2f} [{result['margin_low']:+.2f},"
-          f" {result['margin_high']:+.2f}] against heuristics", flush=True)
+  solver.check_play()
+  hint = "Run the same command with --resume to continue from the last checkpoint."
+  with stopping.deferred_stop(hint) as stopped:
+    while trainer.seconds < args.seconds:
+      trainer.run(seconds=min(args.segment, args.seconds - trainer.seconds),
+                  progress=not args.no_progress, workers=args.workers,
+                  checkpoint=lambda: trainer.save(args.out),
+                  checkpoint_seconds=args.checkpoint_seconds, stop=stopped)
+      trainer.save(args.out)
+      if stopped():
+        print(f"Stopped at iteration {solver.iterations:,}, saved to {args.out}. {hint}",
+              file=sys.stderr)
+        return stopping.EXIT_STATUS
+      start = time.perf_counter()
+      result = evaluate(game, args.out, args.games, args.seed)
+      point = {"play": solver.play, "iterations": solver.iterations,
+               "train_seconds": round(trainer.seconds, 1),
+               "train_cpu_seconds": round(trainer.cpu_seconds, 1), "slots": solver.occupied,
+               **result, "eval_seconds": round(time.perf_counter() - start, 1)}
+      trainer.history.append(point)
+      trainer.save(args.out)
+      print(f"{solver.iterations:,} it, {trainer.seconds:.0f} s, {solver.occupied:,} slots: win"
+            f" rate {result['win_rate']:.3f} [{result['win_low']:.3f}, {result['win_high']:.3f}],"
+            f" margin {result['margin']:+.2f} [{result['margin_low']:+.2f},"
+            f" {result['margin_high']:+.2f}] against heuristics", flush=True)
+  return 0
 
 
 if __name__ == "__main__":
-  main()
+  sys.exit(main())

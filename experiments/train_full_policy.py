@@ -17,11 +17,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 
 import numpy as np
 import pyspiel
 
+from experiments import file_errors, run_lock
+from experiments.run_folder import RunError
 from experiments.stats import mean_interval, wilson_interval
 from solvers import baselines
 from solvers.equilibrium import policies as policy_io
@@ -68,9 +71,24 @@ def main(argv=None) -> None:
   parser.add_argument("--out", required=True, help="policy file (.npz) to write")
   parser.add_argument("--log", help="JSON lines file for the checkpoints (default: OUT.jsonl)")
   parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+  parser.add_argument("--force", action="store_true",
+                      help="train afresh over an existing --out (refused without it)")
   args = parser.parse_args(argv)
   if args.iterations < 1 or args.checkpoint_every < 1 or args.games < 1:
     parser.error("--iterations, --checkpoint-every and --games must be 1 or more")
+  try:
+    file_errors.check_output_file(args.out, "--out")
+    with run_lock.writing_file(args.out, "--out"):
+      if os.path.lexists(args.out) and not args.force:
+        parser.error(f"{args.out} exists; pass --force to train afresh over it, or choose another"
+                     " --out")
+      _train(args)
+  except (ValueError, RunError) as e:
+    parser.error(str(e))
+
+
+def _train(args: argparse.Namespace) -> None:
+  """The training of `main`, holding --out."""
   log_path = args.log or args.out.removesuffix(".npz") + ".jsonl"
   game = pyspiel.load_game(GAME)
   solver = policy_io.make_solver("os-mccfr", game, args.abstraction, seed=args.seed)

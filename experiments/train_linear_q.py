@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import os
 import pathlib
 import time
 
@@ -40,6 +41,8 @@ import numpy as np  # noqa: E402
 import pyspiel  # noqa: E402
 from scipy import stats  # noqa: E402
 
+from experiments import file_errors, run_lock  # noqa: E402
+from experiments.run_folder import RunError  # noqa: E402
 from solvers.envs.batched import SushiGoBatch  # noqa: E402
 from solvers.linear_q import (POINTS_SCALE, THRESHOLDS, LinearQ, feature_count,  # noqa: E402
                                masked_argmax)
@@ -268,16 +271,26 @@ def main(argv: list[str] | None = None) -> int:
   parser.add_argument("--eval-games", type=int, default=2048)
   parser.add_argument("--seed", type=int, default=0)
   parser.add_argument("--out", required=True, help="the model file (.npz)")
+  parser.add_argument("--force", action="store_true",
+                      help="train afresh over an existing --out (refused without it)")
   parser.add_argument("--quiet", action="store_true")
   args = parser.parse_args(argv)
   out = pathlib.Path(args.out)
   out.parent.mkdir(parents=True, exist_ok=True)
-  model, curve = train(args)
-  rng = np.random.default_rng(args.seed)
-  yardstick = interval(evaluate(lambda o, m: random_legal(m, rng), args.opponent,
-                                args.eval_games))
-  model.metadata["random_play_margin"] = yardstick
-  model.save(str(out))
+  try:
+    file_errors.check_output_file(out, "--out")
+    with run_lock.writing_file(out, "--out"):
+      if os.path.lexists(out) and not args.force:
+        parser.error(f"{out} exists; pass --force to train afresh over it, or choose another"
+                     " --out")
+      model, curve = train(args)
+      rng = np.random.default_rng(args.seed)
+      yardstick = interval(evaluate(lambda o, m: random_legal(m, rng), args.opponent,
+                                    args.eval_games))
+      model.metadata["random_play_margin"] = yardstick
+      model.save(str(out))
+  except (ValueError, RunError) as e:
+    parser.error(str(e))
   write_curve(curve, yardstick, args.opponent, out.parent)
   print(json.dumps({"final": curve[-1], "random_play_margin": yardstick}))
   return 0

@@ -22,7 +22,6 @@ import math
 import numbers
 import os
 import time
-import zipfile
 from collections.abc import Callable
 from typing import Any
 
@@ -46,18 +45,6 @@ def budget_clock(name: str) -> Callable[[], float]:
   if name not in CLOCKS:
     raise ValueError(f"parameter 'clock' is {name!r}; allowed: {', '.join(CLOCKS)}")
   return CLOCKS[name]
-
-
-def open_archive(path: str, not_what: str) -> np.lib.npyio.NpzFile:
-  """The .npz archive saved at `path`, opened without pickles; a ValueError beginning with
-  `not_what` ("PATH is not a ... file") and saying why when the file is no such archive."""
-  try:
-    data = np.load(path, allow_pickle=False)
-  except (ValueError, EOFError, zipfile.BadZipFile):
-    raise ValueError(f"{not_what} (not a numpy .npz archive)") from None
-  if not isinstance(data, np.lib.npyio.NpzFile):
-    raise ValueError(f"{not_what} (a .npy array, not an .npz archive)")
-  return data
 
 
 class Bot(pyspiel.Bot):

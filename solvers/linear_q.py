@@ -7,7 +7,8 @@ linear in it, which sets of 2 or 3 need), x / 16 for larger values (points), and
 The same function serves training (`experiments/train_linear_q.py`, over the batched environment's
 arrays) and play, so a bot sees exactly the features it was trained on.
 
-A model file is a compressed numpy archive (no pickles): the weights and JSON metadata with the
+A model file is a compressed numpy archive (`solvers.archives`: no pickles, a digest of its
+content checked at load): the weights and JSON metadata with the
 game string it was trained on, the observation type and the training's provenance.
 
   LinearQ(weights, metadata)           .values(observations), .save(path), LinearQ.load(path)
@@ -18,12 +19,12 @@ game string it was trained on, the observation type and the training's provenanc
 from __future__ import annotations
 
 import dataclasses
-import json
 
 import numpy as np
 import pyspiel
 
-from solvers.bot import Bot, Policy, open_archive
+from solvers import archives
+from solvers.bot import Bot, Policy
 
 THRESHOLDS = np.arange(1, 5, dtype=np.float32)
 POINTS_SCALE = np.float32(1 / 16)
@@ -52,19 +53,33 @@ class LinearQ:
     """Q values of every action (games x actions) for a batch of observations."""
     return features(observations) @ self.weights.T
 
-  def save(self, path: str) -> None:
-    np.savez_compressed(path, weights=self.weights, metadata=json.dumps(self.metadata))
+  def save(self, path: str) -> str:
+    """Writes the model with the digest of its content (`solvers.archives`), atomically, after
+    checking its weights as a load does; returns the digest."""
+    arrays = {"weights": np.asarray(self.weights)}
+    check_model(archives.Archive(path, WHAT, arrays, self.metadata, "", saving=True))
+    return archives.save(path, arrays, self.metadata)
 
   @classmethod
   def load(cls, path: str) -> LinearQ:
-    """The model saved at `path`; a ValueError naming the path if it is not a model file."""
-    not_model = f"{path} is not a linear Q model saved by experiments/train_linear_q.py"
-    data = open_archive(path, not_model)
-    with data:
-      try:
-        return cls(data["weights"], json.loads(str(data["metadata"])))
-      except (KeyError, ValueError) as error:
-        raise ValueError(f"{not_model} ({error})") from None
+    """The model saved at `path`; one ValueError naming the path and what is wrong if it is no
+    valid model file (`solvers.archives`: digest, damage, weights not finite or not a matrix)."""
+    archive = archives.load(path, WHAT)
+    check_model(archive)
+    return cls(archive.arrays["weights"], archive.metadata)
+
+
+WHAT = "linear Q model"
+
+
+def check_model(archive: archives.Archive) -> None:
+  """Refuses `archive` unless its weights are a finite float matrix and its metadata names the
+  game and observation type the model reads."""
+  weights = archives.check_array(archive, "weights", "f", 2)
+  archives.check_finite(archive, "weights", weights, non_negative=False)
+  for name in ("game", "observation_type"):
+    if not isinstance(archive.metadata.get(name), str):
+      raise archive.error(f"its metadata names no {name}")
 
 
 def masked_argmax(values: np.ndarray, masks: np.ndarray) -> np.ndarray:

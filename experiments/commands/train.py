@@ -2,24 +2,30 @@
 
 Everything that can be checked is checked before training starts, so that a long training is not
 lost at the end: the game (a reduced game's name or a drafting game string), the size of what the
-algorithm walks (`solvers.equilibrium.tree_size`, raised with --max-nodes) and that the policy file
-can be written.
+algorithm walks (`solvers.equilibrium.tree_size`, raised with --max-nodes), that the policy file
+can be written, and that it is not there already (unless --resume or --force). The file is held
+by one training at a time (`experiments.run_lock.writing_file`); a blueprint's checkpoint is saved
+every --checkpoint-seconds and when Ctrl-C stops it, never with a table that is not finite.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import os
+import sys
 
 import pyspiel
 
 from experiments import execution
 from experiments import file_errors
+from experiments import run_lock
 from experiments import solving
+from experiments import stopping
 from experiments.run_folder import RunError
 from solvers.equilibrium import blueprint, exploitability
 from solvers.equilibrium import policies as policy_io
-from solvers.equilibrium.blueprint_training import BlueprintTrainer
+from solvers.equilibrium.blueprint_training import BlueprintTrainer, NonFiniteTables
 from solvers.equilibrium.game_tree import GameTree
 from solvers.equilibrium.tree_policies import policy_array
 from sushigo_spiel import reduced_games
@@ -31,6 +37,8 @@ def train(args: argparse.Namespace) -> int:
   _check_game(args)
   if args.address and args.backend != "ray":
     args.error("--address needs --backend ray")
+  if args.force and args.resume:
+    args.error("--force trains afresh over --out, --resume continues it: give one of them")
   if args.abstraction in blueprint.ABSTRACTIONS:
     return _train_blueprint(args)
   if args.workers != 1 or args.resume or args.backend != "local" or args.play or \
@@ -39,10 +47,12 @@ def train(args: argparse.Namespace) -> int:
                " cards or cards+rank (the compiled blueprint)")
   try:
     file_errors.check_output_file(args.out, "--out")
-    policy = policy_io.train(args.game, args.algorithm, args.abstraction, args.iterations,
-                             args.seconds, args.seed, args.out, progress=not args.quiet,
-                             max_nodes=args.max_nodes, raise_limit="--max-nodes")
-  except (ValueError, pyspiel.SpielError) as e:
+    with run_lock.writing_file(args.out, "--out"):
+      _check_overwrite(args, "")
+      policy = policy_io.train(args.game, args.algorithm, args.abstraction, args.iterations,
+                               args.seconds, args.seed, args.out, progress=not args.quiet,
+                               max_nodes=args.max_nodes, raise_limit="--max-nodes")
+  except (ValueError, pyspiel.SpielError, RunError) as e:
     args.error(str(e))
   except OSError as e:
     args.error(f"the policy could not be saved to {args.out}: {e.strerror or e}")
@@ -58,38 +68,62 @@ def train(args: argparse.Namespace) -> int:
   return 0
 
 
+def _check_overwrite(args: argparse.Namespace, resumable: str) -> None:
+  """Refuses an existing --out unless --force: a training never replaces a file by accident.
+  `resumable` is the hint for a file that --resume can continue (empty where none can)."""
+  if os.path.lexists(args.out) and not args.force:
+    raise ValueError(f"{args.out} (--out) exists; {resumable}pass --force to train afresh over"
+                     " it, or choose another --out")
+
+
 def _train_blueprint(args: argparse.Namespace) -> int:
   """Trains (or resumes) a blueprint (`cards` or `cards+rank`) on the compiled core; the file at
-  --out is a checkpoint, so a killed training resumes from the last save."""
+  --out is a checkpoint, held by this training alone (`run_lock.writing_file`) and saved every
+  --checkpoint-seconds, so a killed training loses at most that much; a first Ctrl-C stops at the
+  end of the step under way and saves."""
   algorithm = args.algorithm
   name = reduced_games.reduced_game_string(args.game) if args.game in \
       reduced_games.REDUCED_GAMES else args.game
+  hint = f"Run the same command with --resume to continue from the last checkpoint in {args.out}."
   try:
     game = pyspiel.load_game(name)
-    if args.resume:
-      trainer = BlueprintTrainer.resume(args.out, game, algorithm, args.play)
-      if trainer.solver.abstraction != args.abstraction:
-        raise ValueError(f"the checkpoint {args.out} was trained with abstraction"
-                         f" {trainer.solver.abstraction}, not {args.abstraction}")
-      if args.restart_average:
-        trainer.solver.restart_average()
-    else:
-      if args.restart_average:
-        raise ValueError("--restart-average needs --resume (a checkpoint to carry on)")
-      file_errors.check_output_file(args.out, "--out")
-      trainer = BlueprintTrainer(blueprint.CompiledMCCFR(
-          game, algorithm, args.seed, max_nodes=args.max_nodes, raise_limit="--max-nodes",
-          play=args.play or "average", abstraction=args.abstraction))
-    trainer.solver.check_play()
-    with _ray_session(args):
-      trainer.run(args.iterations, args.seconds, progress=not args.quiet, workers=args.workers,
-                  backend=args.backend)
-    trainer.save(args.out)
+    file_errors.check_output_file(args.out, "--out")
+    with run_lock.writing_file(args.out, "--out"):
+      if args.resume:
+        if not os.path.lexists(args.out):
+          raise ValueError(f"{args.out} (--out) does not exist: --resume continues the checkpoint"
+                           " saved there; leave out --resume to start a training")
+        trainer = BlueprintTrainer.resume(args.out, game, algorithm, args.play)
+        if trainer.solver.abstraction != args.abstraction:
+          raise ValueError(f"the checkpoint {args.out} was trained with abstraction"
+                           f" {trainer.solver.abstraction}, not {args.abstraction}")
+        if args.restart_average:
+          trainer.solver.restart_average()
+      else:
+        if args.restart_average:
+          raise ValueError("--restart-average needs --resume (a checkpoint to carry on)")
+        _check_overwrite(args, "pass --resume to continue its training, or ")
+        trainer = BlueprintTrainer(blueprint.CompiledMCCFR(
+            game, algorithm, args.seed, max_nodes=args.max_nodes, raise_limit="--max-nodes",
+            play=args.play or "average", abstraction=args.abstraction))
+      trainer.solver.check_play()
+      with _ray_session(args), stopping.deferred_stop(hint) as stopped:
+        trainer.run(args.iterations, args.seconds, progress=not args.quiet, workers=args.workers,
+                    backend=args.backend, checkpoint=lambda: trainer.save(args.out),
+                    checkpoint_seconds=args.checkpoint_seconds, stop=stopped)
+      trainer.save(args.out)
+  except NonFiniteTables as e:
+    args.error(f"{e}: {args.out} keeps its last checkpoint" if os.path.lexists(args.out)
+               else str(e))
   except (ValueError, pyspiel.SpielError, RunError) as e:
     args.error(str(e))
   except OSError as e:
     args.error(f"the policy could not be saved to {args.out}: {e.strerror or e}")
   solver = trainer.solver
+  if stopped():
+    print(f"Stopped at iteration {solver.iterations:,}, saved to {args.out}. {hint}",
+          file=sys.stderr)
+    return stopping.EXIT_STATUS
   rate = solver.iterations / trainer.seconds if trainer.seconds else 0.0
   print(f"{solver.algorithm} on {game}, abstraction {solver.abstraction}:"
         f" {solver.iterations:,} iterations in"

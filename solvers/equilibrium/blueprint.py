@@ -10,23 +10,23 @@ the walks and their weighting are documented there): its regret, average and off
 iterations in chunks of `CHUNK` (chunk c draws from one stream seeded from (seed, c)), and the
 policy it plays. Running it (budgets, workers, progress, checkpoints) is `blueprint_training`'s.
 
-Files (`save_blueprint`, `load_blueprint`, `load_checkpoint`): a compressed numpy archive with the
-non-zero slots of the average and offer-weight tables (and of the regrets in a checkpoint), the
-table size, the valuation and JSON metadata (the solver's settings and counters, provenance, and
-what its trainer adds). Files saved before offer weights were kept hold none: resuming one gathers
+Files (`save_blueprint`, `load_blueprint`, `load_checkpoint`): a compressed numpy archive
+(`solvers.archives`: the SHA-256 digest of its content checked at load) with the non-zero slots of
+the average and offer-weight tables (and of the regrets in a checkpoint), the table size, the
+valuation and JSON metadata (the solver's settings and counters, provenance, and what its trainer
+adds). Every value is checked at load and before a save (`_check_blueprint`): finite tables,
+non-negative average and offer weights, slots inside the table. Files saved before offer weights were kept hold none: resuming one gathers
 them from then on, so it plays `mean` only once its average is restarted.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
-import os
 
 import numpy as np
 import pyspiel
 from open_spiel.python import policy as policy_lib
 
+from solvers import archives
 from solvers.baselines import HeuristicBot
 from solvers.equilibrium.kernels import mccfr
 from solvers.equilibrium.kernels.compiling import ensure_compiled
@@ -194,92 +194,141 @@ def _check_settings(algorithm: str, abstraction: str, weighting: str, table_bits
     raise ValueError(f"seed is {seed}; allowed: 0 to 2**63 - 1")
 
 
+WHAT = "blueprint file"
+_TABLES = ("regret", "average", "offered")  # the tables a file holds as slots and values
+_NUMBERS = {"iterations": int, "average_since": int, "offered_since": int, "seed": int}
+
+
 def save_blueprint(solver: CompiledMCCFR, path: str, checkpoint: bool = True,
-                   run_metadata: dict | None = None) -> None:
+                   run_metadata: dict | None = None) -> str:
   """Writes the solver's policy (and, as a checkpoint, its regrets) to `path`, with its metadata,
-  `run_metadata` (what a trainer adds) and provenance, through a temporary file beside it: a
-  failed write leaves no half-written file. A ValueError for a `mean` play that is not defined
-  (`check_play`)."""
+  `run_metadata` (what a trainer adds), provenance and the digest of its content
+  (`solvers.archives`), atomically: a failed write leaves the file that was there. Every value is
+  checked first as a load checks it: a ValueError refuses non-finite tables or negative average
+  or offer weights before anything is written, as it does a `mean` play that is not defined
+  (`check_play`). Returns the digest."""
   solver.check_play()
   metadata = {**solver.metadata(), **(run_metadata or {}), "package_version": package_version(),
               "git_commit": git_commit() or "unknown"}
   used = np.flatnonzero(solver.averages)
   offered = np.flatnonzero(solver.offered)
   arrays = {"average_slots": used, "average_values": solver.averages[used],
-            "offered_slots": offered, "offered_values": solver.offered[offered]}
+            "offered_slots": offered, "offered_values": solver.offered[offered],
+            "table_slots": np.array(len(solver.averages)),
+            "valuation": np.asarray(solver.valuation, np.float64)}
   if checkpoint or solver.play == "current":
     held = np.flatnonzero(solver.regrets)
     arrays.update(regret_slots=held, regret_values=solver.regrets[held])
-  temp = f"{path}.{os.getpid()}.tmp"
-  try:
-    with open(temp, "wb") as file:
-      np.savez_compressed(file, table_slots=np.array(len(solver.averages)),
-                          metadata=np.array(json.dumps(metadata)),
-                          valuation=solver.valuation, **arrays)
-    os.replace(temp, path)
-  except BaseException:
-    with contextlib.suppress(OSError):
-      os.remove(temp)
-    raise
+  saving = archives.Archive(path, WHAT, arrays, metadata, "", saving=True)
+  for name, table in zip(_TABLES, solver.tables):  # zeros are not stored: check whole tables
+    archives.check_finite(saving, name, table, non_negative=name != "regret")
+  _check_blueprint(saving)
+  return archives.save(path, arrays, metadata)
 
 
 def load_checkpoint(path: str, game: pyspiel.Game | None = None, algorithm: str | None = None,
                     play: str | None = None) -> tuple[CompiledMCCFR, dict]:
   """The solver saved at `path` (a checkpoint), playing `play` (default: the checkpoint's), and
-  the file's metadata. A ValueError if the file holds no regrets, or was trained on another game
-  or algorithm than the given ones, or for an unknown play. A checkpoint saved before offer
-  weights were kept gathers them from its last iteration on (`offered_since`)."""
-  data, metadata = _open(path)
-  with data:
-    if "regret_slots" not in data.files:
-      raise ValueError(f"{path} is a policy without regrets, not a checkpoint; cannot resume")
-    saved_game = pyspiel.load_game(metadata["game"])
-    if game is not None and str(game) != str(saved_game):
-      raise ValueError(f"the checkpoint {path} was trained on {saved_game}, not {game}")
-    if algorithm is not None and algorithm != metadata["algorithm"]:
-      raise ValueError(f"the checkpoint {path} was trained with {metadata['algorithm']},"
-                       f" not {algorithm}")
-    bits = int(data["table_slots"]).bit_length() - 1
-    solver = CompiledMCCFR(saved_game, metadata["algorithm"], metadata["seed"],
-                           metadata["weighting"], bits,
-                           play=play or metadata.get("play", "average"),
-                           abstraction=metadata["abstraction"])
-    solver.valuation = _stored_valuation(data)
-    solver.regrets[data["regret_slots"]] = data["regret_values"]
-    solver.averages[data["average_slots"]] = data["average_values"]
-    solver.iterations = metadata["iterations"]
-    solver.average_since = metadata.get("average_since", 0)
-    if "offered_slots" in data.files:
-      solver.offered[data["offered_slots"]] = data["offered_values"]
-      solver.offered_since = metadata["offered_since"]
-    else:
-      solver.offered_since = solver.iterations
+  the file's metadata. A ValueError naming the file if it is no valid blueprint file
+  (`archives.load`, `_check_blueprint`), holds no regrets, or was trained on another game or
+  algorithm than the given ones, or for an unknown play. A checkpoint saved before offer weights
+  were kept gathers them from its last iteration on (`offered_since`)."""
+  archive = archives.load(path, WHAT)
+  game_saved = _check_blueprint(archive)
+  data, metadata = archive.arrays, archive.metadata
+  if "regret_slots" not in data:
+    raise ValueError(f"{path} is a policy without regrets, not a checkpoint; cannot resume")
+  for name in ("seconds", "cpu_seconds"):
+    if not _is_number(metadata.get(name)) or not 0 <= metadata[name] < float("inf"):
+      raise archive.error(f"its metadata holds no {name!r} count of seconds")
+  if game is not None and str(game) != str(game_saved):
+    raise ValueError(f"the checkpoint {path} was trained on {game_saved}, not {game}")
+  if algorithm is not None and algorithm != metadata["algorithm"]:
+    raise ValueError(f"the checkpoint {path} was trained with {metadata['algorithm']},"
+                     f" not {algorithm}")
+  bits = int(data["table_slots"]).bit_length() - 1
+  solver = CompiledMCCFR(game_saved, metadata["algorithm"], metadata["seed"],
+                         metadata["weighting"], bits,
+                         play=play or metadata.get("play", "average"),
+                         abstraction=metadata["abstraction"])
+  solver.valuation = data["valuation"]
+  for name, table in zip(_TABLES, solver.tables):
+    if f"{name}_slots" in data:
+      table[data[f"{name}_slots"]] = data[f"{name}_values"]
+  solver.iterations = metadata["iterations"]
+  solver.average_since = metadata.get("average_since", 0)
+  if "offered_slots" in data:
+    solver.offered_since = metadata["offered_since"]
+  else:
+    solver.offered_since = solver.iterations
   return solver, metadata
 
 
-def _open(path: str):
-  """The open archive at `path` and its metadata, or a ValueError naming the path."""
-  data = np.load(path, allow_pickle=False)
-  if not isinstance(data, np.lib.npyio.NpzFile) or "metadata" not in data.files or \
-      "average_slots" not in data.files:
-    raise ValueError(f"{path} is not a blueprint file saved by `sushigo train`")
-  metadata = json.loads(str(data["metadata"]))
-  if metadata.get("abstraction") not in ABSTRACTIONS:
-    raise ValueError(f"{path} is not a blueprint file (abstraction"
-                     f" {metadata.get('abstraction')!r})")
-  return data, metadata
+def _is_number(value) -> bool:
+  return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
-def _stored_valuation(data) -> np.ndarray:
-  """The valuation a blueprint file was trained with (empty in files saved before `cards+rank`,
-  which are all `cards`)."""
-  return data["valuation"] if "valuation" in data.files else np.zeros(0)
+def _check_blueprint(archive: archives.Archive) -> pyspiel.Game:
+  """The game of a blueprint archive, which is refused (naming its file and what is wrong) unless
+  its metadata names a game, abstraction, algorithm, weighting and play the blueprint knows with
+  whole counters, its table size is a power of two in range, each table's slots are distinct,
+  ascending and inside the table, its values finite (average and offer weights non-negative)
+  and its valuation the abstraction's length."""
+  metadata = archive.metadata
+  for name, allowed in (("abstraction", ABSTRACTIONS), ("algorithm", ALGORITHMS),
+                        ("weighting", WEIGHTINGS), ("play", PLAYS)):
+    if name in metadata or name != "play":
+      if metadata.get(name) not in allowed:
+        raise archive.error(f"its metadata's {name} is {metadata.get(name)!r}; allowed:"
+                            f" {', '.join(allowed)}")
+  for name, kind in _NUMBERS.items():
+    if name in metadata or name in ("iterations", "seed"):
+      if not isinstance(metadata.get(name), kind) or isinstance(metadata.get(name), bool) or \
+          metadata[name] < 0:
+        raise archive.error(f"its metadata's {name} is {metadata.get(name)!r}, not a count")
+  if not isinstance(metadata.get("game"), str):
+    raise archive.error("its metadata names no game")
+  try:
+    game = pyspiel.load_game(metadata["game"])
+    check_game(game)
+  except (pyspiel.SpielError, ValueError) as e:
+    raise archive.error(f"its game cannot be played by a blueprint ({e})") from None
+  size = archives.check_array(archive, "table_slots", "iu", 0)
+  bits = int(size).bit_length() - 1
+  if int(size) != 1 << bits or not 8 <= bits <= 28:
+    raise archive.error(f"its table size {int(size)} is not a power of two from 2**8 to 2**28")
+  for name in _TABLES:
+    if f"{name}_slots" not in archive.arrays and name != "average":
+      continue  # a policy file holds no regrets, an old one no offer weights
+    slots = archives.check_array(archive, f"{name}_slots", "iu", 1)
+    values = archives.check_array(archive, f"{name}_values", "f", 1, len(slots))
+    if len(slots) and (slots[0] < 0 or slots[-1] >= size or (np.diff(slots) <= 0).any()):
+      raise archive.error(f"its {name} slots are not distinct, ascending and inside the table")
+    archives.check_finite(archive, name, values, non_negative=name != "regret")
+  stored = archives.check_array(archive, "valuation", "f", 1,
+                                len(valuation(metadata["abstraction"])))
+  archives.check_finite(archive, "valuation", stored, non_negative=False)
+  return game
+
+
+def blueprint_from_archive(archive: archives.Archive) -> BlueprintPolicy:
+  """The blueprint policy in a checked archive (`archives.load`), its values checked: the
+  strategy it was trained to play (`play`: its average strategy, its mean one, or its current
+  one)."""
+  game = _check_blueprint(archive)
+  data, metadata = archive.arrays, archive.metadata
+  tables = [np.zeros(int(data["table_slots"])) for _ in _TABLES]
+  for name, table in zip(_TABLES, tables):
+    if f"{name}_slots" in data:
+      table[data[f"{name}_slots"]] = data[f"{name}_values"]
+  return BlueprintPolicy(game, strategy_weights(metadata.get("play", "average"), *tables),
+                         metadata, data["valuation"])
 
 
 def is_blueprint_file(path: str) -> bool:
-  """Whether `path` is a blueprint file (rather than a policy file of `policies.py`)."""
-  with np.load(path, allow_pickle=False) as data:
-    return "average_slots" in data.files
+  """Whether `path` is a blueprint file (rather than a policy file of `policies.py`); a ValueError
+  naming the file if it is no valid file of either kind."""
+  return "average_slots" in archives.load(path, WHAT).arrays
 
 
 def mean_weights(averages: np.ndarray, offered: np.ndarray) -> np.ndarray:
@@ -300,18 +349,9 @@ def strategy_weights(play: str, regrets: np.ndarray, averages: np.ndarray,
 
 
 def load_blueprint(path: str) -> BlueprintPolicy:
-  """The blueprint policy saved at `path`: the strategy it was trained to play (`play`: its
-  average strategy, its mean one, or its current one)."""
-  data, metadata = _open(path)
-  with data:
-    tables = [np.zeros(int(data["table_slots"])) for _ in range(3)]
-    for name, table in zip(("regret", "average", "offered"), tables):
-      if f"{name}_slots" in data.files:  # a policy file holds no regrets, an old one no offers
-        table[data[f"{name}_slots"]] = data[f"{name}_values"]
-    values = _stored_valuation(data)
-  return BlueprintPolicy(pyspiel.load_game(metadata["game"]),
-                         strategy_weights(metadata.get("play", "average"), *tables), metadata,
-                         values)
+  """The blueprint policy saved at `path` (`blueprint_from_archive`); one ValueError naming the
+  file and what is wrong if it is no valid blueprint file."""
+  return blueprint_from_archive(archives.load(path, WHAT))
 
 
 class BlueprintPolicy(policy_lib.Policy):

@@ -5,6 +5,11 @@ up to whole chunks, one in seconds stops at a chunk's end. Chunk c draws from it
 run stopped, saved (`BlueprintTrainer.save`: a blueprint file with the regrets, the time spent and
 the training curve) and resumed continues exactly as it would have (same tables, bit for bit).
 
+Checkpoints. `run` saves through its caller's `checkpoint` every `checkpoint_seconds`, and stops
+early on its caller's `stop`, both between two steps (where the tables and the iteration count
+agree), so that a training killed loses at most that much work; no table with a value that is not
+finite (or a negative average or offer weight) is ever saved (`check_finite`).
+
 Workers. With W > 1 local processes or Ray workers, chunks are dealt out in batches of W tasks of
 `SYNC_CHUNKS` consecutive chunks: every task starts from the same tables, runs its chunks on its own
 copy and returns what it added; the additions are summed in chunk order. This is W-fold parallel
@@ -21,6 +26,7 @@ import concurrent.futures
 import contextlib
 import multiprocessing
 import time
+from collections.abc import Callable
 
 import numpy as np
 import pyspiel
@@ -31,6 +37,10 @@ from solvers.equilibrium.blueprint import (CHUNK, CompiledMCCFR, load_checkpoint
 
 BACKENDS = ("local", "ray")
 SYNC_CHUNKS = 8  # chunks in a worker's task between two synchronisations of the tables
+
+
+class NonFiniteTables(ValueError):
+  """Tables that cannot be trained on or saved: a value not finite, or a negative weight."""
 
 
 class BlueprintTrainer:
@@ -46,14 +56,27 @@ class BlueprintTrainer:
     self.history = [] if history is None else history  # a training curve, kept in the metadata
 
   def run(self, iterations: int | None = None, seconds: float | None = None,
-          progress: bool = False, workers: int = 1, backend: str = "local") -> BlueprintTrainer:
+          progress: bool = False, workers: int = 1, backend: str = "local",
+          checkpoint: Callable[[], None] | None = None, checkpoint_seconds: float = 60.0,
+          stop: Callable[[], bool] | None = None) -> BlueprintTrainer:
     """Runs `iterations` more iterations (rounded up to whole chunks), or whole chunks until
-    `seconds` have passed, on `workers` local processes or Ray workers."""
+    `seconds` have passed, on `workers` local processes or Ray workers. With `checkpoint`, calls
+    it (after `check_finite`, with the time spent counted) whenever `checkpoint_seconds` have
+    passed since the last call, between two steps, where tables and counters agree; with `stop`,
+    ends early, between two steps, once it returns True."""
     _check_run(iterations, seconds, workers, backend)
     chunks = None if iterations is None else -(-iterations // CHUNK)
     bar = tqdm.tqdm(total=None if chunks is None else chunks * CHUNK, unit="it",
                     desc=self.solver.algorithm, disable=not progress)
-    start, cpu_start = time.perf_counter(), time.process_time()
+    start = time.perf_counter()
+    marks = [start, time.process_time()]  # when the time spent was last counted
+    saved = start
+
+    def count_time() -> None:
+      now, cpu = time.perf_counter(), time.process_time()
+      self.seconds += now - marks[0]
+      self.cpu_seconds += cpu - marks[1]
+      marks[:] = now, cpu
     with _batch_runner(backend, workers) as run_batch:
       try:
         done = 0
@@ -61,11 +84,28 @@ class BlueprintTrainer:
           ran = self._step(run_batch, workers, None if chunks is None else chunks - done)
           done += ran
           bar.update(ran * CHUNK)
+          if stop is not None and stop():
+            break
+          if checkpoint is not None and time.perf_counter() - saved >= checkpoint_seconds:
+            count_time()
+            self.check_finite()
+            checkpoint()
+            saved = time.perf_counter()
       finally:
-        self.seconds += time.perf_counter() - start
-        self.cpu_seconds += time.process_time() - cpu_start
+        count_time()
         bar.close()
     return self
+
+  def check_finite(self) -> None:
+    """A ValueError, before anything is saved, once a table holds a non-finite value (or the
+    average or offer weights a negative one): training cannot go on from it."""
+    for name, table in zip(("regrets", "average weights", "offer weights"), self.solver.tables):
+      bad = ~np.isfinite(table) if name == "regrets" else ~(np.isfinite(table) & (table >= 0))
+      if bad.any():
+        raise NonFiniteTables(f"training stopped at iteration {self.solver.iterations:,}: its {name}"
+                         f" hold {int(bad.sum())} values that are not finite"
+                         + ("" if name == "regrets" else " and non-negative")
+                         + " (an overflow or a damaged checkpoint); nothing more is saved")
 
   def _step(self, run_batch, workers: int, left: int | None) -> int:
     """Runs the next chunk in this process, or the next batch of tasks on the workers (at most
@@ -86,9 +126,11 @@ class BlueprintTrainer:
     return {**self.solver.metadata(), "seconds": round(self.seconds, 3),
             "cpu_seconds": round(self.cpu_seconds, 3), "history": self.history}
 
-  def save(self, path: str, checkpoint: bool = True) -> None:
-    """`blueprint.save_blueprint` with this trainer's metadata."""
-    save_blueprint(self.solver, path, checkpoint, self.metadata())
+  def save(self, path: str, checkpoint: bool = True) -> str:
+    """`blueprint.save_blueprint` with this trainer's metadata, once `check_finite` passes;
+    returns the file's digest."""
+    self.check_finite()
+    return save_blueprint(self.solver, path, checkpoint, self.metadata())
 
   @classmethod
   def resume(cls, path: str, game: pyspiel.Game | None = None, algorithm: str | None = None,

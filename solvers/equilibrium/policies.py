@@ -1,10 +1,12 @@
 """Training CFR policies, saving them to disk, loading them back, and playing them as a bot.
 
-A policy file is a compressed numpy archive (`numpy.savez_compressed`, no pickles) holding the
-abstract strategy (each key as its Python literal, the legal actions and the probabilities), any
-fitted abstraction data (k-means centres), and JSON metadata: the game string, the abstraction
-name, the algorithm, iterations, seed, wall time, package version and git commit. Loading
-rebuilds the abstraction from its name and data, so the policy answers at any state of the game.
+A policy file is a compressed numpy archive (`solvers.archives`: no pickles, the SHA-256 digest of
+its content checked at load) holding the abstract strategy (each key as its Python literal, the
+legal actions and the probabilities), any fitted abstraction data (k-means centres), and JSON
+metadata: the game string, the abstraction name, the algorithm, iterations, seed, wall time,
+package version and git commit. Loading checks every value (each key's probabilities finite,
+non-negative and summing to 1 over its actions) and rebuilds the abstraction from its name and
+data, so the policy answers at any state of the game; saving checks the same first.
 
   ALGORITHMS / make_solver(algorithm, game, abstraction, seed, max_nodes)
   train(game_string, algorithm, abstraction, iterations | seconds, seed, out_path, progress,
@@ -20,17 +22,15 @@ walks one player's whole tree per iteration) is refused on a game over `max_node
 from __future__ import annotations
 
 import ast
-import contextlib
 import dataclasses
 import json
-import os
 import re
-import zipfile
 
 import numpy as np
 import pyspiel
 
-from solvers.bot import Bot, Policy, open_archive
+from solvers import archives
+from solvers.bot import Bot, Policy
 from solvers.equilibrium import blueprint
 from solvers.equilibrium.abstraction import LiftedPolicy, make_abstraction
 from solvers.equilibrium.cfr import CFR, CFRPlus, DiscountedCFR, RegretSolver
@@ -108,9 +108,16 @@ def provenance(solver: RegretSolver) -> dict:
   }
 
 
-def save_policy(path: str, policy: LiftedPolicy) -> None:
-  """Writes the policy (strategy, abstraction data, metadata) to `path` (.npz), through a
-  temporary file beside it: a failed write (a full disk) leaves no half-written policy."""
+WHAT = "policy file"
+SUM_TOLERANCE = 1e-6  # how far a key's stored probabilities may sum from 1
+
+
+def save_policy(path: str, policy: LiftedPolicy) -> str:
+  """Writes the policy (strategy, abstraction data, metadata) to `path` (.npz) with the digest of
+  its content (`solvers.archives`), atomically: a failed write leaves the file that was there.
+  The tables are checked first as a load checks them (finite probabilities summing to 1 over each
+  key's actions...): a ValueError refuses an invalid policy before anything is written. Returns
+  the digest."""
   keys, counts, actions, probabilities = [], [], [], []
   for key, (acts, probs) in policy.strategy.items():
     keys.append(repr(key))
@@ -119,53 +126,72 @@ def save_policy(path: str, policy: LiftedPolicy) -> None:
     probabilities.append(np.asarray(probs, np.float64))
   metadata = {**policy.metadata, "game": str(policy.game),
               "abstraction": policy.abstraction.name}
-  arrays = {f"abstraction_{name}": value for name, value in policy.abstraction.arrays.items()}
-  temp = f"{path}.{os.getpid()}.tmp"
-  try:
-    with open(temp, "wb") as file:
-      np.savez_compressed(
-          file, keys=np.array(keys, dtype=str), counts=np.array(counts, np.int64),
-          actions=np.array(actions, np.int64),
-          probabilities=np.concatenate(probabilities) if probabilities else np.zeros(0),
-          metadata=np.array(json.dumps(metadata)), **arrays)
-    os.replace(temp, path)
-  except BaseException:
-    with contextlib.suppress(OSError):
-      os.remove(temp)
-    raise
+  arrays = {f"abstraction_{name}": np.asarray(value)
+            for name, value in policy.abstraction.arrays.items()}
+  arrays.update(keys=np.array(keys, dtype=str), counts=np.array(counts, np.int64),
+                actions=np.array(actions, np.int64),
+                probabilities=np.concatenate(probabilities) if probabilities else np.zeros(0))
+  _check_tables(archives.Archive(path, WHAT, arrays, metadata, "", saving=True), policy.game)
+  return archives.save(path, arrays, metadata)
 
 
 def load_policy(path: str) -> LiftedPolicy | blueprint.BlueprintPolicy:
   """The policy saved at `path`, for its game (the game string in its metadata): a lifted
-  abstract strategy, or a blueprint of the `cards` abstraction (`blueprint.py`); a ValueError
-  naming the path if the file is not a policy file."""
-  not_policy = f"{path} is not a policy file saved by `sushigo train` or `save_policy`"
-  data = open_archive(path, not_policy)
-  if "average_slots" in data.files:
-    data.close()
-    return blueprint.load_blueprint(path)
-  with data:
-    try:
-      return _read_policy(data)
-    except (ValueError, KeyError, SyntaxError, zipfile.BadZipFile) as e:
-      raise ValueError(f"{not_policy} ({e})") from None
+  abstract strategy, or a blueprint of the `cards` abstraction (`blueprint.py`). Its digest and
+  every value are checked: one ValueError (`archives.ArchiveError`) names the path and what is
+  wrong with a file that is no valid policy file."""
+  archive = archives.load(path, WHAT)
+  if "average_slots" in archive.arrays:
+    return blueprint.blueprint_from_archive(archive)
+  return policy_from_archive(archive)
 
 
-def _read_policy(data) -> LiftedPolicy:
-  """The policy in an open policy archive."""
-  if "metadata" not in data.files:
-    raise ValueError("it holds no metadata")
-  metadata = json.loads(str(data["metadata"]))
-  game = pyspiel.load_game(metadata["game"])
-  arrays = {name[len("abstraction_"):]: data[name] for name in data.files
+def policy_from_archive(archive: archives.Archive) -> LiftedPolicy:
+  """The lifted policy in a checked archive (`archives.load`); its values checked."""
+  metadata = archive.metadata
+  for name in ("game", "abstraction"):
+    if not isinstance(metadata.get(name), str):
+      raise archive.error(f"its metadata names no {name}")
+  try:
+    game = pyspiel.load_game(metadata["game"])
+  except pyspiel.SpielError as e:
+    raise archive.error(f"its game {metadata['game']!r} cannot be loaded ({e})") from None
+  _check_tables(archive, game)
+  arrays = archive.arrays
+  fitted = {name[len("abstraction_"):]: value for name, value in arrays.items()
             if name.startswith("abstraction_")}
-  abstraction = make_abstraction(metadata["abstraction"], game, arrays=arrays)
-  ends = np.cumsum(data["counts"])
-  actions = np.split(data["actions"], ends[:-1])
-  probabilities = np.split(data["probabilities"], ends[:-1])
+  try:
+    abstraction = make_abstraction(metadata["abstraction"], game, arrays=fitted)
+    keys = parse_keys(arrays["keys"])
+  except (ValueError, KeyError, TypeError, SyntaxError, pyspiel.SpielError) as e:
+    raise archive.error(f"its abstraction or keys cannot be read ({e})") from None
+  ends = np.cumsum(arrays["counts"])
+  actions = np.split(arrays["actions"], ends[:-1])
+  probabilities = np.split(arrays["probabilities"], ends[:-1])
   strategy = {key: (tuple(acts.tolist()), probs)
-              for key, acts, probs in zip(parse_keys(data["keys"]), actions, probabilities)}
+              for key, acts, probs in zip(keys, actions, probabilities)}
+  if len(strategy) != len(keys):
+    raise archive.error(f"its keys are not distinct ({len(keys) - len(strategy)} repeat)")
   return LiftedPolicy(game, abstraction, strategy, metadata)
+
+
+def _check_tables(archive: archives.Archive, game: pyspiel.Game) -> None:
+  """Refuses `archive` unless its keys, counts, actions and probabilities have the dtypes and
+  shapes of a policy and each key's probabilities are a distribution over its actions."""
+  keys = archives.check_array(archive, "keys", "U", 1)
+  counts = archives.check_array(archive, "counts", "iu", 1, len(keys))
+  if (counts < 1).any():
+    raise archive.error("a key has no actions (a count below 1)")
+  actions = archives.check_array(archive, "actions", "iu", 1, int(counts.sum()))
+  probabilities = archives.check_array(archive, "probabilities", "f", 1, len(actions))
+  if len(actions) and not (0 <= actions.min() and actions.max() < game.num_distinct_actions()):
+    raise archive.error(f"an action is outside 0..{game.num_distinct_actions() - 1}")
+  archives.check_finite(archive, "probabilities", probabilities, non_negative=True)
+  if len(keys):
+    sums = np.add.reduceat(probabilities, np.concatenate([[0], np.cumsum(counts)[:-1]]))
+    worst = int(np.argmax(np.abs(sums - 1.0)))
+    if abs(sums[worst] - 1.0) > SUM_TOLERANCE:
+      raise archive.error(f"the probabilities of key {keys[worst]} sum to {sums[worst]!r}, not 1")
 
 
 _INTEGER_TUPLE = re.compile(r"[-\d(), ]*")  # the repr of a key of integers and tuples alone

@@ -1,0 +1,218 @@
+"""The files the solvers write and read back, with a digest of their content checked at load.
+
+Policy files, blueprints and checkpoints, and linear Q models are compressed numpy archives
+(`numpy.savez_compressed`, never pickles) holding named arrays, the JSON metadata as the 0-d text
+array `metadata`, and the SHA-256 digest of all of them as the 0-d text array `sha256`. The digest
+is taken over every other member in name order: its name, dtype, shape and bytes (`digest`). So a
+file that was changed after it was written (a flipped bit, a cut, an edit) is refused rather than
+read as another policy: a change either breaks the archive, which is refused, or leaves every
+member as it was written, and then the file loads as it was saved.
+
+  save(path, arrays, metadata)   written to a temporary file beside `path`, synced to the disk
+                                 and renamed over it: `path` holds the old file or the new one
+  load(path, what) -> Archive    the members, the metadata and the digest, checked; any failure
+                                 (a missing or unreadable file, a broken zip or deflate stream, a
+                                 pickle, bad JSON, a member missing, a wrong digest) is one
+                                 `ArchiveError` (a ValueError) naming the file and what is wrong
+  check_array(...)               the dtype and shape checks the readers share
+
+Files written before the digest existed are refused with the command that re-saves them
+(`python -m experiments.resave PATH`, which reads them on `legacy=True`, checks every value as a
+load does, and writes them back with their digest).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+
+import numpy as np
+
+DIGEST = "sha256"  # the member holding the digest
+METADATA = "metadata"  # the member holding the JSON metadata
+RESAVE = "python -m experiments.resave"
+_ZIP_MAGIC = b"PK\x03\x04"
+
+
+class ArchiveError(ValueError):
+  """A file that cannot be read as the archive asked for; the message names the file."""
+
+
+@dataclasses.dataclass
+class Archive:
+  """A checked archive: its arrays (without `metadata` and `sha256`), metadata and digest."""
+  path: str
+  what: str
+  arrays: dict[str, np.ndarray]
+  metadata: dict
+  digest: str
+  saving: bool = False  # checked before it is written rather than after it was read
+  legacy: bool = False  # read without a digest (saved before digests; `legacy=True` loads)
+
+  def error(self, reason: str) -> ArchiveError:
+    """The refusal of this file (or of saving it), for `reason`."""
+    if self.saving:
+      return ArchiveError(f"refusing to save the {self.what} {self.path}: {reason}")
+    return ArchiveError(refusal(self.path, self.what, reason))
+
+
+def refusal(path, what: str, reason: str) -> str:
+  return f"{path} is not a valid {what}: {reason}"
+
+
+def digest(members: dict[str, np.ndarray]) -> str:
+  """The SHA-256 (hex) of `members` (name -> array, `metadata` included, `sha256` excluded): for
+  each in name order, its name, dtype, shape and C-ordered bytes."""
+  sha = hashlib.sha256()
+  for name in sorted(members):
+    if name == DIGEST:
+      continue
+    array = np.ascontiguousarray(members[name])
+    header = json.dumps([name, array.dtype.str, list(array.shape)])
+    sha.update(len(header).to_bytes(8, "little") + header.encode("utf-8"))
+    data = array.tobytes()
+    sha.update(len(data).to_bytes(8, "little") + data)
+  return sha.hexdigest()
+
+
+def _members(arrays: dict[str, np.ndarray], metadata: dict) -> dict[str, np.ndarray]:
+  members = {name: np.asarray(value) for name, value in arrays.items()}
+  for name, array in members.items():
+    if array.dtype.hasobject:
+      raise ValueError(f"array {name!r} holds Python objects, which a policy file cannot store")
+  members[METADATA] = np.array(json.dumps(metadata, sort_keys=True, allow_nan=False))
+  return members
+
+
+def file_digest(arrays: dict[str, np.ndarray], metadata: dict) -> str:
+  """The digest a file saved with `arrays` and `metadata` carries."""
+  return digest(_members(arrays, metadata))
+
+
+def save(path: str | os.PathLike, arrays: dict[str, np.ndarray], metadata: dict) -> str:
+  """Writes `arrays` and `metadata` (JSON, no NaN) with their digest to `path`, through a
+  temporary file beside it that is synced to the disk before it replaces `path`: a failed or
+  interrupted write leaves the file that was there. Returns the digest."""
+  if DIGEST in arrays or METADATA in arrays:
+    raise ValueError(f"array names {DIGEST!r} and {METADATA!r} are the archive's own")
+  members = _members(arrays, metadata)
+  members[DIGEST] = np.array(digest(members))
+  path = os.fspath(path)
+  temp = os.path.join(os.path.dirname(path) or ".",
+                      f".{os.path.basename(path)}.{os.getpid()}.tmp")
+  try:
+    with open(temp, "wb") as file:
+      np.savez_compressed(file, **members)
+      file.flush()
+      os.fsync(file.fileno())
+    os.replace(temp, path)
+  except BaseException:
+    try:
+      os.remove(temp)
+    except OSError:
+      pass
+    raise
+  _sync_folder(os.path.dirname(path) or ".")
+  return str(members[DIGEST])
+
+
+def _sync_folder(folder: str) -> None:
+  """Syncs the rename in `folder` to the disk, where the system allows it."""
+  try:
+    fd = os.open(folder, os.O_RDONLY)
+  except OSError:
+    return
+  try:
+    os.fsync(fd)
+  except OSError:
+    pass
+  finally:
+    os.close(fd)
+
+
+def load(path: str | os.PathLike, what: str, legacy: bool = False) -> Archive:
+  """The archive at `path`, its digest checked (unless `legacy`, which reads a file saved before
+  digests, for `experiments.resave` alone); an `ArchiveError` naming `path` as no valid `what`
+  and saying why otherwise."""
+  path = os.fspath(path)
+  members = _read_members(path, what)
+  if METADATA not in members:
+    raise ArchiveError(refusal(path, what, f"it holds no {METADATA!r} member"))
+  stored = members.pop(DIGEST, None)
+  if stored is None:
+    if not legacy:
+      raise ArchiveError(f"{path} was saved before {what}s carried a digest of their content, so"
+                         f" it cannot be checked; re-save it with `{RESAVE} {path}` (which checks"
+                         " every value as a load does), or train it again")
+    found = digest(members)
+  else:
+    if stored.shape != () or stored.dtype.kind != "U":
+      raise ArchiveError(refusal(path, what, f"its {DIGEST!r} member is no text"))
+    found = digest(members)
+    if str(stored) != found:
+      raise ArchiveError(refusal(path, what, "its content does not match its SHA-256 digest (the"
+                                 " file was changed or damaged after it was written)"))
+  text = members.pop(METADATA)
+  try:
+    if text.shape != () or text.dtype.kind != "U":
+      raise ValueError("it is not one text")
+    metadata = json.loads(str(text))
+  except ValueError as e:
+    raise ArchiveError(refusal(path, what, f"its metadata is not JSON ({e})")) from None
+  if not isinstance(metadata, dict):
+    raise ArchiveError(refusal(path, what, "its metadata is not a JSON object"))
+  return Archive(path, what, members, metadata, found, legacy=stored is None)
+
+
+def _read_members(path: str, what: str) -> dict[str, np.ndarray]:
+  """Every member of the .npz archive at `path`, read in full (so that any damage to a member
+  shows here); one ArchiveError for whatever the zip, deflate or .npy readers raise."""
+  try:
+    with open(path, "rb") as file:
+      magic = file.read(len(_ZIP_MAGIC))
+  except OSError as e:
+    raise ArchiveError(f"{path} ({what}) cannot be read: {e.strerror or e}") from None
+  if magic != _ZIP_MAGIC:
+    raise ArchiveError(refusal(path, what, "it is not a numpy .npz archive (it does not begin as"
+                                           " a zip file)"))
+  try:
+    with np.load(path, allow_pickle=False) as data:
+      return {name: data[name] for name in data.files}
+  # The zip, zlib and .npy readers raise many types on damaged input (BadZipFile, zlib.error,
+  # EOFError, KeyError, ValueError for a pickle, SyntaxError or TokenError in a header,
+  # RuntimeError, NotImplementedError, MemoryError for a huge shape...): all of them mean the same.
+  except Exception as e:  # pylint: disable=broad-exception-caught
+    reason = "it holds pickled data, which is never loaded" if "pickle" in str(e) else \
+        f"its archive is damaged ({type(e).__name__}: {e})"
+    raise ArchiveError(refusal(path, what, reason)) from None
+
+
+def check_array(archive: Archive, name: str, kinds: str, ndim: int | None,
+                length: int | None = None) -> np.ndarray:
+  """Member `name` of `archive`, refused unless present, of a dtype kind in `kinds` ("f", "i",
+  "U"...), with `ndim` dimensions and, if given, `length` entries along the first."""
+  if name not in archive.arrays:
+    raise archive.error(f"it holds no {name!r} array")
+  array = archive.arrays[name]
+  if array.dtype.kind not in kinds:
+    raise archive.error(f"its {name!r} array has dtype {array.dtype}, not the expected kind")
+  if ndim is not None and array.ndim != ndim:
+    raise archive.error(f"its {name!r} array has {array.ndim} dimensions, not {ndim}")
+  if length is not None and len(array) != length:
+    raise archive.error(f"its {name!r} array has {len(array)} entries, not {length}")
+  return array
+
+
+def check_finite(archive: Archive, name: str, values: np.ndarray, non_negative: bool) -> None:
+  """Refuses `archive` unless its `name` values are finite and, if `non_negative`, at least 0."""
+  bad = ~np.isfinite(values)
+  if non_negative:
+    bad |= values < 0
+  if bad.any():
+    first = int(np.flatnonzero(bad)[0])
+    raise archive.error(f"its {name!r} values are not all finite"
+                        + (" and non-negative" if non_negative else "")
+                        + f" ({int(bad.sum())} are not; the first, at {first}, is"
+                        f" {values.flat[first]!r})")
