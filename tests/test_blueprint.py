@@ -11,7 +11,9 @@ import numpy as np
 import pyspiel
 import pytest
 
+from experiments import resave
 from experiments.cli import main
+from solvers import archives
 from solvers import baselines
 from solvers.equilibrium import exploitability
 from solvers.equilibrium import policies as policy_io
@@ -381,8 +383,9 @@ def test_mean_play_files_and_files_saved_without_offer_weights(tmp_path):
                                 mean_weights(solver.averages, solver.offered))
   solver.play = "average"
   trainer.save(path)
-  with np.load(path) as data:
-    np.savez(old, **{name: data[name] for name in data.files if not name.startswith("offered")})
+  saved = archives.load(path, "blueprint file")  # as a file saved before offer weights
+  archives.save(old, {name: value for name, value in saved.arrays.items()
+                      if not name.startswith("offered")}, saved.metadata)
   np.testing.assert_array_equal(load_blueprint(old).averages, solver.averages)
   resuming = BlueprintTrainer.resume(old).run(iterations=50)
   resumed = resuming.solver
@@ -441,8 +444,9 @@ def test_train_command_plays_mean_and_restarts_an_average(tmp_path, capsys):
   assert main([*command, "--out", path, "--resume"]) == 0
   assert "100 iterations" in capsys.readouterr().out
   assert load_blueprint(path).metadata["play"] == "mean"
-  with np.load(path) as data:
-    np.savez(old, **{name: data[name] for name in data.files if not name.startswith("offered")})
+  kept = archives.load(path, "blueprint file")  # as a file saved before offer weights
+  archives.save(old, {name: value for name, value in kept.arrays.items()
+                      if not name.startswith("offered")}, kept.metadata)
   saved = pathlib.Path(old).read_bytes()
   with pytest.raises(SystemExit) as refused:
     main([*command, "--out", old, "--resume"])
@@ -534,8 +538,12 @@ def test_files_saved_before_ranked_keys_load_as_cards(tmp_path):
   trainer = trained(game, "es-mccfr", seed=0, table_bits=12, iterations=100)
   path, old = str(tmp_path / "new.npz"), str(tmp_path / "old.npz")
   trainer.save(path)
-  with np.load(path) as data:
-    np.savez_compressed(old, **{name: data[name] for name in data.files if name != "valuation"})
+  with np.load(path) as data:  # as saved before ranked keys (and before digests)
+    np.savez_compressed(old, **{name: data[name] for name in data.files
+                                if name not in ("valuation", "sha256")})
+  with pytest.raises(ValueError, match="re-save it with `python -m experiments.resave"):
+    load_blueprint(old)
+  resave.resave(old)
   loaded = load_blueprint(old)
   assert loaded.valuation.size == 0 and BlueprintTrainer.resume(old).solver.abstraction == "cards"
   tree = GameTree(game)

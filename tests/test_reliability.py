@@ -499,11 +499,11 @@ def test_bench_checks_its_json_path_before_measuring(capsys, tmp_path, monkeypat
 def test_a_text_file_as_a_policy_is_refused_naming_it(tmp_path):
   text = tmp_path / "notes.txt"
   text.write_text("not a policy")
-  with pytest.raises(ValueError, match=f"{text} is not a policy file saved by `sushigo train`"
-                     r".*\(not a numpy .npz archive\)"):
+  with pytest.raises(ValueError, match=f"{text} is not a valid policy file: it is not a numpy"
+                     r" .npz archive \(it does not begin as a zip file\)"):
     policies.load_policy(str(text))
   game = pyspiel.load_game("python_sushi_go(players=2)")
-  with pytest.raises(ValueError, match="is not a policy file"):
+  with pytest.raises(ValueError, match="is not a valid policy file"):
     solvers.make_bot("policy", game, 0, 0, path=str(text))
 
 
