@@ -114,3 +114,15 @@ def test_kill_9_loses_at_most_the_checkpoint_interval(tmp_path):
   assert resumed.returncode == 130 and f"saved to {out}" in err and "--resume" in err
   assert BlueprintTrainer.resume(str(out)).solver.iterations > trainer.solver.iterations
   assert sorted(p.name for p in tmp_path.iterdir()) == ["b.npz"]
+
+
+def test_a_tree_too_large_for_the_final_nash_conv_is_refused_before_training(tmp_path, capsys):
+  for command in (BLUEPRINT + ["--iterations", "50"], TABULAR):
+    err = error_of(capsys, *command, "--max-nodes", "1", "--out", str(tmp_path / "p.npz"))
+    assert "its exact NashConv, printed after training, needs its whole tree" in err
+    assert "--max-nodes" in err and list(tmp_path.iterdir()) == []
+
+
+def test_an_empty_game_string_is_refused_like_any_unknown_game(tmp_path, capsys):
+  err = error_of(capsys, "train", "", "--iterations", "2", "--out", str(tmp_path / "p.npz"))
+  assert "unknown game ''; allowed: a reduced game" in err

@@ -28,6 +28,7 @@ from solvers.equilibrium import policies as policy_io
 from solvers.equilibrium.blueprint_training import BlueprintTrainer, NonFiniteTables
 from solvers.equilibrium.game_tree import GameTree
 from solvers.equilibrium.tree_policies import policy_array
+from solvers.equilibrium.tree_size import check_tree_size
 from sushigo_spiel import reduced_games
 
 DRAFTING_GAMES = ("python_sushi_go", "python_sushi_draft")
@@ -46,6 +47,7 @@ def train(args: argparse.Namespace) -> int:
     args.error("--workers, --backend, --resume, --play and --restart-average are for --abstraction"
                " cards or cards+rank (the compiled blueprint)")
   try:
+    _check_nash_conv_tree(args)
     file_errors.check_output_file(args.out, "--out")
     with run_lock.writing_file(args.out, "--out"):
       _check_overwrite(args, "")
@@ -68,6 +70,15 @@ def train(args: argparse.Namespace) -> int:
   return 0
 
 
+def _check_nash_conv_tree(args: argparse.Namespace) -> None:
+  """On a reduced game, whose exact NashConv is printed after training, refuses a tree over
+  --max-nodes before training rather than after it (TreeTooLarge, a ValueError)."""
+  if args.game in reduced_games.REDUCED_GAMES:
+    check_tree_size(reduced_games.load_reduced(args.game), args.max_nodes,
+                    "its exact NashConv, printed after training, needs its whole tree",
+                    "--max-nodes")
+
+
 def _check_overwrite(args: argparse.Namespace, resumable: str) -> None:
   """Refuses an existing --out unless --force: a training never replaces a file by accident.
   `resumable` is the hint for a file that --resume can continue (empty where none can)."""
@@ -87,6 +98,7 @@ def _train_blueprint(args: argparse.Namespace) -> int:
   hint = f"Run the same command with --resume to continue from the last checkpoint in {args.out}."
   try:
     game = pyspiel.load_game(name)
+    _check_nash_conv_tree(args)
     file_errors.check_output_file(args.out, "--out")
     with run_lock.writing_file(args.out, "--out"):
       if args.resume:
@@ -160,7 +172,7 @@ def _check_game(args: argparse.Namespace) -> None:
   if args.game in reduced_games.REDUCED_GAMES:
     return
   try:
-    name = pyspiel.game_parameters_from_string(args.game)["name"]
+    name = pyspiel.game_parameters_from_string(args.game).get("name")  # none for ''
   except pyspiel.SpielError:
     name = None
   if name not in DRAFTING_GAMES:
