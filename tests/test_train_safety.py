@@ -87,8 +87,10 @@ def _training(out: pathlib.Path, *extra: str) -> subprocess.Popen:
 
 
 def _wait_for_checkpoints(out: pathlib.Path, count: int, process: subprocess.Popen) -> None:
-  """Waits until the file at `out` was written `count` times (by its change of inode)."""
-  seen, deadline = set(), time.monotonic() + 120
+  """Waits until the file at `out` was written `count` times more (by its change of inode)."""
+  deadline = time.monotonic() + 120
+  seen = {out.stat().st_ino} if out.exists() else set()
+  count += len(seen)
   while len(seen) < count:
     assert process.poll() is None and time.monotonic() < deadline, process.communicate()
     try:
