@@ -162,13 +162,15 @@ def prepare(run_dir: pathlib.Path, config: RunConfig, force: bool = False,
 
 
 def input_paths(config: RunConfig) -> list[str]:
-  """The files the config names as a bot's (or any table's) `path`, in order, each once."""
+  """The files the config names as a bot's (or any table's) `path`, in order, each once. A value
+  that names no file (a bot's own sentinel; a missing file, which the bot refuses) is left out."""
   paths: list[str] = []
 
   def walk(value: Any) -> None:
     if isinstance(value, dict):
       for key, item in value.items():
-        if key == "path" and isinstance(item, str) and item and item not in paths:
+        if key == "path" and isinstance(item, str) and os.path.isfile(item) and \
+            item not in paths:
           paths.append(item)
         else:
           walk(item)
