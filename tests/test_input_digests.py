@@ -100,3 +100,15 @@ def test_a_damaged_input_file_is_refused_before_any_game(tmp_path):
                      " damaged"):
     runner.run(config, out=tmp_path / "run", quiet=True)
   assert not (tmp_path / "run" / run_folder.RECORDS_FILE).exists()
+
+
+def test_a_measure_of_a_policy_file_reports_its_digest(tmp_path, capsys):
+  policy = tmp_path / "p.npz"
+  policy_io.train("tiny", "cfr+", "identity", iterations=3, seed=1, out_path=str(policy),
+                  progress=False)
+  figures = tmp_path / "figures.json"
+  assert main(["exploitability", "tiny", "--policy", str(policy), "--out", str(tmp_path / "run"),
+               "--json", str(figures), "--quiet"]) == 0
+  capsys.readouterr()
+  assert json.loads(figures.read_text())[run_folder.INPUTS] == {
+      str(policy): archives.load(policy, "policy file").digest}

@@ -241,6 +241,8 @@ def load_checkpoint(path: str, game: pyspiel.Game | None = None, algorithm: str 
   for name in ("seconds", "cpu_seconds"):
     if not _is_number(metadata.get(name)) or not 0 <= metadata[name] < float("inf"):
       raise archive.error(f"its metadata holds no {name!r} count of seconds")
+  if not isinstance(metadata.get("history", []), list):
+    raise archive.error("its metadata's training curve ('history') is not a list")
   if game is not None and str(game) != str(game_saved):
     raise ValueError(f"the checkpoint {path} was trained on {game_saved}, not {game}")
   if algorithm is not None and algorithm != metadata["algorithm"]:
