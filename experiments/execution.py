@@ -92,8 +92,9 @@ def run(experiment: Experiment, config: RunConfig, out: str | pathlib.Path | Non
       _execute_or_stop(experiment, config, run_dir, session, quiet)
       try:
         print(experiment.report(run_dir))
-      except RunError as e:
-        print(f"{e}\nThe records are in {run_dir}.", file=sys.stderr)
+      except RunError as e:  # the run is complete; its report is not, which the exit status says
+        raise RunError(f"{e}\nThe records are in {run_dir}; `sushigo report {run_dir}` writes"
+                       " the report once that is fixed.") from None
   return run_dir
 
 

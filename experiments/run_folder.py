@@ -37,11 +37,13 @@ resumed, and the digests of its files as they are then are recorded and checked 
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import datetime
 import glob
 import hashlib
 import importlib.metadata
+import io
 import json
 import os
 import pathlib
@@ -375,13 +377,21 @@ def append_line(file, entry: dict, durable: bool) -> None:
 
 
 def write_atomically(path: pathlib.Path, text: str) -> None:
-  """Replaces `path` with `text` in one step: a reader sees the old file or the new, never part.
-  The text goes to a temporary file of its own beside it first (so that concurrent writers do not
-  mix), removed if anything fails, such as a full disk; an OSError then names `path`."""
+  """Replaces `path` with `text` (UTF-8) in one step: a reader sees the old file or the new, never
+  part (`write_file_atomically`)."""
+  data = text.encode("utf-8")
+  write_file_atomically(path, lambda file: file.write(data))
+
+
+def write_file_atomically(path: pathlib.Path, write: Callable[[Any], Any]) -> None:
+  """Replaces `path` in one step with what `write` writes to the binary file it is given: a
+  reader sees the old file or the new, never part. It goes to a temporary file of its own beside
+  it first (so that concurrent writers do not mix), synced to the disk, and is removed if
+  anything fails, such as a full disk; an OSError then names `path`."""
   temp = path.with_name(f"{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
   try:
-    with open(temp, "x", encoding="utf-8") as f:
-      f.write(text)
+    with open(temp, "xb") as f:
+      write(f)
       f.flush()
       os.fsync(f.fileno())
     os.replace(temp, path)
@@ -390,6 +400,20 @@ def write_atomically(path: pathlib.Path, text: str) -> None:
     if isinstance(e, OSError):
       raise OSError(e.errno, e.strerror, str(path)) from None
     raise
+
+
+def save_figure(fig, path: pathlib.Path, dpi: int) -> None:
+  """Saves the matplotlib figure `fig` to `path` atomically (`write_file_atomically`), in the
+  format its suffix names."""
+  write_file_atomically(path, lambda file: fig.savefig(file, dpi=dpi,
+                                                       format=path.suffix.lstrip(".")))
+
+
+def csv_text(rows, lineterminator: str = "\r\n") -> str:
+  """`rows` as the text `csv.writer` writes, for `write_atomically`."""
+  buffer = io.StringIO(newline="")
+  csv.writer(buffer, lineterminator=lineterminator).writerows(rows)
+  return buffer.getvalue()
 
 
 def read_json(path: pathlib.Path) -> dict:

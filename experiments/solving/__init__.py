@@ -22,7 +22,6 @@ one is adding its module and its line to `KINDS`.
 
 from __future__ import annotations
 
-import csv
 import dataclasses
 import pathlib
 import time
@@ -210,8 +209,7 @@ def report(run_dir: str | pathlib.Path) -> str:
     header += f"\n{missing} unit(s) not run yet: the figures below are partial.\n"
   text = header + "\n" + "\n".join(lines) + "\n"
   run_folder.write_atomically(run_dir / SUMMARY_MD, text)
-  with open(run_dir / RESULTS_CSV, "w", encoding="utf-8", newline="") as f:
-    csv.writer(f).writerows(rows)
+  run_folder.write_atomically(run_dir / RESULTS_CSV, run_folder.csv_text(rows))
   return text
 
 

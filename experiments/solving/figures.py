@@ -13,6 +13,8 @@ from collections.abc import Callable
 
 from matplotlib.figure import Figure
 
+from experiments import run_folder
+
 DPI = 120
 
 
@@ -41,7 +43,7 @@ def log_log(ax, xlabel: str) -> None:
 def save(fig: Figure, path: pathlib.Path) -> None:
   path.parent.mkdir(parents=True, exist_ok=True)
   fig.tight_layout()
-  fig.savefig(path, dpi=DPI)
+  run_folder.save_figure(fig, path, DPI)
 
 
 def plot_file(name: str, game: str) -> str:

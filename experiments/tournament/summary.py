@@ -18,7 +18,6 @@ matplotlib figures (Agg renderer, no pyplot): reporting opens no window and keep
 
 from __future__ import annotations
 
-import csv
 import json
 import math
 import pathlib
@@ -115,12 +114,10 @@ def _in_order(order: Sequence[str], present: Container[str]) -> list[str]:
 
 def write_csv(path: pathlib.Path, results: dict[str, stats.GroupStats],
               order: Sequence[str]) -> None:
-  with path.open("w", newline="", encoding="utf-8") as file:
-    writer = csv.writer(file, lineterminator="\n")
-    writer.writerow(CSV_COLUMNS)
-    for label, result in results.items():
-      for name in _in_order(order, result.summaries):
-        writer.writerow(_csv_row(label, result.summaries[name], result.ratings[name]))
+  rows = [CSV_COLUMNS] + [_csv_row(label, result.summaries[name], result.ratings[name])
+                          for label, result in results.items()
+                          for name in _in_order(order, result.summaries)]
+  run_folder.write_atomically(path, run_folder.csv_text(rows, lineterminator="\n"))
 
 
 def _csv_row(label: str, summary: stats.Summary, rating: stats.Rating) -> list:
@@ -341,4 +338,4 @@ def _set_xticks(ax, positions, names: Sequence[str]) -> None:
 
 
 def _save(fig: Figure, path: pathlib.Path) -> None:
-  fig.savefig(path, dpi=DPI)
+  run_folder.save_figure(fig, path, DPI)

@@ -1,0 +1,80 @@
+"""Reports written whole or not at all, and a run whose report failed exits non-zero."""
+
+from __future__ import annotations
+
+import dataclasses
+import errno
+import os
+
+import pytest
+
+from experiments import run_folder
+from experiments import tournament
+from experiments.cli import main
+from experiments.run_folder import RunError
+
+CONFIG = """
+[experiment]
+name = "tiny"
+seed = 5
+games = ["python_sushi_go(players=2,rounds=1)"]
+num_games = 2
+
+[[players]]
+name = "random"
+bot = "random"
+
+[[players]]
+name = "greedy"
+bot = "greedy"
+"""
+
+
+@pytest.fixture
+def finished(tmp_path):
+  config = tmp_path / "config.toml"
+  config.write_text(CONFIG)
+  run_dir = tmp_path / "run"
+  assert main(["run", str(config), "--out", str(run_dir), "--quiet"]) == 0
+  return config, run_dir
+
+
+def test_a_full_disk_while_reporting_leaves_every_old_file_whole(finished, monkeypatch, capsys):
+  """The disk fills at the n-th file the report writes (summary.md, summary.csv, each plot): the
+  command exits with the reason, and every file is the old one, whole, with no temporary left."""
+  _, run_dir = finished
+  capsys.readouterr()
+  files = sorted(p for p in run_dir.rglob("*") if p.is_file() and p.name != run_folder.LOCK_FILE)
+  before = {path: path.read_bytes() for path in files}
+  real_fsync = os.fsync
+  for failing in range(1, 5):
+    calls = []
+
+    def fsync(fd):
+      calls.append(fd)
+      if len(calls) == failing:
+        raise OSError(errno.ENOSPC, "No space left on device")
+      return real_fsync(fd)
+    monkeypatch.setattr(os, "fsync", fsync)
+    with pytest.raises(SystemExit) as failed:
+      main(["report", str(run_dir)])
+    monkeypatch.undo()
+    assert failed.value.code == 2 and "No space left on device" in capsys.readouterr().err
+    for path, data in before.items():
+      assert path.read_bytes() == data, path
+    assert not [p for p in run_dir.rglob("*.tmp")]
+
+
+def test_a_run_whose_report_failed_exits_non_zero(finished, monkeypatch, capsys):
+  config, run_dir = finished
+  capsys.readouterr()
+
+  def failing(run_dir):
+    raise RunError("the report could not be made")
+  monkeypatch.setattr(tournament, "TOURNAMENT",
+                      dataclasses.replace(tournament.TOURNAMENT, report=failing))
+  with pytest.raises(SystemExit) as failed:
+    main(["run", str(config), "--out", str(run_dir), "--quiet"])
+  err = capsys.readouterr().err
+  assert failed.value.code == 2 and "the report could not be made" in err
+  assert f"`sushigo report {run_dir}` writes the report once that is fixed" in err
