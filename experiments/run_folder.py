@@ -129,6 +129,9 @@ def check_destination(run_dir: pathlib.Path, config: RunConfig, force: bool) -> 
     raise RunError(f"{run_dir} is a file, not a folder; choose a folder for --out")
   if not run_dir.is_dir():
     return
+  if (run_dir / PLOTS_DIR).is_symlink():
+    raise RunError(f"{run_dir / PLOTS_DIR} is a symbolic link: a run writes (and --force removes)"
+                   " its plots inside its folder only; remove the link, or choose another --out")
   resolved_path = run_dir / RESOLVED_FILE
   if force:
     run_files(run_dir)
@@ -236,7 +239,24 @@ def _manifest(run_dir: pathlib.Path) -> list[str] | None:
   files = read_json(path).get("files")
   if not isinstance(files, list) or not all(_inside(f) for f in files):
     raise RunError(f"{path}: expected {{\"files\": [names inside the folder]}}; was it edited?")
+  foreign = [name for name in files if not _run_file_name(name)]
+  if foreign:
+    raise RunError(f"{path} lists {', '.join(map(repr, foreign[:3]))}, which no run writes (a"
+                   f" run writes {', '.join(_RUN_FILES)} and {PLOTS_DIR}/*.png); was it edited?"
+                   " --force removes only a run's own files: remove the folder yourself, or"
+                   " choose another --out")
   return files
+
+
+_RUN_FILES = (CONFIG_FILE, RESOLVED_FILE, RECORDS_FILE, RESULTS_FILE, TIMINGS_FILE, PROVENANCE_FILE,
+              SUMMARY_MD, SUMMARY_CSV, RESULTS_CSV, MANIFEST_FILE, LOCK_FILE)
+
+
+def _run_file_name(name: str) -> bool:
+  """Whether `name` is one a run writes: its files, or a plot in its plots folder."""
+  parts = pathlib.PurePath(name).parts
+  return name in _RUN_FILES or (len(parts) == 2 and parts[0] == PLOTS_DIR
+                                and parts[1].endswith(".png"))
 
 
 def _inside(name: Any) -> bool:
@@ -256,12 +276,34 @@ def _remove(run_dir: pathlib.Path, names: Sequence[str]) -> None:
   for name in names:
     if name != LOCK_FILE:
       path = run_dir / name
+      if not _through_folders(run_dir, path):
+        continue  # a symbolic link on the way out of the folder: nothing there is the run's
       for temp in path.parent.glob(f"{glob.escape(path.name)}.*.tmp"):
-        temp.unlink(missing_ok=True)
-      path.unlink(missing_ok=True)
+        _remove_regular(temp)
+      _remove_regular(path)
   for folder in sorted({(run_dir / name).parent for name in names}, reverse=True):
-    if folder != run_dir and folder.is_dir() and not any(folder.iterdir()):
+    if folder != run_dir and _through_folders(run_dir, folder) and folder.is_dir() and \
+        not any(folder.iterdir()):
       folder.rmdir()
+
+
+def _through_folders(run_dir: pathlib.Path, path: pathlib.Path) -> bool:
+  """Whether every folder between `run_dir` and `path` (`path` too, if it is a folder) is a real
+  folder, not a symbolic link, which could lead outside the run folder."""
+  for folder in [path, *path.parents]:
+    if folder == run_dir:
+      return True
+    if folder != path and folder.is_symlink():
+      return False
+    if folder == path and folder.is_symlink() and folder.is_dir():
+      return False
+  return False
+
+
+def _remove_regular(path: pathlib.Path) -> None:
+  """Removes `path` if it is a regular file or a symbolic link (the link, never its target)."""
+  if path.is_symlink() or path.is_file():
+    path.unlink(missing_ok=True)
 
 
 def stored_config(run_dir: pathlib.Path, load: Callable[[pathlib.Path], _Config]) -> _Config:

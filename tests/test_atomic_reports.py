@@ -78,3 +78,34 @@ def test_a_run_whose_report_failed_exits_non_zero(finished, monkeypatch, capsys)
   err = capsys.readouterr().err
   assert failed.value.code == 2 and "the report could not be made" in err
   assert f"`sushigo report {run_dir}` writes the report once that is fixed" in err
+
+
+def test_force_never_deletes_through_a_symbolic_link_or_a_name_no_run_writes(finished, tmp_path,
+                                                                            capsys):
+  config, run_dir = finished
+  capsys.readouterr()
+  outside = tmp_path / "outside"
+  outside.mkdir()
+  plots = sorted((run_dir / run_folder.PLOTS_DIR).iterdir())
+  for plot in plots:
+    (outside / plot.name).write_bytes(b"not the run's")
+    plot.unlink()
+  (run_dir / run_folder.PLOTS_DIR).rmdir()
+  (run_dir / run_folder.PLOTS_DIR).symlink_to(outside, target_is_directory=True)
+  other = CONFIG.replace("num_games = 2", "num_games = 4")
+  config.write_text(other)
+  with pytest.raises(SystemExit) as refused:
+    main(["run", str(config), "--out", str(run_dir), "--quiet", "--force"])
+  assert refused.value.code == 2 and "is a symbolic link" in capsys.readouterr().err
+  run_folder._remove(run_dir, [f"{run_folder.PLOTS_DIR}/{plot.name}" for plot in plots])
+  assert all((outside / plot.name).read_bytes() == b"not the run's" for plot in plots)
+  (run_dir / run_folder.PLOTS_DIR).unlink()
+  assert main(["run", str(config), "--out", str(run_dir), "--quiet", "--force"]) == 0
+  manifest = run_dir / run_folder.MANIFEST_FILE
+  manifest.write_text('{"files": ["config.toml", "mydata.csv"]}')
+  (run_dir / "mydata.csv").write_text("keep me")
+  with pytest.raises(SystemExit) as refused:
+    main(["run", str(config), "--out", str(run_dir), "--quiet", "--force"])
+  assert refused.value.code == 2
+  assert "lists 'mydata.csv', which no run writes" in capsys.readouterr().err
+  assert (run_dir / "mydata.csv").read_text() == "keep me"
