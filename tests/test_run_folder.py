@@ -52,10 +52,19 @@ def test_a_manifest_naming_anything_but_files_inside_the_folder_is_refused(tmp_p
     run_folder.run_files(tmp_path)
 
 
-@pytest.mark.parametrize("name", ["a", "plots/a.png", "a..b", "..a/b", ".hidden"])
-def test_names_inside_the_folder_are_accepted(tmp_path, name):
+@pytest.mark.parametrize("name", ["plots/a.png", "plots/a..b.png", "summary.csv", "run.lock"])
+def test_names_a_run_writes_are_accepted(tmp_path, name):
   manifest(tmp_path, [name])
   assert run_folder.run_files(tmp_path) == [name]
+
+
+@pytest.mark.parametrize("name", ["a", "a..b", "..a/b", ".hidden", "plots/deep/b.png",
+                                  "plots/notes.txt"])
+def test_names_inside_the_folder_that_no_run_writes_are_refused(tmp_path, name):
+  """An edited manifest cannot make --force remove a file the run did not write."""
+  manifest(tmp_path, [name])
+  with pytest.raises(RunError, match=f"lists {name!r}, which no run writes"):
+    run_folder.run_files(tmp_path)
 
 
 def test_removing_a_run_takes_its_files_their_temporary_files_and_emptied_folders(tmp_path):
