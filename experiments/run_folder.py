@@ -143,6 +143,7 @@ def check_destination(run_dir: pathlib.Path, config: RunConfig, force: bool) -> 
                      f" {config.hash:.12} now); use --force to start it over, or another --out")
     check_inputs(resolved_path, stored, input_digests(config),
                  "use --force to start the run over, or another --out")
+    read_provenance(run_dir)  # before any game is played: a session is appended to it at the end
   elif _user_files(run_dir):
     raise RunError(f"{run_dir} is not empty and holds no run (no {RESOLVED_FILE}); choose a new"
                    " or empty folder")
@@ -459,10 +460,15 @@ def csv_text(rows, lineterminator: str = "\r\n") -> str:
 
 
 def read_json(path: pathlib.Path) -> dict:
+  """The JSON object in `path`; RunError naming the file if it cannot be read or holds no object
+  (invalid UTF-8 or JSON included)."""
   try:
-    return json.loads(path.read_text(encoding="utf-8"))
+    data = json.loads(path.read_text(encoding="utf-8"))
   except (OSError, ValueError) as e:
     raise RunError(f"{path}: cannot read it: {e}") from None
+  if not isinstance(data, dict):
+    raise RunError(f"{path}: cannot read it: it holds a JSON {type(data).__name__}, not an object")
+  return data
 
 
 # ----- provenance
@@ -485,10 +491,28 @@ class Session:
   code: dict = dataclasses.field(default_factory=lambda: _code_fingerprint())
 
 
+def read_provenance(run_dir: pathlib.Path) -> list[dict]:
+  """The sessions recorded in the folder's provenance.json (none if it has none); RunError naming
+  the file if it cannot be read or is not `{"config_hash": ..., "sessions": [...]}`."""
+  path = run_dir / PROVENANCE_FILE
+  if not path.is_file():
+    return []
+  remedy = ("the records are intact: restore the file, or remove it (the sessions it held are"
+            " then lost), and run again")
+  try:
+    sessions = read_json(path).get("sessions")
+  except RunError as e:
+    raise RunError(f"{e}; {remedy}") from None
+  if not isinstance(sessions, list) or not all(isinstance(s, dict) for s in sessions):
+    raise RunError(f"{path}: expected {{\"config_hash\": ..., \"sessions\": [...]}}; was it"
+                   f" edited? {remedy[0].upper()}{remedy[1:]}")
+  return sessions
+
+
 def add_provenance(run_dir: pathlib.Path, config: RunConfig, session: Session) -> None:
   """Appends the session to provenance.json, with what the code and the machine were."""
   path = run_dir / PROVENANCE_FILE
-  sessions = read_json(path)["sessions"] if path.is_file() else []
+  sessions = read_provenance(run_dir)
   sessions.append({
       "started": session.started.isoformat(timespec="seconds"),
       "wall_seconds": round(time.perf_counter() - session.clock, 3),

@@ -109,3 +109,19 @@ def test_force_never_deletes_through_a_symbolic_link_or_a_name_no_run_writes(fin
   assert refused.value.code == 2
   assert "lists 'mydata.csv', which no run writes" in capsys.readouterr().err
   assert (run_dir / "mydata.csv").read_text() == "keep me"
+
+
+@pytest.mark.parametrize("content", [b"{not json", b"\xff\xfe", b"[1, 2]", b'{"sessions": 3}'])
+def test_a_corrupt_provenance_is_refused_before_any_game_is_played(finished, capsys, content):
+  config, run_dir = finished
+  capsys.readouterr()
+  config.write_text(CONFIG)  # the same config: a resume
+  records = run_dir / run_folder.RECORDS_FILE
+  lines = records.read_text().splitlines(keepends=True)
+  records.write_text(lines[0])  # one game left to play
+  (run_dir / run_folder.PROVENANCE_FILE).write_bytes(content)
+  with pytest.raises(SystemExit) as refused:
+    main(["run", str(config), "--out", str(run_dir), "--quiet"])
+  err = capsys.readouterr().err
+  assert refused.value.code == 2 and f"{run_dir / run_folder.PROVENANCE_FILE}:" in err
+  assert "the records are intact" in err.lower() and records.read_text() == lines[0]
