@@ -62,6 +62,13 @@ class Experiment:
   play: Callable[[RunConfig, int], Result]  # runs one unit
   report: Callable[[pathlib.Path], str]  # writes a run folder's report; returns its Markdown
   report_files: Callable[[RunConfig], list[str]]  # the files the report writes (for the manifest)
+  # what is wrong with a unit's stored result given the config (None: nothing), if the kind checks
+  check: Callable[[RunConfig], Callable[[int, dict], str | None]] | None = None
+
+  def read(self, config: RunConfig, run_dir: pathlib.Path) -> dict[int, dict]:
+    """The results stored in `run_dir`, each checked against `config` (`run_folder.read_results`)."""
+    return run_folder.read_results(run_dir, self.results, self.size(config),
+                                   self.check(config) if self.check else None)
 
   def files(self, config: RunConfig) -> list[str]:
     """Every file a run of `config` writes besides its config files: its manifest."""
@@ -137,7 +144,7 @@ def execute(experiment: Experiment, config: RunConfig, run_dir: pathlib.Path, se
   for path in (results_path, timings_path):
     run_folder.cut_torn_line(path)  # so that new lines start clean
   total = experiment.size(config)
-  done = run_folder.read_results(run_dir, results, total)
+  done = experiment.read(config, run_dir)
   run_folder.keep_timings_of(run_dir, results, done)
   missing = [i for i in range(total) if i not in done]
   if not quiet and done:
@@ -182,7 +189,7 @@ def replay(experiment: Experiment, config: RunConfig, run_dir: pathlib.Path, ses
   stored and the replayed results, by key. The stored ones are read first, under the folder's
   reading lock, so that no run writes them meanwhile."""
   with run_lock.reading(run_dir, "reproduce"):
-    stored = run_folder.read_results(run_dir, experiment.results, experiment.size(config))
+    stored = experiment.read(config, run_dir)
     resolved_path = run_dir / run_folder.RESOLVED_FILE
     recorded = run_folder.read_json(resolved_path)
   check_replay_inputs(config, resolved_path, recorded)

@@ -320,10 +320,12 @@ def stored_config(run_dir: pathlib.Path, load: Callable[[pathlib.Path], _Config]
   return config
 
 
-def read_results(run_dir: pathlib.Path, results: ResultsFile, total: int) -> dict[int, dict]:
+def read_results(run_dir: pathlib.Path, results: ResultsFile, total: int,
+                 check: Callable[[int, dict], str | None] | None = None) -> dict[int, dict]:
   """The complete result lines of a run folder by their key, which must be a unit of the config
-  (0 to `total` - 1) recorded once; RunError naming the line otherwise. A torn last line is
-  skipped."""
+  (0 to `total` - 1) recorded once and, with `check`, what the config makes of that unit (`check`
+  returns what is wrong with an entry, or None); RunError naming the line otherwise. A torn last
+  line is skipped."""
   path = run_dir / results.name
   entries, line_of = {}, {}
   for number, line in enumerate(complete_lines(path), 1):
@@ -333,6 +335,10 @@ def read_results(run_dir: pathlib.Path, results: ResultsFile, total: int) -> dic
       raise RunError(f"{where}: {results.noun} {key} is not one of the config's {total}"
                      f" {results.noun}s (0 to {total - 1}); remove the line, or start over with"
                      " --force")
+    problem = check(key, entry) if check is not None else None
+    if problem:
+      raise RunError(f"{where}: {problem}; remove the line (the {results.noun} is then"
+                     f" {results.again}), or start over with --force")
     if key in entries:
       raise RunError(f"{where}: {results.noun} {key} is recorded twice (also on line"
                      f" {line_of[key]}); remove one of the two lines (`sushigo reproduce` then"
@@ -384,7 +390,21 @@ def complete_lines(path: pathlib.Path) -> list[str]:
   if not path.exists():
     return []
   data = path.read_bytes()
-  return data[:data.rfind(b"\n") + 1].decode("utf-8").splitlines()
+  lines = data[:data.rfind(b"\n") + 1].split(b"\n")[:-1]
+  try:
+    return [line.decode("utf-8") for line in lines]
+  except UnicodeDecodeError:
+    number = next(n for n, line in enumerate(lines, 1) if not _is_utf8(line))
+    raise RunError(f"{path}, line {number}: not UTF-8 text; remove the line (what it recorded is"
+                   " then done again), or start over with --force") from None
+
+
+def _is_utf8(data: bytes) -> bool:
+  try:
+    data.decode("utf-8")
+  except UnicodeDecodeError:
+    return False
+  return True
 
 
 def cut_torn_line(path: pathlib.Path) -> None:

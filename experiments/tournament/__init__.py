@@ -154,4 +154,4 @@ def _worker_name() -> str:
 TOURNAMENT = execution.Experiment(results=RESULTS, parse=config_lib.parse,
                                   size=operator.attrgetter("total_games"), play=play_game,
                                   report=report, report_files=lambda config: list(
-                                      summary.REPORT_FILES))
+                                      summary.REPORT_FILES), check=config_lib.record_problem)

@@ -20,8 +20,9 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+import math
 import pathlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import pyspiel
@@ -282,3 +283,31 @@ def seatings(lineup: Sequence[int], rotation: str) -> list[tuple[int, ...]]:
   else:
     arrangements = itertools.permutations(lineup)
   return list(dict.fromkeys(arrangements))
+
+
+def record_problem(config: Config) -> Callable[[int, dict], str | None]:
+  """What is wrong with the record of game `index` given `config` (None if nothing): its game
+  string and seats must be the config's for that game (a renamed seat or another game would be
+  reported as a competitor or a section of its own), its scores whole numbers and its returns
+  finite numbers, one a seat, and its winners seats."""
+  def problem(index: int, record: dict) -> str | None:
+    matchup = config.matchup(index)
+    names = [competitor.name for competitor in matchup.seats]
+    if record.get("game") != matchup.game:
+      return (f"game {index} is recorded on {record.get('game')!r}, but the config plays it on"
+              f" {matchup.game!r}")
+    if record.get("seats") != names:
+      return (f"game {index} is recorded with seats {record.get('seats')!r}, but the config seats"
+              f" {names}")
+    seats = len(names)
+    for field, kinds in (("scores", (int,)), ("returns", (int, float))):
+      values = record.get(field)
+      if not (isinstance(values, list) and len(values) == seats and all(
+          isinstance(v, kinds) and not isinstance(v, bool) and math.isfinite(v) for v in values)):
+        return f"game {index}'s {field!r} is {values!r}, not {seats} finite numbers"
+    winners = record.get("winners")
+    if not (isinstance(winners, list) and winners and all(
+        isinstance(w, int) and not isinstance(w, bool) and 0 <= w < seats for w in winners)):
+      return f"game {index}'s 'winners' is {winners!r}, not seats of its {seats}"
+    return None
+  return problem

@@ -18,7 +18,6 @@ matplotlib figures (Agg renderer, no pyplot): reporting opens no window and keep
 
 from __future__ import annotations
 
-import json
 import math
 import pathlib
 from collections.abc import Container, Sequence
@@ -32,6 +31,7 @@ from matplotlib.lines import Line2D
 from experiments import run_folder
 from experiments import stats
 from experiments.run_folder import PLOTS_DIR, RECORDS_FILE, RESOLVED_FILE, SUMMARY_CSV, SUMMARY_MD
+from experiments.tournament import config as tournament_config
 
 CSV_COLUMNS = (
     "game", "competitor", "games", "seats",
@@ -83,9 +83,13 @@ def load_run(run_dir: pathlib.Path) -> tuple[dict[str, Any], list[dict[str, Any]
   for name in (RESOLVED_FILE, RECORDS_FILE):
     if not (run_dir / name).is_file():
       raise FileNotFoundError(f"{run_dir} is not a run folder: {name} is missing")
-  config = json.loads((run_dir / RESOLVED_FILE).read_text(encoding="utf-8"))
+  config = run_folder.read_json(run_dir / RESOLVED_FILE)
+  check = None
+  if (run_dir / run_folder.CONFIG_FILE).is_file():  # each record checked against its config
+    check = tournament_config.record_problem(tournament_config.read_tables(
+        (run_dir / run_folder.CONFIG_FILE).read_text(encoding="utf-8")))
   records = list(run_folder.read_results(run_dir, run_folder.GAME_RECORDS,
-                                         _total_games(config)).values())
+                                         _total_games(config), check).values())
   if not records:
     raise ValueError(f"{run_dir / RECORDS_FILE} holds no games")
   return config, records

@@ -1,0 +1,68 @@
+"""Records checked against their config at resume, report and reproduce: a renamed seat, another
+game, a wrong type or bytes that are not UTF-8 are refused naming the file and line, never
+reported as a new competitor or a traceback."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from experiments import run_folder
+from experiments.cli import main
+
+CONFIG = """
+[experiment]
+name = "tiny"
+seed = 5
+games = ["python_sushi_go(players=2,rounds=1)"]
+num_games = 2
+
+[[players]]
+name = "random"
+bot = "random"
+
+[[players]]
+name = "greedy"
+bot = "greedy"
+"""
+
+
+def edit_second(record: dict, field: str, value) -> bytes:
+  return (json.dumps({**record, field: value}) + "\n").encode()
+
+
+@pytest.fixture
+def finished(tmp_path):
+  config = tmp_path / "config.toml"
+  config.write_text(CONFIG)
+  run_dir = tmp_path / "run"
+  assert main(["run", str(config), "--out", str(run_dir), "--quiet"]) == 0
+  return config, run_dir
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("seats", ["hacker", "greedy"], "game 1 is recorded with seats ['hacker', 'greedy'], but the"
+     " config seats"),
+    ("game", "python_sushi_go(players=3,rounds=1)", "game 1 is recorded on"),
+    ("scores", ["x", 3], "game 1's 'scores' is ['x', 3], not 2 finite numbers"),
+    ("winners", [7], "game 1's 'winners' is [7], not seats of its 2"),
+    (None, None, "line 2: not UTF-8 text"),
+])
+def test_a_record_that_is_not_the_configs_is_refused_everywhere(finished, capsys, field, value,
+                                                                message):
+  config, run_dir = finished
+  capsys.readouterr()
+  records = run_dir / run_folder.RECORDS_FILE
+  first, second = records.read_bytes().splitlines(keepends=True)
+  bad = b'{"index": 1, "seats": "\xff"}\n' if field is None else \
+      edit_second(json.loads(second), field, value)
+  records.write_bytes(first + bad)
+  for command in (["report", str(run_dir)], ["reproduce", str(run_dir)],
+                  ["run", str(config), "--out", str(run_dir), "--quiet"]):
+    with pytest.raises(SystemExit) as refused:
+      main(command)
+    err = capsys.readouterr().err
+    assert refused.value.code == 2, command
+    assert f"{records}, line 2: " in err and message in err, (command, err)
+  assert records.read_bytes() == first + bad
