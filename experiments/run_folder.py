@@ -542,7 +542,8 @@ def add_provenance(run_dir: pathlib.Path, config: RunConfig, session: Session) -
       "workers": session.workers,
       "address": session.address,
       "budget": {"kind": next(iter(session.budget), "none"), **session.budget},
-      INPUTS: read_json(run_dir / RESOLVED_FILE).get(INPUTS, {}),
+      INPUTS: read_json(run_dir / RESOLVED_FILE).get(INPUTS, {})
+              if (run_dir / RESOLVED_FILE).is_file() else {},
       **session.code,
       "libraries": _library_versions(session.backend),
       "platform": platform.platform(),
