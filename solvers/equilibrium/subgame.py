@@ -68,7 +68,8 @@ an equilibrium. docs/equilibrium.md reports what was measured (exact exploitabil
 game against the blueprint's, and strength against the searchers).
 
 Parameters (`SubgameBot.PARAMETERS`):
-  path           the blueprint file (`sushigo train --abstraction cards` or `cards+rank`)
+  path           the blueprint file (`sushigo train --abstraction cards` or `cards+rank`); auto
+                 (the default): the stored one of the player count (`BLUEPRINTS`: 2 and 4)
   iterations     MCCFR iterations per decision (when `seconds` is 0)
   seconds        > 0: iterate in chunks until this much time has passed (at least one chunk; a
                  chunk doubles while a call takes under 5% of the budget, so the last call may
@@ -85,18 +86,25 @@ Parameters (`SubgameBot.PARAMETERS`):
   rollouts       playouts per leaf estimate and continuation
   rollout_seeds  common (playout r of every leaf of a world drawn from one seeded stream, so leaf
                  values differ by what differs, not by the deals) | independent
-  prior          blueprint | uniform: what regret matching plays with no positive regret
+  prior          uniform (the default) | blueprint: what regret matching plays with no
+                 positive regret
   belief         reach | uniform: the root worlds weighted by the others' picks under the
                  blueprint, or not (the same at two players: see Belief)
   root           own | public: the subgame rooted at the player's information set, or (two
                  players) at the round's public state with both players' hands sampled (see Root)
   ranges         with root public: hands of the player's drawn as the opponent sees them
-  final          average (draw from the root's average strategy) | argmax (its likeliest action)
+  final          argmax (the default: the root average strategy's likeliest action) | average
+                 (a draw from it)
+
+The defaults are the strongest configuration measured (docs/equilibrium.md): with some 200
+iterations a solve leaves its root average diffuse, and sampling from it, or falling back on the
+blueprint where no regret is positive, played worse.
 """
 
 from __future__ import annotations
 
 import math
+import pathlib
 
 import numpy as np
 import pyspiel
@@ -115,7 +123,10 @@ from sushigo_spiel.compiled.sushi_go.layout import (HANDS_AT, HAND_SIZE, ROUND_D
                                                     build_spec)
 from sushigo_spiel.sushi_go.knowledge import round_decisions
 
-DEFAULT_BLUEPRINT = "experiments/results/policies/blueprint_2p.npz"
+POLICY_DIRECTORY = pathlib.Path(__file__).resolve().parents[2] / "experiments/results/policies"
+# path="auto": the stored blueprint of the bot's player count (`sushigo train`, docs/equilibrium.md)
+BLUEPRINTS = {2: "blueprint_2p.npz", 4: "blueprint_4p.npz"}
+DEFAULT_BLUEPRINT = str(POLICY_DIRECTORY / BLUEPRINTS[2])
 CONTINUATIONS = {"blueprint": subgame.BLUEPRINT, "heuristic": POLICIES["heuristic"],
                  "greedy": POLICIES["greedy"], "random": POLICIES["random"]}
 PRIORS = {"blueprint": subgame.BLUEPRINT, "uniform": subgame.UNIFORM}
@@ -131,11 +142,20 @@ CHUNK = 4  # iterations of a timed solve's first call, before the clock is read
 CHUNK_SHARE = 0.05  # a timed solve's chunk doubles while a call takes less of the budget
 
 
+def default_blueprint(num_players: int) -> str:
+  """The stored blueprint `path="auto"` plays at `num_players`; a ValueError where none is stored."""
+  if num_players not in BLUEPRINTS:
+    raise ValueError(f"no blueprint is stored for {num_players} players (path='auto' knows"
+                     f" {', '.join(f'{n} players' for n in BLUEPRINTS)}); train one with `sushigo"
+                     " train --abstraction cards` and give its file as parameter 'path'")
+  return str(POLICY_DIRECTORY / BLUEPRINTS[num_players])
+
+
 class SubgameBot(Bot):
   """Depth-limited subgame solving over the blueprint (see the module docstring)."""
 
   PARAMETERS = {
-      "path": DEFAULT_BLUEPRINT,
+      "path": "auto",
       "iterations": 200,
       "seconds": 0.0,
       "clock": "wall",
@@ -145,8 +165,8 @@ class SubgameBot(Bot):
       "continuations": "blueprint",
       "rollouts": 2,
       "rollout_seeds": "common",
-      "prior": "blueprint",
-      "final": "average",
+      "prior": "uniform",
+      "final": "argmax",
       "belief": "reach",
       "root": "own",
       "ranges": 3,
@@ -184,6 +204,8 @@ class SubgameBot(Bot):
       raise ValueError(f"parameter 'continuations' is {params['continuations']!r}; allowed with"
                        f" {rules.num_players} players: one of {', '.join(CONTINUATIONS)} (the"
                        " choice among several is a two-player, zero-sum device)")
+    if params["path"] == "auto":
+      params["path"] = default_blueprint(rules.num_players)
     self.blueprint = self.load_saved(load_blueprint, "blueprint")
     self.check_trained_for(self.blueprint.game, "blueprint")
     ensure_compiled()
