@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
+import os
 import pathlib
 import re
 import sys
@@ -233,7 +234,8 @@ def results_page(results: pathlib.Path, run: str) -> str:
 
 
 def _run_block(run: str) -> Block:
-  return Block((f"{run}/summary.md", f"{run}/config.toml"),
+  config = os.path.relpath(config_path(RESULTS, run), RESULTS)
+  return Block((f"{run}/summary.md", config),
                lambda results: f"{description(results, run)}\n\n{run_tables(results, run)}")
 
 
@@ -258,7 +260,8 @@ def block(name: str) -> Block:
 
 
 def sources(name: str) -> tuple[str, ...]:
-  """The stored files (relative to experiments/results/) that block `name` reads."""
+  """The stored files (relative to experiments/results/, as glob patterns) that block `name`
+  reads."""
   return block(name).sources
 
 
