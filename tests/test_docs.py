@@ -193,3 +193,9 @@ def test_pages_are_short(name):
   limit = 150 if name == "README.md" else 400
   lines = len(_read(name).splitlines())
   assert lines <= limit or name in LONG, f"{name}: {lines} lines"
+
+
+def test_the_report_command_checks_the_pages(capsys):
+  from experiments import cli  # pylint: disable=import-outside-toplevel
+  assert cli.main(["report", "--docs", "--check"]) == 0
+  assert "0 page(s) differ" in capsys.readouterr().out
