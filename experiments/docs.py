@@ -93,7 +93,12 @@ def run_tables(results: pathlib.Path, run: str, level: int = 4) -> str:
 
 def table(markdown: str) -> list[dict[str, str]]:
   """The rows of the first Markdown table in `markdown`, keyed by its header."""
-  lines = [l for l in markdown.strip().splitlines() if l.startswith("|")]
+  lines = []
+  for line in markdown.strip().splitlines():
+    if line.startswith("|"):
+      lines.append(line)
+    elif lines:
+      break
   header = [c.strip() for c in lines[0].strip("|").split("|")]
   return [dict(zip(header, (c.strip() for c in l.strip("|").split("|")))) for l in lines[2:]]
 
@@ -211,6 +216,41 @@ def _capabilities(results: pathlib.Path) -> str:
   return "\n".join(lines) + "\n"
 
 
+def negated(cell: str) -> str:
+  """`-1.26 [-2.90, 0.38]` as the other side of a two-player game sees it: `+1.26 [-0.38, 2.90]`."""
+  value, low, high = (float(x) for x in re.findall(r"-?\d+\.\d+", cell))
+  digits = len(cell.split(" ")[0].split(".")[1])
+  return interval(str(-value), str(-high), str(-low), digits=digits, sign=True)
+
+
+def _against_each(results: pathlib.Path, runs_: tuple[str, ...], anchor: str) -> str:
+  """The anchor's games against each competitor of two-player anchor runs (each competitor plays
+  the anchor only, so its games are the pair's and the anchor's margin is its margin negated)."""
+  lines = [f"| run | {anchor} against | games | share outscored, ties half (sign test) |"
+           f" {anchor}'s mean margin [95% CI] |", "|---|---|---:|---|---|"]
+  for run in runs_:
+    for row in table(_game_section(results, run, TWO)):
+      if row["competitor"] != anchor:
+        lines.append(f"| `{run}` | {row['competitor']} | {row['games']} |"
+                     f" {head_to_head(results, run, TWO, anchor, row['competitor'])} |"
+                     f" {negated(row['mean margin [95% CI]'])} |")
+  return "\n".join(lines) + "\n"
+
+
+def _four_players(results: pathlib.Path) -> str:
+  """The subgame bot and the blueprint alone, each in one seat against three heuristics."""
+  lines = ["| against three heuristics (four players) | run | games | mean margin [95% CI] |"
+           " win rate [Wilson 95%] | outscores a heuristic seat (sign test) |",
+           "|---|---|---:|---|---|---|"]
+  for run, name in (("subgame-4p-head-to-head", "subgame"),
+                    ("blueprint-rank-4p-head-to-head", "blueprint (4 players), purified"),
+                    ("blueprint-rank-4p-head-to-head", "blueprint (4 players)")):
+    row = competitor(results, run, FOUR, name)
+    lines.append(f"| {name} | `{run}` | {row['games']} | {signed(row['mean margin [95% CI]'])} |"
+                 f" {row['win rate [Wilson 95%]']} | {head_to_head(results, run, FOUR, name, 'heuristic')} |")
+  return "\n".join(lines) + "\n"
+
+
 def _run_index(results: pathlib.Path) -> str:
   lines = ["| run | what it measures | report |", "|---|---|---|"]
   for run in runs(results):
@@ -247,6 +287,13 @@ BLOCKS: dict[str, Block] = {
          f"{RUN_BOUND}/summary.md", "abstraction-curve-large/results.csv"),
         _capabilities),
     "run-index": Block(("*/summary.md", "*/config.toml"), _run_index),
+    "subgame-strength": Block(
+        ("subgame-head-to-head/summary.md", "subgame-vs-searchers/summary.md"),
+        lambda results: _against_each(results, ("subgame-head-to-head", "subgame-vs-searchers"),
+                                      "subgame")),
+    "four-players": Block(
+        ("subgame-4p-head-to-head/summary.md", "blueprint-rank-4p-head-to-head/summary.md"),
+        _four_players),
 }
 
 

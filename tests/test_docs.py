@@ -77,7 +77,6 @@ def test_an_unknown_block_is_refused():
 # more fails the test below.
 NOT_YET_CONVERTED = {
     "docs/blueprint.md": "training curves and pilots, most not stored as runs",
-    "docs/subgame.md": "the subgame bot's measurements: reduced-game exploitability, speed, pilots",
     "docs/search.md": "the search tournaments' figures, quoted from stored runs and pilots",
     "docs/speed.md": "benchmark timings of this machine (`sushigo bench`), no stored run",
     "docs/rl.md": "environment speeds and the linear Q agent's training, no stored run",
@@ -100,6 +99,10 @@ ALLOWED_ON = {
         "3.29": "the z of the strength tests' one-sided 99.9% Wilson bound (a target)",
         "99.9%": "the confidence of the strength tests' bound (a target)",
         "85%": "the mutation score each module must reach (a target)",
+    },
+    "docs/subgame.md": {
+        "0.60": "the target share of games the subgame bot outscores the heuristic in",
+        "0.55": "the target share against each searcher",
     },
     "docs/equilibrium.md": {
         "1.5": "DCFR's alpha, the published parameters (1.5, 0, 2)",
