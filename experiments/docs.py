@@ -153,9 +153,10 @@ RUN_BOUND = "exploitability-full-blueprint-mean-paired-80"   # the heuristic's t
 FOUR = "python_sushi_go(players=4)"
 
 
-def _quickstart_output(results: pathlib.Path) -> str:
-  section = _game_section(results, "quickstart", TWO).strip()
-  return f"```\n## {TWO}\n\n{section}\n```\n"
+def _quickstart_output(results: pathlib.Path, game: str = TWO) -> str:
+  """One player count's section of the quickstart's stored summary, as the command prints it."""
+  section = _game_section(results, "quickstart", game).strip()
+  return f"```\n## {game}\n\n{section}\n```\n"
 
 
 def _share(results, run, game, row, column, games_of=None) -> str:
@@ -281,6 +282,8 @@ def _run_block(run: str) -> Block:
 
 BLOCKS: dict[str, Block] = {
     "quickstart-output": Block(("quickstart/summary.md",), _quickstart_output),
+    "quickstart-output-4p": Block(("quickstart/summary.md",),
+                                  lambda results: _quickstart_output(results, FOUR)),
     "capabilities": Block(
         ("quickstart/summary.md", "search-strength/summary.md", "subgame-head-to-head/summary.md",
          "exploitability-reduced/results.csv",

@@ -80,7 +80,6 @@ NOT_YET_CONVERTED = {
     "docs/search.md": "the search tournaments' figures, quoted from stored runs and pilots",
     "docs/speed.md": "benchmark timings of this machine (`sushigo bench`), no stored run",
     "docs/rl.md": "environment speeds and the linear Q agent's training, no stored run",
-    "docs/experiments.md": "an example report's figures",
     "docs/testing.md": "the suite's timings and an example mutation table",
 }
 
