@@ -300,12 +300,32 @@ BLOCKS: dict[str, Block] = {
 }
 
 
+def _versus(run: str, players: int, anchor: str = "heuristic") -> Block:
+  game = f"python_sushi_go(players={players})"
+
+  def render_(results: pathlib.Path) -> str:
+    lines = [f"| competitor | games | mean margin [95% CI] | win rate [Wilson 95%] |"
+             f" outscores the {anchor} (sign test) |", "|---|---:|---|---|---|"]
+    for row in table(_game_section(results, run, game)):
+      name = row["competitor"]
+      share = "—" if name == anchor else head_to_head(results, run, game, name, anchor)
+      lines.append(f"| {name} | {row['games']} | {signed(row['mean margin [95% CI]'])} |"
+                   f" {row['win rate [Wilson 95%]']} | {share} |")
+    return "\n".join(lines) + "\n"
+  return Block((f"{run}/summary.md",), render_)
+
+
 def block(name: str) -> Block:
-  """The block called `name`: one of BLOCKS, or `run:FOLDER` for one stored run's tables."""
+  """The block called `name`: one of BLOCKS, `run:FOLDER` for one stored run's tables, or
+  `versus:FOLDER:PLAYERS` for each competitor of a run at a player count against the heuristic."""
   if name.startswith("run:"):
     return _run_block(name[len("run:"):])
+  if name.startswith("versus:"):
+    _, run, players = name.split(":")
+    return _versus(run, int(players))
   if name not in BLOCKS:
-    raise KeyError(f"no generated block {name!r}; known: {', '.join(BLOCKS)} and run:FOLDER")
+    raise KeyError(f"no generated block {name!r}; known: {', '.join(BLOCKS)}, run:FOLDER and"
+                   " versus:FOLDER:PLAYERS")
   return BLOCKS[name]
 
 

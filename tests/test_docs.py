@@ -77,7 +77,6 @@ def test_an_unknown_block_is_refused():
 # more fails the test below.
 NOT_YET_CONVERTED = {
     "docs/blueprint.md": "training curves and pilots, most not stored as runs",
-    "docs/search.md": "the search tournaments' figures, quoted from stored runs and pilots",
     "docs/speed.md": "benchmark timings of this machine (`sushigo bench`), no stored run",
     "docs/rl.md": "environment speeds and the linear Q agent's training, no stored run",
     "docs/testing.md": "the suite's timings and an example mutation table",
@@ -98,6 +97,11 @@ ALLOWED_ON = {
         "3.29": "the z of the strength tests' one-sided 99.9% Wilson bound (a target)",
         "99.9%": "the confidence of the strength tests' bound (a target)",
         "85%": "the mutation score each module must reach (a target)",
+    },
+    "docs/search.md": {
+        "55%": "the strength target's share of 2-player games",
+        "0.5": "the strength target's bound on the interval (even chances)",
+        "99.9%": "the confidence of the slow strength test's bound (a target)",
     },
     "docs/subgame.md": {
         "0.60": "the target share of games the subgame bot outscores the heuristic in",
