@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
+import json
 import os
 import pathlib
 import re
@@ -36,8 +37,10 @@ END = "<!-- end generated -->"
 # --- reading stored runs ------------------------------------------------------------------------
 
 def runs(results: pathlib.Path = RESULTS) -> list[str]:
-  """Every stored run: a folder of experiments/results/ holding a report (summary.md)."""
-  return sorted(p.parent.name for p in results.glob("*/summary.md"))
+  """Every stored run: a folder of experiments/results/ (or a folder in one) holding a report
+  (summary.md), by its path there."""
+  return sorted(p.parent.relative_to(results).as_posix()
+                for pattern in ("*/summary.md", "*/*/summary.md") for p in results.glob(pattern))
 
 
 def read_csv(path: pathlib.Path) -> list[dict[str, str]]:
@@ -212,7 +215,7 @@ def _capabilities(results: pathlib.Path) -> str:
        f"lossless keys on `large` ({keys} keys): exploitability {level}"),
   ]
   lines = ["| what | stored run | headline figure (2 players) |", "|---|---|---|"]
-  lines += [f"| {what} | [`{run}`](docs/{results_page(results, run)}#{run}) | {figure} |"
+  lines += [f"| {what} | [`{run}`](docs/{results_page(results, run)}#{anchor(run)}) | {figure} |"
             for what, run, figure in rows]
   return "\n".join(lines) + "\n"
 
@@ -252,24 +255,49 @@ def _four_players(results: pathlib.Path) -> str:
   return "\n".join(lines) + "\n"
 
 
+def _linear_q_training(results: pathlib.Path) -> str:
+  """The learning curve the training printed (`training-output.txt`), without its compile line."""
+  lines = (results / "linear-q" / "training-output.txt").read_text(encoding="utf-8").splitlines()
+  curve = [line for line in lines if line.startswith(" ")]
+  return ("```\n$ python -m experiments.train_linear_q --opponent heuristic --minutes 4 \\\n"
+          "      --out experiments/results/linear-q/linear_q.npz\n" + "\n".join(curve) + "\n```\n")
+
+
+def _linear_q_final(results: pathlib.Path) -> str:
+  """The training's last evaluation beside uniform random play on the same deals."""
+  lines = (results / "linear-q" / "training-output.txt").read_text(encoding="utf-8").splitlines()
+  record = json.loads(lines[-1])
+  final, random_play = record["final"], record["random_play_margin"]
+  return (f"After {final['steps']:,} steps ({final['seconds']:.0f} s) the greedy agent's margin"
+          f" against the heuristic is {interval(final['margin'], final['low'], final['high'])}"
+          f" with a win rate of {final['win_rate']:.3f}; uniform random play on the same deals has"
+          f" {interval(*random_play)}.\n")
+
+
 def _run_index(results: pathlib.Path) -> str:
   lines = ["| run | what it measures | report |", "|---|---|---|"]
   for run in runs(results):
-    lines.append(f"| [`{run}`]({results_page(results, run)}#{run}) | {description(results, run)} |"
+    lines.append(f"| [`{run}`]({results_page(results, run)}#{anchor(run)}) | {description(results, run)} |"
                  f" [summary.md](../experiments/results/{run}/summary.md) |")
   return "\n".join(lines) + "\n"
+
+
+def anchor(run: str) -> str:
+  """The anchor of a run's heading on its results page (GitHub drops the slash of a path)."""
+  return re.sub(r"[^\w\- ]", "", run.lower())
 
 
 def results_page(results: pathlib.Path, run: str) -> str:
   """The page of docs/ that shows a run: solving runs (their report's title names the kind, as in
   `# cfr-convergence (convergence)`) on results-equilibrium.md, their full-game bounds on
   results-exploitability.md; the games of CFR policies and the subgame bot on results-blueprint.md,
-  the quickstart on results.md beside the index, the searchers on results-search.md."""
+  the quickstart and the linear Q agent on results.md beside the index, the searchers on
+  results-search.md."""
   title = (results / run / "summary.md").read_text(encoding="utf-8").splitlines()[0]
   if title.endswith(")"):
     full_game = run.startswith(("exploitability-full", "approximate-full"))
     return "results-exploitability.md" if full_game else "results-equilibrium.md"
-  if run == "quickstart":
+  if run == "quickstart" or run.startswith("linear-q"):
     return "results.md"
   return "results-blueprint.md" if run.startswith(("blueprint", "cfr-", "subgame")) else "results-search.md"
 
@@ -290,6 +318,8 @@ BLOCKS: dict[str, Block] = {
          f"{RUN_BOUND}/summary.md", "abstraction-curve-large/results.csv"),
         _capabilities),
     "run-index": Block(("*/summary.md", "*/config.toml"), _run_index),
+    "linear-q-training": Block(("linear-q/training-output.txt",), _linear_q_training),
+    "linear-q-final": Block(("linear-q/training-output.txt",), _linear_q_final),
     "subgame-strength": Block(
         ("subgame-head-to-head/summary.md", "subgame-vs-searchers/summary.md"),
         lambda results: _against_each(results, ("subgame-head-to-head", "subgame-vs-searchers"),
