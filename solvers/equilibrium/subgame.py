@@ -37,7 +37,7 @@ from sushigo_spiel.compiled.sushi_go.layout import (HANDS_AT, HAND_SIZE, ROUND_D
 from sushigo_spiel.sushi_go.knowledge import round_decisions
 
 POLICY_DIRECTORY = pathlib.Path(__file__).resolve().parents[2] / "experiments/results/policies"
-# path="auto": the stored blueprint of the bot's player count (`sushigo train`, docs/equilibrium.md)
+# path="auto": the stored blueprint of the bot's player count (`sushigo train`, docs/blueprint.md)
 BLUEPRINTS = {2: "blueprint_2p.npz", 4: "blueprint_4p.npz"}
 DEFAULT_BLUEPRINT = str(POLICY_DIRECTORY / BLUEPRINTS[2])
 CONTINUATIONS = {"blueprint": subgame.BLUEPRINT, "heuristic": POLICIES["heuristic"],
