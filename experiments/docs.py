@@ -55,9 +55,16 @@ def config_path(results: pathlib.Path, run: str) -> pathlib.Path:
 
 
 def description(results: pathlib.Path, run: str) -> str:
-  """The first sentence of the comment that opens the run's config, as one line."""
+  """The first sentence of the comment that opens the run's config (the stored one, or where it
+  has none the config of experiments/configs/ it was run from), as one line."""
+  text = _first_sentence(config_path(results, run))
+  named = ROOT / "experiments" / "configs" / f"{run.replace('-', '_')}.toml"
+  return text or (_first_sentence(named) if named.exists() else "")
+
+
+def _first_sentence(path: pathlib.Path) -> str:
   lines = []
-  for line in config_path(results, run).read_text(encoding="utf-8").splitlines():
+  for line in path.read_text(encoding="utf-8").splitlines():
     if not line.startswith("#"):
       break
     text = line.lstrip("#").strip()
@@ -304,7 +311,7 @@ def results_page(results: pathlib.Path, run: str) -> str:
 
 def _run_block(run: str) -> Block:
   config = os.path.relpath(config_path(RESULTS, run), RESULTS)
-  return Block((f"{run}/summary.md", config),
+  return Block((f"{run}/summary.md", config),  # and, where it has no comment, the named config
                lambda results: f"{description(results, run)}\n\n{run_tables(results, run)}")
 
 
