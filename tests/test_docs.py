@@ -115,7 +115,8 @@ FIGURE = re.compile(
     r"(?<![\w.])\d+(?:\.\d+)?%"                                 # a percentage: 47%
     r"|(?<![\w.])[-−+]?\d+\.\d+(?![\w.])"                      # a decimal: 0.62, 46.42, -1.3
     r"|\[\s*[-−]?\d[\d,.]*\s*,\s*[-−]?\d[\d,.]*\s*\]"          # an interval: [0.58, 0.66]
-    r"|(?<![\w.])\d[\d,]* of (?:the )?\d[\d,]* games")          # a count of games: 538 of 1,000 games
+    r"|(?<![\w.])\d[\d,]* of (?:the )?\d[\d,]* games"          # a count of games: 538 of 1,000 games
+    r"|(?<![\w.])\d[\d,]*(?:\.\d+)? times (?:as|faster|slower|fewer|more)\b")  # a ratio: 115 times as
 INPUT_FENCES = ("python", "bash", "sh", "toml")
 
 
@@ -160,7 +161,7 @@ def test_the_figure_scan_finds_a_planted_figure():
   page = _read("README.md")
   assert figures_by_hand(page) == []
   for planted in ("in 0.62 of games", "a margin of +2.20 [1.76, 2.63]", "in 47% of games",
-                  "538 of 1,000 games"):
+                  "538 of 1,000 games", "115 times as fast"):
     assert figures_by_hand(page + f"\nThe bot wins {planted}.\n"), planted
 
 
