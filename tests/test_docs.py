@@ -77,7 +77,6 @@ def test_an_unknown_block_is_refused():
 # more fails the test below.
 NOT_YET_CONVERTED = {
     "docs/speed.md": "benchmark timings of this machine (`sushigo bench`), no stored run",
-    "docs/testing.md": "the suite's timings and an example mutation table",
 }
 
 # Figures a page may state by hand because they are not results: each with the reason.
