@@ -76,7 +76,7 @@ def _first_sentence(path: pathlib.Path) -> str:
     depth += {"(": 1, ")": -1}.get(char, 0)
     if depth == 0 and char in ".:" and text[i + 1:i + 2] in (" ", ""):
       return text[:i] + "."
-  return text
+  return text + "." if text and not text.endswith(".") else text
 
 
 _FOOTNOTE_STARTS = ("A competitor's seats", "Luck-corrected:", "Keys: ")
