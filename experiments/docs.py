@@ -51,7 +51,8 @@ def read_csv(path: pathlib.Path) -> list[dict[str, str]]:
 def config_path(results: pathlib.Path, run: str) -> pathlib.Path:
   """The run's stored config, or for a run stored with its report alone the config it names."""
   stored = results / run / "config.toml"
-  return stored if stored.exists() else ROOT / "experiments" / "configs" / f"{run.replace('-', '_')}.toml"
+  named = ROOT / "experiments" / "configs" / f"{run.replace('-', '_')}.toml"
+  return stored if stored.exists() else named
 
 
 def description(results: pathlib.Path, run: str) -> str:
@@ -201,20 +202,23 @@ def _capabilities(results: pathlib.Path) -> str:
   h = competitor(results, "quickstart", TWO, "heuristic")
   so = competitor(results, "search-strength", TWO, "so_margin")
   keys, level = _abstraction(results, "abstraction-curve-large", "canonical")
+  tiny = {name: _exact(results, "exploitability-reduced", "tiny", name, "exploitability")
+          for name in ("heuristic", "random")}
   rows = [
       ("Baseline bots: `random`, `greedy`, `heuristic`", "quickstart",
        f"the heuristic's win rate against random and greedy: {h['win rate [Wilson 95%]']};"
        f" mean margin {signed(h['mean margin [95% CI]'])}"),
       ("Search at 10 ms a move: `so_ismcts`, `mo_ismcts`, `pimc`", "search-strength",
        # the heuristic plays only against so_margin: its games are the pair's
-       f"SO-ISMCTS outscores the heuristic in {_share(results, 'search-strength', TWO, 'so_margin', 'heuristic')};"
+       f"SO-ISMCTS outscores the heuristic in"
+       f" {_share(results, 'search-strength', TWO, 'so_margin', 'heuristic')};"
        f" margin {signed(so['mean margin [95% CI]'])}"),
       ("Subgame solving at 100 ms a move: `subgame`", "subgame-head-to-head",
        # the heuristic plays only against the subgame bot: its games are the pair's
-       f"outscores the heuristic in {_share(results, 'subgame-head-to-head', TWO, 'subgame', 'heuristic')}"),
+       "outscores the heuristic in"
+       f" {_share(results, 'subgame-head-to-head', TWO, 'subgame', 'heuristic')}"),
       ("Exact exploitability of a bot on a reduced game", "exploitability-reduced",
-       f"the heuristic on `tiny`: {_exact(results, 'exploitability-reduced', 'tiny', 'heuristic', 'exploitability')}"
-       f" points of margin (random: {_exact(results, 'exploitability-reduced', 'tiny', 'random', 'exploitability')})"),
+       f"the heuristic on `tiny`: {tiny['heuristic']} points of margin (random: {tiny['random']})"),
       ("Lower bounds on full-game exploitability", RUN_BOUND,
        f"the heuristic: at least {_bound(results, RUN_BOUND, 'heuristic', 'ismcts:10000')}"
        " points of margin a game"),
@@ -257,8 +261,9 @@ def _four_players(results: pathlib.Path) -> str:
                     ("blueprint-rank-4p-head-to-head", "blueprint (4 players), purified"),
                     ("blueprint-rank-4p-head-to-head", "blueprint (4 players)")):
     row = competitor(results, run, FOUR, name)
+    share = head_to_head(results, run, FOUR, name, "heuristic")
     lines.append(f"| {name} | `{run}` | {row['games']} | {signed(row['mean margin [95% CI]'])} |"
-                 f" {row['win rate [Wilson 95%]']} | {head_to_head(results, run, FOUR, name, 'heuristic')} |")
+                 f" {row['win rate [Wilson 95%]']} | {share} |")
   return "\n".join(lines) + "\n"
 
 
@@ -284,7 +289,8 @@ def _linear_q_final(results: pathlib.Path) -> str:
 def _run_index(results: pathlib.Path) -> str:
   lines = ["| run | what it measures | report |", "|---|---|---|"]
   for run in runs(results):
-    lines.append(f"| [`{run}`]({results_page(results, run)}#{anchor(run)}) | {description(results, run)} |"
+    link = f"{results_page(results, run)}#{anchor(run)}"
+    lines.append(f"| [`{run}`]({link}) | {description(results, run)} |"
                  f" [summary.md](../experiments/results/{run}/summary.md) |")
   return "\n".join(lines) + "\n"
 
@@ -306,7 +312,9 @@ def results_page(results: pathlib.Path, run: str) -> str:
     return "results-exploitability.md" if full_game else "results-equilibrium.md"
   if run == "quickstart" or run.startswith("linear-q"):
     return "results.md"
-  return "results-blueprint.md" if run.startswith(("blueprint", "cfr-", "subgame")) else "results-search.md"
+  if run.startswith(("blueprint", "cfr-", "subgame")):
+    return "results-blueprint.md"
+  return "results-search.md"
 
 
 def _run_block(run: str) -> Block:

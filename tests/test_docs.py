@@ -114,8 +114,8 @@ FIGURE = re.compile(
     r"(?<![\w.])\d+(?:\.\d+)?%"                                 # a percentage: 47%
     r"|(?<![\w.])[-−+]?\d+\.\d+(?![\w.])"                      # a decimal: 0.62, 46.42, -1.3
     r"|\[\s*[-−]?\d[\d,.]*\s*,\s*[-−]?\d[\d,.]*\s*\]"          # an interval: [0.58, 0.66]
-    r"|(?<![\w.])\d[\d,]* of (?:the )?\d[\d,]* games"          # a count of games: 538 of 1,000 games
-    r"|(?<![\w.])\d[\d,]*(?:\.\d+)? times (?:as|faster|slower|fewer|more)\b")  # a ratio: 115 times as
+    r"|(?<![\w.])\d[\d,]* of (?:the )?\d[\d,]* games"          # a count: 538 of 1,000 games
+    r"|(?<![\w.])\d[\d,]*(?:\.\d+)? times (?:as|faster|slower|fewer|more)\b")  # 115 times as
 INPUT_FENCES = ("python", "bash", "sh", "toml")
 
 

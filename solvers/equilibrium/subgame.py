@@ -9,9 +9,10 @@ shape of Libratus and Pluribus. Each player's objective in the subgame is its ma
 
 Contract: a `pyspiel.Bot` of `python_sushi_go` without the robot, whose randomness comes from its
 seed; with only a budget (`seconds`, `clock`) it plays the stored blueprint of its player count
-(`BLUEPRINTS`; another count needs `path`) with the defaults measured strongest. With `root=own` (the default) it re-solves unsafely; with
-`root=public` (two players) it re-solves proper subgames. Belief, root, leaves, what each setting
-guarantees and what was measured: docs/subgame.md. Parameters: `SubgameBot`.
+(`BLUEPRINTS`; another count needs `path`) with the defaults measured strongest. With `root=own`
+(the default) it re-solves unsafely; with `root=public` (two players) it re-solves proper
+subgames. Belief, root, leaves, what each setting guarantees and what was measured:
+docs/subgame.md. Parameters: `SubgameBot`.
 """
 
 from __future__ import annotations
