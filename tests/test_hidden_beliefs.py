@@ -23,7 +23,6 @@ import dataclasses
 import random
 
 import numba
-import numpy as np
 import pyspiel
 import pytest
 from numba import types
