@@ -189,6 +189,11 @@ def _pimc(game, engine: str, peek: bool, monkeypatch) -> PIMCBot:
 
 def _pimc_answer(state, engine, peek, monkeypatch):
   bot = _pimc(state.get_game(), engine, peek, monkeypatch)
+  if engine == "tree":  # the tree solvers, in Python, on every world
+    assert bot.settings.kind != "smmcts"
+    assert sum(state.table().hands[PLAYER]) <= bot.settings.exact_threshold
+  else:
+    assert bot.settings.kind == "smmcts"
   return bot.get_policy(state), bot.action_values(state.table())
 
 
@@ -211,6 +216,7 @@ ISMCTS_ENGINES = ["python", "compiled"]
 
 def _ismcts_answer(state, engine, peek):
   bot = SOISMCTSBot(state.get_game(), PLAYER, 7, engine=engine, iterations=150, final="mixed")
+  assert bot.engine == engine
   if peek and engine == "python":
     bot._search.dynamics = _peeking_dynamics(bot._search.dynamics)  # pylint: disable=W0212
   elif peek:
