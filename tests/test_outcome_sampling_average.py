@@ -88,7 +88,7 @@ def _regret_matching(regrets: np.ndarray) -> np.ndarray:
 
 def assert_means_match(samples: np.ndarray, expected: np.ndarray) -> None:
   """`samples` (walks x cells) have means within `STANDARD_ERRORS` standard errors of
-  `expected`, and the expectations are far from uniform-looking trivia (some differ from 1)."""
+  `expected`."""
   means = samples.mean(axis=0)
   errors = samples.std(axis=0, ddof=1) / math.sqrt(len(samples))
   distance = np.abs(means - expected)
@@ -147,8 +147,8 @@ def test_compiled_outcome_sampling_adds_the_reach_weighted_strategy(compiled_set
     samples[k, :len(slots)] = walked_averages[slots]
     samples[k, len(slots):] = walked_offers[slots]
   expected = np.array([averages[s] for s in slots] + [offers[s] for s in slots])
-  # The strategy is far from its sampling distribution somewhere below the first decision.
-  assert np.ptp([p for s in slots for p in [averages[s] / offers[s]]]) > 0.5
+  # The strategy is far from uniform, so from its sampling distribution, somewhere.
+  assert np.ptp([averages[s] / offers[s] for s in slots]) > 0.5
   assert_means_match(samples, expected)
 
 
@@ -157,7 +157,7 @@ def test_compiled_outcome_sampling_adds_the_reach_weighted_strategy(compiled_set
 
 def _python_solver(traverser: int):
   """An OutcomeSamplingMCCFR on `tiny` with identity keys, every key met in the tree given random
-  regrets (seeded), and its strategy function."""
+  regrets (seeded) when first asked, and its strategy function (cells named by their ids)."""
   game = load_reduced("tiny")
   solver = mccfr.OutcomeSamplingMCCFR(game, A.Identity(game.dynamics), seed=21 + traverser)
   rng = np.random.default_rng(5)
@@ -181,7 +181,6 @@ def test_python_outcome_sampling_adds_the_reach_weighted_strategy(traverser):
            for cell in entry.values()}
   regrets = {key: cell[0] for key, cell in cells.items()}
   order = sorted(averages)
-  assert np.ptp([averages[c] for c in order]) > 0.1
   samples = np.empty((PYTHON_WALKS, len(order)))
   start = game.dynamics.initial_table(game.rules)
   for k in range(PYTHON_WALKS):
