@@ -1,10 +1,12 @@
 """Beliefs under hidden information: Local Best Response, the subgame bot, PIMC and ISMCTS answer
 the same at states their player cannot tell apart, on games whose deal leaves cards out.
 
-`tiny` and `three_players` deal their whole deck, so there every hand can be told from the cards
-seen: a bot that read the true table (a hidden hand, the undealt cards) would answer as an honest
-one does, and no test there could tell them apart. The games here deal fewer cards than the deck
-holds: `small` (two players, 8 of 12 cards dealt) and a three-player game dealing 9 of 12.
+`tiny` deals its whole deck, so a player knows the other hand (the deck less its own): a bot that
+read the true table would answer there as an honest one does, and no test on it could tell them
+apart; `three_players` deals its whole deck too, hiding only how the cards a player has not seen
+are split between the two other hands. The games here deal fewer cards than the deck holds, so
+hidden hands and undealt cards mix: `small` (two players, 8 of 12 cards dealt) and a three-player
+game dealing 9 of 12.
 
 Each bot is checked twice:
   honest   its answer (policy, and the values it is drawn from where the bot reports them) at a
@@ -41,8 +43,8 @@ from sushigo_spiel.compiled.interface import (DETERMINIZE, POSITION, SIGNATURES,
 from sushigo_spiel.reduced_games import reduced_game_string
 from sushigo_spiel.sushi_go import knowledge
 
-# Two players, 8 of 12 cards dealt; three players, 9 of 12 dealt (score utility, as in
-# `three_players`, whose deck it extends by three Dumplings left out of the deal).
+# Two players, 8 of 12 cards dealt; three players, 9 of 12 dealt (`three_players` with three
+# Dumplings added to its deck, so that three cards stay out of the deal).
 GAMES = {
     "small": reduced_game_string("small"),
     "three_hidden": "python_sushi_go(players=3,rounds=1,hand_size=3,deal=hand,utility=score,"
