@@ -8,7 +8,9 @@ made from it, turn by turn, are evidence about it; the key keeps them, with the 
 of the round. The tests build pairs of positions that agree on everything the key holds besides
 (the player's hand, the hands it has seen, the tableaus as counts, the points, the unseen pool)
 and differ only in the order of this round's picks:
-  - three players: the player's own two picks swapped between its first two turns;
+  - three players: the player's own two picks swapped between its first two turns (the contract
+    the docstring states; at three players the swap happens to leave nothing hidden behind: from
+    a round's third turn every hand has been seen, and at its second each tableau holds one pick);
   - four players: another player's two picks swapped, where the swap changes what the picks say
     about the hand the player has not seen: under a policy that reads the key alone, the player's
     belief about that hand differs between the two positions, so a key merging them would lose
