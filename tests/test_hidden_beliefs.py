@@ -150,8 +150,10 @@ def blueprints(tmp_path_factory):
 
 
 def _subgame_answer(state, path):
+  # A draw from the root's average, with the blueprint as the prior: a policy with more digits to
+  # differ in than the likeliest action alone.
   bot = solvers.make_bot("subgame", state.get_game(), PLAYER, 3, path=path, iterations=20,
-                         worlds=4, walk="es")
+                         worlds=4, walk="es", final="average", prior="blueprint")
   return bot.get_policy(state)
 
 
