@@ -7,9 +7,11 @@ Randomness is passed in as `uniform`, a callable returning floats in [0, 1) (suc
 documented number of uniforms, so the same stream gives the same draws wherever it is used.
 The compiled kernels draw from their own stream with their twin of these functions
 (`sushigo_spiel.compiled.sampling`, tested draw for draw). A few callers draw an index or a seed
-straight from their own `numpy.random.Generator` instead: the random walks that size game trees
-(`tree_size`) and sample abstraction features, the subgame bot's resampling of its root worlds,
-the environments' seeds and the conformance check's random play.
+straight from their own seeded generator instead: the random walks that size game trees
+(`tree_size`) and sample abstraction features, SM-MCTS's choice among untried actions
+(`selection`), the subgame bot's resampling of its root worlds and its playout salt, the
+environments' seeds, the conformance check's random play, and the experiments' own random play
+(benchmarks, `sushigo play`'s bots, the Pudding-worth positions).
 """
 
 from __future__ import annotations
