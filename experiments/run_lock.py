@@ -148,6 +148,24 @@ def _write_holder(lock, holder: str) -> None:
 
 
 def _announce_takeover(path: pathlib.Path, previous: str) -> None:
-  if previous:
-    print(f"Note: {path} named process {previous}, which ended without releasing it (it was"
-          " killed); this run takes it over.", file=sys.stderr)
+  """Says that the lock file named a process that does not hold it. That process ended without
+  releasing it (it was killed), unless a live process on this host has its id now: then the
+  entry is stale (the id reused, or the file copied or edited), and the note says so."""
+  if not previous:
+    return
+  pid, _, host = previous.partition(" on ")
+  alive = host == socket.gethostname() and pid.isdigit() and _running(int(pid))
+  why = ("which does not hold it: the entry is stale (that process id now belongs to a running"
+         " process, or the file was copied or edited)" if alive else
+         "which ended without releasing it (it was killed)")
+  print(f"Note: {path} named process {previous}, {why}; this run takes it over.", file=sys.stderr)
+
+
+def _running(pid: int) -> bool:
+  try:
+    os.kill(pid, 0)
+  except ProcessLookupError:
+    return False
+  except PermissionError:
+    return True
+  return True

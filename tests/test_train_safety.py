@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import pathlib
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -128,3 +129,16 @@ def test_a_tree_too_large_for_the_final_nash_conv_is_refused_before_training(tmp
 def test_an_empty_game_string_is_refused_like_any_unknown_game(tmp_path, capsys):
   err = error_of(capsys, "train", "", "--iterations", "2", "--out", str(tmp_path / "p.npz"))
   assert "unknown game ''; allowed: a reduced game" in err
+
+
+def test_a_lock_file_naming_a_live_process_is_called_stale_not_killed(tmp_path, capsys):
+  """A lock file that names a running process which does not hold the lock (its id reused, or the
+  file copied) is taken over, and the note does not say that process was killed."""
+  out = tmp_path / "b.npz"
+  lock = tmp_path / ".b.npz.lock"
+  lock.write_text(f"1 on {socket.gethostname()}\n")
+  with run_lock.writing_file(out, "--out"):
+    pass
+  err = capsys.readouterr().err
+  assert "the entry is stale" in err and "was killed" not in err
+  assert not lock.exists()
