@@ -112,3 +112,15 @@ def test_a_measure_of_a_policy_file_reports_its_digest(tmp_path, capsys):
   capsys.readouterr()
   assert json.loads(figures.read_text())[run_folder.INPUTS] == {
       str(policy): archives.load(policy, "policy file").digest}
+
+
+def test_a_damaged_policy_file_given_to_exploitability_is_named_as_policy(tmp_path, capsys):
+  policy = tmp_path / "p.npz"
+  policy.write_bytes(b"PK\x03\x04 damaged")
+  with pytest.raises(SystemExit) as refused:
+    main(["exploitability", "tiny", "--policy", str(policy), "--out", str(tmp_path / "run"),
+          "--quiet"])
+  err = capsys.readouterr().err
+  assert refused.value.code == 2 and "--policy: bot 'policy' refuses" in err
+  assert f"{policy} is not a valid policy file: its archive is damaged" in err
+  assert "--param:" not in err
