@@ -37,7 +37,7 @@ def resave(path: str) -> str:
   else:
     archive.what, load = policies.WHAT, policies.load_policy
     policies.policy_from_archive(archive)
-  if not archive.legacy:
+  if not archive.legacy and archive.marked:
     return f"{path} carries its digest already ({archive.digest}); left as it is"
   written = archives.save(path, arrays, archive.metadata)
   load(path)  # reads back as every later load will

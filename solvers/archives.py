@@ -3,10 +3,12 @@
 Policy files, blueprints and checkpoints, and linear Q models are compressed numpy archives
 (`numpy.savez_compressed`, never pickles) holding named arrays, the JSON metadata as the 0-d text
 array `metadata`, and the SHA-256 digest of all of them as the 0-d text array `sha256`. The digest
-is taken over every other member in name order: its name, dtype, shape and bytes (`digest`). So a
-file that was changed after it was written (a flipped bit, a cut, an edit) is refused rather than
-read as another policy: a change either breaks the archive, which is refused, or leaves every
-member as it was written, and then the file loads as it was saved.
+is taken over every other member in name order: its name, dtype, shape and bytes (`digest`); the
+metadata says that the file carries one (`MARK`), so a file whose digest member is gone is told
+from one saved before digests. So a file that was changed after it was written (a flipped bit, a
+cut, an edit) is refused rather than read as another policy: a change either breaks the archive,
+which is refused, or leaves every member as it was written, and then the file loads as it was
+saved.
 
   save(path, arrays, metadata)   written to a temporary file beside `path`, synced to the disk
                                  and renamed over it: `path` holds the old file or the new one
@@ -32,6 +34,7 @@ import numpy as np
 
 DIGEST = "sha256"  # the member holding the digest
 METADATA = "metadata"  # the member holding the JSON metadata
+MARK = "content_digest"  # the metadata key saying that the file carries its digest: "sha256"
 RESAVE = "python -m experiments.resave"
 _ZIP_MAGIC = b"PK\x03\x04"
 
@@ -50,6 +53,7 @@ class Archive:
   digest: str
   saving: bool = False  # checked before it is written rather than after it was read
   legacy: bool = False  # read without a digest (saved before digests; `legacy=True` loads)
+  marked: bool = True  # its metadata says it carries a digest (files saved since: see `MARK`)
 
   def error(self, reason: str) -> ArchiveError:
     """The refusal of this file (or of saving it), for `reason`."""
@@ -82,7 +86,8 @@ def _members(arrays: dict[str, np.ndarray], metadata: dict) -> dict[str, np.ndar
   for name, array in members.items():
     if array.dtype.hasobject:
       raise ValueError(f"array {name!r} holds Python objects, which a policy file cannot store")
-  members[METADATA] = np.array(json.dumps(metadata, sort_keys=True, allow_nan=False))
+  members[METADATA] = np.array(json.dumps({**metadata, MARK: DIGEST}, sort_keys=True,
+                                          allow_nan=False))
   return members
 
 
@@ -141,19 +146,11 @@ def load(path: str | os.PathLike, what: str, legacy: bool = False) -> Archive:
   if METADATA not in members:
     raise ArchiveError(refusal(path, what, f"it holds no {METADATA!r} member"))
   stored = members.pop(DIGEST, None)
-  if stored is None:
-    if not legacy:
-      raise ArchiveError(f"{path} was saved before {what}s carried a digest of their content, so"
-                         f" it cannot be checked; re-save it with `{RESAVE} {path}` (which checks"
-                         " every value as a load does), or train it again")
-    found = digest(members)
-  else:
-    if stored.shape != () or stored.dtype.kind != "U":
-      raise ArchiveError(refusal(path, what, f"its {DIGEST!r} member is no text"))
-    found = digest(members)
-    if str(stored) != found:
-      raise ArchiveError(refusal(path, what, "its content does not match its SHA-256 digest (the"
-                                 " file was changed or damaged after it was written)"))
+  found = digest(members)
+  if stored is not None and (stored.shape != () or stored.dtype.kind != "U" or
+                             str(stored) != found):
+    raise ArchiveError(refusal(path, what, "its content does not match its SHA-256 digest (the"
+                               " file was changed or damaged after it was written)"))
   text = members.pop(METADATA)
   try:
     if text.shape != () or text.dtype.kind != "U":
@@ -163,7 +160,15 @@ def load(path: str | os.PathLike, what: str, legacy: bool = False) -> Archive:
     raise ArchiveError(refusal(path, what, f"its metadata is not JSON ({e})")) from None
   if not isinstance(metadata, dict):
     raise ArchiveError(refusal(path, what, "its metadata is not a JSON object"))
-  return Archive(path, what, members, metadata, found, legacy=stored is None)
+  marked = metadata.pop(MARK, None) == DIGEST
+  if stored is None and marked:  # saved with a digest, which is gone
+    raise ArchiveError(refusal(path, what, f"its {DIGEST!r} member is missing (the file was"
+                               " changed or damaged after it was written)"))
+  if stored is None and not legacy:
+    raise ArchiveError(f"{path} was saved before {what}s carried a digest of their content, so"
+                       f" it cannot be checked; re-save it with `{RESAVE} {path}` (which checks"
+                       " every value as a load does), or train it again")
+  return Archive(path, what, members, metadata, found, legacy=stored is None, marked=marked)
 
 
 def _read_members(path: str, what: str) -> dict[str, np.ndarray]:
