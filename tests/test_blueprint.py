@@ -4,6 +4,7 @@ core (determinism, resuming, workers, exploitability on a reduced game), bluepri
 
 from __future__ import annotations
 
+import json
 import pathlib
 import random
 
@@ -538,9 +539,10 @@ def test_files_saved_before_ranked_keys_load_as_cards(tmp_path):
   trainer = trained(game, "es-mccfr", seed=0, table_bits=12, iterations=100)
   path, old = str(tmp_path / "new.npz"), str(tmp_path / "old.npz")
   trainer.save(path)
-  with np.load(path) as data:  # as saved before ranked keys (and before digests)
-    np.savez_compressed(old, **{name: data[name] for name in data.files
-                                if name not in ("valuation", "sha256")})
+  saved = archives.load(path, "blueprint file")  # as saved before ranked keys (and digests)
+  np.savez_compressed(old, metadata=np.array(json.dumps(saved.metadata)),
+                      **{name: value for name, value in saved.arrays.items()
+                         if name != "valuation"})
   with pytest.raises(ValueError, match="re-save it with `python -m experiments.resave"):
     load_blueprint(old)
   resave.resave(old)
