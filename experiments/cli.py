@@ -18,7 +18,9 @@ import sys
 from experiments import stopping
 from experiments.bench import game as bench
 from experiments.commands.play import GAMES
-from solvers.equilibrium.tree_size import MAX_TREE_NODES
+from solvers.equilibrium.tree_size import MAX_TREE_NODES, parse_bytes
+
+DEFAULT_MEMORY = "4GB"  # of `sushigo exploitability`: `large`, the largest reduced game, fits
 
 # The one deferred import of the command line: the function that runs each command, as
 # "module:function". Its modules load the solvers, the experiment stack and matplotlib (about
@@ -286,8 +288,13 @@ def _add_exploitability_command(commands) -> None:
   policy.add_argument("--policy", metavar="PATH", help="a policy file saved by sushigo train")
   measure.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                        help="a parameter of --bot (repeatable), e.g. iterations=200")
+  measure.add_argument("--memory", type=_memory, default=DEFAULT_MEMORY, metavar="SIZE",
+                       help="the memory the exact measure may take to build the game's tree,"
+                       " such as 4GB or 512MB: a game whose tree is estimated within it is"
+                       " measured exactly, any other gets lower bounds (default: %(default)s)")
   measure.add_argument("--approximate", action="store_true",
-                       help="on a reduced game: the lower bounds, beside the exact figure")
+                       help="lower bounds even where the tree fits --memory (the exact figures"
+                       " are then computed beside them)")
   measure.add_argument("--responder", action="append", default=[], metavar="SPEC",
                        help="a best responder, KIND[:KEY=VALUE,...] (repeatable; see below)")
   measure.add_argument("--games", type=_positive(int), default=100, metavar="N",
@@ -347,6 +354,14 @@ def _add_experiment_commands(commands) -> None:
       "tables.")
   summary.add_argument("run_dir", metavar="RUN_DIR", help="a run folder")
   summary.set_defaults(error=summary.error)
+
+
+def _memory(text: str) -> int:
+  """A memory size (`tree_size.parse_bytes`) for argparse."""
+  try:
+    return parse_bytes(text)
+  except ValueError as e:
+    raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _positive(kind):
