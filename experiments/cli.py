@@ -15,6 +15,8 @@ import importlib
 import math
 import sys
 
+import pyspiel
+
 from experiments import stopping
 from experiments.bench import game as bench
 from experiments.commands.play import GAMES
@@ -126,8 +128,17 @@ the report (summary.md, results.csv, plots/bound_<game>.png); the same command r
 `sushigo reproduce` replays it. Records do not depend on --workers or --backend."""
 
 
+# What a command may raise for input it refuses (a file that is no policy, a policy that is no
+# distribution, a game the rules refuse, a file that cannot be read): one line, exit status 2.
+USER_ERRORS = (ValueError, OSError, pyspiel.SpielError)
+
+
 def main(argv: list[str] | None = None) -> int:
-  """Runs the command in `argv` (default: the process arguments); returns the exit status."""
+  """Runs the command in `argv` (default: the process arguments); returns the exit status.
+
+  Every refusal is one line on stderr, "sushigo COMMAND: error: ...", and exit status 2: the
+  parser's, the commands' own (`args.error`), and the errors of `USER_ERRORS` raised on the way;
+  --debug raises these instead, with their traceback."""
   args = _parser().parse_args(argv)
   with stopping.on_stop_signals():
     try:
@@ -135,10 +146,29 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
       print("\nInterrupted.", file=sys.stderr)
       return stopping.EXIT_STATUS
+    except USER_ERRORS as e:
+      if args.debug:
+        raise
+      args.error(str(e) or type(e).__name__)
+  return 2  # not reached: `error` exits
+
+
+def one_line(message: str) -> str:
+  """`message` on one line: its line breaks as " / " (an information state keeps its own
+  escaped form, so this only joins a message's sentences)."""
+  return " / ".join(line.strip() for line in message.strip().splitlines() if line.strip())
+
+
+class _Parser(argparse.ArgumentParser):
+  """An argument parser whose refusals are one line on stderr and exit status 2 (argparse prints
+  the usage first; `sushigo COMMAND --help` shows it)."""
+
+  def error(self, message: str):
+    self.exit(2, f"{self.prog}: error: {one_line(message)}\n")
 
 
 def _parser() -> argparse.ArgumentParser:
-  parser = argparse.ArgumentParser(
+  parser = _Parser(
       prog="sushigo", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG,
       description="Sushi Go and Sushi Draft as the OpenSpiel games python_sushi_go and\n"
       "python_sushi_draft: play a game at the terminal against random bots (or watch bots\n"
@@ -217,6 +247,9 @@ def _parser() -> argparse.ArgumentParser:
   _add_train_command(commands)
   _add_exploitability_command(commands)
   _add_experiment_commands(commands)
+  for command in commands.choices.values():
+    command.add_argument("--debug", action="store_true",
+                         help="on an error, raise it with its traceback instead of one line")
   return parser
 
 

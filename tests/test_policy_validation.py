@@ -187,15 +187,18 @@ def test_lbr_refuses_a_nan_policy_rather_than_failing_on_an_index(tmp_path):
 
 
 def test_a_blueprint_with_negated_weights_is_refused(tmp_path):
-  """Before: every weight negative, none positive, so every decision played uniform."""
+  """Before: the file loaded silently; played as its average (`play = average`), every weight
+  negative, none positive, it played uniform at every decision. Refused whichever table it plays
+  (this one plays its regrets)."""
   source = ROOT / "experiments/results/policies/blueprint_2p.npz"
   with np.load(source) as data:
     arrays = {name: data[name] for name in data.files}
   arrays["average_values"] = -arrays["average_values"]
   path = tmp_path / "negated.npz"
   np.savez_compressed(path, **arrays)
-  with pytest.raises(validation.PolicyError, match=r"negated.npz: the blueprint's weight table"
-                     r" has \d+ weight\(s\) that are negative or not finite \(slot: weight \d+: -"):
+  with pytest.raises(validation.PolicyError, match=r"negated.npz: the blueprint.s average weight"
+                     r" table has \d+ weight\(s\) that are negative or not finite"
+                     r" \(slot: weight \d+: -"):
     validation.load_checked_policy(str(path))
   game = pyspiel.load_game("python_sushi_go(players=2)")
   with pytest.raises(validation.PolicyError, match="negative or not finite"):

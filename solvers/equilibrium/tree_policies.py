@@ -9,8 +9,8 @@ the tree (length `tree.num_slots`). `policy_array(tree, policy)` reads an array 
     `abstraction.LiftedPolicy`): asked at each information set's representative table;
   - any other `policy.Policy` of either game, or a C++ `pyspiel.Policy` of the turn-based game
     (such as `CFRSolver.average_policy()`): asked at a representative state of each set.
-Actions missing from an answer get probability 0; an answer (or a tabular row) with probability on an
-action that is not legal there is refused, not dropped, and the result must be a distribution at
+Actions missing from an answer get probability 0; an answer (or a tabular row) with probability on
+an action that is not legal there is refused, not dropped, and the result must be a distribution at
 every information set (`GameTree.check_distributions`): both name the player, the information state
 and the actions (`validation`). The other way, `to_tabular_policy` and
 `to_pyspiel_tabular_policy` write OpenSpiel's tabular forms of the turn-based game, and

@@ -98,15 +98,34 @@ def validate_policy(game_or_tree, policy):
   return policy
 
 
-def check_weights(weights: np.ndarray, what: str) -> None:
+def check_weights(weights: np.ndarray, what: str, slots: np.ndarray | None = None) -> None:
   """A PolicyError unless every weight is finite and non-negative (a blueprint's table: its
-  actions' weights are normalised at each decision, so a negative or NaN weight is no policy)."""
+  actions' weights are normalised at each decision, so a negative or NaN weight is no policy).
+  `slots`: the table slot of each weight, when `weights` holds only some."""
   bad = np.flatnonzero(~np.isfinite(weights) | (weights < 0))
   if bad.size:
-    shown = ", ".join(f"{int(s)}: {weights[s]:.6g}" for s in bad[:_LISTED])
+    named = np.arange(len(weights)) if slots is None else slots
+    shown = ", ".join(f"{int(named[s])}: {weights[s]:.6g}" for s in bad[:_LISTED])
     raise PolicyError(f"{what} has {bad.size} weight(s) that are negative or not finite (slot:"
                       f" weight {shown}{', ...' if bad.size > _LISTED else ''}); allowed: finite,"
                       " non-negative weights")
+
+
+def check_blueprint_tables(path: str) -> None:
+  """Every table of a blueprint file, whichever one it plays: its average and offer weights finite
+  and non-negative, its regrets finite (they may be negative)."""
+  with np.load(path, allow_pickle=False) as data:
+    for name, what in (("average", "average weight"), ("offered", "offer weight")):
+      if f"{name}_values" in data.files:
+        check_weights(data[f"{name}_values"], f"the blueprint's {what} table",
+                      data[f"{name}_slots"])
+    if "regret_values" in data.files:
+      regrets = data["regret_values"]
+      bad = np.flatnonzero(~np.isfinite(regrets))
+      if bad.size:
+        slots = data["regret_slots"][bad[:_LISTED]].tolist()
+        raise PolicyError(f"the blueprint's regret table has {bad.size} regret(s) that are not"
+                          f" finite (slots {slots}); allowed: finite regrets")
 
 
 def check_strategy(lifted) -> None:
@@ -164,6 +183,8 @@ def load_checked_policy(path: str):
   from solvers.equilibrium.tree_size import estimate_tree_nodes
   loaded = policies.load_policy(path)
   try:
+    if isinstance(loaded, blueprint.BlueprintPolicy):
+      check_blueprint_tables(path)
     validate_policy(loaded.game, loaded)
     if not isinstance(loaded, blueprint.BlueprintPolicy) and \
         estimate_tree_nodes(loaded.game, stop_above=TREE_AT_LOAD) <= TREE_AT_LOAD:
