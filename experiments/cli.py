@@ -130,7 +130,8 @@ the report (summary.md, results.csv, plots/bound_<game>.png); the same command r
 
 # What a command may raise for input it refuses (a file that is no policy, a policy that is no
 # distribution, a game the rules refuse, a file that cannot be read): one line, exit status 2.
-USER_ERRORS = (ValueError, OSError, pyspiel.SpielError)
+# An OverflowError is a number too large for a compiled kernel's integers.
+USER_ERRORS = (ValueError, OSError, OverflowError, pyspiel.SpielError)
 
 
 def main(argv: list[str] | None = None) -> int:
