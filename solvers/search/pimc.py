@@ -6,40 +6,9 @@ known, so only the players' simultaneous choices and the deals of later rounds r
 is solved by a world solver (`world_solvers.py`: simultaneous-move MCTS, exact two-player
 backward induction with matrix games, paranoid, or max-n) and the per-world action values are
 averaged. The decision is the action with the best mean value (`final=argmax`, ties to the lower
-action id) or a draw from the mean of the per-world policies (`final=policy`).
-
-Known failure modes (Frank & Basin 1998; Long, Sturtevant, Buro & Furtak 2010):
-- Strategy fusion. A world solver chooses every later or simultaneous move knowing the world, as
-  if the player could act differently in worlds it cannot tell apart. `tests/test_pimc.py` shows
-  it on a 6-card deck (two players, one pick each): holding Tempura and Wasabi, PIMC keeps the
-  Wasabi, because in each world the opponent's pick is the best reply to the card that suits that
-  world; committed to one card for all worlds, the Tempura guarantees more, and the whole game's
-  value (a brute-force LP over both players' strategies) is lower when this hand keeps the Wasabi.
-- Non-locality. In a game of imperfect information the value of a position depends on the rest of
-  the tree, which a world solved on its own cannot see: an opponent's earlier picks say something
-  about the hand it holds (it would have played otherwise with another hand), but worlds are drawn
-  uniformly among the deals consistent with the cards seen, ignoring how likely those picks were.
-Both shrink as the round goes on (with two players every hand of the round is known from its
-second turn), so PIMC is weakest at the first turns of a round.
-
-Parameters (`PIMCBot.PARAMETERS`):
-  worlds            K, worlds sampled per decision (when `seconds` is 0)
-  seconds           > 0: keep sampling worlds until this much time has passed (at least one world)
-  clock             what `seconds` is measured on: "wall" time or "cpu", the thread's CPU time
-  world_solver      auto | smmcts | exact | paranoid | maxn. `auto` is exact with two players and
-                    maxn with more. Tree solvers are used while the player holds at most
-                    `exact_threshold` cards, SM-MCTS before that.
-  exact_threshold   hand size at or below which the tree solvers take over from SM-MCTS; -1 (the
-                    default) chooses by budget: 2 under a time budget (`BUDGETED`), otherwise by
-                    player count (4, 3, 3, 2 cards for 2, 3, 4, 5 players: a tree of about 10^3
-                    to 10^4 joint moves; 2 with the robot)
-  depth             turns searched by the tree solvers (0: to the end of the round)
-  rollouts          rollouts per estimate beyond the tree solvers' horizon
-  iterations        SM-MCTS iterations per world; -1 (the default) chooses by budget: 20 under a
-                    time budget (many short worlds: the best measured at 10 and 100 ms), else 200
-  rollout           random | greedy | heuristic, the rollout policy of every player
-  selection, c, gamma   the SM-MCTS bandit (`selection.py`: ucb1 | exp3 | regret_matching)
-  final             argmax | policy
+action id) or a draw from the mean of the per-world policies (`final=policy`). Its known failure
+modes, strategy fusion and non-locality (`tests/test_pimc.py` shows the first on a 6-card deck),
+and its results: docs/search.md. Parameters: `PIMCBot`.
 
 Worlds solved by SM-MCTS run in the compiled core (`solvers.search.kernels.smmcts`: sampling,
 search and rollouts, from a stream seeded with the bot's seed; its reference is
@@ -77,7 +46,27 @@ BUDGETED = {"iterations": 20, "exact_threshold": 2}
 
 
 class PIMCBot(Bot):
-  """Perfect Information Monte Carlo over world solvers (see the module docstring)."""
+  """Perfect Information Monte Carlo over world solvers (see the module docstring).
+
+  Parameters (`PARAMETERS`):
+    worlds            K, worlds sampled per decision (when `seconds` is 0)
+    seconds           > 0: keep sampling worlds until this much time has passed (at least one world)
+    clock             what `seconds` is measured on: "wall" time or "cpu", the thread's CPU time
+    world_solver      auto | smmcts | exact | paranoid | maxn. `auto` is exact with two players and
+                      maxn with more. Tree solvers are used while the player holds at most
+                      `exact_threshold` cards, SM-MCTS before that.
+    exact_threshold   hand size at or below which the tree solvers take over from SM-MCTS; -1 (the
+                      default) chooses by budget: 2 under a time budget (`BUDGETED`), otherwise by
+                      player count (4, 3, 3, 2 cards for 2, 3, 4, 5 players: a tree of about 10^3
+                      to 10^4 joint moves; 2 with the robot)
+    depth             turns searched by the tree solvers (0: to the end of the round)
+    rollouts          rollouts per estimate beyond the tree solvers' horizon
+    iterations        SM-MCTS iterations per world; -1 (the default) chooses by budget: 20 under a
+                      time budget (many short worlds: the best measured at 10 and 100 ms), else 200
+    rollout           random | greedy | heuristic, the rollout policy of every player
+    selection, c, gamma   the SM-MCTS bandit (`selection.py`: ucb1 | exp3 | regret_matching)
+    final             argmax | policy
+  """
 
   PARAMETERS = {
       "worlds": 16,
