@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import math
 import pathlib
+import re
 
 import numpy as np
 import pyspiel
@@ -108,7 +109,8 @@ def test_mass_on_an_illegal_action_in_a_file_is_refused_by_nash_conv(tmp_path, t
                      r" hand \[Sashimi, Squid Nigiri, Wasabi\]': probability \{0: 1\} on"
                      r" action\(s\) \[0\], not legal there"):
     nash_conv(tree, policies.load_policy(path))
-  with pytest.raises(validation.PolicyError, match="bad.npz: .* abstract key .*summing to 2"):
+  with pytest.raises(validation.PolicyError, match=r"bad.npz: .*player 0 at information state"
+                     r" 'P0\\nR1 T1: .*on action\(s\) \[0\], not legal there"):
     validation.load_checked_policy(path)
 
 
@@ -156,14 +158,24 @@ def test_approximate_exploitability_refuses_the_file(tmp_path, capsys):
 
 
 def test_a_policy_bot_checks_every_key_at_load(tmp_path, tree):
-  """Before: nothing was checked at load. A NaN at a last-turn key is refused by name."""
+  """Before: nothing was checked at load. A NaN at a key of the last turn is refused by name: by
+  its information state where the game's tree is small enough to read whole at load (tiny), by
+  its key otherwise (every key is checked, reached or not)."""
   policy, _ = _trained_tiny(tmp_path)
-  deep = max((k for k, (actions, _) in policy.strategy.items() if len(actions) > 1), key=repr)
-  actions, probabilities = policy.strategy[deep]
-  path = _saved_with(tmp_path, policy, deep, actions, [math.nan] * len(actions))
+  last_turn = next(i for i in range(tree.num_infosets - 1, -1, -1)
+                   if len(tree.infoset_actions(i)) > 1)
+  player = int(tree.infoset_player[last_turn])
+  key = policy.abstraction.key(tree.rules, tree.infoset_tables[last_turn], player)
+  actions, _ = policy.strategy[key]
+  path = _saved_with(tmp_path, policy, key, actions, [math.nan] * len(actions))
+  state = re.escape(repr(tree.infoset_string(last_turn))[:-1])
+  with pytest.raises(validation.PolicyError, match=rf"not a distribution over the legal actions"
+                     rf" of player {player} at information state {state}.* have probabilities"
+                     r" \{\d: nan"):
+    solvers.make_bot("policy", tree.game, player, 0, path=path)
   with pytest.raises(validation.PolicyError, match=r"not a distribution at abstract key .*have"
                      r" probabilities \{\d: nan"):
-    solvers.make_bot("policy", tree.game, 1, 0, path=path)
+    validation.validate_policy(tree.game, policies.load_policy(path))
 
 
 def test_lbr_refuses_a_nan_policy_rather_than_failing_on_an_index(tmp_path):

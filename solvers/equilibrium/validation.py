@@ -86,15 +86,15 @@ def validate_policy(game_or_tree, policy):
   or its `GameTree`, over whose every information set the policy is then read too."""
   from solvers.equilibrium import abstraction, blueprint  # pylint: disable=import-outside-toplevel
   from solvers.equilibrium.game_tree import GameTree  # pylint: disable=import-outside-toplevel
+  if isinstance(game_or_tree, GameTree):  # first: its refusals name an information state
+    from solvers.equilibrium.tree_policies import policy_array  # pylint: disable=C0415
+    policy_array(game_or_tree, policy)
   if isinstance(policy, blueprint.BlueprintPolicy):
     check_weights(policy.averages, "the blueprint's weight table")
   elif isinstance(policy, abstraction.LiftedPolicy):
     check_strategy(policy)
   elif isinstance(policy, policy_lib.TabularPolicy):
     check_tabular(policy)
-  if isinstance(game_or_tree, GameTree):
-    from solvers.equilibrium.tree_policies import policy_array  # pylint: disable=C0415
-    policy_array(game_or_tree, policy)
   return policy
 
 
@@ -185,10 +185,10 @@ def load_checked_policy(path: str):
   try:
     if isinstance(loaded, blueprint.BlueprintPolicy):
       check_blueprint_tables(path)
-    validate_policy(loaded.game, loaded)
-    if not isinstance(loaded, blueprint.BlueprintPolicy) and \
-        estimate_tree_nodes(loaded.game, stop_above=TREE_AT_LOAD) <= TREE_AT_LOAD:
+    elif estimate_tree_nodes(loaded.game, stop_above=TREE_AT_LOAD) <= TREE_AT_LOAD:
       validate_policy(GameTree(loaded.game), loaded)
+    else:
+      validate_policy(loaded.game, loaded)
   except PolicyError as e:
     raise PolicyError(f"{path}: {e}") from None
   return loaded
