@@ -213,8 +213,9 @@ def test_a_blueprint_with_negated_weights_is_refused(tmp_path):
                      r" \(slot: weight \d+: -"):
     validation.load_checked_policy(str(path))
   game = pyspiel.load_game("python_sushi_go(players=2)")
-  with pytest.raises(validation.PolicyError, match="negative or not finite"):
-    solvers.make_bot("policy", game, 0, 0, path=str(path))
+  for bot in ("policy", "subgame"):
+    with pytest.raises(validation.PolicyError, match="negative or not finite"):
+      solvers.make_bot(bot, game, 0, 0, path=str(path))
 
 
 def test_stored_policy_files_pass_the_door():

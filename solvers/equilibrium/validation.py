@@ -15,6 +15,7 @@ one it was given.
                                               set of the tree as well
   load_checked_policy(path)                   `policies.load_policy`, then `validate_policy` (over
                                               the whole tree too when it is small)
+  load_checked_blueprint(path)                `blueprint.load_blueprint`, every table checked
   information_state(game, table, player)      the information state string at a rules table
 
 The array form of a policy on a tree is checked by `GameTree.check_distributions`, which uses the
@@ -189,6 +190,19 @@ def load_checked_policy(path: str):
       validate_policy(GameTree(loaded.game), loaded)
     else:
       validate_policy(loaded.game, loaded)
+  except PolicyError as e:
+    raise PolicyError(f"{path}: {e}") from None
+  return loaded
+
+
+def load_checked_blueprint(path: str):
+  """The blueprint saved at `path` (`blueprint.load_blueprint`), its every table checked
+  (`check_blueprint_tables`) and the table it plays (`check_weights`)."""
+  from solvers.equilibrium import blueprint  # pylint: disable=import-outside-toplevel
+  loaded = blueprint.load_blueprint(path)
+  try:
+    check_blueprint_tables(path)
+    check_weights(loaded.averages, "the blueprint's weight table")
   except PolicyError as e:
     raise PolicyError(f"{path}: {e}") from None
   return loaded
