@@ -53,7 +53,7 @@ _EPILOG = """examples:
   sushigo train small --algorithm probe-mccfr --abstraction cards --seconds 60 --out b.npz --resume
   sushigo train small --algorithm probe-mccfr --abstraction cards --seconds 60 --out b.npz --resume \
       --restart-average --play mean
-  sushigo exploitability tiny --bot greedy     exact NashConv and gains on a reduced game
+  sushigo exploitability tiny --bot greedy     exact NashConv and gains: the tree fits --memory
   sushigo exploitability "python_sushi_go(players=2,utility=margin)" --bot greedy   lower bounds
   sushigo run experiments/configs/quickstart.toml
   sushigo run CONFIG --out runs/q --workers 2  an experiment; the same command resumes it
@@ -107,6 +107,9 @@ _EXPLOITABILITY_EPILOG = """examples:
   sushigo exploitability "python_sushi_go(players=2,utility=margin)" --bot random \
       --responder ismcts:iterations=100 --responder ismcts:iterations=10000
   sushigo exploitability small --bot random --approximate --responder learned:games=3000
+  sushigo exploitability small --bot greedy --memory 10MB      bounds: small's tree is over 10 MB
+  sushigo exploitability "python_sushi_draft(players=2,rounds=1,hand_size=3,deal=hand)" \
+      --policy draft.npz                       exact on a Sushi Draft game string
 
 Responders (--responder KIND[:KEY=VALUE,...], repeatable; each gives its own bound):
   ismcts  Information-Set MCTS searching against the policy (parameters of so_ismcts:
@@ -311,12 +314,13 @@ def _add_exploitability_command(commands) -> None:
       "exploitability", help="exact or approximate exploitability of a bot or a saved policy",
       formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EXPLOITABILITY_EPILOG,
       description="Measures how much a policy (a bot with its parameters, or a policy file saved"
-      "\nby sushigo train) can be exploited. On a reduced game: exact NashConv, exploitability and"
-      "\neach player's best-response gain, on the whole game tree. On a python_sushi_go game"
-      "\nstring (or a reduced game with --approximate): lower bounds from best responders"
-      "\nplaying paired games against the policy, with 95% intervals.")
+      "\nby sushigo train) can be exploited. The game's tree is estimated first (histories,"
+      "\nnodes, information sets, memory). Where it fits --memory: exact NashConv, exploitability"
+      "\nand each player's best-response gain, on the whole game tree. Elsewhere (or with"
+      "\n--approximate): lower bounds from best responders playing paired games against the"
+      "\npolicy, with 95% intervals. The command prints which it does and why.")
   measure.add_argument("game", metavar="GAME", help="a reduced game (tiny, small, medium, large,"
-                       " ...) or a python_sushi_go game string")
+                       " ...) or a python_sushi_go or python_sushi_draft game string")
   policy = measure.add_mutually_exclusive_group(required=True)
   policy.add_argument("--bot", metavar="NAME", help="the bot to measure (random, greedy,"
                       " heuristic, so_ismcts, mo_ismcts, pimc, ...)")
