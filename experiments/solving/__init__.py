@@ -87,8 +87,8 @@ class Experiment(config_lib.Experiment):
   kind: str = key("what it measures", allowed=tuple(KINDS))
   games: dict[str, str] = key("distinct reduced games by name (`sushigo_spiel.reduced_games`) or"
                               " `python_sushi_go` game strings (kinds exploitability and"
-                              " approximate_exploitability: also `python_sushi_draft` ones)", check=_games,
-                              value="array of strings")
+                              " approximate_exploitability: also `python_sushi_draft` ones)",
+                              check=_games, value="array of strings")
   max_tree_nodes: int | None = key("the most nodes a game's tree may have, for a machine with the"
                                    " memory; none: `tree_size.MAX_TREE_NODES`", default=None,
                                    minimum=1)
