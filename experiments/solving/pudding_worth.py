@@ -19,10 +19,10 @@ import argparse
 import numpy as np
 import pyspiel
 
-from solvers.equilibrium.blueprint import load_blueprint
 from solvers.equilibrium.kernels import subgame
 from solvers.equilibrium.kernels.compiling import ensure_compiled
 from solvers.equilibrium.subgame import CONTINUATIONS, DEFAULT_BLUEPRINT
+from solvers.equilibrium.validation import load_checked_blueprint
 from solvers.search.rollouts import compiled_policy_parameters
 from sushigo_spiel.compiled.rng import new_state
 from sushigo_spiel.compiled.sushi_go import codec
@@ -55,7 +55,7 @@ def worths(pair: str, rounds: int, positions: int, playouts: int, blueprint_path
   ("searcher/opponent" continuations)."""
   game = pyspiel.load_game(GAME)
   ensure_compiled()
-  spec, blueprint = build_spec(game.rules), load_blueprint(blueprint_path)
+  spec, blueprint = build_spec(game.rules), load_checked_blueprint(blueprint_path)
   params = compiled_policy_parameters(game.get_type().short_name)
   continuations = np.array([CONTINUATIONS[name] for name in pair.split("/")], dtype=np.int64)
   settings = np.zeros(subgame.SETTINGS, dtype=np.int64)
