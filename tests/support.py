@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pyspiel
 
 import sushigo_spiel  # noqa: F401  (registers the game)
+from solvers import archives
 
 # The canonical card names of the rules (docs/rules.md), written out here rather than read from the
 # package, so the tests do not take the names from the code they test.
@@ -131,3 +133,23 @@ def tournament_config(name: str, seed: int, game: str, num_games: int,
   return (f'players = [{{ name = "random", bot = "random" }}, {second_bot}]\n\n'
           f'[experiment]\nname = "{name}"\nseed = {seed}\ngames = ["{game}"]\n'
           f'num_games = {num_games}\n')
+
+
+def save_unchecked(path, policy) -> str:
+  """Writes `policy` (an `abstraction.LiftedPolicy`) as `policies.save_policy` does, with its
+  digest, but without the value checks that make `save_policy` refuse a NaN or a sum other than
+  1: a hand-made file, for tests of the checks at load. Returns the path."""
+  keys, counts, actions, probabilities = [], [], [], []
+  for key, (acts, probs) in policy.strategy.items():
+    keys.append(repr(key))
+    counts.append(len(acts))
+    actions.extend(acts)
+    probabilities.extend(np.asarray(probs, np.float64).tolist())
+  arrays = {f"abstraction_{name}": np.asarray(value)
+            for name, value in policy.abstraction.arrays.items()}
+  arrays.update(keys=np.array(keys, dtype=str), counts=np.array(counts, np.int64),
+                actions=np.array(actions, np.int64),
+                probabilities=np.array(probabilities, np.float64))
+  archives.save(path, arrays, {**policy.metadata, "game": str(policy.game),
+                               "abstraction": policy.abstraction.name})
+  return str(path)

@@ -20,6 +20,7 @@ from solvers.equilibrium.exploitability import exploitability, nash_conv
 from solvers.equilibrium.game_tree import GameTree
 from solvers.equilibrium.tree_policies import to_tabular_policy
 from sushigo_spiel.reduced_games import reduced_game_string
+import support
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
@@ -99,27 +100,9 @@ def _changed(policy, key, actions, probabilities):
 
 
 def _saved_with(tmp_path, policy, key, actions, probabilities, name="bad.npz"):
-  """The policy with `key` changed, saved. `save_policy` refuses what a load refuses (a NaN, a
-  sum other than 1), so such a file is written as a hand-made one would be: its arrays with their
-  digest (`archives.save`), which only the value checks at load can refuse."""
-  changed = _changed(policy, key, actions, probabilities)
-  path = tmp_path / name
-  try:
-    policies.save_policy(str(path), changed)
-  except ValueError:
-    good = archives.load(tmp_path / "good.npz", "policy file")
-    arrays = dict(good.arrays)
-    keys, counts, flat_actions, flat_probabilities = [], [], [], []
-    for k, (acts, probs) in changed.strategy.items():
-      keys.append(repr(k))
-      counts.append(len(acts))
-      flat_actions.extend(acts)
-      flat_probabilities.extend(np.asarray(probs, float))
-    arrays.update(keys=np.array(keys, dtype=str), counts=np.array(counts, np.int64),
-                  actions=np.array(flat_actions, np.int64),
-                  probabilities=np.array(flat_probabilities, np.float64))
-    archives.save(path, arrays, good.metadata)
-  return str(path)
+  """The policy with `key` changed, saved with its digest but unchecked (`save_policy` refuses
+  what a load refuses, a NaN or a sum other than 1): as a hand-made file would be."""
+  return support.save_unchecked(tmp_path / name, _changed(policy, key, actions, probabilities))
 
 
 def test_mass_on_an_illegal_action_in_a_file_is_refused_by_nash_conv(tmp_path, tree):
