@@ -49,7 +49,7 @@ KERNELS = KernelSet(
     "search kernels",
     [_COMPILED / f"{name}.py" for name in ("hashing", "interface", "jit", "rng", "sampling")] +
     [_HERE / f"{name}.py" for name in ("bandits", "game", "ismcts", "playing", "smmcts", "tree")],
-    _compile, ismcts.run)
+    _compile, ismcts.run, setup=_compile)
 
 
 def ensure_compiled() -> None:

@@ -60,13 +60,14 @@ def _exercise_kernels() -> None:
 
 
 _HERE = pathlib.Path(__file__).resolve().parent
-KERNELS = KernelSet(
-    "Sushi Go core",
+_SOURCES = (
     [_HERE.parent / f"{name}.py" for name in ("hand_ranking", "hashing", "jit", "rng", "sampling",
                                               "utilities")] +
     [_HERE / f"{name}.py" for name in ("chance", "knowledge", "layout", "moves", "policies",
-                                        "scoring", "views")],
-    _exercise_kernels, policies.playout_many)
+                                        "scoring", "views")])
+# The kernels both games share (rng, sampling, ...) are compiled under this set's name and lock.
+KERNELS = KernelSet("Sushi Go core", _SOURCES, _exercise_kernels, policies.playout_many,
+                    owns=_SOURCES)
 
 
 def ensure_compiled() -> None:
