@@ -34,9 +34,9 @@ SYNC_CHUNKS = 8  # chunks in a worker's task between two synchronisations of the
 
 
 class BlueprintTrainer:
-  """Runs a `CompiledMCCFR` on a budget, on one or several processes, with a progress bar on request;
-  keeps the time it took and a training curve (`history`, points the caller appends), and saves
-  them with the solver's tables."""
+  """Runs a `CompiledMCCFR` on a budget, on one or several processes, with a progress bar on
+  request; keeps the time it took and a training curve (`history`, points the caller appends), and
+  saves them with the solver's tables."""
 
   def __init__(self, solver: CompiledMCCFR, seconds: float = 0.0, cpu_seconds: float = 0.0,
                history: list[dict] | None = None):

@@ -49,7 +49,8 @@ class RegretSolver:
 
   def run(self, iterations: int | None = None, seconds: float | None = None,
           progress: bool = False) -> RegretSolver:
-    """Runs `iterations` iterations, or as many as fit in `seconds`, with a progress bar on request."""
+    """Runs `iterations` iterations, or as many as fit in `seconds`, with a progress bar on
+    request."""
     if (iterations is None) == (seconds is None):
       raise ValueError("run needs exactly one of iterations and seconds")
     if seconds is not None and not (math.isfinite(seconds) and seconds > 0):

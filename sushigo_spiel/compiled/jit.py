@@ -121,8 +121,9 @@ class _Notices(numba_event.Listener):
     if depth == 0 and calling is not None:
       kernel_set, name = calling[0], event.data["dispatcher"].py_func.__name__
       state.start = time.perf_counter()
-      print(f"sushigo-spiel: compiling {name} of the {kernel_set.name} ({kernel_set.expectation(name)}"
-            "; first use, once per environment)...", end="", file=sys.stderr, flush=True)
+      print(f"sushigo-spiel: compiling {name} of the {kernel_set.name}"
+            f" ({kernel_set.expectation(name)}; first use, once per environment)...", end="",
+            file=sys.stderr, flush=True)
       state.noticed = True
 
   def on_end(self, event) -> None:
@@ -142,9 +143,10 @@ class KernelSet:
   from (every file whose code or constants they use, shared ones included), `exercise`, which
   calls every kernel once with the argument types used, one of its kernels, beside whose cache
   the marker lives, the sets it `requires`, readied before it, the source files whose kernels it
-  `owns` (default: its sources in the anchor's folder that no set it requires owns), `expected`: a kernel's name -> the CPU
-  seconds its cold compile takes (the notice's estimate), and `setup`, compiling its entries that
-  take function pointers (run once per process when the set is first readied)."""
+  `owns` (default: its sources in the anchor's folder that no set it requires owns), `expected`:
+  a kernel's name -> the CPU seconds its cold compile takes (the notice's estimate), and `setup`,
+  compiling its entries that take function pointers (run once per process when the set is first
+  readied)."""
 
   declared: list[KernelSet] = []
 
