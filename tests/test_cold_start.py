@@ -56,3 +56,16 @@ def test_the_quickstart_compiles_the_core_and_the_baseline_policies_only(tmp_pat
 def test_play_between_random_bots_compiles_nothing():
   compiled = _compiled_after(["play", "--seed", "3", "--quiet"])
   assert compiled == {"sets": [], "kernels": []}
+
+
+def test_the_cold_bench_reports_each_figure_against_its_target():
+  from experiments.bench import cold
+  figures = {"sets": [{"set": "Sushi Go core", "cpu": 20.0, "wall": 30.0}], "skipped": [],
+             "all_sets": {"cpu": 95.0, "wall": 120.0},
+             "quickstart_cold": {"cpu": 55.0, "wall": 70.0},
+             "quickstart_warm": {"cpu": 20.0, "wall": 25.0}}
+  report = cold.report(figures)
+  assert re.search(r"quickstart cold, CPU s +55\.0 +<= 60 +PASS", report)
+  assert re.search(r"every kernel set cold, CPU s +95\.0 +<= 90 +FAIL", report)
+  assert re.search(r"Sushi Go core +20\.0 +30\.0", report)
+  assert re.search(r"quickstart, warm +20\.0 +25\.0", report)

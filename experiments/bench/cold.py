@@ -120,13 +120,13 @@ def report(figures: dict) -> str:
     total = figures["all_sets"]
     rows.append(["every set, one process (start-up included)", f"{total['cpu']:.1f}",
                  f"{total['wall']:.1f}"])
-    lines += ["", format_table(["kernel set (compiled cold)", "CPU s", "wall s"], rows)]
+    lines += ["", *format_table([["kernel set (compiled cold)", "CPU s", "wall s"], *rows])]
   for entry in figures["skipped"]:
     lines.append(f"not compiled: {entry['skipped']} ({entry['why']})")
   if "quickstart_cold" in figures:
     rows = [[f"quickstart, {name}", f"{figures[f'quickstart_{name}']['cpu']:.1f}",
              f"{figures[f'quickstart_{name}']['wall']:.1f}"] for name in ("cold", "warm")]
-    lines += ["", format_table(["command", "CPU s", "wall s"], rows)]
+    lines += ["", *format_table([["command", "CPU s", "wall s"], *rows])]
   targets = []
   if "quickstart_cold" in figures:
     value = figures["quickstart_cold"]["cpu"]
@@ -137,7 +137,7 @@ def report(figures: dict) -> str:
     targets.append(["every kernel set cold, CPU s", f"{value:.1f}", f"<= {MAX_ALL_SETS:g}",
                     "PASS" if value <= MAX_ALL_SETS and not figures["skipped"] else "FAIL"])
   if targets:
-    lines += ["", format_table(["target", "value", "limit", "result"], targets)]
+    lines += ["", *format_table([["target", "value", "limit", "result"], *targets])]
   return "\n".join(lines)
 
 
@@ -148,9 +148,9 @@ def main(argv: list[str] | None = None) -> int:
   parser.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
   args = parser.parse_args(argv)
   figures = run(sets=not args.no_sets, quickstart=not args.no_quickstart)
-  print(report(figures))
   if args.json:
     pathlib.Path(args.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
+  print(report(figures))
   return 0
 
 
