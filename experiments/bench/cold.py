@@ -141,12 +141,53 @@ def report(figures: dict) -> str:
   return "\n".join(lines)
 
 
+def merged(spec: str) -> dict:
+  """The figures of the `--json` files named in `spec`, joined by `+`, merged (later keys win,
+  kernel sets added up)."""
+  figures: dict = {"sets": [], "skipped": []}
+  for path in spec.split("+"):
+    part = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
+    for key, value in part.items():
+      if key in ("sets", "skipped"):
+        figures[key] += value
+      else:
+        figures[key] = value
+  return figures
+
+
+def comparison(before: dict, after: dict) -> str:
+  """Markdown tables of two runs' figures (JSON of `--json`), before and after, as docs/speed.md
+  shows them: per kernel set, then the quickstart."""
+  def cell(figures: dict | None) -> str:
+    return "" if figures is None else f"{figures['cpu']:.1f} ({figures['wall']:.0f})"
+  sets = {run: {entry["set"]: entry for entry in figures.get("sets", [])}
+          for run, figures in (("before", before), ("after", after))}
+  names = list(dict.fromkeys([*sets["before"], *sets["after"]]))
+  lines = ["| kernel set, compiled cold | before: CPU s (wall s) | after: CPU s (wall s) |",
+           "|---|---:|---:|"]
+  lines += [f"| {name} | {cell(sets['before'].get(name))} | {cell(sets['after'].get(name))} |"
+            for name in names]
+  lines.append(f"| every set, one process (start-up included) | {cell(before.get('all_sets'))} |"
+               f" {cell(after.get('all_sets'))} |")
+  lines += ["", "| quickstart | before: CPU s (wall s) | after: CPU s (wall s) |", "|---|---:|---:|"]
+  lines += [f"| {name} | {cell(before.get(f'quickstart_{name}'))} |"
+            f" {cell(after.get(f'quickstart_{name}'))} |" for name in ("cold", "warm")]
+  return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
   parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
   parser.add_argument("--no-sets", action="store_true", help="skip compiling every kernel set")
   parser.add_argument("--no-quickstart", action="store_true", help="skip the quickstart runs")
   parser.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
+  parser.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"),
+                      help="instead, print the markdown tables of two --json files (runs may"
+                      " write the sets and the quickstart to separate files: give each as"
+                      " BEFORE_SETS+BEFORE_QUICKSTART)")
   args = parser.parse_args(argv)
+  if args.compare:
+    print(comparison(*(merged(spec) for spec in args.compare)))
+    return 0
   figures = run(sets=not args.no_sets, quickstart=not args.no_quickstart)
   if args.json:
     pathlib.Path(args.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
