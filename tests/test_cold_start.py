@@ -69,3 +69,15 @@ def test_the_cold_bench_reports_each_figure_against_its_target():
   assert re.search(r"every kernel set cold, CPU s +95\.0 +<= 90 +FAIL", report)
   assert re.search(r"Sushi Go core +20\.0 +30\.0", report)
   assert re.search(r"quickstart, warm +20\.0 +25\.0", report)
+
+
+def test_the_speed_page_shows_the_stored_cold_start_figures():
+  # docs/speed.md's before-and-after tables are `python -m experiments.bench.cold --compare` of
+  # the stored runs.
+  from experiments.bench import cold
+  stored = ROOT / "experiments" / "results" / "bench" / "cold"
+  before, after = (cold.merged(f"{stored / f'{run}-sets.json'}+{stored / f'{run}-quickstart.json'}")
+                   for run in ("before", "after"))
+  page = (ROOT / "docs" / "speed.md").read_text()
+  for table in cold.comparison(before, after).split("\n\n"):  # the kernel sets, the quickstart
+    assert table in page
