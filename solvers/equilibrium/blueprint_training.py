@@ -24,19 +24,19 @@ import time
 
 import numpy as np
 import pyspiel
-import tqdm
 
 from solvers.equilibrium.blueprint import (CHUNK, CompiledMCCFR, load_checkpoint, run_chunks,
                                            save_blueprint)
+from solvers.progress import progress as progress_bar
 
 BACKENDS = ("local", "ray")
 SYNC_CHUNKS = 8  # chunks in a worker's task between two synchronisations of the tables
 
 
 class BlueprintTrainer:
-  """Runs a `CompiledMCCFR` on a budget, on one or several processes, with a tqdm bar on request;
-  keeps the time it took and a training curve (`history`, points the caller appends), and saves
-  them with the solver's tables."""
+  """Runs a `CompiledMCCFR` on a budget, on one or several processes, with a progress bar on
+  request; keeps the time it took and a training curve (`history`, points the caller appends), and
+  saves them with the solver's tables."""
 
   def __init__(self, solver: CompiledMCCFR, seconds: float = 0.0, cpu_seconds: float = 0.0,
                history: list[dict] | None = None):
@@ -51,8 +51,8 @@ class BlueprintTrainer:
     `seconds` have passed, on `workers` local processes or Ray workers."""
     _check_run(iterations, seconds, workers, backend)
     chunks = None if iterations is None else -(-iterations // CHUNK)
-    bar = tqdm.tqdm(total=None if chunks is None else chunks * CHUNK, unit="it",
-                    desc=self.solver.algorithm, disable=not progress)
+    bar = progress_bar(total=None if chunks is None else chunks * CHUNK, unit="it",
+                       desc=self.solver.algorithm, disable=not progress)
     start, cpu_start = time.perf_counter(), time.process_time()
     with _batch_runner(backend, workers) as run_batch:
       try:

@@ -114,5 +114,5 @@ KERNELS = KernelSet(
 
 
 def ensure_compiled() -> None:
-  """Compiles (or loads from numba's cache) the blueprint policy kernel, once per process."""
+  """Readies the blueprint policy kernel's set once per process; it compiles on its first call."""
   KERNELS.ensure()

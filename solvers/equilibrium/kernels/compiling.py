@@ -42,12 +42,15 @@ _ENTRIES = {
 }
 
 
-def _exercise() -> None:
-  """Compiles the entry kernels taking function pointers for their signatures and closes them,
-  then calls every entry once (with either abstraction) with the argument types used."""
+def _setup() -> None:
+  """Compiles the entry kernels taking function pointers for their signatures and closes them."""
   for kernel, signature in _ENTRIES.items():
     kernel.compile(signature)
     kernel.disable_compile()
+
+
+def _exercise() -> None:
+  """Calls every entry once (with either abstraction) with the argument types used."""
   spec = build_spec(Rules.from_params(players=2, hand_size=3, rounds=1))
   params = np.ones(heuristic.PARAMETERS_SIZE)
   pos = initial_position(spec)
@@ -91,7 +94,7 @@ KERNELS = KernelSet(
     "CFR kernels",
     [*POLICY_KERNELS.sources, pathlib.Path(interface.__file__).resolve()] +
     [_HERE / f"{name}.py" for name in ("features", "mccfr", "subgame")],
-    _exercise, mccfr._iterate, requires=[POLICY_KERNELS])
+    _exercise, mccfr._iterate, requires=[POLICY_KERNELS], setup=_setup)
 
 
 def ensure_compiled() -> None:
