@@ -15,6 +15,7 @@ from solvers.equilibrium.blueprint import CompiledMCCFR, load_blueprint
 from solvers.equilibrium.blueprint_training import BlueprintTrainer
 from solvers.equilibrium.game_tree import GameTree
 from solvers.equilibrium.kernels import subgame as subgame_kernels
+from solvers.equilibrium.kernels.mccfr import ES
 from solvers.equilibrium.subgame import CHUNK, DEFAULT_BLUEPRINT, TREMBLE
 from solvers.equilibrium.tree_policies import policy_array
 from solvers.policy_kernels.sushi_go import POLICIES
@@ -140,17 +141,18 @@ def test_common_rollout_seeds_value_a_pudding_by_its_worth_alone():
   spec, base = _round_end_position(seed=7)
   more = base.copy()
   more[spec[PUDDINGS_AT]] += 1
-  settings = np.zeros(subgame_kernels.SETTINGS, dtype=np.int64)
-  settings[subgame_kernels.ROLLOUTS] = rollouts = 4
-  random_play = np.array([POLICIES["random"]], dtype=np.int64)
+  rollouts = 4
   blueprint = load_blueprint(DEFAULT_BLUEPRINT)
+  random_play = subgame_kernels.strategies(blueprint.averages, blueprint.valuation,
+                                           [POLICIES["random"]])
   params = compiled_policy_parameters("python_sushi_go")
 
   def worth(salt, seed):
-    settings[subgame_kernels.ROLLOUT_SALT] = salt
+    settings = subgame_kernels.Settings(
+        searcher=0, root_round=0, stop_turn=0, walk=ES, rollouts=rollouts,
+        prior=subgame_kernels.UNIFORM, rollout_salt=salt, open_worlds=0)
     stream = new_state(seed)  # without a salt, the second leaf draws where the first stopped
-    values = [subgame_kernels.leaf_values(spec, pos, 3, random_play, blueprint.averages,
-                                          blueprint.valuation, params, settings, stream)
+    values = [subgame_kernels.leaf_values(spec, pos, 3, random_play, params, settings, stream)
               for pos in (more, base)]
     return float(values[0][0, 0] - values[1][0, 0])
 
