@@ -66,6 +66,7 @@ from typing import NamedTuple
 import numpy as np
 
 from solvers.equilibrium.kernels.features import MAX_FEATURES, action_keys, valuation_of
+from solvers.equilibrium.kernels.named_tuples import cached_type
 from solvers.policy_kernels.sushi_go import game_functions
 from sushigo_spiel.compiled.interface import (INITIAL_POSITION, LEGAL_ACTIONS, PLAY, RETURNS,
                                               SKIP_CHANCE)
@@ -79,6 +80,7 @@ WALKS = {"es": ES, "probe": PROBE, "os": OUTCOME}
 EPSILON = 0.6  # the traverser's share of uniform exploration in OS (OpenSpiel's default)
 
 
+@cached_type
 class Tables(NamedTuple):
   """The hashed tables, each of the same power-of-two size: regrets, average weights and offer
   weights (float64, updated in place)."""

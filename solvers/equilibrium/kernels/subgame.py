@@ -64,6 +64,7 @@ from typing import NamedTuple
 import numpy as np
 
 from solvers.equilibrium.kernels.features import MAX_FEATURES, action_keys, valuation_of
+from solvers.equilibrium.kernels.named_tuples import cached_type
 from solvers.equilibrium.kernels.mccfr import ES, PROBE, sample, table_strategy
 from solvers.policy_kernels.sushi_go import game_functions
 from sushigo_spiel.compiled import hashing
@@ -84,6 +85,7 @@ _LEAF_MARK = 0x1EAF  # folded into a key: the opponent's choice of continuation
 _ROUND_END_MARK = 0xE0D
 
 
+@cached_type
 class Settings(NamedTuple):
   """A solve's settings (integers): the `searcher`, its round (`root_round`), the turn where
   leaves begin (`stop_turn`), the `walk` (`mccfr.ES` or `mccfr.PROBE`), `rollouts` per leaf
@@ -104,6 +106,7 @@ class Settings(NamedTuple):
     return Settings(*(int(value) for value in self))
 
 
+@cached_type
 class Strategies(NamedTuple):
   """The strategies a solve reads: the blueprint's table (`blueprint`, its average weights) and
   the keys of its abstraction (`valuation`, a `features.VALUATION`), and the leaves'
@@ -113,12 +116,14 @@ class Strategies(NamedTuple):
   continuations: np.ndarray
 
 
+@cached_type
 class Tables(NamedTuple):
   """A solve's hashed tables, of one power-of-two size: regrets and average weights."""
   regrets: np.ndarray
   averages: np.ndarray
 
 
+@cached_type
 class Memo(NamedTuple):
   """The leaf estimates memoised in a solve: open-addressing `keys` (0: empty; a power of two of
   them), their `values` [slot, continuation, player], and how many are `used` (one count)."""
@@ -127,6 +132,7 @@ class Memo(NamedTuple):
   used: np.ndarray
 
 
+@cached_type
 class Worlds(NamedTuple):
   """The subgame's root: the worlds' `positions` (rows), their `weights`, and each player's key at
   each (`keys[w, p]`, `root_key`)."""
@@ -135,6 +141,7 @@ class Worlds(NamedTuple):
   keys: np.ndarray
 
 
+@cached_type
 class Solve(NamedTuple):
   """Everything a solve's walks read and write but the worlds: its settings, the strategies it
   reads, its tables and memo, and its random stream (`rng`, consumed in place)."""
