@@ -16,7 +16,7 @@ from solvers.equilibrium.blueprint_training import BlueprintTrainer
 from solvers.equilibrium.game_tree import GameTree
 from solvers.equilibrium.kernels import subgame as subgame_kernels
 from solvers.equilibrium.kernels.mccfr import ES
-from solvers.equilibrium.subgame import CHUNK, DEFAULT_BLUEPRINT, TREMBLE
+from solvers.equilibrium.subgame import CHUNK, DEFAULT_BLUEPRINT, TREMBLE, round_end_values
 from solvers.equilibrium.tree_policies import policy_array
 from solvers.policy_kernels.sushi_go import POLICIES
 from solvers.search.rollouts import compiled_policy_parameters
@@ -160,6 +160,21 @@ def test_common_rollout_seeds_value_a_pudding_by_its_worth_alone():
   assert all(value * rollouts / 6 in range(rollouts + 1) for value in common), common
   independent = [worth(-1, seed) for seed in range(10)]
   assert not all(0 <= value <= 6 for value in independent), independent
+
+
+def test_round_end_values_refuse_what_is_not_a_round_end():
+  game = pyspiel.load_game("python_sushi_go(players=2)")
+  blueprint = load_blueprint(DEFAULT_BLUEPRINT)
+  state = _deal(game.new_initial_state(), np.random.default_rng(0))
+  with pytest.raises(ValueError, match="allowed: a table between two rounds"):
+    round_end_values(game, state.table(), "random", blueprint, 1, seed=0)
+  with pytest.raises(ValueError, match="allowed: names among"):
+    round_end_values(game, pudding_worth.round_end(game, 1, 0), "random/bogus", blueprint, 1,
+                     seed=0)
+  four = pyspiel.load_game("python_sushi_go(players=4)")
+  with pytest.raises(ValueError, match="one name with more than two players"):
+    round_end_values(four, four.new_initial_state().table(), "random/greedy", blueprint, 1,
+                     seed=0)
 
 
 @pytest.mark.parametrize("params, message", [

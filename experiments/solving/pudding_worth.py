@@ -1,7 +1,7 @@
 """What a Pudding lead is worth at a round's end, as the `subgame` bot's leaves value it.
 
 The subgame bot (`solvers/equilibrium/subgame.py`) values the end of a round by playouts of
-continuation strategies to the end of the game. Within one world the rounds after a round's end
+continuation strategies to the end of the game (`round_end_values` there). Within one world the rounds after a round's end
 depend on it only through the Puddings, so what those playouts decide, between the leaves of a
 solve, is the worth of a Pudding lead. This measures it for pairs of continuations (the
 searcher's, the opponent's): positions at the end of round 1 or 2 of two-player Sushi Go reached
