@@ -55,6 +55,7 @@ _EPILOG = """examples:
   sushigo run CONFIG --out runs/q --workers 2  an experiment; the same command resumes it
   sushigo reproduce runs/q                     replay a run and compare every record
   sushigo report runs/q                        tables and plots of a run folder, again
+  sushigo report --docs                        README and docs/ figures from the stored runs
 
 Run `sushigo COMMAND --help` for the options of each command."""
 
@@ -344,8 +345,13 @@ def _add_experiment_commands(commands) -> None:
   summary = commands.add_parser(
       "report", help="write and print the report of a run folder",
       description="Writes summary.md, summary.csv and plots/ in a run folder, and prints the\n"
-      "tables.")
-  summary.add_argument("run_dir", metavar="RUN_DIR", help="a run folder")
+      "tables. With --docs, rewrites instead the generated blocks of README.md and docs/ from\n"
+      "the stored runs in experiments/results/ (python -m experiments.docs).")
+  summary.add_argument("run_dir", metavar="RUN_DIR", nargs="?", help="a run folder")
+  summary.add_argument("--docs", action="store_true",
+                       help="regenerate every results table and figure of README.md and docs/")
+  summary.add_argument("--check", action="store_true",
+                       help="with --docs: write nothing, exit 1 if a page differs from the runs")
   summary.set_defaults(error=summary.error)
 
 

@@ -5,7 +5,7 @@ and the number of rounds. All deal whole hands as one chance outcome (`deal=hand
 much smaller trees than dealing card by card and the same distribution over games. Two-player ones
 score `utility=margin` (zero sum), so they have a game value; the three-player one keeps points.
 
-Their sizes and solve times are in the documentation (docs/equilibrium.md, "Reduced games"),
+Their sizes are in the documentation (docs/equilibrium.md, "Reduced games"),
 printed by `python -m experiments.bench.equilibrium --sizes`.
 """
 

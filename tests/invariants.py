@@ -1,7 +1,7 @@
 """Checks any state of the drafting games must pass, for `pyspiel.random_sim_test`'s
 `state_checker_fn` and for tests that play whole games: cards conserved, hands and tableaus of the
 sizes the turn implies, and points, Puddings and returns equal to what `rulebook` (the second
-scorer, written from SPEC.md) makes of the cards the players placed or ate.
+scorer, written from docs/rules.md) makes of the cards the players placed or ate.
 """
 
 from __future__ import annotations

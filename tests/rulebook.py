@@ -1,17 +1,18 @@
-"""A second scorer, written from the rule specification (shared/rules/SPEC.md) and not from the
+"""A second scorer, written from the rules as docs/rules.md states them and not from the
 package, for the tests to hold the game's scoring against.
 
 It is deliberately built another way than `sushigo_spiel.sushi_go.scoring`: card values are looked
-up by name in tables copied from SPEC.md, a Nigiri is matched to a Wasabi by pairing each Wasabi
-with the first later Nigiri still unpaired, and a Maki or Pudding award is decided for one player at
-a time by counting who has more. One scoring mistake in the package therefore disagrees with this
+up by name in tables copied from docs/rules.md, a Nigiri is matched to a Wasabi by pairing each
+Wasabi with the first later Nigiri still unpaired, and a Maki or Pudding award is decided for one
+player at a time by counting who has more. One scoring mistake in the package therefore disagrees with this
 module on many tableaus, and the tests that compare the two fail together.
 
 Sushi Draft's chips are awarded here too: by sorting the players by count and passing over ties,
-per SPEC.md ("Scoring chips").
+per docs/rules.md ("Scoring chips").
 
-Soy Sauce colours follow the grouping the package documents (SPEC.md asks it to choose one): one
-colour per scoring family, the three Maki Rolls sharing one and the three Nigiri another.
+Soy Sauce colours follow the grouping the package documents (docs/rules.md leaves the choice to it,
+docs/variants-and-sushi-draft.md states it): one colour per scoring family, the three Maki Rolls
+sharing one and the three Nigiri another.
 """
 
 from __future__ import annotations
@@ -145,7 +146,7 @@ def game_scores(rounds: Sequence[Sequence[Sequence[str]]], players: int,
 
 
 def utility_of(utility: str, scores: Sequence[float], puddings: Sequence[int]) -> list[float]:
-  """The returns of a finished game by utility mode, from SPEC.md and the game's docstring."""
+  """The returns of a finished game by utility mode, from docs/rules.md and the game's docstring."""
   n = len(scores)
   if utility == "score":
     return [float(s) for s in scores]

@@ -8,7 +8,7 @@ import pyspiel
 
 import sushigo_spiel  # noqa: F401  (registers the game)
 
-# The canonical card names of the rule specification, written out here rather than read from the
+# The canonical card names of the rules (docs/rules.md), written out here rather than read from the
 # package, so the tests do not take the names from the code they test.
 T = "Tempura"
 SA = "Sashimi"

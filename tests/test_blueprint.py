@@ -273,7 +273,7 @@ def test_train_command_refuses_options_it_cannot_use(tmp_path, capsys, options, 
 def test_exploitability_falls_with_training_on_a_reduced_game(algorithm):
   """Exact NashConv in the real game of `small`: untrained (uniform) about 6.2; trained, about
   3.7 after a hundred iterations and then flat, which is the abstraction's floor (measured with
-  both walks and both weightings, docs/equilibrium.md)."""
+  both walks and both weightings; docs/blueprint.md)."""
   game = load_reduced("small")
   tree = GameTree(game)
   solver = CompiledMCCFR(game, algorithm, seed=0, table_bits=12)
@@ -356,7 +356,7 @@ def test_the_mean_average_is_less_exploitable_than_the_raw_average_weights():
   """Normalising the raw average weights at a decision favours actions whose keys are offered
   often; the mean probabilities do not. Exact NashConv on `small`, `cards+rank`, probe-mccfr,
   2,000 iterations, seed 0: 1.84 against 2.20 (the current strategy: 1.25;
-  docs/equilibrium.md)."""
+  docs/blueprint.md)."""
   game = load_reduced("small")
   tree = GameTree(game)
   solver = CompiledMCCFR(game, "probe-mccfr", seed=0, table_bits=14, abstraction="cards+rank")
@@ -464,7 +464,7 @@ def test_train_command_plays_mean_and_restarts_an_average(tmp_path, capsys):
 
 def test_ranked_blueprint_is_less_exploitable_than_cards_on_a_reduced_game():
   """Exact NashConv in the real game of `small`, es-mccfr, seed 0, 1,000 iterations: `cards`
-  about 3.77, `cards+rank` about 2.53 (docs/equilibrium.md)."""
+  about 3.77, `cards+rank` about 2.53 (docs/blueprint.md)."""
   game = load_reduced("small")
   tree = GameTree(game)
   figures = {}

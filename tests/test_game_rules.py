@@ -357,7 +357,7 @@ def test_last_card_is_automatic_and_the_round_scores():
 
 
 def test_default_hand_sizes_by_player_count():
-  # SPEC: 2 -> 10, 3 -> 9, 4 -> 8, 5 -> 7 cards.
+  # docs/rules.md, Setup and flow: 2 -> 10, 3 -> 9, 4 -> 8, 5 -> 7 cards.
   for players, size in ((2, 10), (3, 9), (4, 8), (5, 7)):
     state = load(players=players).new_initial_state()
     random_playout(state, random.Random(players), stop=lambda s: s.is_simultaneous_node())

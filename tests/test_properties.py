@@ -150,7 +150,7 @@ def test_round_points_are_non_negative(players, utility, variant, seed):
 @examples(300)
 @given(**GAMES)
 def test_returns_are_the_rulebooks_for_the_cards_played(players, utility, variant, seed):
-  # Held against `rulebook` (written from SPEC.md), not against the game's own round records:
+  # Held against `rulebook` (written from docs/rules.md), not against the game's own round records:
   # returns rebuilt from `round_records()` agree with any scoring mistake.
   game = make_game(players, utility, variant)
   state = random_playout(game.new_initial_state(), random.Random(seed))

@@ -54,7 +54,7 @@ TOURNAMENTS = ("quickstart", "search-round-robin", "cfr-head-to-head", "subgame-
 CURRENT_REPORTS = {"quickstart": ("summary.md",),
                    "subgame-4p-head-to-head": ("summary.md", "summary.csv")}
 # Solving runs (approximate exploitability): four responders; a baseline with the paired
-# differences (the README's -0.72 [-1.41, -0.03] from returns alone); and exact gains on reduced
+# differences (the results page's difference from returns alone); and exact gains on reduced
 # games beside the bounds, with units that recorded no CPU seconds.
 SOLVING = ("exploitability-full-heuristic", "exploitability-full-blueprint-mean-paired-80",
            "approximate-validation")
@@ -738,17 +738,18 @@ def test_solving_summary_md_cell_by_cell(run, source, regenerated):
     assert row[5] == str(difference["games"])
 
 
-def test_the_readme_difference_is_the_oracles():
-  """The README's headline: the purified mean blueprint's bound less the heuristic's, from the
-  responder's returns alone and from the paired gains (printed with Unicode minus signs)."""
+def test_the_published_difference_is_the_oracles():
+  """The results page's headline difference (generated from the stored report): the purified
+  mean blueprint's bound less the heuristic's, from the responder's returns alone and from the
+  paired gains."""
   run = "exploitability-full-blueprint-mean-paired-80"
   config = json.loads((stored_dir(run) / "resolved_config.json").read_text())
   difference, = solving_oracle(config, read_jsonl(stored_dir(run) / "results.jsonl"))[
       "differences"]
-  readme = (ROOT / "README.md").read_text()
+  page = (ROOT / "docs" / "results-exploitability.md").read_text()
   for estimate in (difference["alone"], difference["paired"]):
-    value, low, high = (f"{x:.2f}".replace("-", "\N{MINUS SIGN}") for x in estimate)
-    assert f"{value} [{low}, {high}]" in readme
+    value, low, high = (f"{x:.3f}" for x in estimate)
+    assert f"{value} [{low}, {high}]" in page
 
 
 @pytest.mark.parametrize("source", SOURCES)

@@ -1,5 +1,5 @@
-"""The flow of a turn held against SPEC.md step by step, on random games, read only through the
-public state API (hands and tableaus as card names, action strings).
+"""The flow of a turn held against docs/rules.md step by step, on random games, read only through
+the public state API (hands and tableaus as card names, action strings).
 
 Sushi Go: each player's chosen cards join its tableau in the order named ("Wasabi + Squid Nigiri"),
 a Chopsticks pick returns one Chopsticks from the tableau to the hand, and the rest of each hand
@@ -36,7 +36,7 @@ def examples(n: int):
 
 
 def direction(pass_direction: str, round_index: int) -> int:
-  """+1 when hands pass to the next player number (left), -1 otherwise (SPEC.md)."""
+  """+1 when hands pass to the next player number (left), -1 otherwise (docs/rules.md)."""
   if pass_direction == "alternate":
     return -1 if round_index == 1 else 1
   return 1 if pass_direction == "left" else -1
@@ -141,8 +141,8 @@ CHOPSTICKS_DECK = "chopsticks:14/wasabi:14/egg:8/salmon:8/squid:8/tempura:8"
 @examples(60)
 @given(players=st.sampled_from([2, 3, 4]), seed=st.integers(0, 2**32 - 1))
 def test_chopsticks_offer_both_orders_exactly_when_the_order_matters(players, seed):
-  # SPEC.md: "The action space must allow both orders where they differ." Two orders differ when
-  # they leave different Nigiri points or a different number of free Wasabi.
+  # docs/rules.md (Chopsticks): "The action space allows both orders where they differ." Two
+  # orders differ when they leave different Nigiri points or a different number of free Wasabi.
   game = load(players=players, hand_size=6, rounds=2, deck=CHOPSTICKS_DECK)
   checked = 0
   for state in walk(game.new_initial_state(), random.Random(seed)):

@@ -1,9 +1,9 @@
-"""The game's scoring held against `rulebook`, the second scorer written from SPEC.md.
+"""The game's scoring held against `rulebook`, the second scorer written from docs/rules.md.
 
 Three layers, so that one scoring mistake fails many tests: the scorer's own worked examples
-(those of SPEC.md and by hand), random tableaus given to `scoring.py` directly, and random whole
-games of both drafting games, whose round records, scores and returns must be what the rulebook
-says of the cards each player placed or ate. Hypothesis examples are derandomized (the same every
+(those of docs/rules.md and by hand), random tableaus given to `scoring.py` directly, and random
+whole games of both drafting games, whose round records, scores and returns must be what the
+rulebook says of the cards each player placed or ate. Hypothesis examples are derandomized (the same every
 run) and no example database is written.
 """
 
@@ -35,10 +35,10 @@ def examples(n: int):
 
 
 # --------------------------------------------------------------------------------------------
-# The second scorer on the worked examples of SPEC.md and on hand-counted tableaus
+# The second scorer on the worked examples of docs/rules.md and on hand-counted tableaus
 
 @pytest.mark.parametrize("icons,points", [
-    ([5, 3, 3, 2], [6, 1, 1, 0]),  # SPEC.md's example
+    ([5, 3, 3, 2], [6, 1, 1, 0]),  # docs/rules.md's example
     ([4, 4, 1], [3, 3, 0]),  # a tie for most: no second place
     ([4, 1, 1, 1], [6, 1, 1, 1]),
     ([0, 0], [0, 0]),
@@ -51,7 +51,7 @@ def test_rulebook_maki(icons, points):
 
 
 @pytest.mark.parametrize("counts,points", [
-    ([4, 3, 0, 0], [6, 0, -3, -3]),  # SPEC.md's example
+    ([4, 3, 0, 0], [6, 0, -3, -3]),  # docs/rules.md's example
     ([2, 2, 2], [0, 0, 0]),
     ([3, 0], [6, 0]),  # two players: no -6
     ([1, 1, 0], [3, 3, -6]),

@@ -52,7 +52,7 @@ def tallies_of(tableaus):
 # --------------------------------------------------------------------------------------------
 
 def test_card_table_matches_spec():
-  # SPEC table: name -> (count, maki icons or nigiri value).
+  # The card table of docs/rules.md: name -> (count, maki icons or nigiri value).
   expected = {
       T: (14, 0), SA: (14, 0), D: (14, 0),
       M1: (6, 1), M2: (12, 2), M3: (8, 3),

@@ -210,8 +210,11 @@ def test_other_games_and_blueprints_are_refused(small_blueprint, three_player_bl
   with pytest.raises(ValueError, match="'public' with 3 players; allowed: 'public' with two"):
     make_bot("subgame", load_reduced("three_players"), 0, path=three_player_blueprint,
              root="public")
+  with pytest.raises(ValueError, match="no blueprint is stored for 3 players"):
+    make_bot("subgame", pyspiel.load_game("python_sushi_go(players=3)"), 0)  # path="auto"
   with pytest.raises(ValueError, match="was trained for"):
-    make_bot("subgame", pyspiel.load_game("python_sushi_go(players=3)"), 0)  # a 2-player file
+    make_bot("subgame", pyspiel.load_game("python_sushi_go(players=3)"), 0,
+             path=DEFAULT_BLUEPRINT)  # a 2-player file
   with pytest.raises(ValueError, match="plays python_sushi_go"):
     make_bot("subgame", load_reduced("draft"), 0)
   with pytest.raises(ValueError, match="was trained for"):
@@ -221,7 +224,10 @@ def test_other_games_and_blueprints_are_refused(small_blueprint, three_player_bl
 
 def _subgame_policy(tree, path, checks=1, **params):
   """The subgame bot's policy array on `tree`, read once per information set (and `checks` more
-  times at redealt states, which must give the same answer)."""
+  times at redealt states, which must give the same answer). Unless `params` say otherwise the
+  bot draws from the solve's average strategy, with the blueprint as prior, rather than playing
+  the defaults tuned for strength: that average is what CFR's guarantees speak of."""
+  params = {"final": "average", "prior": "blueprint", **params}
   return exploitability.policy_from_bot(
       tree, lambda game, player, seed: make_bot("subgame", game, player, seed, path=path,
                                                 **params), checks=checks)

@@ -26,6 +26,11 @@ def reproduce(args: argparse.Namespace) -> int:
 
 
 def report(args: argparse.Namespace) -> int:
+  if args.docs:
+    from experiments import docs  # pylint: disable=import-outside-toplevel
+    return docs.main(["--check"] if args.check else [])
+  if args.run_dir is None or args.check:
+    args.error("a run folder, or --docs (with --check or not), is required")
   with _experiment_errors(args):
     print(runner.report(args.run_dir))
   return 0

@@ -87,7 +87,7 @@ class CompiledMCCFR:
   with each key's weight divided by its offer weight: its mean probability when offered, free of
   the bias of keys shared across decisions, `mccfr`), or the current one (regret matching on the
   last regrets), which Pluribus played beyond its first betting round and which, on the full game,
-  plays far better than the average of a short run (docs/equilibrium.md)."""
+  plays far better than the average of a short run (docs/blueprint.md)."""
 
   def __init__(self, game: pyspiel.Game, algorithm: str = "probe-mccfr", seed: int = 0,
                weighting: str = "linear", table_bits: int = DEFAULT_TABLE_BITS,

@@ -1,102 +1,24 @@
 """Real-time subgame solving on top of the blueprint: the bot `subgame`.
 
 At each decision the bot builds the subgame of the rest of the round (or of its next `depth`
-turns) from its player's belief and solves it with Monte Carlo CFR on the compiled core
+turns) from its player's belief, solves it with Monte Carlo CFR on the compiled core
 (`solvers.equilibrium.kernels.subgame`, where the subgame, its information sets and its leaves are
-documented); it plays the average strategy the solve reaches at its own information set at the
-root. This is the shape of Libratus and Pluribus (Brown and Sandholm 2017, 2019): a coarse
-blueprint for the whole game, and search at play time over the part of the game at hand.
+documented) and plays the average strategy the solve reaches at its own information set at the
+root: a coarse blueprint for the whole game and search at play time over the part at hand, the
+shape of Libratus and Pluribus. Each player's objective in the subgame is its margin.
 
-Belief. The root worlds are `worlds` positions drawn by the compiled determinization
-(`compiled.sushi_go.knowledge.determinize`: the cards the player has not seen redealt uniformly
-around what it knows), equally weighted. With two players this is the exact belief, not an
-approximation of it: at a round's first turn nobody has picked from this round's hands, so no
-pick can say anything about the hand the opponent holds (the earlier rounds' cards are all on the
-table, so the unseen cards are known as a multiset), and from the second turn on the player has
-seen both hands, so there is a single world (the deck left for later rounds is known too). The
-blueprint's reach probabilities, which Libratus-style solvers use to weight worlds, therefore do
-not enter. With three to five players the player has not seen the hands that have not yet come
-round to it, and the other players' picks from them say something about them. With
-`belief=reach` (the default) the bot then draws `worlds` candidate worlds as above, weighs each by
-the probability of this round's picks of the other players in it, under the blueprint with a
-tremble (each pick made uniformly at random with probability `TREMBLE`, so that a pick the
-blueprint never makes rules no world out), and resamples `worlds` worlds from them in proportion
-to their weights (sampling importance resampling); `belief=uniform` keeps the candidates as drawn.
-At a round's first turn no pick has been made, and at two players the weights never differ, so
-both beliefs are the same there.
-
-Root. With `root=own` (the default) the worlds all deal the player its own hand, so in the solve
-the opponents know that hand: at a round's first turn they choose knowing what the player holds.
-With two players, `root=public` roots the subgame at the round's public state instead. Every card
-of the earlier rounds is on the table, so at a round's start neither player holds any private
-information but its hand, and the round from its deal is a proper subgame (no information set
-reaches outside it). The bot then draws `worlds` hands of the opponent's, as the player sees them,
-and `ranges` hands of its own, as the opponent sees them before looking at its hand (from the
-round's cards), and builds a world for every pair that the round's cards can deal. The opponent's
-regrets at each of its hands learn against the sampled hands of the player's; the worlds that deal
-the player its true hand come last and count for the player alone (it walks them in half of its
-walks): in the full game its hand is one of some 345,000 possible hands, which the opponent
-cannot single out (where hands are few, as in the reduced games, the sampled hands hold it
-anyway). A pair's weight is the probability of its hand of the opponent's given its hand of the
-player's, over that probability given the player's true hand (the hands of the opponent's were
-drawn given the true one). From the second turn on both hands
-are known at two players, and both roots are the one true position.
-
-Players. Each player's objective in the subgame is its margin (its points minus the mean of the
-others'). With more than two players the game is general sum: the solve converges to no
-equilibrium in general (CFR's guarantees are for two-player zero-sum games), and there is one
-continuation strategy, the first of `continuations`, played by everyone at the leaves.
-
-Guarantees. With `root=own` this is unsafe re-solving: the subgame is solved as if the opponent
-knew which hand the searcher holds and the belief were common knowledge, with no gadget or margin
-constraint tying the new strategy to the blueprint's values at the opponent's information sets
-(Burch, Johanson and Bowling 2014; Moravcik et al. 2016). So nothing bounds the exploitability of
-the combined strategy by the blueprint's in general. With `root=public` (two players) the
-subgames re-solved are proper subgames, where no gadget is needed: replacing a strategy in a
-proper subgame by an equilibrium of it cannot raise the exploitability. So with exact leaves, as
-the samples and iterations grow, the solve approaches an equilibrium of the round, and its
-decision is then a best response to the opponent's equilibrium strategy (an equilibrium decision
-where that best response is unique; where several actions are best responses, the mixing among
-them is not pinned down by a solve that the opponent's strategy does not see). Samples of a few
-hands give no such guarantee. What holds in both: with enough iterations the root
-strategy converges to an equilibrium of the subgame as built (MCCFR's bound, on exact information
-sets of the subgame, in the limit of the hashed tables being collision-free); when the subgame
-reaches the end of the game (the last round with `depth` 0) its leaves are exact, so each
-decision from a round's second turn on is an equilibrium decision of the rest of the game from
-the true position; before that, the leaf values are those of the continuation strategies, not of
-an equilibrium. docs/equilibrium.md reports what was measured (exact exploitability on a reduced
-game against the blueprint's, and strength against the searchers).
-
-Parameters (`SubgameBot.PARAMETERS`):
-  path           the blueprint file (`sushigo train --abstraction cards` or `cards+rank`)
-  iterations     MCCFR iterations per decision (when `seconds` is 0)
-  seconds        > 0: iterate in chunks until this much time has passed (at least one chunk; a
-                 chunk doubles while a call takes under 5% of the budget, so the last call may
-                 overrun it by up to a tenth)
-  clock          what `seconds` is measured on: "wall" or "cpu" (`solvers.bot.CLOCKS`)
-  depth          0: solve to the end of the round; k > 0: the next k turns of the round
-  worlds         root worlds drawn while a hand the player has not seen is in play (two
-                 players: a round's first turn; one world afterwards); with root public, the
-                 hands of the opponent's drawn
-  walk           probe (external sampling with probes) | es (external sampling)
-  continuations  "/"-separated strategies at the leaves: blueprint, heuristic, greedy, random;
-                 the searcher plays the first, the opponent chooses among all (two players;
-                 with more, one name)
-  rollouts       playouts per leaf estimate and continuation
-  rollout_seeds  common (playout r of every leaf of a world drawn from one seeded stream, so leaf
-                 values differ by what differs, not by the deals) | independent
-  prior          blueprint | uniform: what regret matching plays with no positive regret
-  belief         reach | uniform: the root worlds weighted by the others' picks under the
-                 blueprint, or not (the same at two players: see Belief)
-  root           own | public: the subgame rooted at the player's information set, or (two
-                 players) at the round's public state with both players' hands sampled (see Root)
-  ranges         with root public: hands of the player's drawn as the opponent sees them
-  final          average (draw from the root's average strategy) | argmax (its likeliest action)
+Contract: a `pyspiel.Bot` of `python_sushi_go` without the robot, whose randomness comes from its
+seed; with only a budget (`seconds`, `clock`) it plays the stored blueprint of its player count
+(`BLUEPRINTS`; another count needs `path`) with the defaults measured strongest. With `root=own`
+(the default) it re-solves unsafely; with `root=public` (two players) it re-solves proper
+subgames. Belief, root, leaves, what each setting guarantees and what was measured:
+docs/subgame.md. Parameters: `SubgameBot`.
 """
 
 from __future__ import annotations
 
 import math
+import pathlib
 
 import numpy as np
 import pyspiel
@@ -116,7 +38,10 @@ from sushigo_spiel.compiled.sushi_go.layout import (HANDS_AT, HAND_SIZE, ROUND_D
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
 from sushigo_spiel.sushi_go.knowledge import round_decisions
 
-DEFAULT_BLUEPRINT = "experiments/results/policies/blueprint_2p.npz"
+POLICY_DIRECTORY = pathlib.Path(__file__).resolve().parents[2] / "experiments/results/policies"
+# path="auto": the stored blueprint of the bot's player count (`sushigo train`, docs/blueprint.md)
+BLUEPRINTS = {2: "blueprint_2p.npz", 4: "blueprint_4p.npz"}
+DEFAULT_BLUEPRINT = str(POLICY_DIRECTORY / BLUEPRINTS[2])
 CONTINUATIONS = {"blueprint": subgame.BLUEPRINT, "heuristic": POLICIES["heuristic"],
                  "greedy": POLICIES["greedy"], "random": POLICIES["random"]}
 PRIORS = {"blueprint": subgame.BLUEPRINT, "uniform": subgame.UNIFORM}
@@ -132,11 +57,53 @@ CHUNK = 4  # iterations of a timed solve's first call, before the clock is read
 CHUNK_SHARE = 0.05  # a timed solve's chunk doubles while a call takes less of the budget
 
 
+def default_blueprint(num_players: int) -> str:
+  """The stored blueprint `path="auto"` plays at `num_players`; a ValueError where none is stored."""
+  if num_players not in BLUEPRINTS:
+    raise ValueError(f"no blueprint is stored for {num_players} players (path='auto' knows"
+                     f" {', '.join(f'{n} players' for n in BLUEPRINTS)}); train one with `sushigo"
+                     " train --abstraction cards` and give its file as parameter 'path'")
+  return str(POLICY_DIRECTORY / BLUEPRINTS[num_players])
+
+
 class SubgameBot(Bot):
-  """Depth-limited subgame solving over the blueprint (see the module docstring)."""
+  """Depth-limited subgame solving over the blueprint (see the module docstring).
+
+  Parameters (`PARAMETERS`):
+    path           the blueprint file (`sushigo train --abstraction cards` or `cards+rank`); auto
+                   (the default): the stored one of the player count (`BLUEPRINTS`: 2 and 4)
+    iterations     MCCFR iterations per decision (when `seconds` is 0)
+    seconds        > 0: iterate in chunks until this much time has passed (at least one chunk; a
+                   chunk doubles while a call takes under 5% of the budget, so the last call may
+                   overrun it by up to a tenth)
+    clock          what `seconds` is measured on: "wall" or "cpu" (`solvers.bot.CLOCKS`)
+    depth          0: solve to the end of the round; k > 0: the next k turns of the round
+    worlds         root worlds drawn while a hand the player has not seen is in play (two
+                   players: a round's first turn; one world afterwards); with root public, the
+                   hands of the opponent's drawn
+    walk           probe (external sampling with probes) | es (external sampling)
+    continuations  "/"-separated strategies at the leaves: blueprint, heuristic, greedy, random;
+                   the searcher plays the first, the opponent chooses among all (two players;
+                   with more, one name)
+    rollouts       playouts per leaf estimate and continuation
+    rollout_seeds  common (playout r of every leaf of a world drawn from one seeded stream, so leaf
+                   values differ by what differs, not by the deals) | independent
+    prior          uniform (the default) | blueprint: what regret matching plays with no
+                   positive regret
+    belief         reach | uniform: the root worlds weighted by the others' picks under the
+                   blueprint, or not (the same at two players; docs/subgame.md)
+    root           own | public: the subgame rooted at the player's information set, or (two
+                   players) at the round's public state, both players' hands sampled
+                   (docs/subgame.md)
+    ranges         with root public: hands of the player's drawn as the opponent sees them
+    final          argmax (the default: the root average strategy's likeliest action) | average
+                   (a draw from it)
+
+  The defaults are the strongest configuration measured (docs/subgame.md).
+  """
 
   PARAMETERS = {
-      "path": DEFAULT_BLUEPRINT,
+      "path": "auto",
       "iterations": 200,
       "seconds": 0.0,
       "clock": "wall",
@@ -146,8 +113,8 @@ class SubgameBot(Bot):
       "continuations": "blueprint",
       "rollouts": 2,
       "rollout_seeds": "common",
-      "prior": "blueprint",
-      "final": "average",
+      "prior": "uniform",
+      "final": "argmax",
       "belief": "reach",
       "root": "own",
       "ranges": 3,
@@ -185,6 +152,8 @@ class SubgameBot(Bot):
       raise ValueError(f"parameter 'continuations' is {params['continuations']!r}; allowed with"
                        f" {rules.num_players} players: one of {', '.join(CONTINUATIONS)} (the"
                        " choice among several is a two-player, zero-sum device)")
+    if params["path"] == "auto":
+      params["path"] = default_blueprint(rules.num_players)
     self.blueprint = self.load_saved(load_blueprint, "blueprint")
     self.check_trained_for(self.blueprint.game, "blueprint")
     ensure_compiled()

@@ -6,38 +6,9 @@ known, so only the players' simultaneous choices and the deals of later rounds r
 is solved by a world solver (`world_solvers.py`: simultaneous-move MCTS, exact two-player
 backward induction with matrix games, paranoid, or max-n) and the per-world action values are
 averaged. The decision is the action with the best mean value (`final=argmax`, ties to the lower
-action id) or a draw from the mean of the per-world policies (`final=policy`).
-
-Known failure modes (Frank & Basin 1998; Long, Sturtevant, Buro & Furtak 2010):
-- Strategy fusion. A world solver chooses every later or simultaneous move knowing the world, as
-  if the player could act differently in worlds it cannot tell apart. `tests/test_pimc.py` shows
-  it on a 6-card deck (two players, one pick each): holding Tempura and Wasabi, PIMC keeps the
-  Wasabi, because in each world the opponent's pick is the best reply to the card that suits that
-  world; committed to one card for all worlds, the Tempura guarantees more, and the whole game's
-  value (a brute-force LP over both players' strategies) is lower when this hand keeps the Wasabi.
-- Non-locality. In a game of imperfect information the value of a position depends on the rest of
-  the tree, which a world solved on its own cannot see: an opponent's earlier picks say something
-  about the hand it holds (it would have played otherwise with another hand), but worlds are drawn
-  uniformly among the deals consistent with the cards seen, ignoring how likely those picks were.
-Both shrink as the round goes on (with two players every hand of the round is known from its
-second turn), so PIMC is weakest at the first turns of a round.
-
-Parameters (`PIMCBot.PARAMETERS`):
-  worlds            K, worlds sampled per decision (when `seconds` is 0)
-  seconds           > 0: keep sampling worlds until this much time has passed (at least one world)
-  clock             what `seconds` is measured on: "wall" time or "cpu", the thread's CPU time
-  world_solver      auto | smmcts | exact | paranoid | maxn. `auto` is exact with two players and
-                    maxn with more. Tree solvers are used while the player holds at most
-                    `exact_threshold` cards, SM-MCTS before that.
-  exact_threshold   hand size at or below which the tree solvers take over from SM-MCTS; -1 picks
-                    by player count (4, 3, 3, 2 cards for 2, 3, 4, 5 players: a tree of about
-                    10^3 to 10^4 joint moves; 2 with the robot)
-  depth             turns searched by the tree solvers (0: to the end of the round)
-  rollouts          rollouts per estimate beyond the tree solvers' horizon
-  iterations        SM-MCTS iterations per world
-  rollout           random | greedy | heuristic, the rollout policy of every player
-  selection, c, gamma   the SM-MCTS bandit (`selection.py`: ucb1 | exp3 | regret_matching)
-  final             argmax | policy
+action id) or a draw from the mean of the per-world policies (`final=policy`). Its known failure
+modes, strategy fusion and non-locality (`tests/test_pimc.py` shows the first on a 6-card deck),
+and its results: docs/search.md. Parameters: `PIMCBot`.
 
 Worlds solved by SM-MCTS run in the compiled core (`solvers.search.kernels.smmcts`: sampling,
 search and rollouts, from a stream seeded with the bot's seed; its reference is
@@ -65,12 +36,37 @@ from sushigo_spiel.sushi_go import knowledge
 FINALS = ("argmax", "policy")
 WORLD_SOLVERS = ("auto",) + world_solvers.KINDS
 
-AUTO_THRESHOLDS = {2: 4, 3: 3, 4: 3, 5: 2}  # exact_threshold=-1, by player count
+AUTO_THRESHOLDS = {2: 4, 3: 3, 4: 3, 5: 2}  # exact_threshold=-1 without a time budget
 AUTO_THRESHOLD_ROBOT = 2  # the controller places two cards and the robot draws every turn
+AUTO_ITERATIONS = 200  # iterations=-1 without a time budget
+# iterations=-1 and exact_threshold=-1 under a time budget (`seconds` > 0): the best setting
+# measured at 10 and 100 ms a move, 2 and 4 players (docs/search.md): short searches of many
+# worlds, the last two cards of a round solved exactly.
+BUDGETED = {"iterations": 20, "exact_threshold": 2}
 
 
 class PIMCBot(Bot):
-  """Perfect Information Monte Carlo over world solvers (see the module docstring)."""
+  """Perfect Information Monte Carlo over world solvers (see the module docstring).
+
+  Parameters (`PARAMETERS`):
+    worlds            K, worlds sampled per decision (when `seconds` is 0)
+    seconds           > 0: keep sampling worlds until this much time has passed (at least one world)
+    clock             what `seconds` is measured on: "wall" time or "cpu", the thread's CPU time
+    world_solver      auto | smmcts | exact | paranoid | maxn. `auto` is exact with two players and
+                      maxn with more. Tree solvers are used while the player holds at most
+                      `exact_threshold` cards, SM-MCTS before that.
+    exact_threshold   hand size at or below which the tree solvers take over from SM-MCTS; -1 (the
+                      default) chooses by budget: 2 under a time budget (`BUDGETED`), otherwise by
+                      player count (4, 3, 3, 2 cards for 2, 3, 4, 5 players: a tree of about 10^3
+                      to 10^4 joint moves; 2 with the robot)
+    depth             turns searched by the tree solvers (0: to the end of the round)
+    rollouts          rollouts per estimate beyond the tree solvers' horizon
+    iterations        SM-MCTS iterations per world; -1 (the default) chooses by budget: 20 under a
+                      time budget (many short worlds: the best measured at 10 and 100 ms), else 200
+    rollout           random | greedy | heuristic, the rollout policy of every player
+    selection, c, gamma   the SM-MCTS bandit (`selection.py`: ucb1 | exp3 | regret_matching)
+    final             argmax | policy
+  """
 
   PARAMETERS = {
       "worlds": 16,
@@ -80,7 +76,7 @@ class PIMCBot(Bot):
       "exact_threshold": -1,
       "depth": 0,
       "rollouts": 4,
-      "iterations": 200,
+      "iterations": -1,
       "rollout": "random",
       "selection": "ucb1",
       "c": 0.7,
@@ -128,16 +124,16 @@ class PIMCBot(Bot):
     world_solvers.check_kind(kind, n)
     if params["final"] not in FINALS:
       raise ValueError(f"parameter 'final' is {params['final']!r}; allowed: {', '.join(FINALS)}")
+    self._choose_by_budget(params)
     for name in ("worlds", "iterations", "rollouts"):
       if int(params[name]) < 1 or params[name] != int(params[name]):
-        raise ValueError(f"parameter {name!r} is {params[name]}; allowed: an integer >= 1")
-    if params["exact_threshold"] == -1:
-      params["exact_threshold"] = AUTO_THRESHOLD_ROBOT if getattr(self.rules, "robot", False) \
-          else AUTO_THRESHOLDS[n]
+        raise ValueError(f"parameter {name!r} is {params[name]}; allowed: an integer >= 1"
+                         + (" (or -1: by budget)" if name == "iterations" else ""))
     for name in ("exact_threshold", "depth"):
       if int(params[name]) < 0 or params[name] != int(params[name]):
         raise ValueError(f"parameter {name!r} is {params[name]}; allowed: an integer >= 0"
-                         + (" (or -1: by player count)" if name == "exact_threshold" else ""))
+                         + (" (or -1: by budget and player count)" if name == "exact_threshold"
+                            else ""))
     if params["seconds"] < 0:
       raise ValueError(f"parameter 'seconds' is {params['seconds']}; allowed: a number >= 0")
     return world_solvers.Settings(
@@ -147,6 +143,19 @@ class PIMCBot(Bot):
         bandit_factory=selection.make_bandit_factory(
             params["selection"], self.rules.num_distinct_actions, c=params["c"],
             gamma=params["gamma"]))
+
+  def _choose_by_budget(self, params: dict) -> None:
+    """Resolves `iterations` and `exact_threshold` of -1 in `params`: `BUDGETED` under a time
+    budget, otherwise `AUTO_ITERATIONS` and the threshold by player count."""
+    budgeted = params["seconds"] > 0
+    if params["iterations"] == -1:
+      params["iterations"] = BUDGETED["iterations"] if budgeted else AUTO_ITERATIONS
+    if params["exact_threshold"] == -1:
+      if budgeted:
+        params["exact_threshold"] = BUDGETED["exact_threshold"]
+      else:
+        params["exact_threshold"] = AUTO_THRESHOLD_ROBOT if getattr(self.rules, "robot", False) \
+            else AUTO_THRESHOLDS[self.rules.num_players]
 
   def _core_rollouts(self, stream_seed: int) -> world_solvers.CoreRollouts:
     """The tree solvers' rollouts in Sushi Go's core, on a stream of their own."""

@@ -1,9 +1,17 @@
-"""Drawing at random, in one place: every sampler of the package and of the solvers comes here.
+"""Drawing at random for the readable code: the rules' deals, determinization and resampling, and
+the Python solvers' draws from a policy (`draw_action`), go through these functions.
 
 Randomness is passed in as `uniform`, a callable returning floats in [0, 1) (such as
 `random.Random(seed).random`, `numpy.random.Generator.random` or
 `pyspiel.UniformProbabilitySampler`), never taken from global state. Each function consumes a
 documented number of uniforms, so the same stream gives the same draws wherever it is used.
+The compiled kernels draw from their own stream with their twin of these functions
+(`sushigo_spiel.compiled.sampling`, tested draw for draw). A few callers draw an index or a seed
+straight from their own seeded generator instead: the random walks that size game trees
+(`tree_size`) and sample abstraction features, SM-MCTS's choice among untried actions
+(`selection`), the subgame bot's resampling of its root worlds and its playout salt, the
+environments' seeds, the conformance check's random play, and the experiments' own random play
+(benchmarks, `sushigo play`'s bots, the Pudding-worth positions).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ from the action and from the features that decide what its card (or its two card
 Chopsticks pair) will score, and a regret table is kept per key. What is learnt about "a Sashimi
 when the tableau holds two" is then shared by every hand that offers a Sashimi in that context,
 whatever the rest of the hand. The reasoning and the measured trade-offs are in
-docs/equilibrium.md ("The cards abstraction").
+docs/blueprint.md.
 
 An action's features, in order: the cards left in the hand (up to `STAGES`: five or more count as
 five), the action id, then for each of its cards three numbers from what the player knows (its

@@ -1,0 +1,432 @@
+"""The generated blocks of README.md and docs/: every results table and figure, from stored runs.
+
+    python -m experiments.docs            # rewrite every generated block in place
+    python -m experiments.docs --check    # rewrite nothing; exit 1 naming the pages that differ
+
+A page holds hand-written prose and blocks marked
+
+    <!-- generated: NAME -->
+    ...
+    <!-- end generated -->
+
+whose text is `render(NAME)`: a function of BLOCKS, or for `run:FOLDER` the tables of one stored
+run, reading only the files under experiments/results/ that `sources(NAME)` names. No game is
+played. tests/test_docs.py fails when a page's blocks differ from what the stored runs give.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import json
+import os
+import pathlib
+import re
+import sys
+from collections.abc import Callable
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "experiments" / "results"
+PAGES = ("README.md", *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").glob("*.md")))
+
+BEGIN = re.compile(r"<!-- generated: (?P<name>[^ ]+) -->\n")
+END = "<!-- end generated -->"
+
+
+# --- reading stored runs ------------------------------------------------------------------------
+
+def runs(results: pathlib.Path = RESULTS) -> list[str]:
+  """Every stored run: a folder of experiments/results/ (or a folder in one) holding a report
+  (summary.md), by its path there."""
+  return sorted(p.parent.relative_to(results).as_posix()
+                for pattern in ("*/summary.md", "*/*/summary.md") for p in results.glob(pattern))
+
+
+def read_csv(path: pathlib.Path) -> list[dict[str, str]]:
+  with path.open(encoding="utf-8", newline="") as f:
+    return list(csv.DictReader(f))
+
+
+def config_path(results: pathlib.Path, run: str) -> pathlib.Path:
+  """The run's stored config, or for a run stored with its report alone the config it names."""
+  stored = results / run / "config.toml"
+  named = ROOT / "experiments" / "configs" / f"{run.replace('-', '_')}.toml"
+  return stored if stored.exists() else named
+
+
+def description(results: pathlib.Path, run: str) -> str:
+  """The first sentence of the comment that opens the run's config (the stored one, or where it
+  has none the config of experiments/configs/ it was run from), as one line."""
+  text = _first_sentence(config_path(results, run))
+  named = ROOT / "experiments" / "configs" / f"{run.replace('-', '_')}.toml"
+  return text or (_first_sentence(named) if named.exists() else "")
+
+
+def _first_sentence(path: pathlib.Path) -> str:
+  lines = []
+  for line in path.read_text(encoding="utf-8").splitlines():
+    if not line.startswith("#"):
+      break
+    text = line.lstrip("#").strip()
+    if not text or text.startswith(("sushigo ", "nice ", "(")):
+      break
+    lines.append(text)
+  text, depth = " ".join(lines), 0
+  for i, char in enumerate(text):
+    depth += {"(": 1, ")": -1}.get(char, 0)
+    if depth == 0 and char in ".:" and text[i + 1:i + 2] in (" ", ""):
+      return text[:i] + "."
+  return text + "." if text and not text.endswith(".") else text
+
+
+_FOOTNOTE_STARTS = ("A competitor's seats", "Luck-corrected:", "Keys: ")
+
+
+def run_tables(results: pathlib.Path, run: str, level: int = 4) -> str:
+  """A stored run's report (summary.md) under a page's heading: its title dropped, its headings
+  moved down to `level`, its standard footnotes (stated once on the results pages) dropped and its
+  plots linked from docs/."""
+  text = (results / run / "summary.md").read_text(encoding="utf-8")
+  paragraphs = text.strip("\n").split("\n\n")
+  out, skipping = [], False
+  for paragraph in paragraphs:
+    if paragraph.startswith("## "):
+      skipping = paragraph == "## all games"     # the sum over player counts: not shown
+    if skipping or paragraph.startswith("# ") or paragraph.startswith(_FOOTNOTE_STARTS):
+      continue
+    if paragraph.startswith("## "):
+      paragraph = "#" * level + paragraph[2:]
+    paragraph = re.sub(r"\]\(plots/", f"](../experiments/results/{run}/plots/", paragraph)
+    out.append(paragraph)
+  return "\n\n".join(out) + "\n"
+
+
+def table(markdown: str) -> list[dict[str, str]]:
+  """The rows of the first Markdown table in `markdown`, keyed by its header."""
+  lines = []
+  for line in markdown.strip().splitlines():
+    if line.startswith("|"):
+      lines.append(line)
+    elif lines:
+      break
+  header = [c.strip() for c in lines[0].strip("|").split("|")]
+  return [dict(zip(header, (c.strip() for c in l.strip("|").split("|")))) for l in lines[2:]]
+
+
+def head_to_head(results: pathlib.Path, run: str, game: str, row: str, column: str) -> str:
+  """The head-to-head cell (share of games `row` outscored `column`, p-value) of a stored report."""
+  section = _game_section(results, run, game)
+  for cells in table(section.split("Head to head (row vs column):", 1)[1]):
+    if cells["row \\ column"] == row:
+      return cells[column]
+  raise KeyError(f"{run}: no head-to-head row {row!r} in {game}")
+
+
+def _game_section(results: pathlib.Path, run: str, game: str) -> str:
+  text = (results / run / "summary.md").read_text(encoding="utf-8")
+  return text.split(f"## {game}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def competitor(results: pathlib.Path, run: str, game: str, name: str) -> dict[str, str]:
+  """A competitor's row of a stored tournament report's table for `game` (cells as printed)."""
+  for row in table(_game_section(results, run, game)):
+    if row["competitor"] == name:
+      return row
+  raise KeyError(f"{run}: no competitor {name!r} in {game}")
+
+
+def interval(value: str, low: str, high: str, digits: int = 2, sign: bool = False) -> str:
+  form = f"{{:{'+' if sign else ''}.{digits}f}}"
+  return f"{form.format(float(value))} [{float(low):.{digits}f}, {float(high):.{digits}f}]"
+
+
+def signed(cell: str) -> str:
+  """A printed figure with its interval, `3.12 [2.45, 3.79]`, with the figure's sign shown."""
+  return cell if cell.startswith("-") else "+" + cell
+
+
+def solving_rows(results: pathlib.Path, run: str) -> list[dict[str, str]]:
+  return read_csv(results / run / "results.csv")
+
+
+# --- the blocks ---------------------------------------------------------------------------------
+
+@dataclasses.dataclass(frozen=True)
+class Block:
+  """A generated block: `render(results)` gives its Markdown, from the stored files `sources`."""
+  sources: tuple[str, ...]
+  render: Callable[[pathlib.Path], str]
+
+
+TWO = "python_sushi_go(players=2)"
+RUN_BOUND = "exploitability-full-blueprint-mean-paired-80"   # the heuristic's tightest bound
+FOUR = "python_sushi_go(players=4)"
+
+
+def _quickstart_output(results: pathlib.Path, game: str = TWO) -> str:
+  """One player count's section of the quickstart's stored summary, as the command prints it."""
+  section = _game_section(results, "quickstart", game).strip()
+  return f"```\n## {game}\n\n{section}\n```\n"
+
+
+def _share(results, run, game, row, column, games_of=None) -> str:
+  cell = head_to_head(results, run, game, row, column)
+  games = competitor(results, run, game, games_of or column)["games"]
+  return f"{cell.split(' ')[0]} of {games} games"
+
+
+def _bound(results: pathlib.Path, run: str, competitor_name: str, responder: str) -> str:
+  """A lower bound with its interval, as a stored approximate-exploitability report prints it."""
+  for row in table((results / run / "summary.md").read_text(encoding="utf-8")):
+    if row["competitor"] == competitor_name and row["responder"] == responder:
+      return row["lower bound [95% CI]"]
+  raise KeyError(f"{run}: no bound for {competitor_name!r} by {responder!r}")
+
+
+def _exact(results: pathlib.Path, run: str, game: str, name: str, field: str) -> str:
+  for row in solving_rows(results, run):
+    if row["game"] == game and row["competitor"] == name:
+      return f"{float(row[field]):.2f}"
+  raise KeyError(f"{run}: no {name!r} on {game}")
+
+
+def _abstraction(results: pathlib.Path, run: str, abstraction: str) -> tuple[str, str]:
+  for row in solving_rows(results, run):
+    if row["abstraction"] == abstraction:
+      return f"{int(row['abstract_infosets']):,}", f"{float(row['exploitability']):.2g}"
+  raise KeyError(f"{run}: no abstraction {abstraction!r}")
+
+
+def _capabilities(results: pathlib.Path) -> str:
+  h = competitor(results, "quickstart", TWO, "heuristic")
+  so = competitor(results, "search-strength", TWO, "so_margin")
+  keys, level = _abstraction(results, "abstraction-curve-large", "canonical")
+  tiny = {name: _exact(results, "exploitability-reduced", "tiny", name, "exploitability")
+          for name in ("heuristic", "random")}
+  rows = [
+      ("Baseline bots: `random`, `greedy`, `heuristic`", "quickstart",
+       f"the heuristic's win rate against random and greedy: {h['win rate [Wilson 95%]']};"
+       f" mean margin {signed(h['mean margin [95% CI]'])}"),
+      ("Search at 10 ms a move: `so_ismcts`, `mo_ismcts`, `pimc`", "search-strength",
+       # the heuristic plays only against so_margin: its games are the pair's
+       f"SO-ISMCTS outscores the heuristic in"
+       f" {_share(results, 'search-strength', TWO, 'so_margin', 'heuristic')};"
+       f" margin {signed(so['mean margin [95% CI]'])}"),
+      ("Subgame solving at 100 ms a move: `subgame`", "subgame-head-to-head",
+       # the heuristic plays only against the subgame bot: its games are the pair's
+       "outscores the heuristic in"
+       f" {_share(results, 'subgame-head-to-head', TWO, 'subgame', 'heuristic')}"),
+      ("Exact exploitability of a bot on a reduced game", "exploitability-reduced",
+       f"the heuristic on `tiny`: {tiny['heuristic']} points of margin (random: {tiny['random']})"),
+      ("Lower bounds on full-game exploitability", RUN_BOUND,
+       f"the heuristic: at least {_bound(results, RUN_BOUND, 'heuristic', 'ismcts:10000')}"
+       " points of margin a game"),
+      ("CFR on abstractions, judged in the real game", "abstraction-curve-large",
+       f"lossless keys on `large` ({keys} keys): exploitability {level}"),
+  ]
+  lines = ["| what | stored run | headline figure (2 players) |", "|---|---|---|"]
+  lines += [f"| {what} | [`{run}`](docs/{results_page(results, run)}#{anchor(run)}) | {figure} |"
+            for what, run, figure in rows]
+  return "\n".join(lines) + "\n"
+
+
+def negated(cell: str) -> str:
+  """`-1.26 [-2.90, 0.38]` as the other side of a two-player game sees it: `+1.26 [-0.38, 2.90]`."""
+  value, low, high = (float(x) for x in re.findall(r"-?\d+\.\d+", cell))
+  digits = len(cell.split(" ")[0].split(".")[1])
+  return interval(str(-value), str(-high), str(-low), digits=digits, sign=True)
+
+
+def _against_each(results: pathlib.Path, runs_: tuple[str, ...], anchor: str) -> str:
+  """The anchor's games against each competitor of two-player anchor runs (each competitor plays
+  the anchor only, so its games are the pair's and the anchor's margin is its margin negated)."""
+  lines = [f"| run | {anchor} against | games | share outscored, ties half (sign test) |"
+           f" {anchor}'s mean margin [95% CI] |", "|---|---|---:|---|---|"]
+  for run in runs_:
+    for row in table(_game_section(results, run, TWO)):
+      if row["competitor"] != anchor:
+        lines.append(f"| `{run}` | {row['competitor']} | {row['games']} |"
+                     f" {head_to_head(results, run, TWO, anchor, row['competitor'])} |"
+                     f" {negated(row['mean margin [95% CI]'])} |")
+  return "\n".join(lines) + "\n"
+
+
+def _four_players(results: pathlib.Path) -> str:
+  """The subgame bot and the blueprint alone, each in one seat against three heuristics."""
+  lines = ["| against three heuristics (four players) | run | games | mean margin [95% CI] |"
+           " win rate [Wilson 95%] | outscores a heuristic seat (sign test) |",
+           "|---|---|---:|---|---|---|"]
+  for run, name in (("subgame-4p-head-to-head", "subgame"),
+                    ("blueprint-rank-4p-head-to-head", "blueprint (4 players), purified"),
+                    ("blueprint-rank-4p-head-to-head", "blueprint (4 players)")):
+    row = competitor(results, run, FOUR, name)
+    share = head_to_head(results, run, FOUR, name, "heuristic")
+    lines.append(f"| {name} | `{run}` | {row['games']} | {signed(row['mean margin [95% CI]'])} |"
+                 f" {row['win rate [Wilson 95%]']} | {share} |")
+  return "\n".join(lines) + "\n"
+
+
+def _linear_q_training(results: pathlib.Path) -> str:
+  """The learning curve the training printed (`training-output.txt`), without its compile line."""
+  lines = (results / "linear-q" / "training-output.txt").read_text(encoding="utf-8").splitlines()
+  curve = [line for line in lines if line.startswith(" ")]
+  return ("```\n$ python -m experiments.train_linear_q --opponent heuristic --minutes 4 \\\n"
+          "      --out experiments/results/linear-q/linear_q.npz\n" + "\n".join(curve) + "\n```\n")
+
+
+def _linear_q_final(results: pathlib.Path) -> str:
+  """The training's last evaluation beside uniform random play on the same deals."""
+  lines = (results / "linear-q" / "training-output.txt").read_text(encoding="utf-8").splitlines()
+  record = json.loads(lines[-1])
+  final, random_play = record["final"], record["random_play_margin"]
+  return (f"After {final['steps']:,} steps ({final['seconds']:.0f} s) the greedy agent's margin"
+          f" against the heuristic is {interval(final['margin'], final['low'], final['high'])}"
+          f" with a win rate of {final['win_rate']:.3f}; uniform random play on the same deals has"
+          f" {interval(*random_play)}.\n")
+
+
+def _run_index(results: pathlib.Path) -> str:
+  lines = ["| run | what it measures | report |", "|---|---|---|"]
+  for run in runs(results):
+    link = f"{results_page(results, run)}#{anchor(run)}"
+    lines.append(f"| [`{run}`]({link}) | {description(results, run)} |"
+                 f" [summary.md](../experiments/results/{run}/summary.md) |")
+  return "\n".join(lines) + "\n"
+
+
+def anchor(run: str) -> str:
+  """The anchor of a run's heading on its results page (GitHub drops the slash of a path)."""
+  return re.sub(r"[^\w\- ]", "", run.lower())
+
+
+def results_page(results: pathlib.Path, run: str) -> str:
+  """The page of docs/ that shows a run: solving runs (their report's title names the kind, as in
+  `# cfr-convergence (convergence)`) on results-equilibrium.md, their full-game bounds on
+  results-exploitability.md; the games of CFR policies and the subgame bot on results-blueprint.md,
+  the quickstart and the linear Q agent on results.md beside the index, the searchers on
+  results-search.md."""
+  title = (results / run / "summary.md").read_text(encoding="utf-8").splitlines()[0]
+  if title.endswith(")"):
+    full_game = run.startswith(("exploitability-full", "approximate-full"))
+    return "results-exploitability.md" if full_game else "results-equilibrium.md"
+  if run == "quickstart" or run.startswith("linear-q"):
+    return "results.md"
+  if run.startswith(("blueprint", "cfr-", "subgame")):
+    return "results-blueprint.md"
+  return "results-search.md"
+
+
+def _run_block(run: str) -> Block:
+  config = os.path.relpath(config_path(RESULTS, run), RESULTS)
+  return Block((f"{run}/summary.md", config),  # and, where it has no comment, the named config
+               lambda results: f"{description(results, run)}\n\n{run_tables(results, run)}")
+
+
+BLOCKS: dict[str, Block] = {
+    "quickstart-output": Block(("quickstart/summary.md",), _quickstart_output),
+    "quickstart-output-4p": Block(("quickstart/summary.md",),
+                                  lambda results: _quickstart_output(results, FOUR)),
+    "capabilities": Block(
+        ("quickstart/summary.md", "search-strength/summary.md", "subgame-head-to-head/summary.md",
+         "exploitability-reduced/results.csv",
+         f"{RUN_BOUND}/summary.md", "abstraction-curve-large/results.csv"),
+        _capabilities),
+    "run-index": Block(("*/summary.md", "*/config.toml"), _run_index),
+    "linear-q-training": Block(("linear-q/training-output.txt",), _linear_q_training),
+    "linear-q-final": Block(("linear-q/training-output.txt",), _linear_q_final),
+    "subgame-strength": Block(
+        ("subgame-head-to-head/summary.md", "subgame-vs-searchers/summary.md"),
+        lambda results: _against_each(results, ("subgame-head-to-head", "subgame-vs-searchers"),
+                                      "subgame")),
+    "four-players": Block(
+        ("subgame-4p-head-to-head/summary.md", "blueprint-rank-4p-head-to-head/summary.md"),
+        _four_players),
+}
+
+
+def _versus(run: str, players: int, anchor: str = "heuristic") -> Block:
+  game = f"python_sushi_go(players={players})"
+
+  def render_(results: pathlib.Path) -> str:
+    lines = [f"| competitor | games | mean margin [95% CI] | win rate [Wilson 95%] |"
+             f" outscores the {anchor} (sign test) |", "|---|---:|---|---|---|"]
+    for row in table(_game_section(results, run, game)):
+      name = row["competitor"]
+      share = "—" if name == anchor else head_to_head(results, run, game, name, anchor)
+      lines.append(f"| {name} | {row['games']} | {signed(row['mean margin [95% CI]'])} |"
+                   f" {row['win rate [Wilson 95%]']} | {share} |")
+    return "\n".join(lines) + "\n"
+  return Block((f"{run}/summary.md",), render_)
+
+
+def block(name: str) -> Block:
+  """The block called `name`: one of BLOCKS, `run:FOLDER` for one stored run's tables, or
+  `versus:FOLDER:PLAYERS` for each competitor of a run at a player count against the heuristic."""
+  if name.startswith("run:"):
+    return _run_block(name[len("run:"):])
+  if name.startswith("versus:"):
+    _, run, players = name.split(":")
+    return _versus(run, int(players))
+  if name not in BLOCKS:
+    raise KeyError(f"no generated block {name!r}; known: {', '.join(BLOCKS)}, run:FOLDER and"
+                   " versus:FOLDER:PLAYERS")
+  return BLOCKS[name]
+
+
+def sources(name: str) -> tuple[str, ...]:
+  """The stored files (relative to experiments/results/, as glob patterns) that block `name`
+  reads."""
+  return block(name).sources
+
+
+def render(name: str, results: pathlib.Path = RESULTS) -> str:
+  return block(name).render(results)
+
+
+# --- pages --------------------------------------------------------------------------------------
+
+def blocks_of(page: str) -> list[tuple[str, str]]:
+  """(name, text) of every generated block of a page's Markdown, in order."""
+  found = []
+  for match in BEGIN.finditer(page):
+    rest = page[match.end():]
+    if END not in rest:
+      raise ValueError(f"generated block {match['name']!r} has no {END!r}")
+    found.append((match["name"], rest.split(END, 1)[0]))
+  return found
+
+
+def regenerate(page: str, results: pathlib.Path = RESULTS) -> str:
+  """The page with every generated block's text written anew from the stored runs."""
+  out, position = [], 0
+  for match in BEGIN.finditer(page):
+    end = page.index(END, match.end())
+    out += [page[position:match.end()], render(match["name"], results)]
+    position = end
+  out.append(page[position:])
+  return "".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+  parser = argparse.ArgumentParser(prog="python -m experiments.docs", description=__doc__.split(
+      "\n")[0])
+  parser.add_argument("--check", action="store_true",
+                      help="write nothing; exit 1 if a page differs from its regenerated text")
+  args = parser.parse_args(argv)
+  stale = []
+  for name in PAGES:
+    path = ROOT / name
+    page = path.read_text(encoding="utf-8")
+    fresh = regenerate(page)
+    if fresh != page:
+      stale.append(name)
+      if not args.check:
+        path.write_text(fresh, encoding="utf-8")
+  verb = "differ from the stored runs" if args.check else "rewritten"
+  print(f"{len(stale)} page(s) {verb}" + (": " + ", ".join(stale) if stale else ""))
+  return 1 if args.check and stale else 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())

@@ -1,0 +1,106 @@
+"""The strongest known configuration is the default (a bot's published strength is what
+`make_bot(name, game, player, seed, <budget>)` gives).
+
+A competitor of a config in `experiments/configs/` named after its bot (`subgame`, or with its
+budget, `subgame (100 ms)`) stands for that bot's published strength, so it sets only what a user
+chooses: the budget, the objective, and, for a bot that plays a file, the file; a competitor that
+varies a setting has a name of its own (`so_utility`, `pimc greedy`). And the stored run of every
+config played exactly what the config gives now: the bots built from the stored parameters and
+from the config's have the same resolved parameters, so a stored figure is the defaults' figure.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import tomllib
+
+import pytest
+
+from experiments.config import load_game
+from solvers import bot_parameters, make_bot
+from sushigo_spiel.reduced_games import REDUCED_GAMES, reduced_game_string
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+CONFIGS = sorted((ROOT / "experiments" / "configs").glob("*.toml"))
+ALWAYS = {"seconds", "clock", "objective"}  # the time budget, and what to optimise
+WITHOUT_SECONDS = {"iterations", "worlds"}  # the budget of a search counted in iterations
+FILE_BOTS = {"policy", "linear_q", "blueprint"}  # bots whose file is their input
+
+
+def _tables(path: pathlib.Path) -> dict:
+  return tomllib.loads(path.read_text(encoding="utf-8"))
+
+
+def _game(tables: dict) -> str:
+  """The config's first game string (a reduced game's name spelled out)."""
+  games = tables["experiment"]["games"]
+  game = next(iter(games.values() if isinstance(games, dict) else games))
+  return reduced_game_string(game) if game in REDUCED_GAMES else game
+
+
+def _params(player: dict, budget: dict) -> dict:
+  """A competitor's parameters with the config's budget, as the tournament runner gives them."""
+  taken = {name: value for name, value in budget.items() if name in bot_parameters(player["bot"])}
+  return {**taken, **player.get("params", {})}
+
+
+def _allowed(player: dict, budget: dict) -> set[str]:
+  keys = set(ALWAYS)
+  if "seconds" not in _params(player, budget):
+    keys |= WITHOUT_SECONDS
+  if player["bot"] in FILE_BOTS:
+    keys.add("path")
+  return keys
+
+
+def _named_after_its_bot(player: dict) -> bool:
+  return player["name"].split(" (")[0] == player["bot"]
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=lambda path: path.stem)
+def test_a_competitor_named_after_its_bot_sets_only_its_budget(path):
+  tables = _tables(path)
+  budget = tables.get("budget", {})
+  for player in tables.get("players", []):
+    if _named_after_its_bot(player):
+      tuned = set(player.get("params", {})) - _allowed(player, budget)
+      assert not tuned, (f"{path.name}: competitor {player['name']!r} sets {sorted(tuned)}; a"
+                         " competitor named after its bot sets only its budget (make the setting"
+                         " the bot's default, or give the competitor a name of its own)")
+
+
+def _resolved(bot: str, game: str, player: int, params: dict) -> dict:
+  """The parameters the bot resolves `params` to (defaults chosen by budget or player count
+  filled in), with file paths made absolute from the repository's root."""
+  cwd = os.getcwd()
+  os.chdir(ROOT)  # stored paths are relative to the repository's root
+  try:
+    resolved = dict(make_bot(bot, load_game(game), player, 0, **params).params)
+  finally:
+    os.chdir(cwd)
+  if "path" in resolved:
+    resolved["path"] = str((ROOT / resolved["path"]).resolve())
+  return resolved
+
+
+STORED = [(path, ROOT / "experiments" / "results" / _tables(path)["experiment"]["name"])
+          for path in CONFIGS]
+STORED = [(path, folder) for path, folder in STORED if (folder / "resolved_config.json").is_file()]
+
+
+@pytest.mark.parametrize("path,folder", STORED, ids=lambda value: pathlib.Path(value).stem)
+def test_the_stored_run_played_what_the_config_gives_now(path, folder):
+  tables = _tables(path)
+  stored = json.loads((folder / "resolved_config.json").read_text(encoding="utf-8"))
+  game = _game(tables)
+  budget, stored_budget = tables.get("budget", {}), stored.get("budget", {})
+  stored_players = {player["name"]: player for player in stored["players"]}
+  assert set(stored_players) == {player["name"] for player in tables.get("players", [])}
+  for player in tables.get("players", []):
+    if player["bot"] in ("openspiel_ismcts",):  # an outside engine: its own defaults
+      continue
+    now = _resolved(player["bot"], game, 0, _params(player, budget))
+    then = _resolved(player["bot"], game, 0, _params(stored_players[player["name"]], stored_budget))
+    assert now == then, f"{path.name}: {player['name']} stored as {then}, configured as {now}"

@@ -1,0 +1,241 @@
+"""The pages agree with the stored runs, state no figure by hand, and link to what exists.
+
+Every results table and figure of README.md and docs/ sits in a generated block
+(`<!-- generated: NAME -->` ... `<!-- end generated -->`) that `python -m experiments.docs`
+writes from the files of experiments/results/. These tests read stored files only; no game is
+played.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import re
+import shutil
+
+import pytest
+
+from experiments import docs
+
+ROOT = docs.ROOT
+PAGES = docs.PAGES
+
+
+def _read(name: str) -> str:
+  return (ROOT / name).read_text(encoding="utf-8")
+
+
+# --- the generated blocks -----------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", PAGES)
+def test_generated_blocks_equal_what_the_stored_runs_give(name):
+  page = _read(name)
+  stale = [block for (block, text), (_, fresh) in
+           zip(docs.blocks_of(page), docs.blocks_of(docs.regenerate(page))) if text != fresh]
+  assert stale == [], f"{name}: run `python -m experiments.docs` (stale blocks: {stale})"
+
+
+def test_every_stored_run_is_shown_on_its_results_page():
+  missing = [f"{run} -> docs/{docs.results_page(docs.RESULTS, run)}" for run in docs.runs()
+             if f"run:{run}" not in dict(docs.blocks_of(_read(
+                 f"docs/{docs.results_page(docs.RESULTS, run)}")))]
+  assert missing == []
+
+
+def test_every_block_reads_stored_files_that_exist():
+  named = {name for page in PAGES for name, _ in docs.blocks_of(_read(page))}
+  absent = [f"{name}: {source}" for name in sorted(named) for source in docs.sources(name)
+            if not list(docs.RESULTS.glob(source))]
+  assert absent == []
+
+
+def test_a_changed_stored_result_makes_the_check_fail(tmp_path):
+  """Plant a drift: one figure of a stored report changes, the pages do not."""
+  results = tmp_path / "results"
+  for stored in docs.RESULTS.glob("*/*"):
+    if stored.name in ("summary.md", "config.toml"):
+      (results / stored.parent.name).mkdir(parents=True, exist_ok=True)
+      shutil.copy(stored, results / stored.parent.name / stored.name)
+  assert docs.regenerate(_read("docs/results-search.md"), results=results) == _read(
+      "docs/results-search.md")
+  summary = results / "search-strength" / "summary.md"
+  summary.write_text(summary.read_text(encoding="utf-8").replace(
+      "| so_margin | 0.68 (p<0.001)* |", "| so_margin | 0.71 (p<0.001)* |"), encoding="utf-8")
+  page = _read("docs/results-search.md")
+  fresh = docs.regenerate(page, results=results)
+  assert fresh != page and "0.71 (p<0.001)*" in fresh
+
+
+def test_an_unknown_block_is_refused():
+  with pytest.raises(KeyError, match="no generated block 'nonsense'"):
+    docs.render("nonsense")
+
+
+# --- no figure by hand --------------------------------------------------------------------------
+
+# Pages whose prose still states figures by hand, to be moved into generated blocks or rephrased,
+# with what their figures are. The list may only shrink: a listed page that states no figure any
+# more fails the test below.
+NOT_YET_CONVERTED = {
+    "docs/speed.md": "benchmark timings of this machine (`sushigo bench`), no stored run",
+}
+
+# Figures a page may state by hand because they are not results: each with the reason.
+ALLOWED = {
+    "3.11": "the oldest Python the package supports",
+    "95%": "the confidence level of every interval",
+    "5%": "the significance level of the head-to-head tests",
+}
+
+# Figures one page may state by hand because they are not results, each with the reason.
+ALLOWED_ON = {
+    "docs/game.md": {"0.02": "the NashConv a test requires of CFR on a reduced deck",
+                     "[9, 6]": "a worked example of the scoring rules, not a measurement"},
+    "docs/testing.md": {
+        "3.29": "the z of the strength tests' one-sided 99.9% Wilson bound (a target)",
+        "99.9%": "the confidence of the strength tests' bound (a target)",
+        "85%": "the mutation score each module must reach (a target)",
+    },
+    "docs/blueprint.md": {"0.5": "a bucket bound of the `cards+rank` gap feature (a constant)"},
+    "docs/search.md": {
+        "55%": "the strength target's share of 2-player games",
+        "0.5": "the strength target's bound on the interval (even chances)",
+        "99.9%": "the confidence of the slow strength test's bound (a target)",
+    },
+    "docs/subgame.md": {
+        "0.60": "the target share of games the subgame bot outscores the heuristic in",
+        "0.55": "the target share against each searcher",
+    },
+    "docs/equilibrium.md": {
+        "1.5": "DCFR's alpha, the published parameters (1.5, 0, 2)",
+    },
+}
+
+FIGURE = re.compile(
+    r"(?<![\w.])\d+(?:\.\d+)?%"                                 # a percentage: 47%
+    r"|(?<![\w.])[-−+]?\d+\.\d+(?![\w.])"                      # a decimal: 0.62, 46.42, -1.3
+    r"|\[\s*[-−]?\d[\d,.]*\s*,\s*[-−]?\d[\d,.]*\s*\]"          # an interval: [0.58, 0.66]
+    r"|(?<![\w.])\d[\d,]* of (?:the )?\d[\d,]* games"          # a count: 538 of 1,000 games
+    r"|(?<![\w.])\d[\d,]*(?:\.\d+)? times (?:as|faster|slower|fewer|more)\b")  # 115 times as
+INPUT_FENCES = ("python", "bash", "sh", "toml")
+
+
+def _blank(match: re.Match) -> str:
+  return "\n" * match.group(0).count("\n")
+
+
+def _comments_only(match: re.Match) -> str:
+  """A Python block with its code blanked and its comments kept (and fenced as prose)."""
+  return "\n".join(line.partition("#")[2] for line in match.group(0).split("\n"))
+
+
+def figures_by_hand(page: str, allowed: dict[str, str] | None = None) -> list[str]:
+  """The figures a page states outside its generated blocks, its code (inline or fenced
+  commands, configs and programs), its link targets and the program output a test checks, as
+  `line N: figure`; figures in `allowed` are left out."""
+  text = re.sub(r"<!-- generated: [^ ]+ -->\n.*?<!-- end generated -->", _blank, page, flags=re.S)
+  # an output block right after the sentence naming the test that checks it
+  text = re.sub(r"\(`tests/test_readme\.py`[^\n]*\n\n```\n.*?```", _blank, text, flags=re.S)
+  text = re.sub(r"```python\n.*?```", _comments_only, text, flags=re.S)  # a comment may state one
+  text = re.sub(r"```(" + "|".join(INPUT_FENCES) + r")\n.*?```", _blank, text, flags=re.S)
+  text = re.sub(r"`[^`\n]*`", "", text)
+  text = re.sub(r"\]\([^)]*\)", "]", text)
+  allowed = {**ALLOWED, **(allowed or {})}
+  return [f"line {text.count(chr(10), 0, m.start()) + 1}: {m.group(0)}"
+          for m in FIGURE.finditer(text) if m.group(0) not in allowed]
+
+
+@pytest.mark.parametrize("name", [p for p in PAGES if p not in NOT_YET_CONVERTED])
+def test_no_figure_outside_a_generated_block(name):
+  assert figures_by_hand(_read(name), ALLOWED_ON.get(name)) == [], (
+      f"{name} states figures by hand: put them in a generated block (experiments/docs.py) or "
+      "rephrase; a target or constant that is not a result goes in ALLOWED with its reason")
+
+
+@pytest.mark.parametrize("name", sorted(NOT_YET_CONVERTED))
+def test_pages_not_yet_converted_still_state_figures(name):
+  assert figures_by_hand(_read(name)), f"{name} states no figure now: remove it from the list"
+
+
+def test_the_figure_scan_finds_a_planted_figure():
+  page = _read("README.md")
+  assert figures_by_hand(page) == []
+  for planted in ("in 0.62 of games", "a margin of +2.20 [1.76, 2.63]", "in 47% of games",
+                  "538 of 1,000 games", "115 times as fast"):
+    assert figures_by_hand(page + f"\nThe bot wins {planted}.\n"), planted
+
+
+def test_allowed_figures_appear_where_they_are_allowed():
+  pages = "".join(_read(p) for p in PAGES)
+  unused = [figure for figure in ALLOWED if figure not in pages]
+  unused += [f"{page}: {figure}" for page, figures in ALLOWED_ON.items() for figure in figures
+             if figure not in _read(page)]
+  assert unused == []
+
+
+# --- links --------------------------------------------------------------------------------------
+
+LINK = re.compile(r"(?<!\!)\[[^\]]*\]\(([^)\s]+)\)|\!\[[^\]]*\]\(([^)\s]+)\)")
+
+
+def anchors(page: str) -> set[str]:
+  """GitHub's anchors of a page's headings: lower case, punctuation but `-` and `_` dropped,
+  spaces as `-`, repeats numbered."""
+  seen: dict[str, int] = {}
+  out = set()
+  in_fence = False
+  for line in page.splitlines():
+    if line.startswith("```"):
+      in_fence = not in_fence
+    if in_fence or not re.match(r"#{1,6} ", line):
+      continue
+    slug = re.sub(r"[^\w\- ]", "", line.lstrip("#").strip().lower()).replace(" ", "-")
+    n = seen.get(slug, 0)
+    seen[slug] = n + 1
+    out.add(slug if n == 0 else f"{slug}-{n}")
+  return out
+
+
+def _links(page: str) -> list[str]:
+  page = re.sub(r"```.*?```", "", page, flags=re.S)
+  return [a or b for a, b in LINK.findall(page)]
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_every_relative_link_and_anchor_resolves(name):
+  page, base = _read(name), (ROOT / name).parent
+  broken = []
+  for target in _links(page):
+    if re.match(r"[a-z]+:", target):
+      continue
+    path, _, anchor = target.partition("#")
+    file = (base / path).resolve() if path else ROOT / name
+    if not file.exists():
+      broken.append(target)
+    elif anchor and file.suffix == ".md" and anchor not in anchors(
+        file.read_text(encoding="utf-8")):
+      broken.append(target)
+  assert broken == []
+
+
+def test_the_link_check_finds_a_broken_anchor_and_file():
+  assert "a-first-program" in anchors(_read("README.md"))
+  assert "no-such-heading" not in anchors(_read("README.md"))
+  assert "docs/no-such-page.md" in _links("see [x](docs/no-such-page.md)")
+
+
+# --- page length --------------------------------------------------------------------------------
+
+LONG = {"docs/experiments.md": "the config reference, generated, is a third of it"}
+
+
+@pytest.mark.parametrize("name", PAGES)
+def test_pages_are_short(name):
+  limit = 150 if name == "README.md" else 400
+  lines = len(_read(name).splitlines())
+  assert lines <= limit or name in LONG, f"{name}: {lines} lines"
+
+
+def test_the_report_command_checks_the_pages(capsys):
+  from experiments import cli  # pylint: disable=import-outside-toplevel
+  assert cli.main(["report", "--docs", "--check"]) == 0
+  assert "0 page(s) differ" in capsys.readouterr().out
