@@ -15,10 +15,14 @@ import importlib
 import math
 import sys
 
+import pyspiel
+
 from experiments import stopping
 from experiments.bench import game as bench
 from experiments.commands.play import GAMES
-from solvers.equilibrium.tree_size import MAX_TREE_NODES
+from solvers.equilibrium.tree_size import MAX_TREE_NODES, parse_bytes
+
+DEFAULT_MEMORY = "4GB"  # of `sushigo exploitability`: `large`, the largest reduced game, fits
 
 # The one deferred import of the command line: the function that runs each command, as
 # "module:function". Its modules load the solvers, the experiment stack and matplotlib (about
@@ -49,7 +53,7 @@ _EPILOG = """examples:
   sushigo train small --algorithm probe-mccfr --abstraction cards --seconds 60 --out b.npz --resume
   sushigo train small --algorithm probe-mccfr --abstraction cards --seconds 60 --out b.npz --resume \
       --restart-average --play mean
-  sushigo exploitability tiny --bot greedy     exact NashConv and gains on a reduced game
+  sushigo exploitability tiny --bot greedy     exact NashConv and gains: the tree fits --memory
   sushigo exploitability "python_sushi_go(players=2,utility=margin)" --bot greedy   lower bounds
   sushigo run experiments/configs/quickstart.toml
   sushigo run CONFIG --out runs/q --workers 2  an experiment; the same command resumes it
@@ -103,6 +107,9 @@ _EXPLOITABILITY_EPILOG = """examples:
   sushigo exploitability "python_sushi_go(players=2,utility=margin)" --bot random \
       --responder ismcts:iterations=100 --responder ismcts:iterations=10000
   sushigo exploitability small --bot random --approximate --responder learned:games=3000
+  sushigo exploitability small --bot greedy --memory 10MB      bounds: small's tree is over 10 MB
+  sushigo exploitability "python_sushi_draft(players=2,rounds=1,hand_size=3,deal=hand)" \
+      --policy draft.npz                       exact on a Sushi Draft game string
 
 Responders (--responder KIND[:KEY=VALUE,...], repeatable; each gives its own bound):
   ismcts  Information-Set MCTS searching against the policy (parameters of so_ismcts:
@@ -125,8 +132,18 @@ the report (summary.md, results.csv, plots/bound_<game>.png); the same command r
 `sushigo reproduce` replays it. Records do not depend on --workers or --backend."""
 
 
+# What a command may raise for input it refuses (a file that is no policy, a policy that is no
+# distribution, a game the rules refuse, a file that cannot be read): one line, exit status 2.
+# An OverflowError is a number too large for a compiled kernel's integers.
+USER_ERRORS = (ValueError, OSError, OverflowError, pyspiel.SpielError)
+
+
 def main(argv: list[str] | None = None) -> int:
-  """Runs the command in `argv` (default: the process arguments); returns the exit status."""
+  """Runs the command in `argv` (default: the process arguments); returns the exit status.
+
+  Every refusal is one line on stderr, "sushigo COMMAND: error: ...", and exit status 2: the
+  parser's, the commands' own (`args.error`), and the errors of `USER_ERRORS` raised on the way;
+  --debug raises these instead, with their traceback."""
   args = _parser().parse_args(argv)
   with stopping.on_stop_signals():
     try:
@@ -134,10 +151,29 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
       print("\nInterrupted.", file=sys.stderr)
       return stopping.EXIT_STATUS
+    except USER_ERRORS as e:
+      if args.debug:
+        raise
+      args.error(str(e) or type(e).__name__)
+  return 2  # not reached: `error` exits
+
+
+def one_line(message: str) -> str:
+  """`message` on one line: its line breaks as " / " (an information state keeps its own
+  escaped form, so this only joins a message's sentences)."""
+  return " / ".join(line.strip() for line in message.strip().splitlines() if line.strip())
+
+
+class _Parser(argparse.ArgumentParser):
+  """An argument parser whose refusals are one line on stderr and exit status 2 (argparse prints
+  the usage first; `sushigo COMMAND --help` shows it)."""
+
+  def error(self, message: str):
+    self.exit(2, f"{self.prog}: error: {one_line(message)}\n")
 
 
 def _parser() -> argparse.ArgumentParser:
-  parser = argparse.ArgumentParser(
+  parser = _Parser(
       prog="sushigo", formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EPILOG,
       description="Sushi Go and Sushi Draft as the OpenSpiel games python_sushi_go and\n"
       "python_sushi_draft: play a game at the terminal against random bots (or watch bots\n"
@@ -216,6 +252,9 @@ def _parser() -> argparse.ArgumentParser:
   _add_train_command(commands)
   _add_exploitability_command(commands)
   _add_experiment_commands(commands)
+  for command in commands.choices.values():
+    command.add_argument("--debug", action="store_true",
+                         help="on an error, raise it with its traceback instead of one line")
   return parser
 
 
@@ -275,20 +314,26 @@ def _add_exploitability_command(commands) -> None:
       "exploitability", help="exact or approximate exploitability of a bot or a saved policy",
       formatter_class=argparse.RawDescriptionHelpFormatter, epilog=_EXPLOITABILITY_EPILOG,
       description="Measures how much a policy (a bot with its parameters, or a policy file saved"
-      "\nby sushigo train) can be exploited. On a reduced game: exact NashConv, exploitability and"
-      "\neach player's best-response gain, on the whole game tree. On a python_sushi_go game"
-      "\nstring (or a reduced game with --approximate): lower bounds from best responders"
-      "\nplaying paired games against the policy, with 95% intervals.")
+      "\nby sushigo train) can be exploited. The game's tree is estimated first (histories,"
+      "\nnodes, information sets, memory). Where it fits --memory: exact NashConv, exploitability"
+      "\nand each player's best-response gain, on the whole game tree. Elsewhere (or with"
+      "\n--approximate): lower bounds from best responders playing paired games against the"
+      "\npolicy, with 95% intervals. The command prints which it does and why.")
   measure.add_argument("game", metavar="GAME", help="a reduced game (tiny, small, medium, large,"
-                       " ...) or a python_sushi_go game string")
+                       " ...) or a python_sushi_go or python_sushi_draft game string")
   policy = measure.add_mutually_exclusive_group(required=True)
   policy.add_argument("--bot", metavar="NAME", help="the bot to measure (random, greedy,"
                       " heuristic, so_ismcts, mo_ismcts, pimc, ...)")
   policy.add_argument("--policy", metavar="PATH", help="a policy file saved by sushigo train")
   measure.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                        help="a parameter of --bot (repeatable), e.g. iterations=200")
+  measure.add_argument("--memory", type=_memory, default=DEFAULT_MEMORY, metavar="SIZE",
+                       help="the memory the exact measure may take to build the game's tree,"
+                       " such as 4GB or 512MB: a game whose tree is estimated within it is"
+                       " measured exactly, any other gets lower bounds (default: %(default)s)")
   measure.add_argument("--approximate", action="store_true",
-                       help="on a reduced game: the lower bounds, beside the exact figure")
+                       help="lower bounds even where the tree fits --memory (the exact figures"
+                       " are then computed beside them)")
   measure.add_argument("--responder", action="append", default=[], metavar="SPEC",
                        help="a best responder, KIND[:KEY=VALUE,...] (repeatable; see below)")
   measure.add_argument("--games", type=_positive(int), default=100, metavar="N",
@@ -353,6 +398,14 @@ def _add_experiment_commands(commands) -> None:
   summary.add_argument("--check", action="store_true",
                        help="with --docs: write nothing, exit 1 if a page differs from the runs")
   summary.set_defaults(error=summary.error)
+
+
+def _memory(text: str) -> int:
+  """A memory size (`tree_size.parse_bytes`) for argparse."""
+  try:
+    return parse_bytes(text)
+  except ValueError as e:
+    raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def _positive(kind):

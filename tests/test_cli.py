@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import pathlib
 import re
 
 import pytest
@@ -294,3 +295,27 @@ def test_train_refuses_summary_abstraction_for_full_width_cfr(capsys, tmp_path):
           "2", "--out", str(tmp_path / "p.npz")])
   assert exit_info.value.code == 2
   assert "does not fix the legal actions per key" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["train", "tiny", "--algorithm", "nope", "--iterations", "1", "--out", "p.npz"],
+     "unknown algorithm 'nope'"),
+    (["train", "python_sushi_draft(players=2)", "--iterations", "1", "--out", "p.npz"],
+     "more than the limit of 4,000,000"),
+    (["run", "/nonexistent.toml"], "cannot read the config"),
+    (["run", "pyproject.toml"], "build-system: unknown key"),
+    (["play", "--human", "7"], "--human 7: seats are 0 to 2"),
+    (["play", "--game", "python_sushi_go(players=9)"], "parameter 'players' is 9"),
+    (["bench", "--json", "/"], "(--json) is a folder"),
+    (["report", "/nonexistent"], "not a run folder"),
+    (["reproduce", "/nonexistent"], "not a run folder"),
+    (["exploitability"], "the following arguments are required: GAME"),
+])
+def test_every_refusal_is_one_line_with_status_2(capsys, monkeypatch, argv, message):
+  monkeypatch.chdir(pathlib.Path(__file__).resolve().parents[1])
+  with pytest.raises(SystemExit) as exit_info:
+    main(argv)
+  assert exit_info.value.code == 2
+  err = capsys.readouterr().err
+  assert err.count("\n") == 1 and "Traceback" not in err, err
+  assert err.startswith(f"sushigo {argv[0]}: error: ") and message in err, err

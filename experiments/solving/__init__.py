@@ -59,18 +59,22 @@ _DIFFERENCES_SHOWN = 20
 # ----- config
 
 
+GAME_NAMES = ("python_sushi_go", "python_sushi_draft")  # the games a kind may measure
+
+
 def _games(value: Any, path: str) -> dict[str, str]:
-  """Label -> game string of each game: a reduced game's name, or a python_sushi_go game string."""
+  """Label -> game string of each game: a reduced game's name, or a game string of `GAME_NAMES`
+  (which of them a kind measures is checked with the config, `_check_game_names`)."""
   games = {}
   for i, label in enumerate(config_lib.string_list(value, path)):
     if label in reduced_games.REDUCED_GAMES:
       game = reduced_games.REDUCED_GAMES[label].game_string
-    elif label.startswith(config_lib.GAME_NAME + "("):
+    elif any(label.startswith(name + "(") or label == name for name in GAME_NAMES):
       game = label
     else:
       raise ConfigError(f"{path}[{i}]: expected a reduced game"
-                        f" ({', '.join(reduced_games.REDUCED_GAMES)}) or a {config_lib.GAME_NAME}"
-                        f" game string, got {label!r}")
+                        f" ({', '.join(reduced_games.REDUCED_GAMES)}) or a"
+                        f" {' or '.join(GAME_NAMES)} game string, got {label!r}")
     config_lib.checked_game(game, f"{path}[{i}]")
     games[label] = game
   return games
@@ -82,8 +86,9 @@ class Experiment(config_lib.Experiment):
   table, or its `[[players]]`."""
   kind: str = key("what it measures", allowed=tuple(KINDS))
   games: dict[str, str] = key("distinct reduced games by name (`sushigo_spiel.reduced_games`) or"
-                              " `python_sushi_go` game strings", check=_games,
-                              value="array of strings")
+                              " `python_sushi_go` game strings (kinds exploitability and"
+                              " approximate_exploitability: also `python_sushi_draft` ones)",
+                              check=_games, value="array of strings")
   max_tree_nodes: int | None = key("the most nodes a game's tree may have, for a machine with the"
                                    " memory; none: `tree_size.MAX_TREE_NODES`", default=None,
                                    minimum=1)
@@ -98,6 +103,7 @@ def parse(text: str) -> SolvingConfig:
   """Checks a solving config given as TOML text: its tables, the size of every tree it builds,
   every bot (built once per game) and what its kind checks of the whole."""
   config = read_tables(text)
+  _check_game_names(config)
   _check_tree_sizes(config)
   config_lib.check_bots(config.players, {label: config.game(label) for label, _ in config.games},
                         lambda competitor: competitor.params)
@@ -125,6 +131,15 @@ def read_tables(text: str) -> SolvingConfig:
 def tree_limit(config: SolvingConfig) -> int:
   """The most nodes a game's tree may have in this experiment."""
   return config.max_tree_nodes or tree_size.MAX_TREE_NODES
+
+
+def _check_game_names(config: SolvingConfig) -> None:
+  """Refuses a game the kind does not measure (`Kind.games`)."""
+  for i, (label, _) in enumerate(config.games):
+    name = config.game(label).get_type().short_name
+    if name not in config.kind.games:
+      raise ConfigError(f"experiment.games[{i}]: kind {config.kind.name!r} measures"
+                        f" {' and '.join(config.kind.games)} games; {label!r} is a {name} game")
 
 
 def _check_tree_sizes(config: SolvingConfig) -> None:

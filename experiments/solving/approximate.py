@@ -5,7 +5,7 @@ Where no exact best response is in reach, a best-responding agent, the responder
 policy: in each seat, the responder's score against copies of the policy minus the policy's own
 score in the same deal, over paired games, gives that seat's gain with a 95% interval, and the
 seats' gains add up to a lower bound on the NashConv (halved to exploitability for two-player
-zero-sum games). Where the game is small enough (`exact = true`, reduced games only), the exact
+zero-sum games). Where the game is small enough (`exact = true`, a tree within the limit), the exact
 gain is computed beside it, and the report gives each bound as a share of it, and also the bound
 with the policy's exact value in place of its self-play games (the responder's returns less that
 value), which is free of the self-play games' noise. In a zero- or constant-sum game the report
@@ -54,7 +54,6 @@ from experiments.solving import figures
 from experiments.solving import measures
 from experiments.solving.kind import Kind, Report, SolvingConfig, Unit
 from solvers.equilibrium import approximate
-from sushigo_spiel import reduced_games
 
 GAMES_PER_UNIT = 10  # paired games of one seat per unit
 DEFAULT_RESPONDER = "ismcts"  # the responder of `agent`
@@ -91,8 +90,8 @@ class Approximate:
   model_in_rollouts: bool = key("whether the policy also plays the opponents in the ISMCTS"
                                 " responder's rollouts (false: in its tree only; much cheaper for"
                                 " slow bots)", default=True)
-  exact: bool = key("whether to compute the exact best-response gain too (reduced games only)",
-                    default=False)
+  exact: bool = key("whether to compute the exact best-response gain too (games whose tree fits"
+                    " experiment.max_tree_nodes)", default=False)
   baseline: str | None = key("a competitor's name: every other competitor's bound is also given"
                              " less the baseline's, paired game by game", default=None)
 
@@ -176,8 +175,10 @@ def check(config: SolvingConfig) -> None:
 
 
 def exact_on(config: SolvingConfig, label: str) -> bool:
-  """Whether the exact gains are computed on game `label` (asked for, and a reduced game)."""
-  return config.section["exact"] and label in reduced_games.REDUCED_GAMES
+  """Whether the exact gains are computed on game `label`: when asked for (any game; one whose
+  tree is over `experiment.max_tree_nodes` is refused with the config)."""
+  del label
+  return config.section["exact"]
 
 
 def units(config: SolvingConfig, label: str) -> list[Unit]:
@@ -398,4 +399,5 @@ def _bound(by_seat: list[list[float]], halve: bool) -> stats.Estimate:
 
 KIND = Kind(name="approximate_exploitability", takes_players=True, units=units, run_unit=run_unit,
             report=report, section="approximate", table=Approximate,
-            needs_tree=exact_on, plots=PLOTS, check=check)
+            needs_tree=exact_on, plots=PLOTS, check=check,
+            games=("python_sushi_go", "python_sushi_draft"))

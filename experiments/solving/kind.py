@@ -38,7 +38,8 @@ class Kind:
   - `needs_tree(config, label)`: whether its units build the whole tree of the game (exact
     measures), so that the game's size is checked with the config;
   - `check(config)`: any check of the whole config (its table against its players), a
-    ConfigError when it fails.
+    ConfigError when it fails;
+  - `games`: the games (short names) it measures.
   """
   name: str
   takes_players: bool
@@ -50,6 +51,7 @@ class Kind:
   plots: str | None = None
   needs_tree: Callable[[SolvingConfig, str], bool] = lambda config, label: True
   check: Callable[[SolvingConfig], None] = lambda config: None
+  games: tuple[str, ...] = ("python_sushi_go",)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -19,8 +19,8 @@ import argparse
 import numpy as np
 import pyspiel
 
-from solvers.equilibrium.blueprint import load_blueprint
 from solvers.equilibrium.subgame import DEFAULT_BLUEPRINT, round_end_values
+from solvers.equilibrium.validation import load_checked_blueprint
 
 GAME = "python_sushi_go(players=2)"
 PAIRS = ("blueprint/blueprint", "blueprint/heuristic", "blueprint/greedy",
@@ -48,7 +48,7 @@ def worths(pair: str, rounds: int, positions: int, playouts: int, blueprint_path
   """Rows: positions; columns: the worth of each lead in `LEADS` under `pair`
   ("searcher/opponent" continuations)."""
   game = pyspiel.load_game(GAME)
-  blueprint = load_blueprint(blueprint_path)
+  blueprint = load_checked_blueprint(blueprint_path)
   out = np.empty((positions, len(LEADS)))
   for row in range(positions):
     level = round_end(game, rounds, seed + row)

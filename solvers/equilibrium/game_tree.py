@@ -23,6 +23,7 @@ from collections.abc import Sequence
 import numpy as np
 import pyspiel
 
+from solvers.equilibrium import validation
 from solvers.equilibrium.tree_size import MAX_TREE_NODES, TreeTooLarge, check_tree_size
 from sushigo_spiel.drafting.adapter import DraftingGame
 from sushigo_spiel.drafting.dynamics import CHANCE, SIMULTANEOUS, TERMINAL
@@ -330,24 +331,26 @@ class GameTree:
                        f" information set and action; got {policy.shape}")
     return policy
 
-  def check_distributions(self, policy: np.ndarray, tolerance: float = 1e-6) -> np.ndarray:
+  def check_distributions(self, policy: np.ndarray, tolerance: float = 1e-9) -> np.ndarray:
     """`policy` if it is a distribution over the legal actions at every information set (finite,
-    non-negative, summing to 1 within `tolerance`); else a ValueError naming the first information
-    set where it is not, with its actions and probabilities."""
+    non-negative, summing to 1 within `tolerance`); else a `validation.PolicyError` naming the
+    first information set where it is not: its player, its information state string, and its
+    actions and probabilities."""
     policy = self.check_policy(policy)
     sums = np.add.reduceat(policy, self.infoset_first_slot) if self.num_slots else policy
-    bad_slots = ~np.isfinite(policy) | (policy < -tolerance)
-    bad = np.abs(sums - 1.0) > tolerance
+    bad_slots = ~np.isfinite(policy) | (policy < 0)
+    bad = ~(np.abs(sums - 1.0) <= tolerance)
     bad[self.slot_infoset[bad_slots]] = True
     if bad.any():
       infoset = int(np.flatnonzero(bad)[0])
       given = dict(zip(self.infoset_actions(infoset),
                        self.infoset_slice(policy, infoset).tolist()))
-      raise ValueError(
-          f"the policy is not a distribution at information set {infoset} (player"
-          f" {self.infoset_player[infoset]}; {int(bad.sum())} such sets in all): probabilities"
-          f" {given} sum to {sums[infoset]:.6g}; allowed: non-negative, finite, summing to 1"
-          f" over the legal actions. The information state:\n{self.infoset_string(infoset)}")
+      problem = validation.answer_problem(given, list(given)) or f"probabilities {given}"
+      raise validation.PolicyError(
+          f"the policy is not a distribution over the legal actions of player"
+          f" {self.infoset_player[infoset]} at information state"
+          f" {self.infoset_string(infoset)!r} (information set {infoset}; {int(bad.sum())} such"
+          f" sets in all): {problem}; {validation.ALLOWED}")
     return policy
 
   def edge_probabilities(self, policy: np.ndarray, players: Sequence[int] | None = None,

@@ -26,7 +26,8 @@ valid lower bound on the policy's exploitability whatever the responder's model,
 when the lookahead reaches far. The policy is read through an opponent model
 (`solvers.search.opponent_model.OpponentModel.policy`, as `Bot.policy_at` of a bot with a cheap
 policy); against a policy that cannot be read cheaply, a surrogate model gives a looser but still
-valid bound.
+valid bound. Every answer of the policy is checked to be a distribution over the legal actions
+(`validation`) before the responder draws from it.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ import numpy as np
 import pyspiel
 
 from solvers.bot import Bot, Policy
+from solvers.equilibrium import validation
 from solvers.search import rollouts
 from solvers.search.opponent_model import OpponentModel, check_opponent_model
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
@@ -106,7 +108,13 @@ class LocalBestResponseBot(Bot):
     and every rollout from one position asks for the same answers again."""
     key = (table, player)
     if key not in self._answers:
-      self._answers[key] = self.model.policy(rules, table, player)
+      answer = self.model.policy(rules, table, player)
+      legal = self.dynamics.legal_actions(rules, table, player)
+      if validation.answer_problem(dict(answer), legal):
+        validation.check_answer(dict(answer), legal, player,
+                                validation.information_state(self.game, table, player),
+                                "the policy a local best response answers")
+      self._answers[key] = answer
     return self._answers[key]
 
   def _weighted_worlds(self, table) -> list[tuple[object, float]]:

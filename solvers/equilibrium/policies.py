@@ -32,6 +32,7 @@ import pyspiel
 
 from solvers.bot import Bot, Policy, open_archive
 from solvers.equilibrium import blueprint
+from solvers.equilibrium import validation
 from solvers.equilibrium.abstraction import LiftedPolicy, make_abstraction
 from solvers.equilibrium.cfr import CFR, CFRPlus, DiscountedCFR, RegretSolver
 from solvers.equilibrium.game_tree import GameTree
@@ -197,7 +198,11 @@ class PolicyBot(Bot):
   `play=argmax` plays the purified policy instead (Ganzfried, Sandholm and Waugh 2012, "Strategy
   purification and thresholding"): the likeliest action, ties split evenly. It gives up the
   mixing an equilibrium may need, for strength where the policy's mixing is mostly noise from
-  coarse keys and short training."""
+  coarse keys and short training.
+
+  The file is checked when loaded, every key or weight it holds (`validation.load_checked_policy`),
+  and each answer is checked against the actions legal where it is asked: a policy that is not a
+  distribution over them is refused with the player, the information state and the actions."""
 
   PARAMETERS = {"path": "", "play": "sample"}
   PLAYS = ("sample", "argmax")
@@ -208,7 +213,7 @@ class PolicyBot(Bot):
     if self.params["play"] not in self.PLAYS:
       raise ValueError(f"parameter 'play' is {self.params['play']!r}; allowed:"
                        f" {', '.join(self.PLAYS)}")
-    self.lifted = self.load_saved(load_policy, "policy")
+    self.lifted = self.load_saved(validation.load_checked_policy, "policy")
     # The utility says what a game is scored for, not how it is played: a policy trained on
     # margins plays the same game scored by points or wins.
     trained = dataclasses.replace(self.lifted.game.rules, utility=self.rules.utility)
@@ -231,7 +236,13 @@ class PolicyBot(Bot):
     return "blueprint" if self.params["play"] == "sample" else "blueprint_argmax", self.lifted
 
   def policy_at(self, table) -> Policy:
-    policy = list(self.lifted.probabilities(self.rules, table, self.player_id).items())
+    answer = self.lifted.probabilities(self.rules, table, self.player_id)
+    legal = self.dynamics.legal_actions(self.rules, table, self.player_id)
+    if validation.answer_problem(answer, legal):  # an action its keys gave that is not legal here
+      validation.check_answer(answer, legal, self.player_id,
+                              validation.information_state(self.game, table, self.player_id),
+                              f"the policy at {self.params['path']}")
+    policy = list(answer.items())
     if self.params["play"] == "sample":
       return policy
     return purified(policy)

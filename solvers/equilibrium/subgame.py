@@ -24,10 +24,10 @@ import numpy as np
 import pyspiel
 
 from solvers.bot import Bot, Policy, budget_clock
-from solvers.equilibrium.blueprint import load_blueprint
 from solvers.equilibrium.kernels import subgame
 from solvers.equilibrium.kernels.compiling import ensure_compiled
 from solvers.equilibrium.kernels.mccfr import WALKS
+from solvers.equilibrium.validation import load_checked_blueprint
 from solvers.policy_kernels.sushi_go import POLICIES
 from solvers.search.rollouts import compiled_policy_parameters
 from sushigo_spiel.compiled.rng import new_state
@@ -154,7 +154,7 @@ class SubgameBot(Bot):
                        " choice among several is a two-player, zero-sum device)")
     if params["path"] == "auto":
       params["path"] = default_blueprint(rules.num_players)
-    self.blueprint = self.load_saved(load_blueprint, "blueprint")
+    self.blueprint = self.load_saved(load_checked_blueprint, "blueprint")
     self.check_trained_for(self.blueprint.game, "blueprint")
     ensure_compiled()
     self.spec = build_spec(rules)

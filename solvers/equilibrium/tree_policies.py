@@ -9,8 +9,10 @@ the tree (length `tree.num_slots`). `policy_array(tree, policy)` reads an array 
     `abstraction.LiftedPolicy`): asked at each information set's representative table;
   - any other `policy.Policy` of either game, or a C++ `pyspiel.Policy` of the turn-based game
     (such as `CFRSolver.average_policy()`): asked at a representative state of each set.
-Actions missing from an answer get probability 0; the result must be a distribution at every
-information set (`GameTree.check_distributions`). The other way, `to_tabular_policy` and
+Actions missing from an answer get probability 0; an answer (or a tabular row) with probability on
+an action that is not legal there is refused, not dropped, and the result must be a distribution at
+every information set (`GameTree.check_distributions`): both name the player, the information state
+and the actions (`validation`). The other way, `to_tabular_policy` and
 `to_pyspiel_tabular_policy` write OpenSpiel's tabular forms of the turn-based game, and
 `TreePolicy` is the array as a `policy.Policy` of the simultaneous game.
 """
@@ -24,6 +26,7 @@ import pyspiel
 from open_spiel.python import policy as policy_lib
 
 from solvers.equilibrium.game_tree import GameTree
+from solvers.equilibrium.validation import check_answer
 
 
 class TreePolicy(policy_lib.Policy):
@@ -45,7 +48,7 @@ class TreePolicy(policy_lib.Policy):
 def policy_array(tree: GameTree, policy) -> np.ndarray:
   """The behaviour strategy array of `policy` (any form of the module docstring) on `tree`."""
   if isinstance(policy, TreePolicy) and policy.tree is tree:
-    return policy.array
+    return tree.check_distributions(policy.array)
   return tree.check_distributions(_read(tree, policy))
 
 
@@ -117,9 +120,8 @@ def _from_rows(tree: GameTree, lookup: dict, rows: np.ndarray) -> np.ndarray:
   """The array of a Python `TabularPolicy`'s rows (`lookup`: string -> row)."""
   array = np.zeros(tree.num_slots)
   for i in range(tree.num_infosets):
-    start = tree.infoset_first_slot[i]
-    array[start:start + tree.infoset_num_actions[i]] = \
-        rows[_entry(tree, lookup, i)][tree.infoset_actions(i)]
+    row = rows[_entry(tree, lookup, i)]
+    _write(tree, array, i, {a: float(p) for a, p in enumerate(row) if p != 0})
   return array
 
 
@@ -141,7 +143,12 @@ def _entry(tree: GameTree, mapping, infoset: int):
 
 
 def _write(tree: GameTree, array: np.ndarray, infoset: int, probabilities: dict) -> None:
-  """Writes an answer (action -> probability) into the information set's slots."""
+  """Writes an answer (action -> probability) into the information set's slots; a PolicyError
+  for probability on an action that is not legal there."""
+  legal = tree.infoset_actions(infoset)
+  if any(a not in legal and p != 0 for a, p in probabilities.items()):
+    check_answer(probabilities, legal, int(tree.infoset_player[infoset]),
+                 tree.infoset_string(infoset))
   start = tree.infoset_first_slot[infoset]
   for rank, a in enumerate(tree.infoset_actions(infoset)):
     array[start + rank] = probabilities.get(a, 0.0)

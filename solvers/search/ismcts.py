@@ -81,8 +81,9 @@ class ISMCTSBot(Bot):
     if p["rollout"] not in rollouts.ROLLOUT_POLICIES:
       raise ValueError(f"parameter 'rollout' is {p['rollout']!r}; allowed: "
                        f"{', '.join(rollouts.ROLLOUT_POLICIES)}")
-    if p["iterations"] < 1 or p["iterations"] != int(p["iterations"]):
-      raise ValueError(f"parameter 'iterations' is {p['iterations']}; allowed: an integer >= 1")
+    if not 1 <= p["iterations"] < 2**62 or p["iterations"] != int(p["iterations"]):
+      raise ValueError(f"parameter 'iterations' is {p['iterations']}; allowed: an integer >= 1"
+                       " (and below 2**62)")
     if not p["seconds"] >= 0:
       raise ValueError(f"parameter 'seconds' is {p['seconds']}; allowed: a number >= 0"
                        " (0: the budget is `iterations`)")
