@@ -125,13 +125,15 @@ def _batch_tasks(first: int, workers: int, left: int | None) -> list[tuple[int, 
   return [(int(start), count) for start, count in zip(starts, counts) if count]
 
 
-def _task_changes(spec, regrets, averages, offered, first, count, walk, linear, seed, values):
+def _task_changes(spec, regrets, averages, offered, first, count, settings, seed):
   """What chunks `first` to `first + count - 1`, run one after another, add to the tables, as
-  (slots, [additions to the regrets, averages and offer weights at them]). Every array is copied:
-  Ray's arrive read-only, a type the kernels are not compiled for."""
+  (slots, [additions to the regrets, averages and offer weights at them]); `settings` and `seed`
+  as `run_chunks` takes them. Every array is copied: Ray's arrive read-only, a type the kernels
+  are not compiled for."""
   tables = (regrets, averages, offered)
-  new_tables, spec, values = [table.copy() for table in tables], spec.copy(), values.copy()
-  run_chunks(spec, new_tables, first, count, walk, linear, seed, values)
+  new_tables, spec = [table.copy() for table in tables], spec.copy()
+  settings = settings._replace(valuation=settings.valuation.copy())
+  run_chunks(spec, new_tables, first, count, settings, seed)
   changed = np.flatnonzero(np.logical_or.reduce([new != old
                                                  for new, old in zip(new_tables, tables)]))
   return changed, [new[changed] - old[changed] for new, old in zip(new_tables, tables)]
