@@ -18,6 +18,7 @@ import sys
 import pyspiel
 
 from experiments import stopping
+from experiments.bench import cold as cold_bench
 from experiments.bench import game as bench
 from experiments.commands.play import GAMES
 from solvers.equilibrium.tree_size import MAX_TREE_NODES, parse_bytes
@@ -48,6 +49,7 @@ _EPILOG = """examples:
   sushigo bench --equilibrium                  exploitability and CFR+ beside OpenSpiel's C++
   sushigo bench --rl                           the batched, PettingZoo and OpenSpiel RL envs
   sushigo bench --training-workers 2           blueprint training's speed-up on 2 processes
+  sushigo bench --cold                         compiling from nothing, and the quickstart cold
   sushigo train small --algorithm cfr+ --abstraction canonical --iterations 500 --out p.npz
   sushigo train small --algorithm probe-mccfr --abstraction cards --seconds 60 --out b.npz
   sushigo train small --algorithm probe-mccfr --abstraction cards --seconds 60 --out b.npz --resume
@@ -247,6 +249,12 @@ def _parser() -> argparse.ArgumentParser:
                      " games on the compiled core, target 1,000,000 steps/s against random"
                      " opponents), the PettingZoo parallel env and OpenSpiel's rl_environment"
                      " (experiments.bench.rl; needs the rl extra)")
+  speed.add_argument("--cold", action="store_true",
+                     help="instead, what a fresh install pays: in a temporary copy with an empty"
+                     " kernel cache, every kernel set's compile, then the quickstart cold and"
+                     f" warm, in CPU and wall seconds, against the targets (quickstart <="
+                     f" {cold_bench.MAX_QUICKSTART:g} CPU s, every set <= {cold_bench.MAX_ALL_SETS:g}"
+                     " CPU s; experiments.bench.cold; some minutes)")
   speed.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
   speed.set_defaults(error=speed.error)
   _add_train_command(commands)

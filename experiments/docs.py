@@ -285,6 +285,19 @@ def _linear_q_final(results: pathlib.Path) -> str:
           f" {interval(*random_play)}.\n")
 
 
+def _cold_start(results: pathlib.Path) -> str:
+  """The quickstart's CPU seconds cold and warm and every kernel set's cold compile, as the last
+  stored `sushigo bench --cold` measured them."""
+  bench = results / "bench" / "cold"
+  quickstart = json.loads((bench / "after-quickstart.json").read_text(encoding="utf-8"))
+  sets = json.loads((bench / "after-sets.json").read_text(encoding="utf-8"))
+  return (f"Cold, compiling included, the quickstart took {quickstart['quickstart_cold']['cpu']:.0f}"
+          f" CPU seconds, warm {quickstart['quickstart_warm']['cpu']:.0f}; compiling every kernel"
+          f" set cold takes {sets['all_sets']['cpu']:.0f} (`sushigo bench --cold`, on the"
+          " development machine's two cores shared with other jobs, whose contention inflates CPU"
+          " seconds; [Speed](docs/speed.md#cold-start)).\n")
+
+
 def _run_index(results: pathlib.Path) -> str:
   lines = ["| run | what it measures | report |", "|---|---|---|"]
   for run in runs(results):
@@ -332,6 +345,8 @@ BLOCKS: dict[str, Block] = {
          f"{RUN_BOUND}/summary.md", "abstraction-curve-large/results.csv"),
         _capabilities),
     "run-index": Block(("*/summary.md", "*/config.toml"), _run_index),
+    "cold-start": Block(("bench/cold/after-quickstart.json", "bench/cold/after-sets.json"),
+                        _cold_start),
     "linear-q-training": Block(("linear-q/training-output.txt",), _linear_q_training),
     "linear-q-final": Block(("linear-q/training-output.txt",), _linear_q_final),
     "subgame-strength": Block(

@@ -34,7 +34,6 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 
-import tqdm
 
 from experiments import config as config_lib
 from experiments import file_errors
@@ -42,6 +41,7 @@ from experiments import run_folder
 from experiments import run_lock
 from experiments import stopping
 from experiments.run_folder import ResultsFile, RunConfig, RunError, Session
+from solvers.progress import progress
 
 BACKENDS = ("local", "ray")
 
@@ -153,9 +153,9 @@ def execute(experiment: Experiment, config: RunConfig, run_dir: pathlib.Path, se
   with stopping.on_stop_signals(_resume_hint(run_dir)):
     try:
       with contextlib.closing(_results(experiment, config, missing, session, quiet)) as finished, \
-          tqdm.tqdm(total=total, initial=len(done), unit=results.noun, disable=quiet,
-                    desc=config.name, smoothing=0.05) as progress:
-        _append_results(finished, results_path, timings_path, session, progress)
+          progress(total=total, initial=len(done), unit=results.noun, disable=quiet,
+                   desc=config.name, smoothing=0.05) as bar:
+        _append_results(finished, results_path, timings_path, session, bar)
     except BaseException:
       with contextlib.suppress(OSError):  # the error being raised is the one to tell
         run_folder.add_provenance(run_dir, config, session)
@@ -165,7 +165,7 @@ def execute(experiment: Experiment, config: RunConfig, run_dir: pathlib.Path, se
 
 
 def _append_results(finished: Iterator[Result], results_path: pathlib.Path,
-                    timings_path: pathlib.Path, session: Session, progress: tqdm.tqdm) -> None:
+                    timings_path: pathlib.Path, session: Session, bar) -> None:
   """Appends each unit's timing line, then its result line (durable), as the units finish."""
   with run_folder.open_for_appending(results_path) as lines, \
       run_folder.open_for_appending(timings_path) as timings:
@@ -175,7 +175,7 @@ def _append_results(finished: Iterator[Result], results_path: pathlib.Path,
       with file_errors.naming(results_path):
         run_folder.append_line(lines, entry, durable=True)
       session.played += 1
-      progress.update()
+      bar.update()
 
 
 def stored_config(experiment: Experiment, run_dir: pathlib.Path) -> RunConfig:

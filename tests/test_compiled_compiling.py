@@ -1,5 +1,6 @@
-"""Compiling the compiled cores: once per environment, saying so in one line; a clear error
-without numba or when compiling fails. Each game's core is one `KernelSet`."""
+"""Compiling the kernels: each on its first call from Python, once per environment, saying so in
+one line; a clear error without numba or when compiling fails; stale kernels cleared when a source
+of their set changes. Each game's core is one `KernelSet`."""
 
 from __future__ import annotations
 
@@ -30,40 +31,75 @@ def test_without_numba_the_import_error_says_what_to_install():
   assert "ImportError" in result.stderr and "pip install numba" in result.stderr
 
 
+# A kernel module of its own with a KernelSet owning it, run in fresh processes with an empty cache:
+# its first call compiles with one notice, later processes load it silently, and a change to a
+# source of the set (not the kernel's own file, which numba would notice alone) compiles it anew.
+_KERNEL_MODULE = """
+import pathlib, sys
+from sushigo_spiel.compiled import jit
+
+@jit.njit
+def add_one(x):
+  return x + 1
+
+@jit.njit
+def broken(x):
+  return x.no_such_attribute
+
+KERNELS = jit.KernelSet("test set", [pathlib.Path(__file__).resolve(),
+                                     pathlib.Path(sys.argv[1]).resolve()],
+                        lambda: None, add_one, expected={"add_one": 3})
+"""
+
+
+def _run_kernel(tmp_path, call: str) -> subprocess.CompletedProcess:
+  module = tmp_path / "kernels_under_test.py"
+  if not module.exists():
+    module.write_text(_KERNEL_MODULE)
+  code = f"import kernels_under_test as k\nprint({call})\n"
+  env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "cache"),
+         "PYTHONPATH": os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")])}
+  return subprocess.run([sys.executable, "-c", code, str(tmp_path / "dependency.py")],
+                        capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+
+
+def test_a_first_call_compiles_with_one_notice_and_later_processes_load_silently(tmp_path):
+  (tmp_path / "dependency.py").write_text("x = 1\n")
+  first = _run_kernel(tmp_path, "k.add_one(1)")
+  assert first.returncode == 0 and first.stdout == "2\n"
+  assert first.stderr.startswith("sushigo-spiel: compiling add_one of the test set (about 3 s of"
+                                 " CPU; first use, once per environment)... done in ")
+  assert first.stderr.count("\n") == 1
+  again = _run_kernel(tmp_path, "k.add_one(1)")
+  assert again.stdout == "2\n" and again.stderr == ""
+  (tmp_path / "dependency.py").write_text("x = 2\n")  # a source of the set changed: compiled anew
+  changed = _run_kernel(tmp_path, "k.add_one(1)")
+  assert changed.stdout == "2\n" and changed.stderr.startswith(
+      "sushigo-spiel: compiling add_one of the test set")
+
+
+def test_a_failed_compile_names_numba_and_what_to_install(tmp_path):
+  (tmp_path / "dependency.py").write_text("x = 1\n")
+  result = _run_kernel(tmp_path, "k.broken(1)")
+  assert result.returncode != 0
+  assert "RuntimeError: compiling the test set with numba" in result.stderr
+  assert "pip install --upgrade numba" in result.stderr
+
+
 @pytest.mark.parametrize("game", CORES)
-def test_a_failed_compile_names_numba_and_what_to_install(monkeypatch, game):
-  kernel_set = CORES[game][0].kernel_set
-
-  def broken():
-    raise TypeError("no implementation")
-  monkeypatch.setattr(kernel_set, "_ready", False)
-  monkeypatch.setattr(kernel_set, "exercise", broken)
-  with pytest.raises(RuntimeError, match=r"numba .*pip install --upgrade numba"):
-    CORES[game][0].from_params()
-
-
-@pytest.mark.parametrize("game", CORES)
-def test_the_first_use_says_it_compiles_and_later_loads_are_silent(monkeypatch, tmp_path, capsys,
-                                                                   game):
-  # The kernels are compiled (or loaded) in this process first, by the usual path and its lock, so
-  # the first use below only exercises them; the cache they were loaded from is only noted as
-  # cleared, not cleared: nothing would write it again.
-  core, name = CORES[game][:2]
-  core.from_params()
-  capsys.readouterr()  # its own notice, in a fresh environment
-  marker, cleared = tmp_path / "compiled", []
-  monkeypatch.setattr(jit, "COMPILE_LOCK", tmp_path / "lock")  # no other process's compile
-  monkeypatch.setattr(core.kernel_set, "_marker", lambda: marker)
-  monkeypatch.setattr(core.kernel_set, "_clear_cache", cleared.append)
-  monkeypatch.setattr(core.kernel_set, "_ready", False)
-  core.from_params()
-  first = capsys.readouterr().err
-  assert first.startswith(f"sushigo-spiel: compiling the {name} (first use")
-  assert first.count("\n") == 1 and " done in " in first and marker.exists()
-  assert cleared == [tmp_path]
-  monkeypatch.setattr(core.kernel_set, "_ready", False)
-  core.from_params()
-  assert capsys.readouterr().err == ""
+def test_making_a_core_compiles_its_initial_position_and_nothing_else(game):
+  # A fresh process makes a core: of its kernels only `initial_position` (the one a core calls on
+  # creation) is compiled or loaded; the whole set is compiled on purpose only by `compile_all`.
+  core = CORES[game][0]
+  code = (f"from {core.__module__} import {core.__name__} as core\n"
+          "core.from_params()\n"
+          "modules = [core.chance, core.moves, core.scoring, core.knowledge, core.policies]\n"
+          "print(sorted(name for module in modules for name, value in vars(module).items()\n"
+          "             if getattr(value, 'overloads', None)\n"
+          "             and value.py_func.__module__ == module.__name__))\n")
+  result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=900, check=True)
+  assert result.stdout == "['initial_position']\n"
 
 
 # In a fresh environment on the smaller core: both cores share the KernelSet under test, and the
@@ -77,8 +113,9 @@ def test_a_fresh_environment_compiles_once_and_says_so(tmp_path, game):
   env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
   runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env,
                          timeout=900, check=True) for _ in range(2)]
-  assert runs[0].stderr.startswith(f"sushigo-spiel: compiling the {name} (first use")
-  assert runs[0].stderr.count("\n") == 1
+  notices = runs[0].stderr.splitlines()
+  assert notices and all(line.startswith("sushigo-spiel: compiling ") and f" of the {name} (" in line
+                         and "once per environment)... done in " in line for line in notices)
   assert runs[1].stderr == ""
   assert runs[0].stdout == runs[1].stdout == f"{shape}\n"
 
@@ -99,10 +136,10 @@ def test_a_first_use_keeps_the_kernels_another_set_compiled_from_the_same_source
   def compiling(*sources):
     return lambda: [(cache / f"{source.stem}.kernel.nbi").touch() for source in sources]
   core = jit.KernelSet("core", [shared], compiling(shared), "core-markers")
-  core.ensure()
+  core.compile_all()
   (cache / "own.stale.nbi").touch()
   search = jit.KernelSet("search", [shared, own], compiling(own), "search-markers")
-  search.ensure()
+  search.compile_all()
   assert sorted(path.name for path in cache.iterdir()) == ["own.kernel.nbi", "shared.kernel.nbi"]
 
   shared.write_text("x = 2\n")
@@ -113,7 +150,7 @@ def test_a_first_use_keeps_the_kernels_another_set_compiled_from_the_same_source
 
 def test_a_process_waits_while_another_compiles_and_says_so(tmp_path):
   # The test holds the set's compile lock as a compiling process would; a fresh process needing
-  # the set must say it waits, compile nothing until the lock is free, then compile the set once.
+  # the set must say it waits, touch nothing until the lock is free, then ready the set once.
   code = ("import pathlib, sys\n"
           "from sushigo_spiel.compiled import jit\n"
           "jit.COMPILE_LOCK = pathlib.Path(sys.argv[1])\n"
@@ -128,22 +165,22 @@ def test_a_process_waits_while_another_compiles_and_says_so(tmp_path):
     assert waiting.poll() is None and not list(tmp_path.glob("*.compiled"))
   rest = waiting.communicate(timeout=60)[1]
   assert waiting.returncode == 0
-  assert rest.startswith("sushigo-spiel: compiling the test set (first use") and len(
-      list(tmp_path.glob("*.compiled"))) == 1
+  assert rest == "" and len(list(tmp_path.glob("*.compiled"))) == 1
   again = subprocess.run(command, capture_output=True, text=True, timeout=60, check=True)
   assert again.stderr == ""
 
 
 def test_sets_apart_compile_at_once_and_required_sets_come_first(tmp_path):
-  # Another set's lock held: a process needing this set compiles it without waiting. A set's
-  # requirements are ensured (compiled here) before its own compile begins.
+  # Another set's lock held: a process needing this set readies it without waiting. A set's
+  # requirements are readied (their setup run here) before its own.
   code = ("import pathlib, sys\n"
           "from sushigo_spiel.compiled import jit\n"
           "jit.COMPILE_LOCK = pathlib.Path(sys.argv[1])\n"
           "jit.cache_directory = lambda anchor: sys.argv[2]\n"
-          "first = jit.KernelSet('first set', [], lambda: print('first', flush=True), 'a')\n"
-          "second = jit.KernelSet('second set', [], lambda: print('second', flush=True), 'a',\n"
-          "                       requires=[first])\n"
+          "first = jit.KernelSet('first set', [], None, 'a',\n"
+          "                      setup=lambda: print('first', flush=True))\n"
+          "second = jit.KernelSet('second set', [], None, 'a', requires=[first],\n"
+          "                       setup=lambda: print('second', flush=True))\n"
           "second.ensure()\n")
   command = [sys.executable, "-c", code, str(tmp_path / "lock"), str(tmp_path)]
   with open(tmp_path / "lock.other-set.lock", "a", encoding="utf-8") as held:

@@ -99,6 +99,29 @@ def test_the_game_package_defines_no_solver_code():
   assert {path: names for path, names in offenders.items() if names} == {}
 
 
+def _imported_modules(path: pathlib.Path) -> set[str]:
+  """The full module names every import statement of a file names."""
+  names = set()
+  for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    if isinstance(node, ast.Import):
+      names.update(alias.name for alias in node.names)
+    elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+      names.add(node.module)
+      names.update(f"{node.module}.{alias.name}" for alias in node.names)
+  return names
+
+
+def test_experiments_reach_solver_kernels_only_through_public_functions():
+  """No experiment imports a solver's kernel package (`solvers.*.kernels`): what an experiment
+  needs of the kernels has a public function in the solver. The benchmarks time kernels and are
+  left out."""
+  offenders = {str(path.relative_to(ROOT)): sorted(
+                   name for name in _imported_modules(path)
+                   if re.match(r"solvers\.(\w+\.)*kernels(\.|$)", name))
+               for path in (ROOT / "experiments").rglob("*.py") if "bench" not in path.parts}
+  assert {path: names for path, names in offenders.items() if names} == {}
+
+
 def _listed_modules(page: str) -> set[str]:
   """The module paths docs/layout.md lists: each `## `package/`` section's table rows name paths
   relative to the package in their first cell."""

@@ -131,7 +131,7 @@ def test_compiled_outcome_sampling_adds_the_reach_weighted_strategy(compiled_set
   averages, offers = expected_additions(game, _compiled_strategy(game, spec, values, regrets),
                                         traverser)
   slots = np.array(sorted(averages), dtype=np.int64)
-  functions, mask = game_functions(), len(regrets) - 1
+  functions = game_functions()
   rng = np.zeros(4, dtype=np.uint64)
   seed_state(rng, np.uint64(11 + traverser))
   scratch = np.zeros(MAX_FEATURES, dtype=np.int64)
@@ -142,8 +142,9 @@ def test_compiled_outcome_sampling_adds_the_reach_weighted_strategy(compiled_set
     walked_regrets[:] = regrets  # every walk from the same strategy
     walked_averages[slots] = walked_offers[slots] = 0.0
     pos = CompiledSushiGo.kernels.initial_position(spec)
-    kernels.outcome_walk(functions, spec, pos, traverser, walked_regrets, walked_averages,
-                         walked_offers, 1.0, mask, rng, 1.0, 1.0, values, scratch)
+    tables = kernels.Tables(walked_regrets, walked_averages, walked_offers)
+    kernels.outcome_walk(functions, spec, pos, traverser, tables, 1.0, rng, 1.0, 1.0, values,
+                         scratch)
     samples[k, :len(slots)] = walked_averages[slots]
     samples[k, len(slots):] = walked_offers[slots]
   expected = np.array([averages[s] for s in slots] + [offers[s] for s in slots])

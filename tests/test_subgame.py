@@ -15,7 +15,8 @@ from solvers.equilibrium.blueprint import CompiledMCCFR, load_blueprint
 from solvers.equilibrium.blueprint_training import BlueprintTrainer
 from solvers.equilibrium.game_tree import GameTree
 from solvers.equilibrium.kernels import subgame as subgame_kernels
-from solvers.equilibrium.subgame import CHUNK, DEFAULT_BLUEPRINT, TREMBLE
+from solvers.equilibrium.kernels.mccfr import ES
+from solvers.equilibrium.subgame import CHUNK, DEFAULT_BLUEPRINT, TREMBLE, round_end_values
 from solvers.equilibrium.tree_policies import policy_array
 from solvers.policy_kernels.sushi_go import POLICIES
 from solvers.search.rollouts import compiled_policy_parameters
@@ -140,17 +141,18 @@ def test_common_rollout_seeds_value_a_pudding_by_its_worth_alone():
   spec, base = _round_end_position(seed=7)
   more = base.copy()
   more[spec[PUDDINGS_AT]] += 1
-  settings = np.zeros(subgame_kernels.SETTINGS, dtype=np.int64)
-  settings[subgame_kernels.ROLLOUTS] = rollouts = 4
-  random_play = np.array([POLICIES["random"]], dtype=np.int64)
+  rollouts = 4
   blueprint = load_blueprint(DEFAULT_BLUEPRINT)
+  random_play = subgame_kernels.strategies(blueprint.averages, blueprint.valuation,
+                                           [POLICIES["random"]])
   params = compiled_policy_parameters("python_sushi_go")
 
   def worth(salt, seed):
-    settings[subgame_kernels.ROLLOUT_SALT] = salt
+    settings = subgame_kernels.Settings(
+        searcher=0, root_round=0, stop_turn=0, walk=ES, rollouts=rollouts,
+        prior=subgame_kernels.UNIFORM, rollout_salt=salt, open_worlds=0)
     stream = new_state(seed)  # without a salt, the second leaf draws where the first stopped
-    values = [subgame_kernels.leaf_values(spec, pos, 3, random_play, blueprint.averages,
-                                          blueprint.valuation, params, settings, stream)
+    values = [subgame_kernels.leaf_values(spec, pos, 3, random_play, params, settings, stream)
               for pos in (more, base)]
     return float(values[0][0, 0] - values[1][0, 0])
 
@@ -158,6 +160,21 @@ def test_common_rollout_seeds_value_a_pudding_by_its_worth_alone():
   assert all(value * rollouts / 6 in range(rollouts + 1) for value in common), common
   independent = [worth(-1, seed) for seed in range(10)]
   assert not all(0 <= value <= 6 for value in independent), independent
+
+
+def test_round_end_values_refuse_what_is_not_a_round_end():
+  game = pyspiel.load_game("python_sushi_go(players=2)")
+  blueprint = load_blueprint(DEFAULT_BLUEPRINT)
+  state = _deal(game.new_initial_state(), np.random.default_rng(0))
+  with pytest.raises(ValueError, match="allowed: a table between two rounds"):
+    round_end_values(game, state.table(), "random", blueprint, 1, seed=0)
+  with pytest.raises(ValueError, match="allowed: names among"):
+    round_end_values(game, pudding_worth.round_end(game, 1, 0), "random/bogus", blueprint, 1,
+                     seed=0)
+  four = pyspiel.load_game("python_sushi_go(players=4)")
+  with pytest.raises(ValueError, match="one name with more than two players"):
+    round_end_values(four, four.new_initial_state().table(), "random/greedy", blueprint, 1,
+                     seed=0)
 
 
 @pytest.mark.parametrize("params, message", [

@@ -64,9 +64,9 @@ MIN_PIMC_RATIO = 10.0  # compiled PIMC worlds/s over the Python engine's
 MIN_MCCFR_RATIO = 10.0  # compiled ES- and OS-MCCFR iterations/s over the Python solver's, same game
 MCCFR_GAME = "large"
 FULL_GAME = "python_sushi_go(players=2,utility=margin)"
-_COMPILE = ("from solvers.policy_kernels.compiling import ensure_compiled as policies;"
-            " from solvers.search.kernels.compiling import ensure_compiled as search;"
-            " policies(); search()")
+_COMPILE = ("from solvers.policy_kernels.compiling import KERNELS as policies;"
+            " from solvers.search.kernels.compiling import KERNELS as search;"
+            " policies.compile_all(); search.compile_all()")
 
 
 def opening(game: pyspiel.Game, seed: int) -> pyspiel.State:

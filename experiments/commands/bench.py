@@ -9,6 +9,7 @@ import argparse
 
 from experiments import file_errors
 from experiments.bench import cfr as cfr_bench
+from experiments.bench import cold as cold_bench
 from experiments.bench import equilibrium as equilibrium_bench
 from experiments.bench import game as game_bench
 from experiments.bench import search as search_bench
@@ -32,6 +33,18 @@ def bench(args: argparse.Namespace) -> int:
       file_errors.check_output_file(args.json, "--json")
     except file_errors.OutputError as e:
       args.error(str(e))
+  if args.cold:
+    print("Compiling every kernel set, then the quickstart cold and warm, each in a fresh process"
+          " with an empty kernel cache (some minutes)", flush=True)
+    figures = cold_bench.run()
+    print(cold_bench.report(figures))
+    if args.json:
+      try:
+        game_bench.write_json(figures, args.json)
+      except OSError as e:
+        args.error(f"the figures could not be saved: {file_errors.describe(e)}")
+      print(f"Figures written to {args.json}")
+    return 0
   players, draft_players = sorted(set(args.players)), sorted(set(args.draft_players))
   count = 1 + len(players) + len(draft_players)
   print(f"Measuring {count} games, {args.repeats} time(s) each: {args.seconds:g} s of games, then"

@@ -1,7 +1,7 @@
 """What a Pudding lead is worth at a round's end, as the `subgame` bot's leaves value it.
 
 The subgame bot (`solvers/equilibrium/subgame.py`) values the end of a round by playouts of
-continuation strategies to the end of the game. Within one world the rounds after a round's end
+continuation strategies to the end of the game (`round_end_values` there). Within one world the rounds after a round's end
 depend on it only through the Puddings, so what those playouts decide, between the leaves of a
 solve, is the worth of a Pudding lead. This measures it for pairs of continuations (the
 searcher's, the opponent's): positions at the end of round 1 or 2 of two-player Sushi Go reached
@@ -19,14 +19,8 @@ import argparse
 import numpy as np
 import pyspiel
 
-from solvers.equilibrium.kernels import subgame
-from solvers.equilibrium.kernels.compiling import ensure_compiled
-from solvers.equilibrium.subgame import CONTINUATIONS, DEFAULT_BLUEPRINT
+from solvers.equilibrium.subgame import DEFAULT_BLUEPRINT, round_end_values
 from solvers.equilibrium.validation import load_checked_blueprint
-from solvers.search.rollouts import compiled_policy_parameters
-from sushigo_spiel.compiled.rng import new_state
-from sushigo_spiel.compiled.sushi_go import codec
-from sushigo_spiel.compiled.sushi_go.layout import PUDDINGS_AT, build_spec
 
 GAME = "python_sushi_go(players=2)"
 PAIRS = ("blueprint/blueprint", "blueprint/heuristic", "blueprint/greedy",
@@ -54,23 +48,13 @@ def worths(pair: str, rounds: int, positions: int, playouts: int, blueprint_path
   """Rows: positions; columns: the worth of each lead in `LEADS` under `pair`
   ("searcher/opponent" continuations)."""
   game = pyspiel.load_game(GAME)
-  ensure_compiled()
-  spec, blueprint = build_spec(game.rules), load_checked_blueprint(blueprint_path)
-  params = compiled_policy_parameters(game.get_type().short_name)
-  continuations = np.array([CONTINUATIONS[name] for name in pair.split("/")], dtype=np.int64)
-  settings = np.zeros(subgame.SETTINGS, dtype=np.int64)
-  settings[subgame.ROLLOUTS] = playouts
+  blueprint = load_checked_blueprint(blueprint_path)
   out = np.empty((positions, len(LEADS)))
   for row in range(positions):
-    level = codec.encode(game.rules, spec, round_end(game, rounds, seed + row))
-    level[spec[PUDDINGS_AT]:spec[PUDDINGS_AT] + 2] = 0
-    settings[subgame.ROLLOUT_SALT] = seed + row
-    values = []
-    for lead in (0,) + LEADS:
-      pos = level.copy()
-      pos[spec[PUDDINGS_AT]] = lead
-      values.append(subgame.leaf_values(spec, pos, 0, continuations, blueprint.averages,
-                                        blueprint.valuation, params, settings, new_state(seed))[-1, 0])
+    level = round_end(game, rounds, seed + row)
+    values = [round_end_values(game, level._replace(puddings=(lead, 0)), pair, blueprint, playouts,
+                               seed=seed + row)[-1, 0]
+              for lead in (0,) + LEADS]
     out[row] = np.array(values[1:]) - values[0]
   return out
 

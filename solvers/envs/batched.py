@@ -286,4 +286,5 @@ _HERE = pathlib.Path(__file__).resolve()
 KERNELS = KernelSet(
     "batched environment",
     [*POLICY_KERNELS.sources, pathlib.Path(observation.__file__).resolve(), _HERE],
-    _exercise_kernels, step_games, requires=[POLICY_KERNELS])
+    _exercise_kernels, step_games, requires=[POLICY_KERNELS],
+    owns=[pathlib.Path(observation.__file__).resolve(), _HERE])

@@ -70,13 +70,13 @@ def _chunk_seed(seed: int, chunk: int) -> int:
   return int(state >> np.uint64(1))
 
 
-def run_chunks(spec, tables, first, count, walk, linear, seed, values) -> None:
+def run_chunks(spec, tables, first, count, settings: mccfr.Settings, seed: int) -> None:
   """Runs chunks `first` to `first + count - 1`, one after another, on `tables` (regrets,
-  averages, offer weights) in place; the other arguments are `CompiledMCCFR.chunk_settings()`."""
+  averages, offer weights) in place; `settings` and `seed` are `CompiledMCCFR.chunk_settings()`."""
   ensure_compiled()
+  tables = mccfr.Tables(*tables)
   for chunk in range(first, first + count):
-    mccfr.iterate(spec, *tables, chunk * CHUNK, CHUNK, walk, linear, _chunk_seed(seed, chunk),
-                  values)
+    mccfr.iterate(spec, tables, settings, chunk * CHUNK, CHUNK, _chunk_seed(seed, chunk))
 
 
 class CompiledMCCFR:
@@ -111,9 +111,9 @@ class CompiledMCCFR:
     self.offered_since = 0  # the same for the offer weights (later if resumed from an old file)
 
   @property
-  def tables(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+  def tables(self) -> mccfr.Tables:
     """The regrets, average weights and offer weights, as the kernels take them."""
-    return self.regrets, self.averages, self.offered
+    return mccfr.Tables(self.regrets, self.averages, self.offered)
 
   @property
   def occupied(self) -> int:
@@ -124,10 +124,10 @@ class CompiledMCCFR:
   def next_chunk(self) -> int:
     return self.iterations // CHUNK
 
-  def chunk_settings(self) -> tuple:
-    """What `run_chunks` takes besides the spec, tables and chunks: the walk, whether weighting
-    is linear, the seed and the valuation."""
-    return self.walk, self.weighting == "linear", self.seed, self.valuation
+  def chunk_settings(self) -> tuple[mccfr.Settings, int]:
+    """What `run_chunks` takes besides the spec, tables and chunks: the kernels' settings (the
+    walk, whether weighting is linear, the valuation) and the seed."""
+    return mccfr.Settings(self.walk, self.weighting == "linear", self.valuation), self.seed
 
   def iterate(self, chunks: int = 1) -> None:
     """Runs the next `chunks` chunks (`CHUNK` iterations each) on the tables."""

@@ -30,10 +30,10 @@ from collections.abc import Callable
 
 import numpy as np
 import pyspiel
-import tqdm
 
 from solvers.equilibrium.blueprint import (CHUNK, CompiledMCCFR, load_checkpoint, run_chunks,
                                            save_blueprint)
+from solvers.progress import progress as progress_bar
 
 BACKENDS = ("local", "ray")
 SYNC_CHUNKS = 8  # chunks in a worker's task between two synchronisations of the tables
@@ -44,9 +44,9 @@ class NonFiniteTables(ValueError):
 
 
 class BlueprintTrainer:
-  """Runs a `CompiledMCCFR` on a budget, on one or several processes, with a tqdm bar on request;
-  keeps the time it took and a training curve (`history`, points the caller appends), and saves
-  them with the solver's tables."""
+  """Runs a `CompiledMCCFR` on a budget, on one or several processes, with a progress bar on
+  request; keeps the time it took and a training curve (`history`, points the caller appends), and
+  saves them with the solver's tables."""
 
   def __init__(self, solver: CompiledMCCFR, seconds: float = 0.0, cpu_seconds: float = 0.0,
                history: list[dict] | None = None):
@@ -66,8 +66,8 @@ class BlueprintTrainer:
     ends early, between two steps, once it returns True."""
     _check_run(iterations, seconds, workers, backend)
     chunks = None if iterations is None else -(-iterations // CHUNK)
-    bar = tqdm.tqdm(total=None if chunks is None else chunks * CHUNK, unit="it",
-                    desc=self.solver.algorithm, disable=not progress)
+    bar = progress_bar(total=None if chunks is None else chunks * CHUNK, unit="it",
+                       desc=self.solver.algorithm, disable=not progress)
     start = time.perf_counter()
     marks = [start, time.process_time()]  # when the time spent was last counted
     saved = start
@@ -102,10 +102,10 @@ class BlueprintTrainer:
     for name, table in zip(("regrets", "average weights", "offer weights"), self.solver.tables):
       bad = ~np.isfinite(table) if name == "regrets" else ~(np.isfinite(table) & (table >= 0))
       if bad.any():
-        raise NonFiniteTables(f"training stopped at iteration {self.solver.iterations:,}: its {name}"
-                         f" hold {int(bad.sum())} values that are not finite"
-                         + ("" if name == "regrets" else " and non-negative")
-                         + " (an overflow or a damaged checkpoint); nothing more is saved")
+        raise NonFiniteTables(f"training stopped at iteration {self.solver.iterations:,}: its"
+                              f" {name} hold {int(bad.sum())} values that are not finite"
+                              + ("" if name == "regrets" else " and non-negative")
+                              + " (an overflow or a damaged checkpoint); nothing more is saved")
 
   def _step(self, run_batch, workers: int, left: int | None) -> int:
     """Runs the next chunk in this process, or the next batch of tasks on the workers (at most
@@ -167,13 +167,15 @@ def _batch_tasks(first: int, workers: int, left: int | None) -> list[tuple[int, 
   return [(int(start), count) for start, count in zip(starts, counts) if count]
 
 
-def _task_changes(spec, regrets, averages, offered, first, count, walk, linear, seed, values):
+def _task_changes(spec, regrets, averages, offered, first, count, settings, seed):
   """What chunks `first` to `first + count - 1`, run one after another, add to the tables, as
-  (slots, [additions to the regrets, averages and offer weights at them]). Every array is copied:
-  Ray's arrive read-only, a type the kernels are not compiled for."""
+  (slots, [additions to the regrets, averages and offer weights at them]); `settings` and `seed`
+  as `run_chunks` takes them. Every array is copied: Ray's arrive read-only, a type the kernels
+  are not compiled for."""
   tables = (regrets, averages, offered)
-  new_tables, spec, values = [table.copy() for table in tables], spec.copy(), values.copy()
-  run_chunks(spec, new_tables, first, count, walk, linear, seed, values)
+  new_tables, spec = [table.copy() for table in tables], spec.copy()
+  settings = settings._replace(valuation=settings.valuation.copy())
+  run_chunks(spec, new_tables, first, count, settings, seed)
   changed = np.flatnonzero(np.logical_or.reduce([new != old
                                                  for new, old in zip(new_tables, tables)]))
   return changed, [new[changed] - old[changed] for new, old in zip(new_tables, tables)]

@@ -14,10 +14,10 @@ from collections.abc import Hashable
 
 import numpy as np
 import pyspiel
-import tqdm
 
 from solvers.equilibrium.abstraction import Abstraction, Identity, LiftedPolicy
 from solvers.equilibrium.game_tree import GameTree
+from solvers.progress import progress as progress_bar
 from sushigo_spiel.drafting.adapter import DraftingGame
 
 
@@ -49,14 +49,15 @@ class RegretSolver:
 
   def run(self, iterations: int | None = None, seconds: float | None = None,
           progress: bool = False) -> RegretSolver:
-    """Runs `iterations` iterations, or as many as fit in `seconds`, with a tqdm bar on request."""
+    """Runs `iterations` iterations, or as many as fit in `seconds`, with a progress bar on
+    request."""
     if (iterations is None) == (seconds is None):
       raise ValueError("run needs exactly one of iterations and seconds")
     if seconds is not None and not (math.isfinite(seconds) and seconds > 0):
       raise ValueError(f"seconds is {seconds!r}; allowed: a finite number of seconds > 0")
     bar = None
     if progress:
-      bar = tqdm.tqdm(total=iterations, unit="it", desc=self.algorithm)
+      bar = progress_bar(total=iterations, unit="it", desc=self.algorithm)
     start, cpu_start = time.perf_counter(), time.process_time()
     done = 0
     while (done < iterations) if iterations is not None else \

@@ -35,6 +35,7 @@ from sushigo_spiel.compiled.sushi_go import codec
 from sushigo_spiel.compiled.sushi_go.knowledge import determinize, hand_seen, with_deal
 from sushigo_spiel.compiled.sushi_go.layout import (HANDS_AT, HAND_SIZE, ROUND_DECK_AT, TURN, TYPES,
                                                     build_spec)
+from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
 from sushigo_spiel.sushi_go.knowledge import round_decisions
 
 POLICY_DIRECTORY = pathlib.Path(__file__).resolve().parents[2] / "experiments/results/policies"
@@ -157,13 +158,14 @@ class SubgameBot(Bot):
     self.check_trained_for(self.blueprint.game, "blueprint")
     ensure_compiled()
     self.spec = build_spec(rules)
-    self.continuations = np.array([CONTINUATIONS[name] for name in names], dtype=np.int64)
+    self.strategies = subgame.strategies(self.blueprint.averages, self.blueprint.valuation,
+                                         [CONTINUATIONS[name] for name in names])
     self.heuristic_parameters = compiled_policy_parameters(self.dynamics.short_name)
-    self.settings = np.zeros(subgame.SETTINGS, dtype=np.int64)
-    self.settings[subgame.SEARCHER] = player_id
-    self.settings[subgame.WALK] = WALKS[params["walk"]]
-    self.settings[subgame.ROLLOUTS] = int(params["rollouts"])
-    self.settings[subgame.PRIOR] = PRIORS[params["prior"]]
+    # The settings every solve shares; `solve` sets the rest (root round, stop turn, salt, worlds).
+    self.settings = subgame.Settings(
+        searcher=player_id, root_round=0, stop_turn=0, walk=WALKS[params["walk"]],
+        rollouts=int(params["rollouts"]), prior=PRIORS[params["prior"]], rollout_salt=-1,
+        open_worlds=0)
     self.stream = new_state(int(np.random.SeedSequence(seed).generate_state(1)[0]))
     self.iterations_done = 0  # iterations of the last solve
     self.worlds_used = 0  # root worlds of the last solve
@@ -183,44 +185,40 @@ class SubgameBot(Bot):
     root's average-strategy weights of `legal` (summing to more than 0 after one iteration)."""
     spec, player = self.spec, self.player_id
     pos = codec.encode(self.rules, spec, table)
-    worlds, world_weights, open_worlds = self.root_worlds(pos)
-    self.settings[subgame.OPEN_WORLDS] = open_worlds
+    positions, world_weights, open_worlds = self.root_worlds(pos)
     root_keys = np.array([[subgame.root_key(spec, w, p) for p in range(self.rules.num_players)]
-                          for w in worlds], dtype=np.int64)
-    self.settings[subgame.ROOT_ROUND] = table.round
+                          for w in positions], dtype=np.int64)
+    worlds = subgame.Worlds(positions, world_weights, root_keys)
     common = self.params["rollout_seeds"] == "common"
-    self.settings[subgame.ROLLOUT_SALT] = self.rng.integers(1 << 62) if common else -1
     depth = int(self.params["depth"])
-    self.settings[subgame.STOP_TURN] = pos[TURN] + depth if depth else spec[HAND_SIZE]
+    settings = self.settings._replace(
+        root_round=table.round, open_worlds=open_worlds,
+        rollout_salt=int(self.rng.integers(1 << 62)) if common else -1,
+        stop_turn=int(pos[TURN]) + depth if depth else int(spec[HAND_SIZE]))
     # Fresh zeroed tables at each solve: large zeroed allocations are mapped lazily, so a solve
     # pays only for the pages it touches.
-    averages = np.zeros(1 << TABLE_BITS)
-    arguments = (spec, worlds, world_weights, root_keys, np.zeros(1 << TABLE_BITS), averages,
-                 self.blueprint.averages, self.blueprint.valuation, self.continuations,
-                 self.heuristic_parameters,
-                 np.zeros(1 << MEMO_BITS, dtype=np.int64),
-                 np.zeros((1 << MEMO_BITS, len(self.continuations), self.rules.num_players)),
-                 np.zeros(1, dtype=np.int64),
-                 self.settings)
+    tables = subgame.Tables(np.zeros(1 << TABLE_BITS), np.zeros(1 << TABLE_BITS))
+    memo = subgame.new_memo(MEMO_BITS, len(self.strategies.continuations), self.rules.num_players)
+    solve = subgame.Solve(settings, self.strategies, tables, memo, self.stream)
     seconds, done = self.params["seconds"], 0
     if seconds > 0:
       deadline, chunk = self._clock() + seconds, CHUNK
       while done == 0 or self._clock() < deadline:
         started = self._clock()
-        subgame.iterate(*arguments, done, chunk, self.stream)
+        subgame.iterate(spec, worlds, solve, self.heuristic_parameters, done, chunk)
         done += chunk
         if self._clock() - started < CHUNK_SHARE * seconds:
           chunk *= 2  # each call has a fixed cost: fewer, longer calls when iterations are cheap
     else:
       done = int(self.params["iterations"])
-      subgame.iterate(*arguments, 0, done, self.stream)
-    self.iterations_done, self.worlds_used = done, len(worlds)
-    return subgame.root_weights(spec, root_keys[-1, player], averages,
+      subgame.iterate(spec, worlds, solve, self.heuristic_parameters, 0, done)
+    self.iterations_done, self.worlds_used = done, len(positions)
+    return subgame.root_weights(spec, root_keys[-1, player], tables.averages,
                                 np.asarray(legal, dtype=np.int64))
 
   def root_worlds(self, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray, int]:
     """The root worlds, their weights, and how many of the first every player walks (the rest are
-    the player's own, `subgame.OPEN_WORLDS`):
+    the player's own, `subgame.Settings.open_worlds`):
     the position itself when the player has seen every hand of the round; with `root` public,
     the worlds of `_public_worlds`; else `worlds` determinizations, resampled by their reach
     weights once this round has picks and `belief` is reach (see Belief)."""
@@ -285,3 +283,39 @@ def _conditional_ratio(pool: np.ndarray, mine: np.ndarray, own: np.ndarray,
       return 0.0
     ratio *= math.comb(left_mine, count) / math.comb(left_own, count)
   return ratio
+
+
+def round_end_values(game: pyspiel.Game, table, continuations: str, blueprint, rollouts: int,
+                     seed: int, common: bool = True, searcher: int = 0) -> np.ndarray:
+  """What the subgame bot's leaves make of `table`, a table of `game` between two rounds (before
+  a round's deal) or at the game's end: every player's margin so far plus the mean, over
+  `rollouts` playouts to the end of the game, of the margin gained after it, the searcher playing
+  the first of `continuations` ("/"-separated names of `CONTINUATIONS`) and the other players the
+  j-th; in `out[j, player]`. `blueprint` is the `BlueprintPolicy` the blueprint continuation
+  plays. With `common` the playouts draw common random numbers: playout r from a stream seeded by
+  (`seed`, r), the same for every table and continuation (the bot's salted leaves); otherwise
+  from one stream seeded with `seed`."""
+  rules = game.rules
+  if table.actor != TERMINAL and (table.actor != CHANCE or table.dealt or table.turn):
+    raise ValueError(f"a table in round {table.round} at turn {table.turn} after {table.dealt}"
+                     " deal steps; allowed: a table between two rounds (before a round's deal) or"
+                     " at the game's end")
+  names = continuations.split("/")
+  unknown = [name for name in names if name not in CONTINUATIONS]
+  if unknown or (len(names) > 1 and rules.num_players > 2):
+    raise ValueError(f"continuations {continuations!r}; allowed: names among"
+                     f" {', '.join(CONTINUATIONS)} joined by '/' (one name with more than two"
+                     " players)")
+  if rollouts < 1:
+    raise ValueError(f"rollouts is {rollouts}; allowed: an integer >= 1")
+  ensure_compiled()
+  spec = build_spec(rules)
+  settings = subgame.Settings(
+      searcher=searcher, root_round=table.round - 1, stop_turn=int(spec[HAND_SIZE]),
+      walk=WALKS["es"], rollouts=int(rollouts), prior=subgame.BLUEPRINT,
+      rollout_salt=int(seed) if common else -1, open_worlds=1)
+  strategies = subgame.strategies(blueprint.averages, blueprint.valuation,
+                                  [CONTINUATIONS[name] for name in names])
+  return subgame.leaf_values(spec, codec.encode(rules, spec, table), 0, strategies,
+                             compiled_policy_parameters(game.get_type().short_name), settings,
+                             new_state(int(seed)))

@@ -16,8 +16,8 @@ from sushigo_spiel.compiled.sushi_go.layout import ACTOR_SIMULTANEOUS
 
 class SushiGoPolicies:
   """The greedy and heuristic baselines' choices, the heuristic's policy and playouts by rollout
-  policy, on `core` (a `CompiledSushiGo`). Making the first one in a process compiles the policy
-  kernels, or loads them from numba's cache."""
+  policy, on `core` (a `CompiledSushiGo`). Making the first one in a process readies the policy
+  kernels' set; each kernel is compiled, or loaded from numba's cache, on its first call."""
 
   def __init__(self, core: CompiledSushiGo):
     ensure_compiled()

@@ -47,7 +47,10 @@ KERNELS = KernelSet(
     [_COMPILED / "sushi_go" / f"{name}.py" for name in ("chance", "knowledge", "layout", "moves",
                                                         "policies", "scoring", "views")] +
     [_HERE / f"{name}.py" for name in ("heuristic", "sushi_go")],
-    _exercise, sushi_go.playout_many, requires=[CORE_KERNELS])
+    _exercise, sushi_go.playout_many, requires=[CORE_KERNELS],
+    # Cold compile, CPU seconds, each entry alone (the notice's estimate; `sushigo bench --cold`).
+    expected={"play_round": 30, "heuristic_action": 16, "heuristic_policy": 15,
+              "greedy_action": 3, "playout": 30, "playout_many": 30})
 
 
 def _exercise_sushi_draft() -> None:
@@ -61,5 +64,5 @@ SUSHI_DRAFT_KERNELS = KernelSet(
 
 
 def ensure_compiled() -> None:
-  """Compiles (or loads from numba's cache) the policy kernels, once per process."""
+  """Readies the policy kernels' set once per process; each kernel compiles on its first call."""
   KERNELS.ensure()

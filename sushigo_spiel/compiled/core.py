@@ -10,8 +10,8 @@ returns), `knowledge` (determinize), `policies` (random_action) and `codec` (enc
 Every method checks what it is given (the node's actor, the player, the action, the outcome, the
 arrays' types and sizes) before a kernel sees it: a kernel trusts its input. Positions are int32
 arrays changed in place (copy one with `.copy()`); randomness is a kernel stream state
-(`rng.new_state(seed)`), advanced in place. Creating the first core of a game in a process
-compiles its kernels, or loads them from numba's cache (`jit.KernelSet`).
+(`rng.new_state(seed)`), advanced in place. Creating the first core of a game in a process readies
+its `jit.KernelSet`; each kernel is compiled, or loaded from numba's cache, on its first call.
 """
 
 from __future__ import annotations

@@ -35,6 +35,7 @@ into each of its callers (which, kernel after kernel, costs minutes).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import warnings
 from typing import Callable, NamedTuple
@@ -45,6 +46,8 @@ from numba import types
 from numba.core.types import WrapperAddressProtocol
 from numba.experimental.function_type import _get_wrapper_address
 from numba.extending import typeof_impl
+
+from sushigo_spiel.compiled.jit import KernelSet
 
 warnings.filterwarnings("ignore", category=numba.NumbaExperimentalFeatureWarning)
 
@@ -140,8 +143,10 @@ class FunctionPointer(WrapperAddressProtocol):
     self.numba_type = types.FunctionType(signature)
 
   def __wrapper_address__(self) -> int:
-    if self._address is None:
-      self._address = _get_wrapper_address(self.kernel, self._signature)
+    if self._address is None:  # compiles or loads the kernel for the signature, as a first call
+      kernel_set = KernelSet.owning(self.kernel.py_func.__code__.co_filename)
+      with contextlib.nullcontext() if kernel_set is None else kernel_set.first_call():
+        self._address = _get_wrapper_address(self.kernel, self._signature)
     return self._address
 
   def signature(self):

@@ -2,37 +2,45 @@
 here, and every compiled component declares its kernels as a `KernelSet`.
 
 Kernels are compiled with `cache=True`, so a user compiles them once per environment, not once per
-process. Without numba the compiled core cannot run at all, and this module says what to install
-rather than leaving a bare ModuleNotFoundError; there is no slow fallback that could change results.
+process, and only those a command uses: a kernel is compiled (or loaded from numba's cache) when
+Python first calls it, with the argument types of that call, and no sooner. A compile from Python
+says so on stderr, naming the kernel, the time it usually takes and that it happens once; the
+line ends with the time it took. Loads from the cache are silent.
 
 Numba checks a cached kernel against its own source file only, not against the kernels it calls
 from other files, so after an edit a caller could keep running a stale callee. A `KernelSet`
 therefore keys a marker file on the numba version and every source its kernels depend on, and
-when the marker is missing (first use, or any source changed) it clears those sources' cached
-kernels, compiles everything by exercising it once, says so on stderr with the time it took, and
-leaves the marker. Later processes load the cache silently. A source shared with another set whose
-marker is present for the same files is left alone: its kernels were compiled from the sources as
-they are now, and clearing them would only make every later process compile them again, silently.
+before the first kernel of the set runs in a process, when the marker is missing (first use, or
+any source changed), it clears those sources' cached kernels and leaves the marker: whatever the
+cache holds for a set with its marker is compiled from the sources as they are. A source shared
+with another set whose marker is present for the same files is left alone: its kernels were
+compiled from the sources as they are now, and clearing them would only make every later process
+compile them again.
 
 Processes compiling at once (a run's workers, or tests on two cores, in a fresh environment) would
-clear and write the same cache files under each other, so compiling a set holds that set's lock
-file: one process compiles it, the others needing it say they wait, then load what it wrote. A set
-first ensures the sets it `requires` (whose kernels it calls, or whose sources it shares), so it
-never clears what they have just compiled; sets apart from each other compile at once, on as many
-cores.
+compile the same kernels twice, so a kernel's first call from Python holds its set's lock file
+while numba loads or compiles it: one process compiles, the others needing it say they wait, then
+load what it wrote. A set first readies the sets it `requires` (whose kernels it calls, or whose
+sources it shares), so it never clears what they have just compiled; sets apart from each other
+compile at once, on as many cores.
+
+A set's `exercise` calls every kernel of the set once with the argument types used: the benchmark
+(`experiments/bench/compile.py`) times each set's cold compile with it, and `KernelSet.compile_all`
+runs it. A set whose entry kernels take function pointers has a `setup`, which compiles them for
+their one signature each and closes them to others, run when the set is first readied.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
-import functools
 import hashlib
 import pathlib
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 
 try:
   import numba
@@ -40,15 +48,36 @@ except ImportError as error:
   raise ImportError(
       "sushigo_spiel.compiled (the compiled game core) needs numba, which is not installed here;"
       " install it with `pip install numba` (version 0.60 or later)") from error
+from numba.core import event as numba_event
 
 NUMBA_VERSION = numba.__version__
-njit = functools.partial(numba.njit, cache=True)
 # The locks' stem (a set's lock: its name as a suffix), one per installed copy of the package, so
 # that two checkouts never wait for each other.
 COMPILE_LOCK = pathlib.Path(tempfile.gettempdir()) / (
     "sushigo-spiel-compile-"
     f"{hashlib.sha256(str(pathlib.Path(__file__).resolve()).encode()).hexdigest()[:16]}.lock")
 _held: set[pathlib.Path] = set()  # the lock files this process holds
+
+
+def njit(function: Callable | None = None, **options):
+  """`numba.njit` with `cache=True`, compiled on its first call from Python under its set's lock
+  (`KernelSet.owning` its source file) and with a notice when it compiles."""
+  if function is None:
+    return lambda f: njit(f, **options)
+  dispatcher = numba.njit(function, cache=True, **options)
+  first_call = dispatcher._compile_for_args  # numba's own: loads or compiles for the call's types
+
+  def compile_for_args(*args, **kws):
+    # Numba calls this (an instance attribute shadows its method) only when no compiled version
+    # matches a call from Python: once per process and argument types.
+    kernel_set = KernelSet.owning(function.__code__.co_filename)
+    if kernel_set is None:
+      return first_call(*args, **kws)
+    with kernel_set.first_call():
+      return first_call(*args, **kws)
+
+  dispatcher._compile_for_args = compile_for_args
+  return dispatcher
 
 
 @contextlib.contextmanager
@@ -77,54 +106,142 @@ def cache_directory(kernel) -> str:
   return kernel._cache._cache_path
 
 
+class _Notices(numba_event.Listener):
+  """Says on stderr when numba compiles (not loads) a kernel called from Python: the outermost
+  compile of each first call (`KernelSet.compiling`); the kernels it calls compile inside it."""
+
+  def __init__(self):
+    self.local = threading.local()
+
+  def on_start(self, event) -> None:
+    state = self.local
+    depth = getattr(state, "depth", 0)
+    state.depth = depth + 1
+    calling = getattr(state, "calling", None)
+    if depth == 0 and calling is not None:
+      kernel_set, name = calling[0], event.data["dispatcher"].py_func.__name__
+      state.start = time.perf_counter()
+      print(f"sushigo-spiel: compiling {name} of the {kernel_set.name}"
+            f" ({kernel_set.expectation(name)}; first use, once per environment)...", end="",
+            file=sys.stderr, flush=True)
+      state.noticed = True
+
+  def on_end(self, event) -> None:
+    state = self.local
+    state.depth -= 1
+    if state.depth == 0 and getattr(state, "noticed", False):
+      state.noticed = False
+      print(f" done in {time.perf_counter() - state.start:.1f} s", file=sys.stderr, flush=True)
+
+
+_NOTICES = _Notices()
+numba_event.register("numba:compile", _NOTICES)
+
+
 class KernelSet:
   """One compiled component: its `name` (for the notice), the `sources` its kernels are compiled
   from (every file whose code or constants they use, shared ones included), `exercise`, which
   calls every kernel once with the argument types used, one of its kernels, beside whose cache
-  the marker lives, and the sets it `requires`, ensured before it."""
+  the marker lives, the sets it `requires`, readied before it, the source files whose kernels it
+  `owns` (default: its sources in the anchor's folder that no set it requires owns), `expected`:
+  a kernel's name -> the CPU seconds its cold compile takes (the notice's estimate), and `setup`,
+  compiling its entries that take function pointers (run once per process when the set is first
+  readied)."""
 
   declared: list[KernelSet] = []
 
   def __init__(self, name: str, sources: Sequence[pathlib.Path], exercise: Callable[[], None],
-               anchor: Callable, requires: Sequence[KernelSet] = ()):
+               anchor: Callable, requires: Sequence[KernelSet] = (),
+               owns: Sequence[pathlib.Path] | None = None,
+               expected: Mapping[str, float] | None = None,
+               setup: Callable[[], None] | None = None):
     self.name, self.sources, self.exercise, self.anchor = name, tuple(sources), exercise, anchor
     self.requires = tuple(requires)
+    if owns is None:  # the sources beside the anchor's
+      py_func = getattr(anchor, "py_func", None)
+      home = None if py_func is None else pathlib.Path(py_func.__code__.co_filename).parent
+      taken = {path for required in self.requires for path in required._owned_below()}
+      owns = [path for path in self.sources
+              if pathlib.Path(path).parent == home and pathlib.Path(path).resolve() not in taken]
+    self.owns = frozenset(pathlib.Path(path).resolve() for path in owns)
+    self.expected = dict(expected or {})
+    self.setup = setup
     self._ready = False
     KernelSet.declared.append(self)
 
+  def _owned_below(self) -> set[pathlib.Path]:
+    """The files this set and the sets it requires own."""
+    return set(self.owns).union(*(required._owned_below() for required in self.requires))
+
+  @classmethod
+  def owning(cls, filename: str) -> KernelSet | None:
+    """The set whose kernels are those defined in `filename` (the last declared, if several)."""
+    path = pathlib.Path(filename).resolve()
+    for kernel_set in reversed(cls.declared):
+      if path in kernel_set.owns:
+        return kernel_set
+    return None
+
+  def expectation(self, name: str) -> str:
+    seconds = self.expected.get(name)
+    if seconds is None:
+      return "usually under a minute"
+    return f"about {max(1, round(seconds))} s of CPU"
+
   def ensure(self) -> None:
-    """Compiles (or loads from numba's cache) every kernel of the set, once per process."""
+    """Readies the set once per process: clears the cache of its sources if they changed since
+    it was last readied in this environment (the marker), then runs its `setup`. Its kernels are
+    compiled, or loaded from numba's cache, as they are first called."""
     if self._ready:
       return
     for required in self.requires:
       required.ensure()
     marker = self._marker()
-    if marker.exists():
-      self._run_exercise()
-    else:
-      with compiling_alone(COMPILE_LOCK.with_suffix(f".{self._slug()}.lock")):
-        if marker.exists():  # another process compiled the set while this one waited
-          self._run_exercise()
-        else:
-          self._compile(marker)
+    if not marker.exists():
+      with compiling_alone(self._lock()):
+        if not marker.exists():  # else another process readied the set while this one waited
+          self._clear_cache(marker.parent)
+          marker.touch()
+    if self.setup is not None:
+      with self.compiling():
+        self.setup()
     self._ready = True
 
-  def _compile(self, marker: pathlib.Path) -> None:
-    self._clear_cache(marker.parent)
-    print(f"sushigo-spiel: compiling the {self.name} (first use, once per environment)...",
-          end="", file=sys.stderr, flush=True)
-    start = time.perf_counter()
-    self._run_exercise()
-    print(f" done in {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
-    marker.touch()
+  @contextlib.contextmanager
+  def first_call(self) -> Iterator[None]:
+    """Readies the set (`ensure`), then holds its lock while numba loads or compiles what a first
+    call from Python needs, saying so when it compiles; a compile failure is said to be numba's,
+    with what to install."""
+    self.ensure()
+    with self.compiling():
+      yield
 
-  def _run_exercise(self) -> None:
+  @contextlib.contextmanager
+  def compiling(self) -> Iterator[None]:
+    """Holds the set's lock while numba loads or compiles kernels of it, saying so when it
+    compiles; a compile failure is said to be numba's, with what to install."""
+    state = _NOTICES.local
+    outer = getattr(state, "calling", None)
+    state.calling = (self,) if outer is None else outer
     try:
-      self.exercise()
-    except Exception as error:
+      with compiling_alone(self._lock()):
+        yield
+    except numba.core.errors.NumbaError as error:
       raise RuntimeError(
-          f"compiling the {self.name} with numba {NUMBA_VERSION} failed ({error}); the compiled"
-          " core needs a working numba 0.60 or later: `pip install --upgrade numba`") from error
+          f"compiling the {self.name} with numba {NUMBA_VERSION} failed ({error}); the"
+          " compiled core needs a working numba 0.60 or later: `pip install --upgrade numba`"
+      ) from error
+    finally:
+      state.calling = outer
+
+  def compile_all(self) -> None:
+    """Readies the set and compiles (or loads) every kernel of it, by its `exercise`."""
+    self.ensure()
+    with self.compiling():
+      self.exercise()
+
+  def _lock(self) -> pathlib.Path:
+    return COMPILE_LOCK.with_suffix(f".{self._slug()}.lock")
 
   def _marker(self) -> pathlib.Path:
     stamps = [f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in self.sources]

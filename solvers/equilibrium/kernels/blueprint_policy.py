@@ -43,7 +43,7 @@ VALUATION_AT = PARAMETERS_SIZE  # where the valuation's length is, the valuation
 def parameters(heuristic_params: np.ndarray, valuation: np.ndarray,
                table: np.ndarray) -> np.ndarray:
   """The parameter array of the blueprint with table `table` and valuation `valuation` (its
-  abstraction's, `mccfr.iterate`'s `params`), after the heuristic's parameters
+  abstraction's, `mccfr.Settings.valuation`), after the heuristic's parameters
   `heuristic_params` (`heuristic.parameters`, read by the other policies)."""
   if len(heuristic_params) != PARAMETERS_SIZE:
     raise ValueError(f"heuristic parameters of length {len(heuristic_params)}; allowed: an array"
@@ -114,5 +114,5 @@ KERNELS = KernelSet(
 
 
 def ensure_compiled() -> None:
-  """Compiles (or loads from numba's cache) the blueprint policy kernel, once per process."""
+  """Readies the blueprint policy kernel's set once per process; it compiles on its first call."""
   KERNELS.ensure()

@@ -27,36 +27,47 @@ from sushigo_spiel.compiled.sushi_go.moves import legal_actions
 from sushigo_spiel.sushi_go.rules import Rules
 
 _INT, _VALUATION = types.int64, features.VALUATION
+# The named tuples' numba types: tuples with named fields, typed field by field.
+_TABLES = types.NamedUniTuple(VALUES, 3, mccfr.Tables)
+_SETTINGS = types.NamedUniTuple(_INT, len(subgame.Settings._fields), subgame.Settings)
+_STRATEGIES = types.NamedTuple((VALUES, _VALUATION, ACTIONS), subgame.Strategies)
+_SOLVE = types.NamedTuple(
+    (_SETTINGS, _STRATEGIES, types.NamedUniTuple(VALUES, 2, subgame.Tables),
+     types.NamedTuple((ACTIONS, types.float64[:, :, ::1], ACTIONS), subgame.Memo), STREAM),
+    subgame.Solve)
+_WORLDS = types.NamedTuple((types.int32[:, ::1], VALUES, types.int64[:, ::1]), subgame.Worlds)
 _ENTRIES = {
-    mccfr._iterate: types.void(GAME, SPEC, VALUES, VALUES, VALUES, _INT, _INT, _INT, types.boolean,
-                               _INT, _VALUATION),
+    mccfr._iterate: types.void(GAME, SPEC, _TABLES, _INT, types.boolean, _INT, _INT, _INT,
+                               _VALUATION),
     mccfr._policy_weights: VALUES(SPEC, POSITION, _INT, VALUES, ACTIONS, _VALUATION),
     features._ranked_features_of: ACTIONS(SPEC, POSITION, _INT, _VALUATION, _INT),
-    subgame._iterate: types.void(GAME, SPEC, types.int32[:, ::1], VALUES, types.int64[:, ::1],
-                                 VALUES, VALUES, VALUES, _VALUATION, ACTIONS, ACTIONS,
-                                 types.float64[:, :, ::1], ACTIONS, ACTIONS, _INT, _INT, STREAM),
-    subgame._leaf_entry: types.void(GAME, SPEC, POSITION, _INT, ACTIONS, VALUES, _VALUATION,
-                                    ACTIONS, STREAM, types.float64[:, ::1]),
+    subgame._iterate: types.void(GAME, SPEC, _WORLDS, _SOLVE, _INT, _INT),
+    subgame._leaf_entry: types.void(GAME, SPEC, POSITION, _INT, _SETTINGS, _STRATEGIES, STREAM,
+                                    types.float64[:, ::1]),
     subgame._blueprint_entry: types.void(SPEC, POSITION, _INT, VALUES, _VALUATION, ACTIONS, _INT,
                                          VALUES),
 }
 
 
-def _exercise() -> None:
-  """Compiles the entry kernels taking function pointers for their signatures and closes them,
-  then calls every entry once (with either abstraction) with the argument types used."""
+def _setup() -> None:
+  """Compiles the entry kernels taking function pointers for their signatures and closes them."""
   for kernel, signature in _ENTRIES.items():
     kernel.compile(signature)
     kernel.disable_compile()
+
+
+def _exercise() -> None:
+  """Calls every entry once (with either abstraction) with the argument types used."""
   spec = build_spec(Rules.from_params(players=2, hand_size=3, rounds=1))
   params = np.ones(heuristic.PARAMETERS_SIZE)
   pos = initial_position(spec)
   skip_chance(spec, pos, new_state(0))
   actions = np.zeros(1, dtype=np.int64)
   for valuation in (np.zeros(0), params):
-    regrets, averages, offered = np.zeros(256), np.zeros(256), np.zeros(256)
+    tables = mccfr.Tables(np.zeros(256), np.zeros(256), np.zeros(256))
     for walk in mccfr.WALKS.values():
-      mccfr.iterate(spec, regrets, averages, offered, 0, 1, walk, True, 0, valuation)
+      mccfr.iterate(spec, tables, mccfr.Settings(walk, True, valuation), 0, 1, 0)
+    averages = tables.averages
     mccfr.policy_weights(spec, pos, 0, averages, actions, valuation)
     _exercise_subgame(spec, valuation, params)
   features.ranked_features_of(spec, pos, 0, params, 0)
@@ -70,20 +81,20 @@ def _exercise_subgame(spec, valuation, params) -> None:
   skip_chance(spec, pos, rng)
   worlds = np.stack([pos, knowledge.determinize(spec, pos, 0, rng)])
   root_keys = np.array([[subgame.root_key(spec, w, p) for p in range(2)] for w in worlds])
-  settings = np.zeros(subgame.SETTINGS, dtype=np.int64)
-  settings[subgame.STOP_TURN], settings[subgame.ROLLOUTS] = 99, 1
-  settings[subgame.OPEN_WORLDS] = 1
-  tables = np.zeros(256), np.zeros(256), np.zeros(256)
-  memo_keys, memo_values = np.zeros(64, dtype=np.int64), np.zeros((64, 2, 2))
-  continuations = np.array([subgame.BLUEPRINT, sushi_go.GREEDY], dtype=np.int64)
-  subgame.iterate(spec, worlds, np.ones(len(worlds)), root_keys, *tables, valuation, continuations,
-                  params, memo_keys, memo_values, np.zeros(1, dtype=np.int64), settings, 0, 1, rng)
-  subgame.root_weights(spec, root_keys[0, 0], tables[1], np.zeros(1, dtype=np.int64))
-  subgame.leaf_values(spec, pos, 0, continuations, tables[2], valuation, params, settings, rng)
+  settings = subgame.Settings(searcher=0, root_round=0, stop_turn=99, walk=mccfr.ES, rollouts=1,
+                              prior=subgame.BLUEPRINT, rollout_salt=0, open_worlds=1)
+  blueprint = np.zeros(256)
+  strategies = subgame.strategies(blueprint, valuation, [subgame.BLUEPRINT, sushi_go.GREEDY])
+  tables = subgame.Tables(np.zeros(256), np.zeros(256))
+  solve = subgame.Solve(settings, strategies, tables, subgame.new_memo(6, 2, 2), rng)
+  subgame.iterate(spec, subgame.Worlds(worlds, np.ones(len(worlds)), root_keys), solve, params, 0,
+                  1)
+  subgame.root_weights(spec, root_keys[0, 0], tables.averages, np.zeros(1, dtype=np.int64))
+  subgame.leaf_values(spec, pos, 0, strategies, params, settings, rng)
   legal = np.zeros(spec[NUM_ACTIONS], dtype=np.int64)
   probabilities = np.zeros(spec[NUM_ACTIONS])
   count = legal_actions(spec, pos, 0, legal)
-  subgame.blueprint_strategy(spec, pos, 0, tables[2], valuation, legal, count, probabilities)
+  subgame.blueprint_strategy(spec, pos, 0, blueprint, valuation, legal, count, probabilities)
 
 
 _HERE = pathlib.Path(__file__).resolve().parent
@@ -91,7 +102,7 @@ KERNELS = KernelSet(
     "CFR kernels",
     [*POLICY_KERNELS.sources, pathlib.Path(interface.__file__).resolve()] +
     [_HERE / f"{name}.py" for name in ("features", "mccfr", "subgame")],
-    _exercise, mccfr._iterate, requires=[POLICY_KERNELS])
+    _exercise, mccfr._iterate, requires=[POLICY_KERNELS], setup=_setup)
 
 
 def ensure_compiled() -> None:

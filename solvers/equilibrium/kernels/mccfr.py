@@ -51,6 +51,9 @@ by 1 otherwise.
 
 Everything is determined by the stream state passed in (`rng`).
 
+The tables are one `Tables` and a run's settings one `Settings`, NamedTuples that numba passes as
+tuples with named fields (as `solvers.search.kernels.ismcts.Settings`).
+
 The kernels call the game's kernels through its `compiled.interface.GAME` tuple and the heuristic
 of the `cards+rank` keys through a `features.VALUATION`: function pointers, so that neither is
 compiled again into every kernel here. The entry points `iterate` and `policy_weights` build both.
@@ -58,9 +61,12 @@ compiled again into every kernel here. The entry points `iterate` and `policy_we
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from solvers.equilibrium.kernels.features import MAX_FEATURES, action_keys, valuation_of
+from solvers.equilibrium.kernels.named_tuples import cached_type
 from solvers.policy_kernels.sushi_go import game_functions
 from sushigo_spiel.compiled.interface import (INITIAL_POSITION, LEGAL_ACTIONS, PLAY, RETURNS,
                                               SKIP_CHANCE)
@@ -74,13 +80,30 @@ WALKS = {"es": ES, "probe": PROBE, "os": OUTCOME}
 EPSILON = 0.6  # the traverser's share of uniform exploration in OS (OpenSpiel's default)
 
 
+@cached_type
+class Tables(NamedTuple):
+  """The hashed tables, each of the same power-of-two size: regrets, average weights and offer
+  weights (float64, updated in place)."""
+  regrets: np.ndarray
+  averages: np.ndarray
+  offered: np.ndarray
+
+
+class Settings(NamedTuple):
+  """A run's settings: the `walk` (ES, PROBE or OUTCOME); `linear` weighting (iteration t counts
+  t times) or uniform; the `valuation` of the keys: empty for the `cards` abstraction, the
+  heuristic's parameters for `cards+rank`."""
+  walk: int
+  linear: bool
+  valuation: np.ndarray
+
+
 @njit
-def strategy(g, pos, player, regrets, mask, legal, count, slots, probabilities, valuation,
-             scratch):
+def strategy(g, pos, player, regrets, legal, count, slots, probabilities, valuation, scratch):
   """Regret matching for `player` over its `count` legal actions in `legal`: fills `slots` with
   each action's table slot and `probabilities` with its probability."""
   action_keys(g, pos, player, legal, count, valuation, slots, scratch)
-  total = 0.0
+  mask, total = len(regrets) - 1, 0.0
   for i in range(count):
     slot = slots[i] & mask
     slots[i] = slot
@@ -115,19 +138,19 @@ def table_strategy(table, keys, count, probabilities):
 
 
 @njit
-def _others(game, g, pos, traverser, regrets, averages, offered, weight, mask, rng, joint,
-            valuation, scratch):
+def _others(game, g, pos, traverser, tables, weight, rng, joint, valuation, scratch):
   """Samples every player's action but the traverser's into `joint` from its current strategy,
   adding that strategy times `weight` to its average weights and `weight` to its offer weights
   (not when `weight` is 0)."""
   size = g[NUM_ACTIONS]
   legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
   probabilities = np.empty(size)
+  regrets, averages, offered = tables
   for p in range(g[PLAYERS]):
     if p == traverser:
       continue
     count = game[LEGAL_ACTIONS](g, pos, p, legal)
-    strategy(g, pos, p, regrets, mask, legal, count, slots, probabilities, valuation, scratch)
+    strategy(g, pos, p, regrets, legal, count, slots, probabilities, valuation, scratch)
     if weight > 0.0:
       for i in range(count):
         averages[slots[i]] += weight * probabilities[i]
@@ -136,9 +159,9 @@ def _others(game, g, pos, traverser, regrets, averages, offered, weight, mask, r
 
 
 @njit
-def probe(game, g, pos, player, regrets, mask, rng, valuation, scratch):
-  """Plays `pos` to the end in place, every player on its current strategy and chance sampled;
-  returns `player`'s utility."""
+def probe(game, g, pos, player, regrets, rng, valuation, scratch):
+  """Plays `pos` to the end in place, every player on its current strategy (`regrets`) and chance
+  sampled; returns `player`'s utility."""
   n, size = g[PLAYERS], g[NUM_ACTIONS]
   legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
   probabilities, joint, out = np.empty(size), np.empty(n, dtype=np.int64), np.empty(n)
@@ -148,7 +171,7 @@ def probe(game, g, pos, player, regrets, mask, rng, valuation, scratch):
       break
     for p in range(n):
       count = game[LEGAL_ACTIONS](g, pos, p, legal)
-      strategy(g, pos, p, regrets, mask, legal, count, slots, probabilities, valuation, scratch)
+      strategy(g, pos, p, regrets, legal, count, slots, probabilities, valuation, scratch)
       joint[p] = legal[sample(probabilities, count, rng)]
     game[PLAY](g, pos, joint)
   game[RETURNS](g, pos, out)
@@ -156,8 +179,7 @@ def probe(game, g, pos, player, regrets, mask, rng, valuation, scratch):
 
 
 @njit
-def walk(game, g, pos, traverser, regrets, averages, offered, weight, mask, rng, kind, valuation,
-         scratch):
+def walk(game, g, pos, traverser, tables, weight, rng, kind, valuation, scratch):
   """One walk of `kind` (ES or PROBE) from `pos` for `traverser`, updating the tables; returns
   the traverser's value of `pos` under the current strategies (sampled)."""
   game[SKIP_CHANCE](g, pos, rng)
@@ -167,13 +189,12 @@ def walk(game, g, pos, traverser, regrets, averages, offered, weight, mask, rng,
     game[RETURNS](g, pos, out)
     return out[traverser]
   joint = np.zeros(n, dtype=np.int64)
-  _others(game, g, pos, traverser, regrets, averages, offered, weight, mask, rng, joint, valuation,
-          scratch)
+  _others(game, g, pos, traverser, tables, weight, rng, joint, valuation, scratch)
   legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
   probabilities, values = np.empty(size), np.empty(size)
+  regrets = tables.regrets
   count = game[LEGAL_ACTIONS](g, pos, traverser, legal)
-  strategy(g, pos, traverser, regrets, mask, legal, count, slots, probabilities, valuation,
-           scratch)
+  strategy(g, pos, traverser, regrets, legal, count, slots, probabilities, valuation, scratch)
   followed = pick_uniformly(count, rng) if kind == PROBE else -1
   value = 0.0
   for i in range(count):
@@ -181,10 +202,9 @@ def walk(game, g, pos, traverser, regrets, averages, offered, weight, mask, rng,
     joint[traverser] = legal[i]
     game[PLAY](g, child, joint)
     if kind == ES or i == followed:
-      values[i] = walk(game, g, child, traverser, regrets, averages, offered, weight, mask, rng,
-                       kind, valuation, scratch)
+      values[i] = walk(game, g, child, traverser, tables, weight, rng, kind, valuation, scratch)
     else:
-      values[i] = probe(game, g, child, traverser, regrets, mask, rng, valuation, scratch)
+      values[i] = probe(game, g, child, traverser, regrets, rng, valuation, scratch)
     value += probabilities[i] * values[i]
   for i in range(count):
     regrets[slots[i]] += weight * (values[i] - value)
@@ -192,8 +212,7 @@ def walk(game, g, pos, traverser, regrets, averages, offered, weight, mask, rng,
 
 
 @njit
-def outcome_walk(game, g, pos, traverser, regrets, averages, offered, weight, mask, rng, reach,
-                 sampled, valuation, scratch):
+def outcome_walk(game, g, pos, traverser, tables, weight, rng, reach, sampled, valuation, scratch):
   """One OS walk from `pos` (played on in place) for `traverser`, whose strategy reaches `pos`
   with probability `reach` and whose samples did with probability `sampled`, updating the
   tables; returns the traverser's sampled utility weighted by its strategy over its sampling
@@ -205,21 +224,19 @@ def outcome_walk(game, g, pos, traverser, regrets, averages, offered, weight, ma
     game[RETURNS](g, pos, out)
     return out[traverser]
   joint = np.zeros(n, dtype=np.int64)
-  _others(game, g, pos, traverser, regrets, averages, offered, 0.0, mask, rng, joint, valuation,
-          scratch)
+  _others(game, g, pos, traverser, tables, 0.0, rng, joint, valuation, scratch)
   legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
   probabilities, sampling = np.empty(size), np.empty(size)
+  regrets, averages, offered = tables
   count = game[LEGAL_ACTIONS](g, pos, traverser, legal)
-  strategy(g, pos, traverser, regrets, mask, legal, count, slots, probabilities, valuation,
-           scratch)
+  strategy(g, pos, traverser, regrets, legal, count, slots, probabilities, valuation, scratch)
   for i in range(count):
     sampling[i] = EPSILON / count + (1.0 - EPSILON) * probabilities[i]
   taken = sample(sampling, count, rng)
   joint[traverser] = legal[taken]
   game[PLAY](g, pos, joint)
-  below = outcome_walk(game, g, pos, traverser, regrets, averages, offered, weight, mask, rng,
-                       reach * probabilities[taken], sampled * sampling[taken], valuation,
-                       scratch)
+  below = outcome_walk(game, g, pos, traverser, tables, weight, rng, reach * probabilities[taken],
+                       sampled * sampling[taken], valuation, scratch)
   taken_value = below / sampling[taken]
   value = probabilities[taken] * taken_value
   for i in range(count):
@@ -229,36 +246,32 @@ def outcome_walk(game, g, pos, traverser, regrets, averages, offered, weight, ma
   return value
 
 
-def iterate(g, regrets, averages, offered, first, count, kind, linear, seed, params):
-  """Runs iterations `first + 1` .. `first + count` (a walk of `kind` per player each) on the
-  tables, with one stream seeded with `seed`; keys of the `cards` abstraction with empty `params`,
-  of `cards+rank` under the heuristic's parameters `params` otherwise."""
-  _iterate(game_functions(), g, regrets, averages, offered, first, count, kind, linear, seed,
-           valuation_of(params))
+def iterate(g, tables, settings, first, count, seed):
+  """Runs iterations `first + 1` .. `first + count` (a walk of `settings.walk` per player each) on
+  `tables` (a `Tables`) with `settings` (a `Settings`), from one stream seeded with `seed`."""
+  _iterate(game_functions(), g, Tables(*tables), int(settings.walk), bool(settings.linear), first,
+           count, seed, valuation_of(settings.valuation))
 
 
 def policy_weights(g, pos, player, averages, legal, params):
   """The weights of `player`'s `legal` actions (all of them, increasing) at `pos` in the table
-  `averages` (unnormalised), read with the keys of `iterate`'s `params`."""
+  `averages` (unnormalised), read with the keys of the valuation `params` (`Settings.valuation`)."""
   return _policy_weights(g, pos, player, averages, legal, valuation_of(params))
 
 
 @njit
-def _iterate(game, g, regrets, averages, offered, first, count, kind, linear, seed, valuation):
+def _iterate(game, g, tables, kind, linear, first, count, seed, valuation):
   rng = np.zeros(4, dtype=np.uint64)
   seed_state(rng, np.uint64(seed))
   scratch = np.zeros(MAX_FEATURES, dtype=np.int64)
-  mask = len(regrets) - 1
   for t in range(first + 1, first + count + 1):
     weight = float(t) if linear else 1.0
     for traverser in range(g[PLAYERS]):
       pos = game[INITIAL_POSITION](g)
       if kind == OUTCOME:
-        outcome_walk(game, g, pos, traverser, regrets, averages, offered, weight, mask, rng, 1.0,
-                     1.0, valuation, scratch)
+        outcome_walk(game, g, pos, traverser, tables, weight, rng, 1.0, 1.0, valuation, scratch)
       else:
-        walk(game, g, pos, traverser, regrets, averages, offered, weight, mask, rng, kind,
-             valuation, scratch)
+        walk(game, g, pos, traverser, tables, weight, rng, kind, valuation, scratch)
 
 
 @njit

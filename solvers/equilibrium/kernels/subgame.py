@@ -4,16 +4,16 @@ continuation strategies (Brown, Sandholm and Amos 2018, "Depth-limited solving f
 imperfect-information games").
 
 The subgame. Its root is a chance node over `worlds`, positions drawn by the caller, world w with
-weight `world_weights[w]`: an importance weight that multiplies what a walk from it adds to the
-tables. The other players walk only the first `settings[OPEN_WORLDS]` worlds; when there are more,
+weight `worlds.weights[w]`: an importance weight that multiplies what a walk from it adds to the
+tables. The other players walk only the first `settings.open_worlds` worlds; when there are more,
 the searcher walks those in half of its walks and the rest, its private worlds, in the other half.
 The caller's use: the searcher's true hand in the private worlds, which the others must not learn
 against, and beside them hands that the others think it may hold. As no other player walks the
 private worlds, where the searcher's average strategy is otherwise added, the searcher's walks
 there add its current strategy at the root to the root's average. Below it the players choose
 simultaneously, turn after turn, until a leaf: the end of the round, the end of the game, or the
-turn `stop_turn` of the round. Each player's value is its margin: its points minus the mean of the
-other players' (with two players, the zero-sum difference of the two scores).
+turn `settings.stop_turn` of the round. Each player's value is its margin: its points minus the
+mean of the other players' (with two players, the zero-sum difference of the two scores).
 
 Information sets are real, not per world: a player's key at the root is its player number and the
 hands it has held this round in that world (the searcher's is then the same in every world, the
@@ -24,15 +24,16 @@ the key and the action hashed, modulo the table size).
 
 Leaves. At the end of the game the values are exact. Elsewhere, with two players, the opponent of
 the searcher chooses, at an information set of its own (its key at the leaf), one of the
-`continuations` (codes: the blueprint, or a compiled policy of `solvers.policy_kernels.sushi_go`); the
-searcher then plays the first continuation and the opponent the chosen one to the end of the game.
+`strategies.continuations` (codes: the blueprint, or a compiled policy of
+`solvers.policy_kernels.sushi_go`); the searcher then plays the first continuation and the
+opponent the chosen one to the end of the game.
 With more players (general sum, where an opponent's choice is not a choice against the searcher)
 there is one continuation, which every player plays. A leaf's values for continuation j are the
-margins so far plus the means over `rollouts` playouts of what they gain after the leaf, memoised
-in an open-addressing table: at a round's end per (world, round, Puddings), since the rounds after
-it depend on the rest only through the Puddings (the deck is fixed in a world); in mid-round per
-(world, path). With one continuation there is no choice.
-With a salt (`settings[ROLLOUT_SALT]` >= 0) the playouts use common random numbers: playout r of
+margins so far plus the means over `settings.rollouts` playouts of what they gain after the leaf,
+memoised in an open-addressing table (`Memo`): at a round's end per (world, round, Puddings),
+since the rounds after it depend on the rest only through the Puddings (the deck is fixed in a
+world); in mid-round per (world, path). With one continuation there is no choice.
+With a salt (`settings.rollout_salt` >= 0) the playouts use common random numbers: playout r of
 every leaf of a world, for every continuation, draws from one stream seeded by (salt, world, r).
 Leaves that differ only in a few cards then see the same deals and (where the continuations
 agree) the same play after them, so the differences between their values, which are what the
@@ -45,6 +46,11 @@ a leaf, as `mccfr.PROBE`). Regret matching with no positive regret plays the pri
 strategy or the blueprint's (any strategy there keeps regret matching's bound). Iteration t adds
 its regrets and average weights times t (Linear CFR). Each player's objective is its own margin.
 
+What a solve works with is named, in NamedTuples that numba passes as tuples with named fields
+(as `solvers.search.kernels.ismcts.Settings`): its `Settings` (integers), the `Strategies` it reads
+(the blueprint and the continuations), its `Tables` (regrets and average weights), its `Memo` of
+leaf estimates, and its root `Worlds`; one `Solve` holds the first four and the random stream.
+
 The kernels call the game's kernels, the continuations' policy kernel (`compiled.interface.GAME`)
 and the heuristic of the blueprint's `cards+rank` keys (`features.VALUATION`) through function
 pointers, which the entry points build from parameter arrays: none of them is compiled again into
@@ -53,9 +59,12 @@ every kernel here.
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from solvers.equilibrium.kernels.features import MAX_FEATURES, action_keys, valuation_of
+from solvers.equilibrium.kernels.named_tuples import cached_type
 from solvers.equilibrium.kernels.mccfr import ES, PROBE, sample, table_strategy
 from solvers.policy_kernels.sushi_go import game_functions
 from sushigo_spiel.compiled import hashing
@@ -72,13 +81,81 @@ from sushigo_spiel.compiled.sushi_go.scoring import scores
 
 BLUEPRINT = -1  # the continuation (and prior) code of the blueprint's policy
 UNIFORM = -2  # the prior code of the uniform strategy
-# `settings`: the searcher, its round, the turn where leaves begin, the walk, rollouts per leaf
-# estimate, the prior, the salt of the leaves' common random numbers (< 0: none), and how many of
-# the first root worlds every player walks (the rest are the searcher's private worlds).
-SEARCHER, ROOT_ROUND, STOP_TURN, WALK, ROLLOUTS, PRIOR, ROLLOUT_SALT, OPEN_WORLDS = range(8)
-SETTINGS = 8
 _LEAF_MARK = 0x1EAF  # folded into a key: the opponent's choice of continuation
 _ROUND_END_MARK = 0xE0D
+
+
+@cached_type
+class Settings(NamedTuple):
+  """A solve's settings (integers): the `searcher`, its round (`root_round`), the turn where
+  leaves begin (`stop_turn`), the `walk` (`mccfr.ES` or `mccfr.PROBE`), `rollouts` per leaf
+  estimate, the `prior` (BLUEPRINT or UNIFORM), the salt of the leaves' common random numbers
+  (`rollout_salt`, < 0: none), and how many of the first root worlds every player walks
+  (`open_worlds`; the rest are the searcher's private worlds)."""
+  searcher: int
+  root_round: int
+  stop_turn: int
+  walk: int
+  rollouts: int
+  prior: int
+  rollout_salt: int
+  open_worlds: int
+
+  def typed(self) -> Settings:
+    """The same settings as Python integers, the one type the kernels are compiled for."""
+    return Settings(*(int(value) for value in self))
+
+
+@cached_type
+class Strategies(NamedTuple):
+  """The strategies a solve reads: the blueprint's table (`blueprint`, its average weights) and
+  the keys of its abstraction (`valuation`, a `features.VALUATION`), and the leaves'
+  `continuations` (codes, the searcher's first). Built by `strategies`."""
+  blueprint: np.ndarray
+  valuation: np.ndarray
+  continuations: np.ndarray
+
+
+@cached_type
+class Tables(NamedTuple):
+  """A solve's hashed tables, of one power-of-two size: regrets and average weights."""
+  regrets: np.ndarray
+  averages: np.ndarray
+
+
+@cached_type
+class Memo(NamedTuple):
+  """The leaf estimates memoised in a solve: open-addressing `keys` (0: empty; a power of two of
+  them), their `values` [slot, continuation, player], and how many are `used` (one count)."""
+  keys: np.ndarray
+  values: np.ndarray
+  used: np.ndarray
+
+
+@cached_type
+class Worlds(NamedTuple):
+  """The subgame's root: the worlds' `positions` (rows), their `weights`, and each player's key at
+  each (`keys[w, p]`, `root_key`)."""
+  positions: np.ndarray
+  weights: np.ndarray
+  keys: np.ndarray
+
+
+@cached_type
+class Solve(NamedTuple):
+  """Everything a solve's walks read and write but the worlds: its settings, the strategies it
+  reads, its tables and memo, and its random stream (`rng`, consumed in place)."""
+  settings: Settings
+  strategies: Strategies
+  tables: Tables
+  memo: Memo
+  rng: np.ndarray
+
+
+def new_memo(bits: int, continuations: int, players: int) -> Memo:
+  """An empty memo of 2**bits slots for `continuations` continuations and `players` players."""
+  return Memo(np.zeros(1 << bits, dtype=np.int64), np.zeros((1 << bits, continuations, players)),
+              np.zeros(1, dtype=np.int64))
 
 
 @njit(inline="always")
@@ -108,8 +185,8 @@ def _step_key(g, key, joint, after, player):
 
 @njit(inline="always")
 def _is_leaf(g, pos, settings):
-  return pos[ACTOR] != ACTOR_SIMULTANEOUS or pos[ROUND] != settings[ROOT_ROUND] or \
-      pos[TURN] >= settings[STOP_TURN]
+  return pos[ACTOR] != ACTOR_SIMULTANEOUS or pos[ROUND] != settings.root_round or \
+      pos[TURN] >= settings.stop_turn
 
 
 @njit(inline="always")
@@ -138,17 +215,17 @@ def _history_step(history, joint, n):
 @njit
 def _blueprint_strategy(g, pos, player, blueprint, valuation, legal, count, probabilities, scratch):
   """The blueprint's probabilities (its weights normalised; uniform where it has none), read with
-  the keys of its abstraction (`mccfr.iterate`'s `valuation`)."""
+  the keys of its abstraction (`valuation`, a `features.VALUATION`)."""
   keys = np.empty(count, dtype=np.int64)
   action_keys(g, pos, player, legal, count, valuation, keys, scratch)
   table_strategy(blueprint, keys, count, probabilities)
 
 
 @njit
-def _strategy(g, pos, player, key, regrets, blueprint, valuation, prior, legal, count, slots,
-              probabilities, scratch):
+def _strategy(g, pos, player, key, solve, prior, legal, count, slots, probabilities, scratch):
   """Regret matching at `player`'s information set `key` over its legal actions (slots written
-  to `slots`), the prior where no regret is positive."""
+  to `slots`) on the solve's regrets, the prior where no regret is positive."""
+  regrets, strategies = solve.tables.regrets, solve.strategies
   mask = len(regrets) - 1
   total = 0.0
   for i in range(count):
@@ -161,24 +238,26 @@ def _strategy(g, pos, player, key, regrets, blueprint, valuation, prior, legal, 
     for i in range(count):
       probabilities[i] /= total
   elif prior == BLUEPRINT:
-    _blueprint_strategy(g, pos, player, blueprint, valuation, legal, count, probabilities, scratch)
+    _blueprint_strategy(g, pos, player, strategies.blueprint, strategies.valuation, legal, count,
+                        probabilities, scratch)
   else:
     for i in range(count):
       probabilities[i] = 1.0 / count
 
 
 @njit
-def _continuation_action(game, g, pos, player, code, blueprint, valuation, rng, legal,
-                         probabilities, scratch):
+def _continuation_action(game, g, pos, player, code, strategies, rng, legal, probabilities,
+                         scratch):
   if code == BLUEPRINT:
     count = game[LEGAL_ACTIONS](g, pos, player, legal)
-    _blueprint_strategy(g, pos, player, blueprint, valuation, legal, count, probabilities, scratch)
+    _blueprint_strategy(g, pos, player, strategies.blueprint, strategies.valuation, legal, count,
+                        probabilities, scratch)
     return legal[sample(probabilities, count, rng)]
   return game[POLICY](g, pos, player, rng, legal, code, game[POLICY_PARAMETERS])
 
 
 @njit
-def _playout_margins(game, g, pos, searcher, own, other, blueprint, valuation, rng, scratch, out):
+def _playout_margins(game, g, pos, searcher, own, other, strategies, rng, scratch, out):
   """Every player's final margin (in `out`) after playing `pos` (in place) to the end, the
   searcher on continuation `own`, the others on `other`, chance sampled."""
   legal = np.empty(g[NUM_ACTIONS], dtype=np.int64)
@@ -189,11 +268,11 @@ def _playout_margins(game, g, pos, searcher, own, other, blueprint, valuation, r
     if pos[ACTOR] == ACTOR_TERMINAL:
       _margins(g, pos, out)
       return
-    joint[searcher] = _continuation_action(game, g, pos, searcher, own, blueprint, valuation,
-                                           rng, legal, probabilities, scratch)
+    joint[searcher] = _continuation_action(game, g, pos, searcher, own, strategies, rng, legal,
+                                           probabilities, scratch)
     for p in range(g[PLAYERS]):
       if p != searcher:
-        joint[p] = _continuation_action(game, g, pos, p, other, blueprint, valuation, rng, legal,
+        joint[p] = _continuation_action(game, g, pos, p, other, strategies, rng, legal,
                                         probabilities, scratch)
     game[PLAY](g, pos, joint)
 
@@ -214,18 +293,19 @@ def _memo_slot(memo_keys, memo_used, key):
 
 
 @njit
-def _leaf_values(game, g, pos, world, history, continuations, blueprint, valuation, memo_keys,
-                 memo_values, memo_used, settings, rng, scratch, out):
+def _leaf_values(game, g, pos, world, history, solve, scratch, out):
   """Every player's value of the leaf `pos` for each continuation j of the searcher's opponents,
   in `out[j, player]`."""
-  searcher, n = settings[SEARCHER], g[PLAYERS]
+  settings, strategies, memo = solve.settings, solve.strategies, solve.memo
+  continuations = strategies.continuations
+  searcher, n = settings.searcher, g[PLAYERS]
   now = np.empty(n)
   _margins(g, pos, now)
   if pos[ACTOR] == ACTOR_TERMINAL:
     for j in range(len(continuations)):
       out[j, :] = now
     return
-  if pos[ROUND] != settings[ROOT_ROUND]:  # a round's end: the rest depends on the Puddings
+  if pos[ROUND] != settings.root_round:  # a round's end: the rest depends on the Puddings
     state = hashing.fold(hashing.fold(hashing.start(), _ROUND_END_MARK), world)
     state = hashing.fold(state, pos[ROUND])
     for p in range(n):
@@ -234,14 +314,14 @@ def _leaf_values(game, g, pos, world, history, continuations, blueprint, valuati
   else:
     key = _mix(_mix(history, world), _LEAF_MARK)
   key = key if key != 0 else 1
-  slot = _memo_slot(memo_keys, memo_used, key)
-  if slot >= 0 and memo_keys[slot] == key:
+  slot = _memo_slot(memo.keys, memo.used, key)
+  if slot >= 0 and memo.keys[slot] == key:
     for j in range(len(continuations)):
       for p in range(n):
-        out[j, p] = now[p] + memo_values[slot, j, p]
+        out[j, p] = now[p] + memo.values[slot, j, p]
     return
-  rollouts, salt = settings[ROLLOUTS], settings[ROLLOUT_SALT]
-  stream = rng if salt < 0 else np.empty(4, dtype=np.uint64)
+  rollouts, salt = settings.rollouts, settings.rollout_salt
+  stream = solve.rng if salt < 0 else np.empty(4, dtype=np.uint64)
   final = np.empty(n)
   for j in range(len(continuations)):
     out[j, :] = 0.0
@@ -249,31 +329,29 @@ def _leaf_values(game, g, pos, world, history, continuations, blueprint, valuati
       if salt >= 0:
         seed_state(stream, np.uint64(_mix(_mix(salt, world), r)))
       _playout_margins(game, g, pos.copy(), searcher, continuations[0], continuations[j],
-                       blueprint, valuation, stream, scratch, final)
+                       strategies, stream, scratch, final)
       for p in range(n):
         out[j, p] += final[p] - now[p]
     for p in range(n):
       out[j, p] /= rollouts
       if slot >= 0:
-        memo_values[slot, j, p] = out[j, p]
+        memo.values[slot, j, p] = out[j, p]
       out[j, p] += now[p]
   if slot >= 0:
-    memo_keys[slot] = key
-    memo_used[0] += 1
+    memo.keys[slot] = key
+    memo.used[0] += 1
 
 
 @njit
-def _leaf(game, g, pos, world, keys, history, traverser, update, weight, regrets, averages,
-          blueprint, valuation, continuations, memo_keys, memo_values, memo_used, settings, rng,
-          scratch):
+def _leaf(game, g, pos, world, keys, history, traverser, update, weight, solve, scratch):
   """The traverser's value of the leaf `pos`. With several continuations (two players only) the
   opponent of the searcher chooses one at its information set: regrets updated when it traverses
   and `update` is set, its choice sampled (and averaged when `update`) otherwise."""
-  searcher = settings[SEARCHER]
-  count = len(continuations)
+  searcher = solve.settings.searcher
+  regrets, averages = solve.tables
+  count = len(solve.strategies.continuations)
   both = np.empty((count, g[PLAYERS]))
-  _leaf_values(game, g, pos, world, history, continuations, blueprint, valuation, memo_keys,
-               memo_values, memo_used, settings, rng, scratch, both)
+  _leaf_values(game, g, pos, world, history, solve, scratch, both)
   if count == 1 or pos[ACTOR] == ACTOR_TERMINAL:
     return both[0, traverser]
   sign = 1.0 if traverser == searcher else -1.0
@@ -282,8 +360,7 @@ def _leaf(game, g, pos, world, keys, history, traverser, update, weight, regrets
   key = _mix(keys[chooser], _LEAF_MARK)
   choices = np.arange(count)
   slots, probabilities = np.empty(count, dtype=np.int64), np.empty(count)
-  _strategy(g, pos, chooser, key, regrets, blueprint, valuation, UNIFORM, choices, count, slots,
-            probabilities, scratch)
+  _strategy(g, pos, chooser, key, solve, UNIFORM, choices, count, slots, probabilities, scratch)
   if traverser == chooser and update:
     value = 0.0
     for j in range(count):
@@ -294,44 +371,41 @@ def _leaf(game, g, pos, world, keys, history, traverser, update, weight, regrets
   if update:
     for j in range(count):
       averages[slots[j]] += weight * probabilities[j]
-  return sign * values[sample(probabilities, count, rng)]
+  return sign * values[sample(probabilities, count, solve.rng)]
 
 
 @njit
-def _probe(game, g, pos, world, keys, history, traverser, regrets, blueprint, valuation,
-           continuations, memo_keys, memo_values, memo_used, settings, rng, scratch):
+def _probe(game, g, pos, world, keys, history, traverser, solve, scratch):
   """Plays `pos` (in place) to a leaf on the current strategies; the traverser's value there."""
   size = g[NUM_ACTIONS]
   legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
   n = g[PLAYERS]
   probabilities, joint = np.empty(size), np.empty(n, dtype=np.int64)
   keys = keys.copy()
-  prior = settings[PRIOR]
+  settings, rng = solve.settings, solve.rng
+  prior = settings.prior
   while not _is_leaf(g, pos, settings):
     for p in range(n):
       count = game[LEGAL_ACTIONS](g, pos, p, legal)
-      _strategy(g, pos, p, keys[p], regrets, blueprint, valuation, prior, legal, count, slots,
-                probabilities, scratch)
+      _strategy(g, pos, p, keys[p], solve, prior, legal, count, slots, probabilities, scratch)
       joint[p] = legal[sample(probabilities, count, rng)]
     game[PLAY](g, pos, joint)
     history = _history_step(history, joint, n)
     for p in range(n):
       keys[p] = _step_key(g, keys[p], joint, pos, p)
-  return _leaf(game, g, pos, world, keys, history, traverser, False, 0.0, regrets, regrets,
-               blueprint, valuation, continuations, memo_keys, memo_values, memo_used, settings,
-               rng, scratch)
+  return _leaf(game, g, pos, world, keys, history, traverser, False, 0.0, solve, scratch)
 
 
 @njit
-def _walk(game, g, pos, world, keys, history, traverser, weight, regrets, averages, blueprint,
-          valuation, continuations, memo_keys, memo_values, memo_used, settings, rng, scratch):
-  """One walk (ES or PROBE, `settings[WALK]`) from `pos` for `traverser`, updating the tables;
+def _walk(game, g, pos, world, keys, history, traverser, weight, solve, scratch):
+  """One walk (ES or PROBE, `settings.walk`) from `pos` for `traverser`, updating the tables;
   returns the traverser's value of `pos` under the current strategies (sampled)."""
+  settings = solve.settings
   if _is_leaf(g, pos, settings):
-    return _leaf(game, g, pos, world, keys, history, traverser, True, weight, regrets, averages,
-                 blueprint, valuation, continuations, memo_keys, memo_values, memo_used,
-                 settings, rng, scratch)
-  size, prior, n = g[NUM_ACTIONS], settings[PRIOR], g[PLAYERS]
+    return _leaf(game, g, pos, world, keys, history, traverser, True, weight, solve, scratch)
+  size, prior, n = g[NUM_ACTIONS], settings.prior, g[PLAYERS]
+  regrets, averages = solve.tables
+  rng = solve.rng
   legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
   probabilities, values = np.empty(size), np.empty(size)
   joint = np.empty(n, dtype=np.int64)
@@ -339,15 +413,15 @@ def _walk(game, g, pos, world, keys, history, traverser, weight, regrets, averag
     if other == traverser:
       continue
     count = game[LEGAL_ACTIONS](g, pos, other, legal)
-    _strategy(g, pos, other, keys[other], regrets, blueprint, valuation, prior, legal, count,
-              slots, probabilities, scratch)
+    _strategy(g, pos, other, keys[other], solve, prior, legal, count, slots, probabilities,
+              scratch)
     for i in range(count):
       averages[slots[i]] += weight * probabilities[i]
     joint[other] = legal[sample(probabilities, count, rng)]
   count = game[LEGAL_ACTIONS](g, pos, traverser, legal)
-  _strategy(g, pos, traverser, keys[traverser], regrets, blueprint, valuation, prior, legal, count,
-            slots, probabilities, scratch)
-  followed = pick_uniformly(count, rng) if settings[WALK] == PROBE else -1
+  _strategy(g, pos, traverser, keys[traverser], solve, prior, legal, count, slots, probabilities,
+            scratch)
+  followed = pick_uniformly(count, rng) if settings.walk == PROBE else -1
   child_keys = np.empty(n, dtype=np.int64)
   value = 0.0
   for i in range(count):
@@ -357,32 +431,33 @@ def _walk(game, g, pos, world, keys, history, traverser, weight, regrets, averag
     child_history = _history_step(history, joint, n)
     for p in range(n):
       child_keys[p] = _step_key(g, keys[p], joint, child, p)
-    if settings[WALK] == ES or i == followed:
+    if settings.walk == ES or i == followed:
       values[i] = _walk(game, g, child, world, child_keys, child_history, traverser, weight,
-                        regrets, averages, blueprint, valuation, continuations, memo_keys,
-                        memo_values, memo_used, settings, rng, scratch)
+                        solve, scratch)
     else:
-      values[i] = _probe(game, g, child, world, child_keys, child_history, traverser, regrets,
-                         blueprint, valuation, continuations, memo_keys, memo_values,
-                         memo_used, settings, rng, scratch)
+      values[i] = _probe(game, g, child, world, child_keys, child_history, traverser, solve,
+                         scratch)
     value += probabilities[i] * values[i]
   for i in range(count):
     regrets[slots[i]] += weight * (values[i] - value)
   return value
 
 
-def iterate(g, worlds, world_weights, root_keys, regrets, averages, blueprint, blueprint_params,
-            continuations, params, memo_keys, memo_values, memo_used, settings, first, count, rng):
-  """Iterations `first + 1` .. `first + count` of the subgame's MCCFR: for each player as the
-  traverser, a world drawn uniformly from the first `settings[OPEN_WORLDS]` of `worlds` (rows:
-  positions), or for the searcher from the others (its private worlds) in half of its walks when
-  there are any, and one walk from it, weighted by t times the world's weight (`world_weights`).
-  `root_keys[w, p]` is player p's key at world w's root; `blueprint` and `blueprint_params` are
-  the blueprint's table and the heuristic's parameters of its abstraction (`mccfr.iterate`);
-  `params` are those of the continuations' policies."""
-  _iterate(game_functions(params), g, worlds, world_weights, root_keys, regrets, averages,
-           blueprint, valuation_of(blueprint_params), continuations, memo_keys, memo_values,
-           memo_used, settings, first, count, rng)
+def strategies(blueprint, blueprint_params, continuations) -> Strategies:
+  """The `Strategies` of a blueprint with table `blueprint` and the heuristic's parameters of its
+  abstraction `blueprint_params` (`mccfr.Settings.valuation`), and of the leaves'
+  `continuations` (codes)."""
+  return Strategies(blueprint, valuation_of(blueprint_params),
+                    np.asarray(continuations, dtype=np.int64))
+
+
+def iterate(g, worlds, solve, params, first, count):
+  """Iterations `first + 1` .. `first + count` of the subgame's MCCFR on `solve` (a `Solve`):
+  for each player as the traverser, a world drawn uniformly from the first
+  `solve.settings.open_worlds` of `worlds` (a `Worlds`), or for the searcher from the others (its
+  private worlds) in half of its walks when there are any, and one walk from it, weighted by t
+  times the world's weight. `params` are the continuations' policies' parameters."""
+  _iterate(game_functions(params), g, worlds, _typed(solve), first, count)
 
 
 def blueprint_strategy(g, pos, player, blueprint, blueprint_params, legal, count, probabilities):
@@ -392,23 +467,28 @@ def blueprint_strategy(g, pos, player, blueprint, blueprint_params, legal, count
                    probabilities)
 
 
-def leaf_values(g, pos, world, continuations, blueprint, blueprint_params, params, settings, rng):
+def leaf_values(g, pos, world, strategies, params, settings, rng):
   """Every player's value (`out[j, player]`) of the leaf `pos` of world number `world` for each
-  continuation j of the searcher's (`settings[SEARCHER]`) opponents, estimated afresh (for tests
-  and inspection)."""
-  out = np.empty((len(continuations), g[PLAYERS]))
-  _leaf_entry(game_functions(params), g, pos, world, continuations, blueprint,
-              valuation_of(blueprint_params), settings, rng, out)
+  continuation j (of `strategies`, a `Strategies`) of the searcher's (`settings.searcher`)
+  opponents, estimated afresh with `settings` (a `Settings`) and the stream `rng`."""
+  out = np.empty((len(strategies.continuations), g[PLAYERS]))
+  _leaf_entry(game_functions(params), g, pos, world, settings.typed(), strategies, rng, out)
   return out
 
 
+def _typed(solve: Solve) -> Solve:
+  """`solve` with its settings as the kernels are compiled for them (`Settings.typed`)."""
+  return solve._replace(settings=solve.settings.typed())
+
+
 @njit
-def _leaf_entry(game, g, pos, world, continuations, blueprint, valuation, settings, rng, out):
-  memo_keys = np.zeros(2, dtype=np.int64)
-  memo_used = np.ones(1, dtype=np.int64)  # half full: nothing memoised
-  _leaf_values(game, g, pos, world, np.int64(0), continuations, blueprint, valuation, memo_keys,
-               np.zeros((2, len(continuations), g[PLAYERS])), memo_used, settings, rng,
-               np.zeros(MAX_FEATURES, dtype=np.int64), out)
+def _leaf_entry(game, g, pos, world, settings, strategies, rng, out):
+  n, continuations = g[PLAYERS], len(strategies.continuations)
+  memo = Memo(np.zeros(2, dtype=np.int64), np.zeros((2, continuations, n)),
+              np.ones(1, dtype=np.int64))  # half full: nothing memoised
+  solve = Solve(settings, strategies, Tables(np.zeros(0), np.zeros(0)), memo, rng)
+  _leaf_values(game, g, pos, world, np.int64(0), solve, np.zeros(MAX_FEATURES, dtype=np.int64),
+               out)
 
 
 @njit
@@ -418,31 +498,31 @@ def _blueprint_entry(g, pos, player, blueprint, valuation, legal, count, probabi
 
 
 @njit
-def _iterate(game, g, worlds, world_weights, root_keys, regrets, averages, blueprint, valuation,
-             continuations, memo_keys, memo_values, memo_used, settings, first, count, rng):
+def _iterate(game, g, worlds, solve, first, count):
   scratch = np.zeros(MAX_FEATURES, dtype=np.int64)
-  searcher, shared = settings[SEARCHER], settings[OPEN_WORLDS]
+  settings, rng = solve.settings, solve.rng
+  searcher, shared = settings.searcher, settings.open_worlds
+  positions, root_keys = worlds.positions, worlds.keys
   size = g[NUM_ACTIONS]
   legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
   probabilities = np.empty(size)
   for t in range(first + 1, first + count + 1):
     for traverser in range(g[PLAYERS]):
-      private = traverser == searcher and shared < len(worlds) and pick_uniformly(2, rng) == 0
+      private = traverser == searcher and shared < len(positions) and pick_uniformly(2, rng) == 0
       if private:
-        world = shared + pick_uniformly(len(worlds) - shared, rng)
+        world = shared + pick_uniformly(len(positions) - shared, rng)
       else:
         world = pick_uniformly(shared, rng)
-      weight = float(t) * world_weights[world]
-      pos = worlds[world].copy()
+      weight = float(t) * worlds.weights[world]
+      pos = positions[world].copy()
       if private:  # no other player walks these worlds: the searcher's root average is kept here
         actions = game[LEGAL_ACTIONS](g, pos, searcher, legal)
-        _strategy(g, pos, searcher, root_keys[world, searcher], regrets, blueprint, valuation,
-                  settings[PRIOR], legal, actions, slots, probabilities, scratch)
+        _strategy(g, pos, searcher, root_keys[world, searcher], solve, settings.prior, legal,
+                  actions, slots, probabilities, scratch)
         for i in range(actions):
-          averages[slots[i]] += weight * probabilities[i]
+          solve.tables.averages[slots[i]] += weight * probabilities[i]
       _walk(game, g, pos, world, root_keys[world].copy(), np.int64(world), traverser, weight,
-            regrets, averages, blueprint, valuation, continuations, memo_keys, memo_values,
-            memo_used, settings, rng, scratch)
+            solve, scratch)
 
 
 @njit

@@ -43,13 +43,17 @@ def _compile() -> None:
     kernel.disable_compile()
 
 
+def _compiled_by_setup() -> None:
+  """Nothing: `_compile`, the set's setup, compiles every kernel of the set."""
+
+
 _HERE = pathlib.Path(__file__).resolve().parent
 _COMPILED = pathlib.Path(sushigo_spiel.__file__).resolve().parent / "compiled"
 KERNELS = KernelSet(
     "search kernels",
     [_COMPILED / f"{name}.py" for name in ("hashing", "interface", "jit", "rng", "sampling")] +
     [_HERE / f"{name}.py" for name in ("bandits", "game", "ismcts", "playing", "smmcts", "tree")],
-    _compile, ismcts.run)
+    _compiled_by_setup, ismcts.run, setup=_compile)
 
 
 def ensure_compiled() -> None:

@@ -70,8 +70,7 @@ KERNEL_SET = KernelSet(
 
 
 def ensure_compiled() -> None:
-  """Compiles (or loads from numba's cache) every kernel of the Sushi Draft core, once per
-  process."""
+  """Readies the Sushi Draft core's set once per process; each kernel compiles on its first call."""
   KERNEL_SET.ensure()
 
 

@@ -6,8 +6,8 @@ The class adds random playouts to the shared checked methods; the kernels themse
 position, which other compiled code calls directly. The baselines' policies over this core (greedy,
 the heuristic) are solver kernels (`solvers.policy_kernels`).
 
-The kernels are compiled on the first use in an environment (numba caches them on disk): that
-first use says so on stderr, with the time it took; later loads are silent.
+Each kernel is compiled on its first call in an environment (numba caches it on disk): that
+first call says so on stderr, with the time it took; later loads are silent.
 """
 
 from __future__ import annotations
@@ -60,17 +60,21 @@ def _exercise_kernels() -> None:
 
 
 _HERE = pathlib.Path(__file__).resolve().parent
-KERNELS = KernelSet(
-    "Sushi Go core",
+_SOURCES = (
     [_HERE.parent / f"{name}.py" for name in ("hand_ranking", "hashing", "jit", "rng", "sampling",
                                               "utilities")] +
     [_HERE / f"{name}.py" for name in ("chance", "knowledge", "layout", "moves", "policies",
-                                        "scoring", "views")],
-    _exercise_kernels, policies.playout_many)
+                                        "scoring", "views")])
+# The kernels both games share (rng, sampling, ...) are compiled under this set's name and lock.
+# Cold compile, CPU seconds, each entry alone (the notice's estimate; `sushigo bench --cold`).
+_EXPECTED = {"initial_position": 2, "skip_chance": 2, "scores": 1, "returns": 2, "play": 4,
+             "legal_actions": 1, "determinize": 13, "playout": 11, "playout_many": 13}
+KERNELS = KernelSet("Sushi Go core", _SOURCES, _exercise_kernels, policies.playout_many,
+                    owns=_SOURCES, expected=_EXPECTED)
 
 
 def ensure_compiled() -> None:
-  """Compiles (or loads from numba's cache) every kernel of the Sushi Go core, once per process."""
+  """Readies the Sushi Go core's set once per process; each kernel compiles on its first call."""
   KERNELS.ensure()
 
 
