@@ -12,22 +12,9 @@ from experiments import run_folder
 from experiments import tournament
 from experiments.cli import main
 from experiments.run_folder import RunError
+from support import tournament_config
 
-CONFIG = """
-[experiment]
-name = "tiny"
-seed = 5
-games = ["python_sushi_go(players=2,rounds=1)"]
-num_games = 2
-
-[[players]]
-name = "random"
-bot = "random"
-
-[[players]]
-name = "greedy"
-bot = "greedy"
-"""
+CONFIG = tournament_config("tiny", 5, "python_sushi_go(players=2,rounds=1)", 2)
 
 
 @pytest.fixture

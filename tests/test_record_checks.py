@@ -10,22 +10,9 @@ import pytest
 
 from experiments import run_folder
 from experiments.cli import main
+from support import tournament_config
 
-CONFIG = """
-[experiment]
-name = "tiny"
-seed = 5
-games = ["python_sushi_go(players=2,rounds=1)"]
-num_games = 2
-
-[[players]]
-name = "random"
-bot = "random"
-
-[[players]]
-name = "greedy"
-bot = "greedy"
-"""
+CONFIG = tournament_config("tiny", 5, "python_sushi_go(players=2,rounds=1)", 2)
 
 
 def edit_second(record: dict, field: str, value) -> bytes:

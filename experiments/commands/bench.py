@@ -38,12 +38,7 @@ def bench(args: argparse.Namespace) -> int:
           " with an empty kernel cache (some minutes)", flush=True)
     figures = cold_bench.run()
     print(cold_bench.report(figures))
-    if args.json:
-      try:
-        game_bench.write_json(figures, args.json)
-      except OSError as e:
-        args.error(f"the figures could not be saved: {file_errors.describe(e)}")
-      print(f"Figures written to {args.json}")
+    _write_figures(args, figures)
     return 0
   players, draft_players = sorted(set(args.players)), sorted(set(args.draft_players))
   count = 1 + len(players) + len(draft_players)
@@ -72,13 +67,19 @@ def bench(args: argparse.Namespace) -> int:
     figures["equilibrium"] = _equilibrium(args)
   if args.rl:
     figures["rl"] = _rl(args)
-  if args.json:
-    try:
-      game_bench.write_json(figures, args.json)
-    except OSError as e:
-      args.error(f"the figures could not be saved: {file_errors.describe(e)}")
-    print(f"Figures written to {args.json}")
+  _write_figures(args, figures)
   return 0
+
+
+def _write_figures(args: argparse.Namespace, figures: dict) -> None:
+  """Writes `figures` to --json, if given; a one-line refusal when it cannot be written."""
+  if not args.json:
+    return
+  try:
+    game_bench.write_json(figures, args.json)
+  except OSError as e:
+    args.error(f"the figures could not be saved: {file_errors.describe(e)}")
+  print(f"Figures written to {args.json}")
 
 
 def _equilibrium(args: argparse.Namespace) -> dict:
