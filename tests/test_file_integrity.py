@@ -24,6 +24,9 @@ from sushigo_spiel.reduced_games import load_reduced
 TINY = ("python_sushi_go(players=2,rounds=1,hand_size=3,deal=hand,utility=margin,"
         "deck=tempura:2/sashimi:2/squid:1/wasabi:1)")
 SAMPLE_STEP = 41  # the default run flips every 41st bit (a prime: every bit offset in a byte)
+SHARDS = 4  # `-m slow` flips every bit, in this many interleaved shards spread over the workers
+FLIPS = [(SAMPLE_STEP, 0)] + [pytest.param(SHARDS, shard, marks=pytest.mark.slow)
+                              for shard in range(SHARDS)]
 
 
 @pytest.fixture(scope="module")
@@ -56,15 +59,16 @@ def same_blueprint(a, b) -> bool:
       np.array_equal(a.valuation, b.valuation) and str(a.game) == str(b.game)
 
 
-def flip_each_bit(path: pathlib.Path, load, same, step: int) -> collections.Counter:
-  """Loads `path` with each `step`-th bit flipped in turn: counts of refused (one ValueError
-  naming the copy), identical, and anything else (listed in the failure)."""
+def flip_each_bit(path: pathlib.Path, load, same, step: int,
+                  first: int = 0) -> collections.Counter:
+  """Loads `path` with each `step`-th bit from `first` on flipped in turn: counts of refused (one
+  ValueError naming the copy), identical, and anything else (listed in the failure)."""
   original = path.read_bytes()
   reference = load(str(path))
   copy = path.with_name("flipped.npz")
   counts, others = collections.Counter(), []
   refusal = re.compile(re.escape(str(copy)) + r" is not a valid ")
-  for bit in range(0, 8 * len(original), step):
+  for bit in range(first, 8 * len(original), step):
     data = bytearray(original)
     data[bit // 8] ^= 1 << (bit % 8)
     copy.write_bytes(bytes(data))
@@ -88,18 +92,18 @@ def flip_each_bit(path: pathlib.Path, load, same, step: int) -> collections.Coun
   return counts
 
 
-@pytest.mark.parametrize("step", [SAMPLE_STEP, pytest.param(1, marks=pytest.mark.slow)])
-def test_every_flipped_bit_of_a_policy_file_is_refused_or_harmless(small_policy, step):
+@pytest.mark.parametrize("step,first", FLIPS)
+def test_every_flipped_bit_of_a_policy_file_is_refused_or_harmless(small_policy, step, first):
   path, _ = small_policy
-  counts = flip_each_bit(path, policy_io.load_policy, same_policy, step)
+  counts = flip_each_bit(path, policy_io.load_policy, same_policy, step, first)
   print(f"policy file, {path.stat().st_size} bytes: {dict(counts)}")
   assert counts["refused"] > counts["identical"] > 0
 
 
-@pytest.mark.parametrize("step", [SAMPLE_STEP, pytest.param(1, marks=pytest.mark.slow)])
-def test_every_flipped_bit_of_a_blueprint_is_refused_or_harmless(small_blueprint, step):
+@pytest.mark.parametrize("step,first", FLIPS)
+def test_every_flipped_bit_of_a_blueprint_is_refused_or_harmless(small_blueprint, step, first):
   path, _ = small_blueprint
-  counts = flip_each_bit(path, blueprint.load_blueprint, same_blueprint, step)
+  counts = flip_each_bit(path, blueprint.load_blueprint, same_blueprint, step, first)
   print(f"blueprint file, {path.stat().st_size} bytes: {dict(counts)}")
   assert counts["refused"] > counts["identical"] > 0
 
