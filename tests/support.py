@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pathlib
 import random
 
 import numpy as np
@@ -133,6 +134,19 @@ def tournament_config(name: str, seed: int, game: str, num_games: int,
   return (f'players = [{{ name = "random", bot = "random" }}, {second_bot}]\n\n'
           f'[experiment]\nname = "{name}"\nseed = {seed}\ngames = ["{game}"]\n'
           f'num_games = {num_games}\n')
+
+
+TINY_TOURNAMENT = tournament_config("tiny", 5, "python_sushi_go(players=2,rounds=1)", 2)
+
+
+def finished_run(directory: pathlib.Path, text: str = TINY_TOURNAMENT):
+  """Writes the tournament `text` to `directory`/config.toml and runs it to `directory`/run;
+  returns both paths."""
+  from experiments.cli import main  # pylint: disable=import-outside-toplevel  (a test helper's)
+  config, run_dir = directory / "config.toml", directory / "run"
+  config.write_text(text)
+  assert main(["run", str(config), "--out", str(run_dir), "--quiet"]) == 0
+  return config, run_dir
 
 
 def save_unchecked(path, policy) -> str:

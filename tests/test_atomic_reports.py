@@ -12,18 +12,13 @@ from experiments import run_folder
 from experiments import tournament
 from experiments.cli import main
 from experiments.run_folder import RunError
-from support import tournament_config
-
-CONFIG = tournament_config("tiny", 5, "python_sushi_go(players=2,rounds=1)", 2)
+from support import TINY_TOURNAMENT as CONFIG
+from support import finished_run
 
 
 @pytest.fixture
 def finished(tmp_path):
-  config = tmp_path / "config.toml"
-  config.write_text(CONFIG)
-  run_dir = tmp_path / "run"
-  assert main(["run", str(config), "--out", str(run_dir), "--quiet"]) == 0
-  return config, run_dir
+  return finished_run(tmp_path)
 
 
 def test_a_full_disk_while_reporting_leaves_every_old_file_whole(finished, monkeypatch, capsys):

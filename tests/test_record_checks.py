@@ -10,9 +10,7 @@ import pytest
 
 from experiments import run_folder
 from experiments.cli import main
-from support import tournament_config
-
-CONFIG = tournament_config("tiny", 5, "python_sushi_go(players=2,rounds=1)", 2)
+from support import finished_run
 
 
 def edit_second(record: dict, field: str, value) -> bytes:
@@ -21,11 +19,7 @@ def edit_second(record: dict, field: str, value) -> bytes:
 
 @pytest.fixture
 def finished(tmp_path):
-  config = tmp_path / "config.toml"
-  config.write_text(CONFIG)
-  run_dir = tmp_path / "run"
-  assert main(["run", str(config), "--out", str(run_dir), "--quiet"]) == 0
-  return config, run_dir
+  return finished_run(tmp_path)
 
 
 @pytest.mark.parametrize("field, value, message", [
