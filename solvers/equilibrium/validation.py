@@ -13,9 +13,11 @@ one it was given.
                                               `policy.TabularPolicy`'s every row; with a
                                               `GameTree`, the policy's answer at every information
                                               set of the tree as well
-  load_checked_policy(path)                   `policies.load_policy`, then `validate_policy` (over
-                                              the whole tree too when it is small)
-  load_checked_blueprint(path)                `blueprint.load_blueprint`, every table checked
+  load_checked_policy(path)                   `policies.load_policy` (a blueprint's every table
+                                              checked there), then for a saved strategy
+                                              `validate_policy` (over the whole tree too when it
+                                              is small)
+  load_checked_blueprint(path)                `blueprint.load_blueprint`, then the weights it plays
   information_state(game, table, player)      the information state string at a rules table
 
 The array form of a policy on a tree is checked by `GameTree.check_distributions`, which uses the
@@ -112,23 +114,6 @@ def check_weights(weights: np.ndarray, what: str, slots: np.ndarray | None = Non
                       " non-negative weights")
 
 
-def check_blueprint_tables(path: str) -> None:
-  """Every table of a blueprint file, whichever one it plays: its average and offer weights finite
-  and non-negative, its regrets finite (they may be negative)."""
-  with np.load(path, allow_pickle=False) as data:
-    for name, what in (("average", "average weight"), ("offered", "offer weight")):
-      if f"{name}_values" in data.files:
-        check_weights(data[f"{name}_values"], f"the blueprint's {what} table",
-                      data[f"{name}_slots"])
-    if "regret_values" in data.files:
-      regrets = data["regret_values"]
-      bad = np.flatnonzero(~np.isfinite(regrets))
-      if bad.size:
-        slots = data["regret_slots"][bad[:_LISTED]].tolist()
-        raise PolicyError(f"the blueprint's regret table has {bad.size} regret(s) that are not"
-                          f" finite (slots {slots}); allowed: finite regrets")
-
-
 def check_strategy(lifted) -> None:
   """Every key of a saved abstract strategy (`abstraction.LiftedPolicy`): its actions distinct
   actions of the game, its probabilities finite, non-negative and summing to 1 within
@@ -183,10 +168,10 @@ def load_checked_policy(path: str):
   from solvers.equilibrium.game_tree import GameTree
   from solvers.equilibrium.tree_size import estimate_tree_nodes
   loaded = policies.load_policy(path)
+  if isinstance(loaded, blueprint.BlueprintPolicy):
+    return loaded  # `load_blueprint` checked every table of the file
   try:
-    if isinstance(loaded, blueprint.BlueprintPolicy):
-      check_blueprint_tables(path)
-    elif estimate_tree_nodes(loaded.game, stop_above=TREE_AT_LOAD) <= TREE_AT_LOAD:
+    if estimate_tree_nodes(loaded.game, stop_above=TREE_AT_LOAD) <= TREE_AT_LOAD:
       validate_policy(GameTree(loaded.game), loaded)
     else:
       validate_policy(loaded.game, loaded)
@@ -196,12 +181,11 @@ def load_checked_policy(path: str):
 
 
 def load_checked_blueprint(path: str):
-  """The blueprint saved at `path` (`blueprint.load_blueprint`), its every table checked
-  (`check_blueprint_tables`) and the table it plays (`check_weights`)."""
+  """The blueprint saved at `path` (`blueprint.load_blueprint`, which checks every table of the
+  file), and the weights it plays, derived from them (`check_weights`)."""
   from solvers.equilibrium import blueprint  # pylint: disable=import-outside-toplevel
   loaded = blueprint.load_blueprint(path)
   try:
-    check_blueprint_tables(path)
     check_weights(loaded.averages, "the blueprint's weight table")
   except PolicyError as e:
     raise PolicyError(f"{path}: {e}") from None
