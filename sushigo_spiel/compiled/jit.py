@@ -26,8 +26,9 @@ compile at once, on as many cores.
 
 A set's `exercise` calls every kernel of the set once with the argument types used: the benchmark
 (`sushigo bench --cold`, `experiments/bench/cold.py`) times each set's cold compile with it, and
-`KernelSet.compile_all` runs it. A set whose entry kernels take function pointers has a `setup`, which compiles them for
-their one signature each and closes them to others, run when the set is first readied.
+`KernelSet.compile_all` runs it. A set whose entry kernels take function pointers has a `setup`,
+which compiles them for their one signature each and closes them to others, run when the set is
+first readied.
 """
 
 from __future__ import annotations
