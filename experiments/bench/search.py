@@ -125,6 +125,9 @@ def speeds(players: int, seconds: float, repeats: int, seed: int) -> dict:
   game = pyspiel.load_game(bench.sushi_go_string(players))
   state = opening(game, seed)
   runs = {name: [] for name in (REFERENCE, *SEARCHERS, "pimc", "pimc_python")}
+  for name in SEARCHERS:  # their first searches compile their kernels (on first use): not timed
+    iterations_per_second(name, game, state, seconds, seed)
+  worlds_per_second(game, state, seconds, seed)
   for repeat in range(repeats):
     for name in (REFERENCE, *SEARCHERS):
       runs[name].append(iterations_per_second(name, game, state, seconds, seed + repeat))
@@ -139,6 +142,8 @@ def playout_speeds(seconds: float, repeats: int, seed: int) -> dict:
   goofspiel = pyspiel.load_game(bench.REFERENCE)
   runs = {"goofspiel": [], 2: [], 5: []}
   cores = {players: CompiledSushiGo.from_params(players=players) for players in (2, 5)}
+  for core in cores.values():
+    core.playout_many(1, seed)  # compiles the playouts on first use: not timed
   for repeat in range(repeats):
     rng = random.Random(seed + repeat)
     start = time.process_time()
@@ -160,6 +165,10 @@ def mccfr_speeds(seconds: float, repeats: int, seed: int) -> dict:
       "os_python_full": lambda s: policy_io.make_solver("os-mccfr", full, "summary:1", s),
   }
   runs = {name: [] for name in solvers_by_name}
+  for make in solvers_by_name.values():
+    solver = make(seed)
+    if isinstance(solver, CompiledMCCFR):
+      solver.iterate()  # compiles the walks on first use: not timed
   for repeat in range(repeats):
     for name, make in solvers_by_name.items():
       runs[name].append(_iterations_per_cpu_second(make(seed + repeat), seconds))
