@@ -92,19 +92,19 @@ def flip_each_bit(path: pathlib.Path, load, same, step: int,
   return counts
 
 
-@pytest.mark.parametrize("step,first", FLIPS)
-def test_every_flipped_bit_of_a_policy_file_is_refused_or_harmless(small_policy, step, first):
-  path, _ = small_policy
-  counts = flip_each_bit(path, policy_io.load_policy, same_policy, step, first)
-  print(f"policy file, {path.stat().st_size} bytes: {dict(counts)}")
-  assert counts["refused"] > counts["identical"] > 0
+FILE_KINDS = {  # kind -> (its fixture, its load, what makes two loads the same)
+    "policy file": ("small_policy", policy_io.load_policy, same_policy),
+    "blueprint": ("small_blueprint", blueprint.load_blueprint, same_blueprint),
+}
 
 
+@pytest.mark.parametrize("kind", FILE_KINDS)
 @pytest.mark.parametrize("step,first", FLIPS)
-def test_every_flipped_bit_of_a_blueprint_is_refused_or_harmless(small_blueprint, step, first):
-  path, _ = small_blueprint
-  counts = flip_each_bit(path, blueprint.load_blueprint, same_blueprint, step, first)
-  print(f"blueprint file, {path.stat().st_size} bytes: {dict(counts)}")
+def test_every_flipped_bit_of_a_file_is_refused_or_harmless(request, kind, step, first):
+  fixture, load, same = FILE_KINDS[kind]
+  path, _ = request.getfixturevalue(fixture)
+  counts = flip_each_bit(path, load, same, step, first)
+  print(f"{kind}, {path.stat().st_size} bytes: {dict(counts)}")
   assert counts["refused"] > counts["identical"] > 0
 
 
