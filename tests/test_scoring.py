@@ -682,3 +682,26 @@ def test_prop_winners(data):
   # Exactly the highest-total players with the most puddings among them, in player order.
   assert won == [p for p in tied if puddings[p] == most]
   assert won  # someone always wins
+
+
+# Wasabi's share of the Nigiri points (the replays' breakdown names it)
+
+
+@pytest.mark.parametrize("tableau, points", [
+    ([W, SQ], 6),            # Squid 3 tripled to 9: Wasabi adds 6
+    ([SQ, W], 0),            # the Wasabi came after the Squid: nothing to triple
+    ([W, EGG, SAL], 2),      # the Egg (1) takes the Wasabi, tripled to 3: +2; the Salmon is plain
+    ([W, W, SAL, SQ], 10),   # Salmon 2 -> 6 (+4), Squid 3 -> 9 (+6)
+    ([T, D, M1], 0),         # no Nigiri, no Wasabi
+])
+def test_wasabi_points_worked_by_hand(tableau, points):
+  assert scoring.wasabi_points(cards.card_named(n) for n in tableau) == points
+
+
+@PROPERTY
+@given(tableaus_st)
+def test_nigiri_points_are_face_values_plus_wasabi_points(tableaus):
+  for tableau in tableaus:
+    placed = [cards.card_named(n) for n in tableau]
+    faces = sum({EGG: 1, SAL: 2, SQ: 3}.get(n, 0) for n in tableau)  # docs/rules.md values
+    assert tally(placed).nigiri_points == faces + scoring.wasabi_points(placed)

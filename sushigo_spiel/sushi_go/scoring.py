@@ -71,6 +71,14 @@ def tally(cards: Iterable[Card]) -> TableauTally:
   return TableauTally(tempura, sashimi, dumpling, maki, nigiri, puddings, soy_sauces, len(colours))
 
 
+def wasabi_points(cards: Iterable[Card]) -> int:
+  """The points Wasabi adds to a tableau (in placement order): its Nigiri points, Wasabi applied,
+  minus the same Nigiri's face values. The round's breakdown counts them within "nigiri"; this
+  names Wasabi's share of them."""
+  cards = tuple(cards)
+  return tally(cards).nigiri_points - sum(card.value for card in cards if card.kind is _NIGIRI)
+
+
 def soy_sauce_points(tallies: Sequence[TableauTally]) -> list[int]:
   """4 to each player who played a Soy Sauce and has the most colours at the table (ties: every
   tied Soy Sauce holder); one Soy Sauce scores per player and round.
