@@ -61,6 +61,7 @@ _EPILOG = """examples:
   sushigo run CONFIG --out runs/q --workers 2  an experiment; the same command resumes it
   sushigo reproduce runs/q                     replay a run and compare every record
   sushigo report runs/q                        tables and plots of a run folder, again
+  sushigo report runs/q --html                 the same, and report.html with game replays
   sushigo report --docs                        README and docs/ figures from the stored runs
 
 Run `sushigo COMMAND --help` for the options of each command."""
@@ -412,6 +413,14 @@ def _add_experiment_commands(commands) -> None:
                        help="regenerate every results table and figure of README.md and docs/")
   summary.add_argument("--check", action="store_true",
                        help="with --docs: write nothing, exit 1 if a page differs from the runs")
+  summary.add_argument("--html", action="store_true",
+                       help="also write report.html: the report, its plots and replays of the"
+                       " games in one self-contained file that opens offline")
+  summary.add_argument("--replays", type=_count, default=None, metavar="N",
+                       help="with --html: games replayed per game string, the first by index"
+                       " (default: 20)")
+  summary.add_argument("--game", type=_count, action="append", default=[], metavar="I",
+                       help="with --html: replay game I as well (repeatable)")
   summary.set_defaults(error=summary.error)
 
 
@@ -421,6 +430,13 @@ def _memory(text: str) -> int:
     return parse_bytes(text)
   except ValueError as e:
     raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _count(text: str) -> int:
+  """A whole number >= 0 for argparse."""
+  if not text.strip().isdecimal():
+    raise argparse.ArgumentTypeError(f"expected a whole number >= 0, got {text!r}")
+  return int(text)
 
 
 def _positive(kind):

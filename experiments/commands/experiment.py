@@ -31,8 +31,18 @@ def report(args: argparse.Namespace) -> int:
     return docs.main(["--check"] if args.check else [])
   if args.run_dir is None or args.check:
     args.error("a run folder, or --docs (with --check or not), is required")
+  if not args.html and (args.replays is not None or args.game):
+    args.error("--replays and --game choose the replays of --html; add --html")
   with _experiment_errors(args):
     print(runner.report(args.run_dir))
+    if args.html:
+      from experiments.viewer import report_page  # pylint: disable=import-outside-toplevel
+      try:
+        path = report_page.write(args.run_dir, replays=report_page.DEFAULT_REPLAYS
+                                 if args.replays is None else args.replays, games=args.game)
+      except ValueError as e:
+        args.error(str(e))
+      print(f"Wrote {path}")
   return 0
 
 

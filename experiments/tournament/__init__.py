@@ -36,8 +36,8 @@ from experiments.run_folder import RunError, Session
 from experiments.tournament import config as config_lib
 from experiments.tournament import luck as luck_lib
 from experiments.tournament import summary
+from experiments.viewer import replay
 from solvers.match import play_match
-from sushigo_spiel.sushi_go import scoring
 
 RESULTS = run_folder.GAME_RECORDS
 LUCK = "luck"  # the record field of `luck_lib.DealLuck`
@@ -125,8 +125,6 @@ def play_game(config: config_lib.Config, index: int) -> execution.Result:
     deal_luck = luck_lib.DealLuck(game, bots, luck_seed, config.luck_playouts)
   state = play_match(game, bots, np.random.default_rng(chance_seed),
                      on_chance=deal_luck and deal_luck.observe_deal)
-  scores, puddings = [int(s) for s in state.scores()], state.puddings()
-  rounds = state.round_records()
   record = {
       "index": index,
       "seed": {"entropy": config.seed, "spawn_key": [index]},
@@ -134,12 +132,7 @@ def play_game(config: config_lib.Config, index: int) -> execution.Result:
       "seats": [competitor.name for competitor in matchup.seats],
       "bots": [{"bot": competitor.bot, "params": params[seat], "seed": bot_seeds[seat]}
                for seat, competitor in enumerate(matchup.seats)],
-      "scores": scores,
-      "returns": state.returns(),
-      "rounds": [r.points for r in rounds],
-      "breakdown": [r.breakdown for r in rounds],
-      "puddings": puddings,
-      "winners": scoring.winners(scores, puddings),
+      **replay.outcome(state),
   }
   if deal_luck is not None:
     record[LUCK] = deal_luck.luck.tolist()
