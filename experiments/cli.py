@@ -72,6 +72,7 @@ _PLAY_EPILOG = """examples:
   sushigo play --human 0 --game "python_sushi_go(players=2)"
   sushigo play --human 0 1                     two people share the terminal, P2 is a bot
   sushigo play --human 0 --game "python_sushi_draft(players=3)"
+  sushigo play --web --bot heuristic --game "python_sushi_go(players=2)"   in the browser
 
 A human seat sees what its player may know (Sushi Go: its own hand, the hands it has
 already held, and the tableaus; Sushi Draft: its hand, every eaten card, who holds which
@@ -198,6 +199,18 @@ def _parser() -> argparse.ArgumentParser:
   play.add_argument("--quiet", action="store_true",
                     help="print only each round's scores (Sushi Draft: chips) and the result"
                     " (humans still see their view when they choose)")
+  play.add_argument("--web", action="store_true",
+                    help="play in the browser instead: a local server on 127.0.0.1, you at the"
+                    " first --human seat (default 0), --bot in every other seat")
+  play.add_argument("--port", type=_count, metavar="N",
+                    help="with --web: the port to serve on (default: a free one, printed)")
+  play.add_argument("--bot", metavar="NAME",
+                    help="with --web: the bot in the other seats (default: random)")
+  play.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
+                    help="with --web: a parameter of --bot (repeatable)")
+  play.add_argument("--records", metavar="FILE",
+                    help="with --web: where saved games are appended as records (default:"
+                    " web-games.jsonl); `sushigo report FILE --html` replays them")
   play.set_defaults(error=play.error)
 
   speed = commands.add_parser(

@@ -99,6 +99,19 @@ def parse_toml(text: str) -> dict[str, Any]:
     raise ConfigError(f"not valid TOML: {e}") from None
 
 
+def assignment(text: str) -> tuple[str, Any]:
+  """KEY=VALUE (a bot parameter on a command line), the value read as TOML (a number, true/false,
+  a quoted string) or else as a bare string; a ValueError for anything else."""
+  key_name, equals, value = text.partition("=")
+  if not equals or not key_name.strip():
+    raise ValueError(f"{text!r}: expected KEY=VALUE, such as iterations=1000")
+  try:
+    parsed = tomllib.loads(f"value = {value.strip()}")["value"]
+  except tomllib.TOMLDecodeError:
+    parsed = value.strip()
+  return key_name.strip(), parsed
+
+
 def key_path(path: str, key_name: str) -> str:
   return f"{path}.{key_name}" if path else key_name
 

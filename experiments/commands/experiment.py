@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import pathlib
 
 from experiments import file_errors
 from experiments import runner
 from experiments.config import ConfigError
 from experiments.run_folder import RunError
+from experiments.viewer import report_page
 
 
 def run(args: argparse.Namespace) -> int:
@@ -34,16 +36,23 @@ def report(args: argparse.Namespace) -> int:
   if not args.html and (args.replays is not None or args.game):
     args.error("--replays and --game choose the replays of --html; add --html")
   with _experiment_errors(args):
+    if args.html and pathlib.Path(args.run_dir).is_file():  # a records file: its games only
+      print(f"Wrote {_html_report(args, report_page.write_games)}")
+      return 0
     print(runner.report(args.run_dir))
     if args.html:
-      from experiments.viewer import report_page  # pylint: disable=import-outside-toplevel
-      try:
-        path = report_page.write(args.run_dir, replays=report_page.DEFAULT_REPLAYS
-                                 if args.replays is None else args.replays, games=args.game)
-      except ValueError as e:
-        args.error(str(e))
-      print(f"Wrote {path}")
+      print(f"Wrote {_html_report(args, report_page.write)}")
   return 0
+
+
+def _html_report(args: argparse.Namespace, write) -> pathlib.Path:
+  """The page `write` makes of args.run_dir with the replays asked for; a bad --game or record
+  ends in args.error."""
+  try:
+    return write(args.run_dir, replays=report_page.DEFAULT_REPLAYS if args.replays is None
+                 else args.replays, games=args.game)
+  except ValueError as e:
+    args.error(str(e))
 
 
 @contextlib.contextmanager

@@ -11,10 +11,12 @@ shown only when no human plays.
 from __future__ import annotations
 
 import argparse
+import pathlib
 import random
 
 import pyspiel
 
+import solvers
 from experiments import config
 from sushigo_spiel.drafting.sampling import draw_index
 from sushigo_spiel.drafting.text import header, indented_table, position
@@ -36,11 +38,55 @@ def play(args: argparse.Namespace) -> int:
   if bad:
     args.error(f"--human {' '.join(map(str, bad))}: seats are 0 to {game.num_players() - 1}")
   seed = random.SystemRandom().randrange(1_000_000) if args.seed is None else args.seed
+  if args.web:
+    return _play_web(args, seed)
+  given = [option for option, value in (("--port", args.port), ("--bot", args.bot),
+                                        ("--param", args.param), ("--records", args.records))
+           if value]
+  if given:
+    args.error(f"{', '.join(given)}: options of the game in the browser; add --web")
   try:
     _play_game(game, seed, humans, args.quiet)
   except _Abandoned:
     print("\nEnd of input: game abandoned.")
     return 1
+  return 0
+
+
+def _play_web(args: argparse.Namespace, seed: int) -> int:
+  """Serves a game against `--bot` on 127.0.0.1 until Ctrl-C."""
+  from experiments.viewer import play_server  # pylint: disable=import-outside-toplevel
+  if len(args.human) > 1:
+    args.error(f"--human {' '.join(map(str, args.human))}: the browser game seats one person;"
+               " give one seat")
+  bot = args.bot or "random"
+  if bot not in solvers.BOTS:
+    args.error(f"--bot {bot!r}: unknown bot; allowed: {', '.join(sorted(solvers.BOTS))}")
+  params = {}
+  for text in args.param:
+    try:
+      name, value = config.assignment(text)
+    except ValueError as e:
+      args.error(f"--param {e}")
+    params[name] = value
+  records = pathlib.Path(args.records or "web-games.jsonl").resolve()
+  try:
+    session = play_server.Session(args.game, bot, params, seed, (args.human or [0])[0], records)
+    server = play_server.serve(session, args.port or 0)
+  except ValueError as e:
+    args.error(f"--bot {bot} {' '.join(args.param)}: {e}")
+  except OSError as e:
+    args.error(f"--port {args.port}: {e.strerror or e}")
+  host, port = server.server_address[:2]
+  print(f"Game: {args.game}, seed {seed}, you are P{session.current.human}, the other seats"
+        f" {bot}\nOpen http://{host}:{port}/ in a browser; finished games are saved to"
+        f" {records} when you ask. Ctrl-C stops the server.", flush=True)
+  try:
+    server.serve_forever()
+  except KeyboardInterrupt:
+    print("\nStopped.")
+  finally:
+    server.server_close()
   return 0
 
 

@@ -108,7 +108,7 @@ def rebuild(record: dict[str, Any]) -> dict[str, Any]:
   except (KeyError, TypeError, ValueError, pyspiel.SpielError) as e:
     replay["problem"] = f"cannot be rebuilt: {e}"
     return replay
-  replay["rounds"] = [_round(game, r) for r in state.round_records()]
+  replay["rounds"] = [round_view(game, r) for r in state.round_records()]
   rebuilt = json.loads(json.dumps(outcome(state)))  # as a record reads back
   replay["final"] = _final(state, rebuilt)
   differing = [key for key in OUTCOME_FIELDS if key in record and record[key] != rebuilt[key]]
@@ -141,17 +141,21 @@ def _play(game: pyspiel.Game, players: list[Any], chance: np.random.Generator,
   return state
 
 
-def table_view(state: pyspiel.State) -> dict[str, Any]:
+def table_view(state: pyspiel.State, viewer: int | None = None) -> dict[str, Any]:
   """What lies on each seat's table: its cards this round (Sushi Go: placed; Sushi Draft: eaten),
-  a line of what it holds besides (Puddings; chips with their values) and its points so far."""
+  a line of what it holds besides (Puddings; chips) and its points so far. With a `viewer` seat,
+  only what that seat may know: in Sushi Draft, other seats' chip values and points are secret
+  until the end (shown as "?" and None)."""
+  points = [int(s) for s in state.scores()]
   if _is_sushi_go(state.get_game()):
-    cards = state.tableaus()
-    held = [f"Puddings {count}" for count in state.puddings()]
-  else:
-    cards = state.eaten()
-    held = ["chips " + (", ".join(f"{pile} {value}" for pile, value in chips) or "none")
-            for chips in state.chips()]
-  return {"tables": cards, "held": held, "points": [int(s) for s in state.scores()]}
+    return {"tables": state.tableaus(), "points": points,
+            "held": [f"Puddings {count}" for count in state.puddings()]}
+  shows = [viewer is None or seat == viewer or state.is_terminal()
+           for seat in range(state.num_players())]
+  held = ["chips " + (", ".join(f"{pile} {value if shows[seat] else '?'}" for pile, value in chips)
+                      or "none") for seat, chips in enumerate(state.chips())]
+  return {"tables": state.eaten(), "held": held,
+          "points": [score if shows[seat] else None for seat, score in enumerate(points)]}
 
 
 def _policy(state: pyspiel.State, player: int, policy) -> list[list[Any]]:
@@ -161,12 +165,16 @@ def _policy(state: pyspiel.State, player: int, policy) -> list[list[Any]]:
   return sorted(named, key=lambda entry: -entry[1])
 
 
-def _round(game: pyspiel.Game, record) -> dict[str, Any]:
+def round_view(game: pyspiel.Game, record, viewer: int | None = None) -> dict[str, Any]:
   """A finished round: Sushi Go's tableaus and points by category, Wasabi's share of the Nigiri
-  shown apart; Sushi Draft's eaten cards and the chips awarded."""
+  shown apart; Sushi Draft's eaten cards and the chips awarded. With a `viewer` seat, Sushi
+  Draft's chip values and points of the other seats are secret (None)."""
   if not _is_sushi_go(game):
-    return {"points": record.points, "tables": record.eaten,
-            "chips": [list(chip) for chip in record.chips]}
+    shows = [viewer is None or seat == viewer for seat in range(game.num_players())]
+    return {"points": [points if shows[seat] else None for seat, points in
+                       enumerate(record.points)], "tables": record.eaten,
+            "chips": [[pile, seat, value if shows[seat] else None]
+                      for pile, seat, value in record.chips]}
   breakdown = []
   for tableau, categories in zip(record.tableaus, record.breakdown):
     wasabi = scoring.wasabi_points(card_named(name) for name in tableau)

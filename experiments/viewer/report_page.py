@@ -42,17 +42,45 @@ def write(run_dir: str | pathlib.Path, replays: int = DEFAULT_REPLAYS,
   markdown = (run_dir / SUMMARY_MD).read_text(encoding="utf-8")
   plots = {path.name: path.read_bytes() for path in sorted((run_dir / PLOTS_DIR).glob("*.png"))}
   records = _records(run_dir)
+  title = markdown.partition("\n")[0].lstrip("# ").strip() or run_dir.name
+  path = run_dir / REPORT_HTML
+  run_folder.write_atomically(path, page(title, markdown, plots, records,
+                                         _replays(records, replays, games, quiet)))
+  return path
+
+
+def write_games(records_path: str | pathlib.Path, replays: int = DEFAULT_REPLAYS,
+                games: Iterable[int] = (), quiet: bool = False) -> pathlib.Path:
+  """Writes the games of a records file (one JSON record a line, as `sushigo play --web` saves
+  them) with their replays into the same name with suffix .html; returns its path."""
+  records_path = pathlib.Path(records_path)
+  records = []
+  for number, line in enumerate(run_folder.complete_lines(records_path), 1):
+    try:
+      record = json.loads(line)
+      record["index"], record["game"], record["seats"], record["scores"]  # pylint: disable=pointless-statement
+    except (ValueError, TypeError, KeyError):
+      raise ValueError(f"{records_path}, line {number}: not a game record (a JSON object with"
+                       " index, game, seats, scores, bots and seed)") from None
+    records.append(record)
+  path = records_path.with_suffix(".html")
+  markdown = f"# {records_path.name}\n\n{len(records)} games.\n"
+  run_folder.write_atomically(path, page(records_path.name, markdown, {}, records,
+                                         _replays(records, replays, games, quiet)))
+  return path
+
+
+def _replays(records: Sequence[dict[str, Any]], replays: int, games: Iterable[int],
+             quiet: bool) -> dict[int, dict[str, Any]]:
+  """The replays of the chosen games (`chosen_games`), by index."""
   chosen = chosen_games(records, replays, games)
   rebuilt = {}
   with progress(len(chosen), "replays", unit="game", disable=quiet or len(chosen) < 50) as bar:
     for record in records:
-      if record["index"] in chosen:
+      if record["index"] in chosen and record["index"] not in rebuilt:
         rebuilt[record["index"]] = replay_lib.rebuild(record)
         bar.update()
-  title = markdown.partition("\n")[0].lstrip("# ").strip() or run_dir.name
-  path = run_dir / REPORT_HTML
-  run_folder.write_atomically(path, page(title, markdown, plots, records, rebuilt))
-  return path
+  return rebuilt
 
 
 def _records(run_dir: pathlib.Path) -> list[dict[str, Any]]:

@@ -41,7 +41,7 @@ function roundTable(round, number, seats) {
   const rows = round.points.map((points, seat) => el("tr", {},
       el("td", {}, seatName(seats, seat)), el("td", {}, cardList(round.tables[seat])),
       rules.map((rule) => el("td", {}, String(round.breakdown[seat][rule]))),
-      el("td", {}, String(points))));
+      el("td", {}, points === null ? "?" : String(points))));
   const parts = [el("h3", {}, "Round " + number + " scores"),
                  el("table", {class: "round"}, head, rows)];
   if (round.chips) {
