@@ -107,3 +107,68 @@ def play_to_the_end(driver, rng, max_moves: int = 200) -> list[str]:
       raise RuntimeError(f"the game did not end in {max_moves} moves")
     played.append(click_move(driver, rng, pair=len(played) % 2 == 1))
   return played
+
+
+SCREENSHOT_RUN = """players = [{ name = "random", bot = "random" }, { name = "heuristic", bot = "heuristic" }]
+
+[experiment]
+name = "screenshots"
+seed = 7
+games = ["python_sushi_go(players=2)"]
+num_games = 2
+"""
+REPORT_PNG, PLAY_PNG = "report-replay.png", "play-web.png"
+PLAY_GAME, PLAY_BOT, PLAY_SEED, PLAY_MOVES = "python_sushi_go(players=2)", "heuristic", 4, 14
+
+
+def report_screenshot(driver, folder: pathlib.Path, path: pathlib.Path) -> None:
+  """A tournament's report, a replay opened and stepped to its first round's scores."""
+  # pylint: disable=import-outside-toplevel
+  from selenium.webdriver.common.by import By
+  from experiments import tournament
+  from experiments.viewer import report_page
+  config = folder / "screenshots.toml"
+  config.write_text(SCREENSHOT_RUN, encoding="utf-8")
+  run_dir = tournament.run(config, out=folder / "run", quiet=True)
+  driver.get(report_page.write(run_dir, quiet=True).as_uri())
+  driver.find_element(By.CSS_SELECTOR, "button.open-replay").click()
+  while not driver.find_elements(By.CSS_SELECTOR, "#replay table.round"):
+    driver.find_element(By.ID, "replay-next").click()
+  driver.find_element(By.CSS_SELECTOR, "input.show-hand[data-seat='1']").click()  # a hidden hand
+  driver.execute_script("document.getElementById('replay').scrollIntoView()")
+  driver.save_screenshot(str(path))
+
+
+def play_screenshot(driver, folder: pathlib.Path, path: pathlib.Path) -> None:
+  """A game against the heuristic, some turns played by clicks, a card of the hand selected."""
+  # pylint: disable=import-outside-toplevel
+  import numpy as np
+  from selenium.webdriver.common.by import By
+  from experiments.viewer import play_server
+  session = play_server.Session(PLAY_GAME, PLAY_BOT, {}, PLAY_SEED, 0, folder / "games.jsonl")
+  rng = np.random.default_rng(PLAY_SEED)
+  with serving(session) as url:
+    driver.get(url)
+    for move in range(PLAY_MOVES):
+      click_move(driver, rng, pair=move % 2 == 1)
+    driver.find_elements(By.CSS_SELECTOR, "#hand button.card")[0].click()
+    driver.save_screenshot(str(path))
+
+
+def main() -> None:
+  missing = missing_browser()
+  if missing:
+    raise SystemExit(f"no headless browser: {missing}")
+  DOCS_IMAGES.mkdir(parents=True, exist_ok=True)
+  driver = chromium((1280, 1000))
+  try:
+    with tempfile.TemporaryDirectory() as folder:
+      report_screenshot(driver, pathlib.Path(folder), DOCS_IMAGES / REPORT_PNG)
+      play_screenshot(driver, pathlib.Path(folder), DOCS_IMAGES / PLAY_PNG)
+  finally:
+    driver.quit()
+  print(f"Wrote {DOCS_IMAGES / REPORT_PNG} and {DOCS_IMAGES / PLAY_PNG}")
+
+
+if __name__ == "__main__":
+  main()

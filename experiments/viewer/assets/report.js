@@ -55,11 +55,11 @@ function showStep() {
     showStep();
   }));
   const controls = el("div", {class: "controls"},
-      el("button", {id: "replay-first", onclick: () => go(0)}, "⏮ first"),
+      el("button", {id: "replay-first", onclick: () => go(0)}, "« first"),
       el("button", {id: "replay-prev", onclick: () => go(viewer.step - 1)}, "◀ previous"),
       el("span", {id: "replay-step"}, " step " + (viewer.step + 1) + " of " + steps() + " "),
       el("button", {id: "replay-next", onclick: () => go(viewer.step + 1)}, "next ▶"),
-      el("button", {id: "replay-last", onclick: () => go(steps() - 1)}, "last ⏭"),
+      el("button", {id: "replay-last", onclick: () => go(steps() - 1)}, "last »"),
       el("span", {}, " show: "), toggles);
   const bots = replay.bots.map((bot, seat) => "P" + seat + " " + replay.seats[seat] + " (" +
       bot.bot + (Object.keys(bot.params || {}).length ? " " + JSON.stringify(bot.params) : "") +
@@ -74,7 +74,7 @@ function showStep() {
 
 function turnView(replay, step) {
   const turn = replay.turns[step];
-  const head = el("tr", {}, ["seat", "hand", "pick", "policy", "table", "holds", "points"].map(
+  const head = el("tr", {}, ["seat", "hand", "pick", "policy", "table before the pick", "holds", "points"].map(
       (title) => el("th", {}, title)));
   const rows = replay.seats.map((name, seat) => el("tr", {},
       el("td", {}, seatName(replay.seats, seat)),
