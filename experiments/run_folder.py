@@ -69,6 +69,7 @@ PROVENANCE_FILE = "provenance.json"
 SUMMARY_MD = "summary.md"
 SUMMARY_CSV = "summary.csv"
 RESULTS_CSV = "results.csv"
+REPORT_HTML = "report.html"  # written by `sushigo report --html` only, then listed
 PLOTS_DIR = "plots"
 MANIFEST_FILE = "manifest.json"
 LOCK_FILE = "run.lock"
@@ -233,6 +234,15 @@ def run_files(run_dir: pathlib.Path) -> list[str]:
   return []
 
 
+def list_in_manifest(run_dir: pathlib.Path, name: str) -> None:
+  """Adds file `name`, written after the run by a report, to the run's manifest (if it has one),
+  so that --force removes it with the run's other files."""
+  listed = _manifest(run_dir)
+  if listed is not None and name not in listed:
+    write_atomically(run_dir / MANIFEST_FILE,
+                     json.dumps({"files": sorted({*listed, name})}, indent=2) + "\n")
+
+
 def _manifest(run_dir: pathlib.Path) -> list[str] | None:
   path = run_dir / MANIFEST_FILE
   if not path.is_file():
@@ -250,7 +260,7 @@ def _manifest(run_dir: pathlib.Path) -> list[str] | None:
 
 
 _RUN_FILES = (CONFIG_FILE, RESOLVED_FILE, RECORDS_FILE, RESULTS_FILE, TIMINGS_FILE, PROVENANCE_FILE,
-              SUMMARY_MD, SUMMARY_CSV, RESULTS_CSV, MANIFEST_FILE, LOCK_FILE)
+              SUMMARY_MD, SUMMARY_CSV, RESULTS_CSV, REPORT_HTML, MANIFEST_FILE, LOCK_FILE)
 
 
 def _run_file_name(name: str) -> bool:

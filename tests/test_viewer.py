@@ -107,6 +107,8 @@ def test_html_report_holds_tables_plots_and_replays_and_names_no_address(small_r
   assert sorted(data["replays"]) == ["0", "1", "2"] and len(data["games"]) == 3
   assert not re.search(r"""(src|href)\s*=\s*["']?(https?:)?//|url\(\s*["']?https?:""", text)
   assert "<script src" not in text and "<link rel=\"stylesheet\"" not in text
+  manifest = json.loads((small_run / "manifest.json").read_text())["files"]
+  assert "report.html" in manifest  # so that --force removes it with the run
 
 
 def test_markdown_tables_headings_and_code_become_html():

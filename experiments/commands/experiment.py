@@ -7,6 +7,7 @@ import contextlib
 import pathlib
 
 from experiments import file_errors
+from experiments import run_lock
 from experiments import runner
 from experiments.config import ConfigError
 from experiments.run_folder import RunError
@@ -41,7 +42,8 @@ def report(args: argparse.Namespace) -> int:
       return 0
     print(runner.report(args.run_dir))
     if args.html:
-      print(f"Wrote {_html_report(args, report_page.write)}")
+      with run_lock.reading(pathlib.Path(args.run_dir), "report"):
+        print(f"Wrote {_html_report(args, report_page.write)}")
   return 0
 
 

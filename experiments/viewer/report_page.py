@@ -19,12 +19,11 @@ from importlib import resources
 from typing import Any
 
 from experiments import run_folder
-from experiments.run_folder import PLOTS_DIR, RECORDS_FILE, SUMMARY_MD
+from experiments.run_folder import PLOTS_DIR, RECORDS_FILE, REPORT_HTML, SUMMARY_MD
 from experiments.tournament import summary
 from experiments.viewer import replay as replay_lib
 from solvers.progress import progress
 
-REPORT_HTML = "report.html"
 DEFAULT_REPLAYS = 20  # games replayed per game string unless asked otherwise
 
 
@@ -46,6 +45,7 @@ def write(run_dir: str | pathlib.Path, replays: int = DEFAULT_REPLAYS,
   path = run_dir / REPORT_HTML
   run_folder.write_atomically(path, page(title, markdown, plots, records,
                                          _replays(records, replays, games, quiet)))
+  run_folder.list_in_manifest(run_dir, REPORT_HTML)
   return path
 
 
