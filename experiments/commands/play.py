@@ -5,7 +5,8 @@ seats taken by people at the terminal, and prints every turn and the outcome of 
 Go: the score breakdown; Sushi Draft: the eaten cards and the chips awarded): a way to watch the
 rules at work and to play against the simplest baseline. A human seat is shown only what that
 player may know (its observation string); every hand, every kept card and every chip value are
-shown only when no human plays.
+shown only when no human plays. With --web, one person plays any bot in the browser instead
+(`experiments.viewer.play_server`).
 """
 
 from __future__ import annotations
