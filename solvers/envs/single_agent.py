@@ -16,11 +16,24 @@ game's `utility` at the end.
 Seeding: `reset(seed=...)` seeds the environment's generator, from which each episode draws the
 deal's seed and the bots' seeds; the same seed and actions give the same episodes.
 
-An action outside the mask raises a ValueError that names the legal actions
-(`illegal_action="raise"`, the default). Gymnasium's `check_env` samples actions without a mask,
-so it runs with `illegal_action="terminate"`: an illegal action then ends the episode with
-`illegal_reward` and the error message in `info["illegal_action"]` (PettingZoo's
-`TerminateIllegalWrapper` convention).
+Every observation's info holds `action_mask` too, and `action_masks()` returns it as booleans (the
+method sb3-contrib's MaskablePPO asks for). An action outside the mask is handled by the rule
+`illegal_action` (`ILLEGAL_ACTIONS`):
+
+  "lose"          the default: the episode ends at once (terminated) with reward `illegal_reward`,
+                  by default the game's lowest return (`game.min_utility()`: no finished game pays
+                  less), and `info["illegal_action"]` says what was wrong. This is PettingZoo's
+                  classic convention (`TerminateIllegalWrapper`).
+  "random_legal"  a legal action drawn uniformly from the environment's generator (seeded by
+                  `reset(seed=...)`) is played instead; `info["illegal_action"]` names both.
+  "raise"         a ValueError that names the legal actions; for masked learners, where an illegal
+                  action is a bug.
+
+Why "lose" by default: generic libraries and Gymnasium's `check_env` step
+`action_space.sample()`, which knows no mask, so "raise" would stop them at the first step; and
+"lose" keeps the reward honest (the episode is scored on the action the learner chose, and an
+unmasked learner is told it was illegal), where "random_legal" would credit the learner with a
+move it did not make.
 """
 
 from __future__ import annotations
@@ -34,7 +47,7 @@ from solvers import make_bot
 from solvers.opponents import opponent_specs
 from sushigo_spiel.envs.petting_zoo import RENDER_MODES, DraftingParallelEnv
 
-ILLEGAL_ACTIONS = ("raise", "terminate")
+ILLEGAL_ACTIONS = ("lose", "random_legal", "raise")
 SEED_BOUND = 2**63
 
 
@@ -45,8 +58,8 @@ class SushiGoEnv(gymnasium.Env):
 
   def __init__(self, game: str = "python_sushi_go", opponents: str | dict | Sequence = "random",
                seat: int = 0, observation_type: str = "observation",
-               render_mode: str | None = None, illegal_action: str = "raise",
-               illegal_reward: float = -1.0, **params):
+               render_mode: str | None = None, illegal_action: str = "lose",
+               illegal_reward: float | None = None, **params):
     if illegal_action not in ILLEGAL_ACTIONS:
       raise ValueError(f"illegal_action is {illegal_action!r}; allowed: "
                        f"{', '.join(ILLEGAL_ACTIONS)}")
@@ -60,7 +73,9 @@ class SushiGoEnv(gymnasium.Env):
     for spec, player in zip(self.opponents, self._opponent_seats()):
       make_bot(spec["bot"], self.game, player, 0, **spec["params"])  # refuses a bad spec now
     self.render_mode = render_mode
-    self.illegal_action, self.illegal_reward = illegal_action, float(illegal_reward)
+    self.illegal_action = illegal_action
+    self.illegal_reward = float(self.game.min_utility() if illegal_reward is None
+                                else illegal_reward)
     self.observation_space = self.players.observation_space(self.agent)
     self.action_space = self.players.action_space(self.agent)
     self._bots = []
@@ -72,22 +87,30 @@ class SushiGoEnv(gymnasium.Env):
                   for spec, player in zip(self.opponents, self._opponent_seats())]
     observations, infos = self.players.reset(seed=self._draw_seed(), options=options)
     self._observation = observations[self.agent]
-    return self._observation, infos[self.agent]
+    return self._observation, {**infos[self.agent], "action_mask": self._observation["action_mask"]}
 
   def step(self, action):
     if self._observation is None:
       raise RuntimeError("step() before reset(): call reset() first")
     if not self.players.agents:
       raise RuntimeError("the episode is over: call reset() to start a new one")
-    if self.illegal_action == "terminate" and not self._is_legal(action):
-      return self._end_on_illegal_action(action)
+    extra = {}
+    if self.illegal_action != "raise" and not self._is_legal(action):
+      if self.illegal_action == "lose":
+        return self._end_on_illegal_action(action)
+      legal = np.flatnonzero(self._observation["action_mask"])
+      played = int(legal[self.np_random.integers(len(legal))])
+      extra["illegal_action"] = (f"{self._illegal_message(action)}; played {played} instead,"
+                                 " drawn at random")
+      action = played
     state = self.players.pyspiel_state()
     actions = {agent: bot.step(state) for agent, bot in zip(self._opponent_agents(), self._bots)}
     actions[self.agent] = action
     observations, rewards, terminations, truncations, infos = self.players.step(actions)
     self._observation = observations[self.agent]
     return (self._observation, rewards[self.agent], terminations[self.agent],
-            truncations[self.agent], infos[self.agent])
+            truncations[self.agent],
+            {**infos[self.agent], **extra, "action_mask": self._observation["action_mask"]})
 
   def render(self) -> str | None:
     return self.players.render()
@@ -100,15 +123,21 @@ class SushiGoEnv(gymnasium.Env):
 
   def _is_legal(self, action) -> bool:
     mask = self._observation["action_mask"]
-    return isinstance(action, (int, np.integer)) and 0 <= action < len(mask) and mask[action] == 1
+    return isinstance(action, (int, np.integer)) and not isinstance(action, bool) and \
+        0 <= action < len(mask) and mask[action] == 1
+
+  def _illegal_message(self, action) -> str:
+    legal = np.flatnonzero(self._observation["action_mask"]).tolist()
+    shown = int(action) if isinstance(action, (int, np.integer)) else repr(action)
+    return f"{self.agent} cannot play action {shown} here; allowed: {legal}"
 
   def _end_on_illegal_action(self, action):
     """Ends the episode with `illegal_reward`, naming the action and the legal ones in `info`."""
-    legal = np.flatnonzero(self._observation["action_mask"]).tolist()
     self.players.agents = []
     observation = {key: value.copy() for key, value in self._observation.items()}
     return observation, self.illegal_reward, True, False, {
-        "illegal_action": f"{self.agent} cannot play action {action!r} here; allowed: {legal}"}
+        "illegal_action": self._illegal_message(action),
+        "action_mask": observation["action_mask"]}
 
   def _draw_seed(self) -> int:
     return int(self.np_random.integers(SEED_BOUND))
