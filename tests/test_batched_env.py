@@ -215,7 +215,7 @@ def test_bots_named_as_in_configs_become_compiled_policies():
   assert compiled_opponents(GAME_3P, "greedy") == ["greedy", "greedy"]
   assert compiled_opponents(GAME_3P, {"bot": "random"}) == ["random", "random"]
   with pytest.raises(ValueError, match="bot 'pimc' has no compiled policy for the batched"
-                     " environment; allowed: random, greedy, heuristic"):
+                     " environment of python_sushi_go; allowed: random, greedy, heuristic"):
     compiled_opponents(GAME_3P, ["greedy", "pimc"])
   with pytest.raises(ValueError, match="deny"):
     compiled_opponents(GAME_3P, {"bot": "heuristic", "params": {"deny": 1.0}})

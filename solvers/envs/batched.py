@@ -131,6 +131,11 @@ class DraftingBatch:
     self._step_games(self._checked_actions(actions))
     return self._observations, self._rewards, self._dones, self._masks
 
+  def masks(self) -> np.ndarray:
+    """The legal-action masks of every game's next decision (what the last step or reset
+    returned)."""
+    return self._masks
+
   def illegal(self) -> np.ndarray:
     """Which games' actions at the last step were outside their masks (all False after a reset,
     and always under "raise", which refuses them)."""
