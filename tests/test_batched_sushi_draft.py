@@ -4,13 +4,18 @@ observer's tensors, its seeds replay its games, and bad input is refused with wh
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from solvers.envs.batched_sushi_draft import SushiDraftBatch
 from solvers.search import rollouts
 from sushigo_spiel.compiled import Xoshiro256
-from sushigo_spiel.compiled.sushi_draft import CompiledSushiDraft, observation
+from sushigo_spiel.compiled.sushi_draft import CompiledSushiDraft, codec, observation
+from sushigo_spiel.compiled.sushi_draft.layout import build_spec
 from sushigo_spiel.drafting.dynamics import TERMINAL
 from sushigo_spiel.sushi_draft import rules as R
 from sushigo_spiel.sushi_draft.dynamics import DYNAMICS
@@ -81,6 +86,35 @@ def test_the_batch_plays_the_rules_games_from_the_same_seed(variant, kind):
     np.testing.assert_allclose(batch_rewards, rewards)
     ends += sum(dones)
   assert ends >= 2 * batch.num_envs  # every slot finished a game and went on in a new one
+
+
+@settings(max_examples=25, deadline=None)
+@given(players=st.integers(2, 5), rounds=st.integers(1, 3), hand_size=st.integers(3, 6),
+       wild_half=st.booleans(), seed=st.integers(0, 2**32))
+def test_every_players_tensors_are_the_observers_at_every_node(players, rounds, hand_size,
+                                                               wild_half, seed):
+  """Both kernels against the Python observer, for every player, at every node of a random game
+  (chance nodes, Eat and Keep steps, the end), in random configurations."""
+  rules = R.Rules.from_params(players=players, rounds=rounds, hand_size=hand_size,
+                              wild_half=wild_half)
+  spec, uniform = build_spec(rules), random.Random(seed).random
+  checks = {kind: (observation.observer(rules, kind), observation.piece_offsets(rules, kind),
+                   observation.encode_observation if kind == observation.OBSERVATION else
+                   observation.encode_information_state) for kind in observation.KINDS.values()}
+  table = R.initial_table(rules)
+  while True:
+    for shown in (table, table := R.skip_chance(rules, table, uniform)):
+      pos = codec.encode(rules, spec, shown)
+      for python_observer, offsets, encode in checks.values():
+        out = np.full(len(python_observer.tensor), 7.0, dtype=np.float32)  # all overwritten
+        for player in range(players):
+          python_observer.set_from_table(shown, player)
+          encode(spec, pos, player, offsets, out)
+          np.testing.assert_array_equal(out, python_observer.tensor)
+    if table.actor == TERMINAL:
+      break
+    table = R.play(rules, table, [random.Random(seed + p).choice(R.legal_actions(rules, table, p))
+                                  for p in range(players)])
 
 
 def test_the_same_seed_replays_the_same_games():
