@@ -174,6 +174,7 @@ def _exercise_kernels() -> None:
 
 _OBSERVATION = pathlib.Path(observation.__file__).resolve()
 _HERE = pathlib.Path(__file__).resolve()
+_SHARED = _HERE.parent / "batched.py"  # LEARNER and the illegal-action codes
 KERNELS = KernelSet(
-    "Sushi Draft batched environment", [*POLICY_KERNELS.sources, _OBSERVATION, _HERE],
+    "Sushi Draft batched environment", [*POLICY_KERNELS.sources, _OBSERVATION, _SHARED, _HERE],
     _exercise_kernels, step_games, requires=[POLICY_KERNELS], owns=[_OBSERVATION, _HERE])
