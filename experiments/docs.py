@@ -308,14 +308,16 @@ def _rl_speed(results: pathlib.Path) -> str:
   heading, rest = rl_bench.report(rl).split("\n", 1)
   rates = rl["steps_per_s"]
   batch = rates[f"batched, {rl_bench.NUM_ENVS} games vs random"]
+  summary = ("In the same run the Sushi Go batch against random opponents steps"
+             f" {batch / rates['OpenSpiel rl_environment, 1 game']:,.0f} times as fast as"
+             " OpenSpiel's `rl_environment` and"
+             f" {batch / rates['PettingZoo parallel env, 1 game']:,.0f} times as fast as the"
+             " PettingZoo environment, and the Sushi Draft batch steps"
+             f" {rl['draft_ratio']:.2f} times as fast as the Sushi Go batch (a Sushi Draft step is"
+             " half a turn).")
   return (f"```\n$ sushigo bench --rl --seconds {rl['seconds']:g} --repeats {rl['repeats']}"
           " --players 2 --draft-players 2\n...\n" + textwrap.fill(heading, 100) + "\n" + rest +
-          "\n```\n\nIn the same run the Sushi Go batch against random opponents steps"
-          f" {batch / rates['OpenSpiel rl_environment, 1 game']:,.0f} times as fast as OpenSpiel's"
-          f" `rl_environment` and {batch / rates['PettingZoo parallel env, 1 game']:,.0f} times as"
-          " fast as the PettingZoo environment, and the Sushi Draft batch steps"
-          f" {rl['draft_ratio']:.2f} times as fast as the Sushi Go batch (a Sushi Draft step is"
-          " half a turn).\n")
+          "\n```\n\n" + textwrap.fill(summary, 100) + "\n")
 
 
 def _run_index(results: pathlib.Path) -> str:
