@@ -45,10 +45,13 @@ class SushiDraftBatch(DraftingBatch):
   build_spec = staticmethod(build_spec)
   initial_position = staticmethod(initial_position)
 
+  @property
+  def kernel_set(self) -> KernelSet:
+    return KERNELS  # declared below the kernels
+
   def __init__(self, num_envs: int = 1024, opponents: str | Sequence[str] = "random",
                seat: int = 0, observation_type: str = "observation", seed: int | None = None,
                illegal_action: str = "raise", illegal_reward: float | None = None, **params):
-    self.kernel_set = KERNELS
     super().__init__(num_envs, opponents, seat, observation_type, seed, illegal_action,
                      illegal_reward, params)
 
