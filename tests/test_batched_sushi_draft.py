@@ -154,6 +154,7 @@ def test_an_illegal_action_loses_the_game_when_asked():
     (dict(observation_type="pixels"), "observation_type is 'pixels'; allowed: observation,"),
     (dict(illegal_action="skip"), "illegal_action is 'skip'; allowed: raise, random_legal, lose"),
     (dict(num_envs=0), "num_envs is 0; allowed: a positive integer"),
+    (dict(illegal_reward=float("inf")), "illegal_reward is inf; allowed: a finite number"),
 ])
 def test_bad_arguments_are_refused(kwargs, message):
   with pytest.raises(ValueError) as error:

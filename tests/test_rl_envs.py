@@ -266,13 +266,21 @@ def test_gymnasium_bad_input_is_refused():
     env.step(0)
   with pytest.raises(RuntimeError, match=r"action_masks\(\) before reset\(\)"):
     env.action_masks()
+  observation, _ = env.reset(seed=0)
+  for wrong in (1.5, "3", True, np.array([1])):  # a caller's mistake, not an illegal move
+    with pytest.raises(ValueError, match="; allowed: an integer action id, 0 to 95"):
+      env.step(wrong)
+  legal = int(np.flatnonzero(observation["action_mask"])[0])
+  assert not env.step(np.array(legal))[2]  # a 0-d integer array is an integer
   for kwargs, message in [
       (dict(opponents=["random"] * 2), "opponents names 2 bots; allowed: one, or one per"),
       (dict(opponents="nosuch"), "unknown bot 'nosuch'; allowed: random"),
       (dict(opponents={"bot": "heuristic", "params": {"nosuch": 1}}), "unknown parameter"),
       (dict(seat=3), "seat is 3; allowed: 0 to 1"),
-      (dict(illegal_action="ignore"), "illegal_action is 'ignore'; allowed: lose, random_legal,"
-       " raise"),
+      (dict(illegal_action="ignore"), "illegal_action is 'ignore'; allowed: raise, random_legal,"
+       " lose"),
+      (dict(illegal_reward=float("nan")), "illegal_reward is nan; allowed: a finite number"),
+      (dict(illegal_reward="-1"), "illegal_reward is '-1'; allowed: a finite number, or None"),
       (dict(hand_size="ten"), "parameter 'hand_size' is 'ten'; allowed: a value of type int")]:
     with pytest.raises(ValueError, match=message):
       SushiGoEnv(**{"players": 2, **kwargs})

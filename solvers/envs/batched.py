@@ -41,6 +41,8 @@ its opponents.
 
 from __future__ import annotations
 
+import math
+import numbers
 import pathlib
 from collections.abc import Sequence
 
@@ -98,6 +100,7 @@ class DraftingBatch:
     if illegal_action not in ILLEGAL_ACTIONS:
       raise ValueError(f"illegal_action is {illegal_action!r}; allowed: "
                        f"{', '.join(ILLEGAL_ACTIONS)}")
+    checked_illegal_reward(illegal_reward)
     self.illegal_action = illegal_action
     self._rule = ILLEGAL_ACTIONS[illegal_action]
     self.illegal_reward = float(pyspiel_game.min_utility() if illegal_reward is None
@@ -198,6 +201,15 @@ class SushiGoBatch(DraftingBatch):
                self._rng, self._start, self._kind, self._offsets, self._written,
                self._observations, self._masks, self._rewards, self._dones, self._rule,
                self.illegal_reward, self._illegal)
+
+
+def checked_illegal_reward(value) -> None:
+  """Refuses an `illegal_reward` that is neither None (the game's lowest return) nor a finite
+  number."""
+  if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real) or
+                            not math.isfinite(value)):
+    raise ValueError(f"illegal_reward is {value!r}; allowed: a finite number, or None for the"
+                     " game's lowest return")
 
 
 def _checked_seat(seat: int, players: int) -> int:

@@ -18,7 +18,7 @@ deal's seed and the bots' seeds; the same seed and actions give the same episode
 
 Every observation's info holds `action_mask` too, and `action_masks()` returns it as booleans (the
 method sb3-contrib's MaskablePPO asks for). An action outside the mask is handled by the rule
-`illegal_action` (`ILLEGAL_ACTIONS`):
+`illegal_action` (`batched.ILLEGAL_ACTIONS`, the batches' rules too):
 
   "lose"          the default: the episode ends at once (terminated) with reward `illegal_reward`,
                   by default the game's lowest return (`game.min_utility()`: no finished game pays
@@ -44,10 +44,10 @@ import gymnasium
 import numpy as np
 
 from solvers import make_bot
+from solvers.envs.batched import ILLEGAL_ACTIONS, checked_illegal_reward
 from solvers.opponents import opponent_specs
 from sushigo_spiel.envs.petting_zoo import RENDER_MODES, DraftingParallelEnv
 
-ILLEGAL_ACTIONS = ("lose", "random_legal", "raise")
 SEED_BOUND = 2**63
 
 
@@ -63,6 +63,7 @@ class SushiGoEnv(gymnasium.Env):
     if illegal_action not in ILLEGAL_ACTIONS:
       raise ValueError(f"illegal_action is {illegal_action!r}; allowed: "
                        f"{', '.join(ILLEGAL_ACTIONS)}")
+    checked_illegal_reward(illegal_reward)
     self.players = DraftingParallelEnv(game, render_mode, observation_type, **params)
     self.game = self.players.game
     n = self.game.num_players()
@@ -94,7 +95,7 @@ class SushiGoEnv(gymnasium.Env):
       raise RuntimeError("step() before reset(): call reset() first")
     if not self.players.agents:
       raise RuntimeError("the episode is over: call reset() to start a new one")
-    extra = {}
+    action, extra = self._checked_action(action), {}
     if self.illegal_action != "raise" and not self._is_legal(action):
       if self.illegal_action == "lose":
         return self._end_on_illegal_action(action)
@@ -121,15 +122,23 @@ class SushiGoEnv(gymnasium.Env):
       raise RuntimeError("action_masks() before reset(): call reset() first")
     return self._observation["action_mask"].astype(bool)
 
-  def _is_legal(self, action) -> bool:
-    mask = self._observation["action_mask"]
-    return isinstance(action, (int, np.integer)) and not isinstance(action, bool) and \
-        0 <= action < len(mask) and mask[action] == 1
+  def _checked_action(self, action) -> int:
+    """`action` as an int (a 0-d integer array too); anything else is refused whatever the rule,
+    being a caller's mistake rather than an illegal move."""
+    if isinstance(action, np.ndarray) and action.shape == ():
+      action = action[()]
+    if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
+      raise ValueError(f"action is {action!r}; allowed: an integer action id, 0 to"
+                       f" {self.action_space.n - 1}")
+    return int(action)
 
-  def _illegal_message(self, action) -> str:
+  def _is_legal(self, action: int) -> bool:
+    mask = self._observation["action_mask"]
+    return 0 <= action < len(mask) and mask[action] == 1
+
+  def _illegal_message(self, action: int) -> str:
     legal = np.flatnonzero(self._observation["action_mask"]).tolist()
-    shown = int(action) if isinstance(action, (int, np.integer)) else repr(action)
-    return f"{self.agent} cannot play action {shown} here; allowed: {legal}"
+    return f"{self.agent} cannot play action {action} here; allowed: {legal}"
 
   def _end_on_illegal_action(self, action):
     """Ends the episode with `illegal_reward`, naming the action and the legal ones in `info`."""
@@ -147,4 +156,5 @@ class SushiGoEnv(gymnasium.Env):
 
   def _opponent_agents(self) -> list[str]:
     return [self.players.possible_agents[p] for p in self._opponent_seats()]
+
 
