@@ -24,6 +24,7 @@ import os
 import pathlib
 import re
 import sys
+import textwrap
 from collections.abc import Callable
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -298,6 +299,27 @@ def _cold_start(results: pathlib.Path) -> str:
           " seconds; [Speed](docs/speed.md#cold-start)).\n")
 
 
+def _rl_speed(results: pathlib.Path) -> str:
+  """The learning environments' steps/s as the stored `sushigo bench --rl` run printed them, and
+  what its ratios say."""
+  from experiments.bench import rl as rl_bench  # the rl extra: PettingZoo and Gymnasium
+  figures = json.loads((results / "bench" / "rl" / "figures.json").read_text(encoding="utf-8"))
+  rl = figures["rl"]
+  heading, rest = rl_bench.report(rl).split("\n", 1)
+  rates = rl["steps_per_s"]
+  batch = rates[f"batched, {rl_bench.NUM_ENVS} games vs random"]
+  summary = ("In the same run the Sushi Go batch against random opponents steps"
+             f" {batch / rates['OpenSpiel rl_environment, 1 game']:,.0f} times as fast as"
+             " OpenSpiel's `rl_environment` and"
+             f" {batch / rates['PettingZoo parallel env, 1 game']:,.0f} times as fast as the"
+             " PettingZoo environment, and the Sushi Draft batch steps"
+             f" {rl['draft_ratio']:.2f} times as fast as the Sushi Go batch (a Sushi Draft step is"
+             " half a turn).")
+  return (f"```\n$ sushigo bench --rl --seconds {rl['seconds']:g} --repeats {rl['repeats']}"
+          " --players 2 --draft-players 2\n...\n" + textwrap.fill(heading, 100) + "\n" + rest +
+          "\n```\n\n" + textwrap.fill(summary, 100) + "\n")
+
+
 def _run_index(results: pathlib.Path) -> str:
   lines = ["| run | what it measures | report |", "|---|---|---|"]
   for run in runs(results):
@@ -347,6 +369,7 @@ BLOCKS: dict[str, Block] = {
     "run-index": Block(("*/summary.md", "*/config.toml"), _run_index),
     "cold-start": Block(("bench/cold/after-quickstart.json", "bench/cold/after-sets.json"),
                         _cold_start),
+    "rl-speed": Block(("bench/rl/figures.json",), _rl_speed),
     "linear-q-training": Block(("linear-q/training-output.txt",), _linear_q_training),
     "linear-q-final": Block(("linear-q/training-output.txt",), _linear_q_final),
     "subgame-strength": Block(

@@ -5,9 +5,10 @@
   compiled_opponents(game, opponents)     the compiled policies the batched environment
                                           (`solvers.envs.batched`) plays for them
 
-`SushiGo-v0` plays any bot; the batch plays the bots that have a compiled policy: random, greedy
-and heuristic (with any of its parameters), each exactly as the bot plays (the heuristic's kernels
-are `HeuristicBot` to the last bit, `solvers.policy_kernels.heuristic`).
+`SushiGo-v0` plays any bot; the batches play the bots that have a compiled policy: random, greedy
+and heuristic (with any of its parameters) in Sushi Go, random in Sushi Draft (`COMPILED`), each
+exactly as the bot plays (the heuristic's kernels are `HeuristicBot` to the last bit,
+`solvers.policy_kernels.heuristic`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ import pyspiel
 from solvers import baselines, make_bot
 from solvers.search.rollouts import BaselinePolicy
 
-COMPILED_BOTS = ("random", "greedy", "heuristic")
+COMPILED_BOTS = ("random", "greedy", "heuristic")  # Sushi Go's
+COMPILED = {"python_sushi_go": COMPILED_BOTS, "python_sushi_draft": ("random",)}
 
 
 def opponent_specs(opponents, count: int) -> list[dict]:
@@ -41,14 +43,15 @@ def opponent_specs(opponents, count: int) -> list[dict]:
 
 
 def compiled_opponents(game: pyspiel.Game, opponents) -> list[str | tuple[str, np.ndarray]]:
-  """The batched environment's `opponents` for bots named as in configs, playing `game` (Sushi
-  Go): "random", "greedy", or ("heuristic", its parameter array). A ValueError names the bots
-  allowed for any other."""
-  policies = []
+  """The batched environment's `opponents` for bots named as in configs, playing `game`:
+  "random", "greedy", or ("heuristic", its parameter array) in Sushi Go, "random" in Sushi Draft.
+  A ValueError names the bots allowed for any other."""
+  policies, allowed = [], COMPILED[game.get_type().short_name]
   for player, spec in enumerate(opponent_specs(opponents, game.num_players() - 1), start=1):
-    if spec["bot"] not in COMPILED_BOTS:
-      raise ValueError(f"bot {spec['bot']!r} has no compiled policy for the batched environment;"
-                       f" allowed: {', '.join(COMPILED_BOTS)} (SushiGo-v0 plays any bot)")
+    if spec["bot"] not in allowed:
+      raise ValueError(f"bot {spec['bot']!r} has no compiled policy for the batched environment"
+                       f" of {game.get_type().short_name}; allowed: {', '.join(allowed)}"
+                       " (SushiGo-v0 plays any bot)")
     bot = make_bot(spec["bot"], game, player, 0, **spec["params"])  # checks the parameters
     if isinstance(bot, baselines.HeuristicBot):
       policies.append(("heuristic", BaselinePolicy(bot).compiled_parameters()))

@@ -3,10 +3,12 @@ rules' steps, its seeds replay its games, and bad input is refused with what is 
 
 from __future__ import annotations
 
+import gymnasium
 import numpy as np
 import pyspiel
 import pytest
 
+import solvers.envs  # noqa: F401  (registers SushiGo-v0)
 from solvers import make_bot
 from solvers.opponents import compiled_opponents
 
@@ -158,12 +160,74 @@ def test_rewards_follow_the_utility_parameter():
 def test_the_vector_env_wraps_the_batch():
   from solvers.envs.vector import SushiGoVectorEnv
   env = SushiGoVectorEnv(4, opponents="greedy", seed=0, players=3)
-  observations, _ = env.reset(seed=0)
+  observations, infos = env.reset(seed=0)
   assert env.observation_space.contains(observations)
-  observations, rewards, terminations, truncations, _ = env.step(
+  assert (infos["action_mask"] == observations["action_mask"]).all()
+  assert (env.action_masks() == observations["action_mask"].astype(bool)).all()
+  observations, rewards, terminations, truncations, infos = env.step(
       observations["action_mask"].argmax(axis=1))
   assert env.observation_space.contains(observations)
   assert rewards.shape == terminations.shape == truncations.shape == (4,)
+  assert (infos["action_mask"] == observations["action_mask"]).all() and infos["_action_mask"].all()
+  assert not infos["illegal_action"].any() and infos["_illegal_action"].all()
+  assert (env.action_masks() == observations["action_mask"].astype(bool)).all()
+
+
+@pytest.mark.parametrize("game", ["python_sushi_go", "python_sushi_draft"])
+def test_the_vector_entry_point_runs_unmasked_samples_with_its_defaults(game):
+  """A generic library's loop: `action_space.sample()`, no mask. The default rule, "lose", ends
+  the games whose samples are illegal with the game's lowest return and starts new ones."""
+  env = gymnasium.make_vec("SushiGo-v0", num_envs=16, vectorization_mode="vector_entry_point",
+                           game=game, players=3, seed=0)
+  env.action_space.seed(0)
+  observations, _ = env.reset(seed=0)
+  penalty = pyspiel.load_game(game, {"players": 3}).min_utility()
+  illegal = 0
+  for _ in range(20):
+    actions = env.action_space.sample()
+    masks = observations["action_mask"].copy()
+    observations, rewards, terminations, _, infos = env.step(actions)
+    assert env.observation_space.contains(observations)
+    expected = masks[np.arange(16), actions] == 0
+    assert (infos["illegal_action"] == expected).all()
+    assert terminations[expected].all() and (rewards[expected] == penalty).all()
+    illegal += expected.sum()
+  assert illegal > 0
+
+
+def test_an_illegal_action_under_lose_ends_that_game_only():
+  batch = SushiGoBatch(3, seed=0, players=2, illegal_action="lose", utility="margin")
+  masks = batch.reset()[1].copy()
+  actions = masks.argmax(axis=1)
+  actions[1] = np.flatnonzero(masks[1] == 0)[0]
+  _, rewards, dones, _ = batch.step(actions)
+  assert batch.illegal().tolist() == [False, True, False]
+  assert dones.tolist() == [False, True, False] and rewards[1] == -174.0  # the lowest margin
+  table = CompiledSushiGo(batch.rules).decode(batch.positions()[1])
+  assert (table.round, table.turn) == (0, 0)  # a new game's first decision
+  assert not batch.step(batch.masks().argmax(axis=1))[2].any() and not batch.illegal().any()
+
+
+def test_random_legal_plays_a_legal_action_drawn_from_the_seed():
+  """Against greedy opponents a mid-round step draws nothing but the replacement, so the game
+  after it is the game after exactly one of the legal actions, the same for the same seed."""
+  def after(seed, action, rule):
+    batch = SushiGoBatch(1, opponents="greedy", seed=seed, players=2, illegal_action=rule)
+    masks = batch.reset()[1]
+    batch.step([action])
+    return masks[0].copy(), batch.positions()[0].copy(), batch.illegal()[0]
+
+  drawn = []
+  for seed in range(8):
+    mask = SushiGoBatch(1, opponents="greedy", seed=seed, players=2).reset()[1][0].copy()
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    _, position, flagged = after(seed, illegal, "random_legal")
+    assert flagged and np.array_equal(after(seed, illegal, "random_legal")[1], position)
+    matches = [int(a) for a in np.flatnonzero(mask)
+               if np.array_equal(after(seed, int(a), "raise")[1], position)]
+    assert len(matches) == 1
+    drawn.append(np.flatnonzero(mask).tolist().index(matches[0]))
+  assert len(set(drawn)) > 1  # drawn: not always the first (or any fixed) legal action
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -179,6 +243,7 @@ def test_the_vector_env_wraps_the_batch():
     (dict(seat=2), "seat is 2; allowed: 0 to 1"),
     (dict(observation_type="pixels"), "observation_type is 'pixels'; allowed: observation,"),
     (dict(num_envs=0), "num_envs is 0; allowed: a positive integer"),
+    (dict(illegal_action="skip"), "illegal_action is 'skip'; allowed: raise, random_legal, lose"),
 ])
 def test_bad_arguments_are_refused(kwargs, message):
   with pytest.raises(ValueError) as error:
@@ -215,7 +280,7 @@ def test_bots_named_as_in_configs_become_compiled_policies():
   assert compiled_opponents(GAME_3P, "greedy") == ["greedy", "greedy"]
   assert compiled_opponents(GAME_3P, {"bot": "random"}) == ["random", "random"]
   with pytest.raises(ValueError, match="bot 'pimc' has no compiled policy for the batched"
-                     " environment; allowed: random, greedy, heuristic"):
+                     " environment of python_sushi_go; allowed: random, greedy, heuristic"):
     compiled_opponents(GAME_3P, ["greedy", "pimc"])
   with pytest.raises(ValueError, match="deny"):
     compiled_opponents(GAME_3P, {"bot": "heuristic", "params": {"deny": 1.0}})

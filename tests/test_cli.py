@@ -263,12 +263,19 @@ def test_bench_rl_section(capsys, tmp_path):
   assert status == 0
   for name in ("batched, 1024 games vs random", "batched, 1024 games vs greedy",
                "batched, 1024 games vs heuristic",
-               "PettingZoo parallel env, 1 game", "OpenSpiel rl_environment, 1 game"):
+               "PettingZoo parallel env, 1 game", "OpenSpiel rl_environment, 1 game",
+               "batched Sushi Draft, 1024 games vs random"):
     assert re.search(rf"^{re.escape(name)} +[\d,]+$", out, re.MULTILINE)
+  ratio = float(re.search(r"^Sushi Draft batch / Sushi Go batch, both vs random, same run:"
+                          r" ([\d.]+)$", out, re.MULTILINE).group(1))
   assert re.search(r"batched, 1024 games vs random: steps/s +[\d,]+ +>= 1,000,000 +(PASS|BELOW)",
                    out)
   figures = json.loads(path.read_text())
   assert all(rate > 0 for rate in figures["rl"]["steps_per_s"].values())
+  rates = figures["rl"]["steps_per_s"]
+  assert figures["rl"]["draft_ratio"] == pytest.approx(
+      rates["batched Sushi Draft, 1024 games vs random"] / rates["batched, 1024 games vs random"])
+  assert ratio == pytest.approx(figures["rl"]["draft_ratio"], abs=0.005)
 
 
 def test_bench_refuses_an_unknown_reduced_game(capsys):

@@ -137,12 +137,108 @@ def test_pettingzoo_bad_input_is_refused():
     env.step({"player_0": 0, "player_1": 0})
 
 
-def test_gymnasium_checker_passes_through_the_registry():
-  env = gymnasium.make("SushiGo-v0", players=3, illegal_action="terminate",
+def test_gymnasium_checker_passes_with_the_defaults():
+  """`gymnasium.make("SushiGo-v0")` as it comes: the checker steps `action_space.sample()`."""
+  env = gymnasium.make("SushiGo-v0")
+  with warnings.catch_warnings():
+    warnings.simplefilter("error")  # not even a warning
+    check_env(env.unwrapped)
+
+
+@pytest.mark.parametrize("rule", ["lose", "random_legal"])
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+@pytest.mark.parametrize("game", ["python_sushi_go", "python_sushi_draft"])
+def test_gymnasium_checker_passes_for_every_game_player_count_and_rule(game, players, rule,
+                                                                      capsys):
+  """Every rule but "raise", which refuses the unmasked samples the checker steps by design
+  (`test_raise_names_the_allowed_actions`)."""
+  env = gymnasium.make("SushiGo-v0", game=game, players=players, illegal_action=rule,
+                       opponents="random")
+  with warnings.catch_warnings():
+    warnings.simplefilter("error")
+    check_env(env.unwrapped)  # the render check prints the "human" mode's text
+  assert "Game: " in capsys.readouterr().out
+
+
+def test_the_checker_passes_against_search_bots():
+  env = gymnasium.make("SushiGo-v0", players=3,
                        opponents=["heuristic", {"bot": "pimc", "params": {"iterations": 2}}])
   with warnings.catch_warnings():
     warnings.simplefilter("ignore")
     check_env(env.unwrapped, skip_render_check=True)
+
+
+@pytest.mark.parametrize("game", ["python_sushi_go", "python_sushi_draft"])
+def test_an_episode_playing_action_0_throughout(game):
+  """What a learner blind to the mask meets: under "random_legal" whole games, paid their
+  returns; under "lose" (the default) the first illegal 0 ends the episode with the penalty."""
+  for rule in ("random_legal", "lose"):
+    env = SushiGoEnv(game, players=2, illegal_action=rule)
+    observation, info = env.reset(seed=4)
+    steps, legal_zeros, terminated = 0, 0, False
+    while not terminated:
+      legal = bool(info["action_mask"][0])
+      assert (info["action_mask"] == observation["action_mask"]).all()
+      observation, reward, terminated, truncated, info = env.step(0)
+      steps, legal_zeros = steps + 1, legal_zeros + legal
+      assert not truncated
+      if not legal:
+        assert "cannot play action 0 here; allowed: " in info["illegal_action"]
+        if rule == "lose":
+          break
+    state = env.players.pyspiel_state()
+    if rule == "random_legal":
+      assert state.is_terminal() and reward == state.returns()[0]
+      assert steps == env.game.rules.max_game_length if game == "python_sushi_draft" else \
+          steps > legal_zeros
+    else:
+      assert terminated and not state.is_terminal() and steps == legal_zeros + 1
+      assert reward == env.game.min_utility()
+
+
+def test_raise_names_the_allowed_actions():
+  env = SushiGoEnv(players=2, illegal_action="raise")
+  observation, _ = env.reset(seed=0)
+  illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
+  legal = np.flatnonzero(observation["action_mask"]).tolist()
+  state = env.players.pyspiel_state()
+  named = "; ".join(f"{a} ({state.action_to_string(0, a)})" for a in legal)
+  with pytest.raises(ValueError) as error:
+    env.step(illegal)
+  assert str(error.value) == f"player_0 cannot play action {illegal} here; allowed: {named}"
+
+
+def test_random_legal_plays_a_legal_action_drawn_from_the_seed():
+  def played(seed):
+    env = SushiGoEnv(players=2, illegal_action="random_legal")
+    observation, _ = env.reset(seed=seed)
+    legal = np.flatnonzero(observation["action_mask"]).tolist()
+    illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
+    before = len(env.players.pyspiel_state().history())
+    _, reward, terminated, _, info = env.step(illegal)
+    history = env.players.pyspiel_state().history()
+    action = int(info["illegal_action"].split("played ")[1].split()[0])
+    assert action in legal and not terminated and reward == 0
+    assert history[before] == action  # the learner's part of the joint move (the turn-based form)
+    return action, history
+
+  first = [played(seed) for seed in range(6)]
+  assert first == [played(seed) for seed in range(6)]  # reproducible from the seed
+  assert len({action for action, _ in first}) > 1  # and drawn, not fixed
+
+
+def test_lose_ends_the_episode_with_the_lowest_return():
+  for utility, penalty in (("score", 0.0), ("margin", -174.0), ("win", 0.0)):
+    env = SushiGoEnv(players=2, utility=utility)  # "lose" is the default
+    assert env.illegal_action == "lose" and env.illegal_reward == penalty == env.game.min_utility()
+    observation, _ = env.reset(seed=0)
+    illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
+    observation, reward, terminated, truncated, info = env.step(illegal)
+    assert (reward, terminated, truncated) == (penalty, True, False)
+    assert info["illegal_action"].startswith(f"player_0 cannot play action {illegal} here")
+    with pytest.raises(RuntimeError, match="the episode is over"):
+      env.step(int(np.flatnonzero(observation["action_mask"])[0]))
+  assert SushiGoEnv(players=2, illegal_reward=-5).illegal_reward == -5.0
 
 
 def test_gymnasium_env_plays_whole_episodes_reproducibly():
@@ -168,22 +264,23 @@ def test_gymnasium_bad_input_is_refused():
   env = SushiGoEnv(players=2)
   with pytest.raises(RuntimeError, match=r"step\(\) before reset\(\)"):
     env.step(0)
+  with pytest.raises(RuntimeError, match=r"action_masks\(\) before reset\(\)"):
+    env.action_masks()
   observation, _ = env.reset(seed=0)
-  illegal = int(np.flatnonzero(observation["action_mask"] == 0)[0])
-  with pytest.raises(ValueError, match=f"player_0 cannot play action {illegal} here; allowed:"):
-    env.step(illegal)
-  ending = SushiGoEnv(players=2, illegal_action="terminate", illegal_reward=-5)
-  observation, _ = ending.reset(seed=0)
-  _, reward, terminated, _, info = ending.step(illegal)
-  assert (reward, terminated) == (-5.0, True) and "cannot play action" in info["illegal_action"]
-  with pytest.raises(RuntimeError, match="the episode is over"):
-    ending.step(0)
+  for wrong in (1.5, "3", True, np.array([1])):  # a caller's mistake, not an illegal move
+    with pytest.raises(ValueError, match="; allowed: an integer action id, 0 to 95"):
+      env.step(wrong)
+  legal = int(np.flatnonzero(observation["action_mask"])[0])
+  assert not env.step(np.array(legal))[2]  # a 0-d integer array is an integer
   for kwargs, message in [
       (dict(opponents=["random"] * 2), "opponents names 2 bots; allowed: one, or one per"),
       (dict(opponents="nosuch"), "unknown bot 'nosuch'; allowed: random"),
       (dict(opponents={"bot": "heuristic", "params": {"nosuch": 1}}), "unknown parameter"),
       (dict(seat=3), "seat is 3; allowed: 0 to 1"),
-      (dict(illegal_action="ignore"), "illegal_action is 'ignore'; allowed: raise, terminate"),
+      (dict(illegal_action="ignore"), "illegal_action is 'ignore'; allowed: raise, random_legal,"
+       " lose"),
+      (dict(illegal_reward=float("nan")), "illegal_reward is nan; allowed: a finite number"),
+      (dict(illegal_reward="-1"), "illegal_reward is '-1'; allowed: a finite number, or None"),
       (dict(hand_size="ten"), "parameter 'hand_size' is 'ten'; allowed: a value of type int")]:
     with pytest.raises(ValueError, match=message):
       SushiGoEnv(**{"players": 2, **kwargs})

@@ -1,7 +1,7 @@
 """Action 0 through the single-agent environment (`SushiGoEnv`, solvers/envs/single_agent.py):
-the lowest action id is an action like any other, legal exactly when the mask says so, in both
-ways of handling illegal actions ("raise" leaves the check to the game layer, "terminate" checks
-the mask itself). Played from fixed seeds, so the states where action 0 is legal are the same on
+the lowest action id is an action like any other, legal exactly when the mask says so, under every
+rule for illegal actions ("raise" leaves the check to the game layer, "lose" and "random_legal"
+check the mask themselves). Played from fixed seeds, so the states where action 0 is legal are the same on
 every run.
 """
 
@@ -25,10 +25,11 @@ def first_seed(seat: int, legal: bool) -> int:
   raise AssertionError(f"no seed of {SEEDS} has action 0 {'legal' if legal else 'illegal'}")
 
 
-def step_both(seed: int, seat: int, action):
-  """The first step of `action` from `seed` in a "raise" and in a "terminate" environment."""
+def step_each(seed: int, seat: int, action):
+  """The first step of `action` from `seed` in a "raise", a "lose" and a "random_legal"
+  environment."""
   results = []
-  for handling in ("raise", "terminate"):
+  for handling in ("raise", "lose", "random_legal"):
     env = SushiGoEnv(players=PLAYERS, opponents="greedy", seat=seat, illegal_action=handling)
     observation, _ = env.reset(seed=seed)
     assert observation["action_mask"][0] == 1 and env.action_masks()[0]
@@ -39,19 +40,19 @@ def step_both(seed: int, seat: int, action):
 @pytest.mark.parametrize("seat", [0, 1])
 @pytest.mark.parametrize("action", [0, np.int64(0)], ids=["int", "numpy_int"])
 def test_a_legal_action_zero_is_played(seat, action):
-  (raising, raised), (ending, ended) = step_both(first_seed(seat, legal=True), seat, action)
-  _, reward, terminated, truncated, info = ended
-  assert "illegal_action" not in info, info
-  assert (reward, terminated, truncated) == (0.0, False, False)
-  assert ending.players.agents, "the episode ended on a legal move"
-  # The same move as where the game layer checks it: the same table afterwards.
-  assert ending.players.pyspiel_state().history() == raising.players.pyspiel_state().history()
-  np.testing.assert_array_equal(ended[0]["observation"], raised[0]["observation"])
-  np.testing.assert_array_equal(ended[0]["action_mask"], raised[0]["action_mask"])
+  (raising, raised), *checking = step_each(first_seed(seat, legal=True), seat, action)
+  for env, (observation, reward, terminated, truncated, info) in checking:
+    assert "illegal_action" not in info, info
+    assert (reward, terminated, truncated) == (0.0, False, False)
+    assert env.players.agents, "the episode ended on a legal move"
+    # The same move as where the game layer checks it: the same table afterwards.
+    assert env.players.pyspiel_state().history() == raising.players.pyspiel_state().history()
+    np.testing.assert_array_equal(observation["observation"], raised[0]["observation"])
+    np.testing.assert_array_equal(observation["action_mask"], raised[0]["action_mask"])
 
 
-def test_an_illegal_action_zero_ends_a_terminating_episode():
-  env = SushiGoEnv(players=PLAYERS, illegal_action="terminate", illegal_reward=-3)
+def test_an_illegal_action_zero_ends_a_losing_episode():
+  env = SushiGoEnv(players=PLAYERS, illegal_action="lose", illegal_reward=-3)
   observation, _ = env.reset(seed=first_seed(0, legal=False))
   assert observation["action_mask"][0] == 0 and not env.action_masks()[0]
   _, reward, terminated, _, info = env.step(0)
@@ -75,10 +76,11 @@ def lowest_legal_episode(seed: int, handling: str) -> tuple[list[float], list[in
 
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_the_lowest_legal_action_plays_whole_episodes(seed):
-  rewards, actions, state = lowest_legal_episode(seed, "terminate")
+  rewards, actions, state = lowest_legal_episode(seed, "lose")
   assert state.is_terminal()
   assert rewards[-1] == state.returns()[0] and all(r == 0 for r in rewards[:-1])
-  assert (rewards, actions) == lowest_legal_episode(seed, "raise")[:2]
+  assert (rewards, actions) == lowest_legal_episode(seed, "raise")[:2] == \
+      lowest_legal_episode(seed, "random_legal")[:2]
 
 
 def test_the_episodes_do_play_action_zero():

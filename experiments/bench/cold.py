@@ -37,7 +37,7 @@ SET_MODULES = ("sushigo_spiel.compiled.sushi_go.core", "sushigo_spiel.compiled.s
                "solvers.policy_kernels.compiling", "solvers.search.kernels.compiling",
                "solvers.equilibrium.kernels.compiling",
                "solvers.equilibrium.kernels.blueprint_policy", "solvers.envs.batched",
-               "experiments.train_linear_q")
+               "solvers.envs.batched_sushi_draft", "experiments.train_linear_q")
 
 # Run in the copy: compiles every set in dependency order, printing one JSON line per set.
 _COMPILE_SETS = f"""

@@ -1,15 +1,18 @@
 """Speed of the reinforcement-learning environments, measured in one run: the batched environment
 (`solvers.envs.batched`, 1,024 games on the compiled core), the PettingZoo parallel
 environment (`sushigo_spiel.envs.petting_zoo`, one game) and OpenSpiel's `rl_environment` (one
-game, the observation tensor), all on `python_sushi_go(players=2)`.
+game, the observation tensor), all on `python_sushi_go(players=2)`; and the batched Sushi Draft
+environment (`solvers.envs.batched_sushi_draft`, 1,024 games of `python_sushi_draft(players=2)`
+against random opponents), reported as a ratio to the Sushi Go batch against random opponents.
 
 A step is one joint move, every player's pick, with the chance that follows it (and the next
 game's deal after the last move): one `step` of the PettingZoo or OpenSpiel environment, one
-game's share of a batched `step`, whose opponents are compiled policies. Timing: the CPU time of
-this process (`time.process_time`, so that other work on a shared machine counts less), summed
-over the environments' `step` and `reset` calls only; the actions (uniformly random legal ones
-for one game, the first legal action of each game for the batch) are chosen outside the timed
-calls. Single process, one core (the kernels are single-threaded).
+game's share of a batched `step`, whose opponents are compiled policies. A Sushi Draft step is
+one simultaneous node (an Eat or a Keep step; a turn has both), the batch's decision. Timing: the
+CPU time of this process (`time.process_time`, so that other work on a shared machine counts
+less), summed over the environments' `step` and `reset` calls only; the actions (uniformly random
+legal ones for one game, the first legal action of each game for the batch) are chosen outside
+the timed calls. Single process, one core (the kernels are single-threaded).
 Runs are interleaved and repeated; medians are reported. Target: the batch with random opponents
 at 1,000,000 steps/s or more (the environment's own cost; the greedy and heuristic opponents'
 decisions are added work, shown beside it).
@@ -27,13 +30,16 @@ from open_spiel.python import rl_environment
 
 from experiments.bench.game import target
 from solvers.envs.batched import SushiGoBatch
+from solvers.envs.batched_sushi_draft import SushiDraftBatch
 from solvers.opponents import COMPILED_BOTS, compiled_opponents
 from sushigo_spiel.drafting.text import format_table
 from sushigo_spiel.envs import petting_zoo
 
 GAME = "python_sushi_go(players=2)"
+DRAFT_GAME = "python_sushi_draft(players=2)"
 NUM_ENVS = 1024
 MIN_BATCHED_STEPS = 1_000_000
+DRAFT_BATCH = f"batched Sushi Draft, {NUM_ENVS} games vs random"
 
 
 def batched_steps(opponent: str, seconds: float, seed: int = 0) -> float:
@@ -41,6 +47,17 @@ def batched_steps(opponent: str, seconds: float, seed: int = 0) -> float:
   policy."""
   batch = SushiGoBatch(NUM_ENVS, opponents=compiled_opponents(pyspiel.load_game(GAME), opponent),
                        seed=seed, players=2)
+  return _batch_steps(batch, seconds)
+
+
+def draft_batched_steps(seconds: float, seed: int = 0) -> float:
+  """Steps (decisions) per second of the Sushi Draft batch of `NUM_ENVS` games against random
+  opponents."""
+  return _batch_steps(SushiDraftBatch(NUM_ENVS, opponents="random", seed=seed, players=2), seconds)
+
+
+def _batch_steps(batch, seconds: float) -> float:
+  """Steps per second of a batch, the first legal action of every game at each step."""
   start = time.process_time()
   masks = batch.reset()[1]
   timed, steps = time.process_time() - start, 0
@@ -102,26 +119,35 @@ def run(seconds: float = 2.0, repeats: int = 3, opponents=COMPILED_BOTS) -> dict
               for name in opponents}
   measures["PettingZoo parallel env, 1 game"] = pettingzoo_steps
   measures["OpenSpiel rl_environment, 1 game"] = rl_environment_steps
+  measures[DRAFT_BATCH] = draft_batched_steps
   for name in opponents:
     batched_steps(name, 0.05)  # compiles, warms up
+  draft_batched_steps(0.05)
   rates = {name: [] for name in measures}
   for _ in range(repeats):
     for name, measure in measures.items():
       rates[name].append(measure(seconds))
   medians = {name: statistics.median(values) for name, values in rates.items()}
   first = next(iter(medians))
-  return {"game": GAME, "seconds": seconds, "repeats": repeats, "steps_per_s": medians,
+  sushi_go = medians[f"batched, {NUM_ENVS} games vs random"] if "random" in opponents else None
+  return {"game": GAME, "draft_game": DRAFT_GAME, "seconds": seconds, "repeats": repeats,
+          "steps_per_s": medians,
+          "draft_ratio": None if sushi_go is None else medians[DRAFT_BATCH] / sushi_go,
           "targets": [target(f"{first}: steps/s", medians[first], MIN_BATCHED_STEPS)]}
 
 
 def report(figures: dict) -> str:
   rows = [("environment", "steps/s")]
   rows += [(name, f"{rate:,.0f}") for name, rate in figures["steps_per_s"].items()]
-  lines = [f"Environment steps/s on {figures['game']}: a step is one joint move with its chance;"
-           " CPU time inside step() and reset() only, actions chosen outside; single process,"
-           f" one core. Median of {figures['repeats']} interleaved run(s) of"
-           f" {figures['seconds']:g} s each.", ""]
+  lines = [f"Environment steps/s on {figures['game']} (Sushi Draft: {figures['draft_game']}): a"
+           " step is one joint move with its chance (Sushi Draft: one Eat or Keep step); CPU time"
+           " inside step() and reset() only, actions chosen outside; single process, one core."
+           f" Median of {figures['repeats']} interleaved run(s) of {figures['seconds']:g} s each.",
+           ""]
   lines += format_table(rows) + [""]
+  if figures["draft_ratio"] is not None:
+    lines += [f"Sushi Draft batch / Sushi Go batch, both vs random, same run:"
+              f" {figures['draft_ratio']:.2f}", ""]
   rows = [("target", "value", "minimum", "result")]
   rows += [(t["name"], f"{t['value']:,.0f}", f">= {t['minimum']:,}",
             "PASS" if t["passed"] else "BELOW") for t in figures["targets"]]

@@ -6,10 +6,13 @@
   envs = gymnasium.make_vec("SushiGo-v0", num_envs=1024, vectorization_mode="vector_entry_point",
                             opponents="heuristic")                   # the compiled batch
 
-`SushiGo-v0` is one learner against fixed opponents (`single_agent.SushiGoEnv`); its vector entry
-point (`vector.make_vector_env`) is the compiled batch (`batched.SushiGoBatch` behind
+`SushiGo-v0` is one learner against fixed opponents (`single_agent.SushiGoEnv`), either game
+(`game="python_sushi_draft"`); its vector entry point (`vector.make_vector_env`) is the game's
+compiled batch (`batched.SushiGoBatch`, `batched_sushi_draft.SushiDraftBatch`, behind
 `vector.SushiGoVectorEnv`), whose opponents are the bots with a compiled policy
-(`solvers.opponents`: random, greedy, heuristic). `solvers/__init__.py` does not import this
+(`solvers.opponents`: random, greedy, heuristic; random for Sushi Draft). An illegal action ends
+the episode with the game's lowest return by default (`illegal_action`, see `single_agent`), so
+that code sampling `action_space.sample()` runs. `solvers/__init__.py` does not import this
 package, so the core install needs no Gymnasium.
 """
 

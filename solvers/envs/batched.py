@@ -23,12 +23,26 @@ game (zero otherwise); that step's `dones` is True and its observation and mask 
 of the new game's first decision (the end of a game holds no decision, and its reward is final).
 The arrays returned are the environment's own, overwritten by the next call: copy what you keep.
 
-Randomness (the deals, the random opponents) is one stream of `compiled.rng`, seeded by `seed` at
-construction or at `reset(seed=...)`: the same seed and the same actions give the same games.
+An action outside a game's mask is handled by the rule `illegal_action` (`ILLEGAL_ACTIONS`, as
+`SushiGo-v0`'s): "raise" (the batch's default: a ValueError naming the game and its legal actions,
+nothing stepped), "random_legal" (a uniformly drawn legal action is played instead, from the
+batch's stream) or "lose" (that game ends at once with reward `illegal_reward`, by default the
+game's lowest return, and a new game starts in its slot). `illegal()` tells which games' last
+actions were illegal.
+
+Randomness (the deals, the random opponents, "random_legal"'s draws) is one stream of
+`compiled.rng`, seeded by `seed` at construction or at `reset(seed=...)`: the same seed and the
+same actions give the same games.
+
+`DraftingBatch` is what the games' batches share: the checks, the arrays and the calls; each
+game's batch (this one, `solvers.envs.batched_sushi_draft.SushiDraftBatch`) adds its kernels and
+its opponents.
 """
 
 from __future__ import annotations
 
+import math
+import numbers
 import pathlib
 from collections.abc import Sequence
 
@@ -40,14 +54,14 @@ from solvers.policy_kernels.compiling import KERNELS as POLICY_KERNELS
 from solvers.policy_kernels.sushi_go import POLICIES, policy_action
 from sushigo_spiel.compiled.jit import KernelSet, njit
 from sushigo_spiel.compiled.rng import new_state
+from sushigo_spiel.compiled.sampling import pick_uniformly
 from sushigo_spiel.compiled.sushi_go import observation
 from sushigo_spiel.compiled.sushi_go.chance import initial_position, skip_chance
 from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_TERMINAL, NUM_ACTIONS, PLAYERS,
                                                     build_spec)
 from sushigo_spiel.compiled.sushi_go.moves import legal_actions, play
 from sushigo_spiel.compiled.sushi_go.scoring import returns
-from sushigo_spiel.envs.games import checked_parameters
-from sushigo_spiel.sushi_go.game import SushiGoGame
+from sushigo_spiel.envs.games import load_game
 from sushigo_spiel.sushi_go.rules import Rules
 
 # The opponents' compiled policies by name, and those that take a parameter array; LEARNER marks
@@ -55,37 +69,49 @@ from sushigo_spiel.sushi_go.rules import Rules
 OPPONENTS = POLICIES
 PARAMETERISED = tuple(name for name, code in POLICIES.items() if code in policies.PARAMETERISED)
 LEARNER = -1
+# What a step does with an action outside a game's mask (see the module docstring), by code.
+RAISE, RANDOM_LEGAL, LOSE = range(3)
+ILLEGAL_ACTIONS = {"raise": RAISE, "random_legal": RANDOM_LEGAL, "lose": LOSE}
 
 
-class SushiGoBatch:
-  """`num_envs` games of `python_sushi_go(**params)`, one learner against compiled opponents (see
-  the module docstring)."""
+class DraftingBatch:
+  """What the games' batches share (see the module docstring): a subclass names its `game`, its
+  kernels' `kernel_set`, its `observation` kernels module and its `build_spec` and
+  `initial_position`, and implements `_seat_policies`, `_reset_games` and `_step_games`."""
 
-  def __init__(self, num_envs: int = 1024, opponents: str | tuple | Sequence = "random",
-               seat: int = 0, observation_type: str = "observation", seed: int | None = None,
-               **params):
-    rules = Rules.from_params(**{**SushiGoGame.default_parameters,
-                                 **checked_parameters("python_sushi_go", params)})
-    KERNELS.ensure()
+  game: str
+
+  def __init__(self, num_envs: int, opponents, seat: int, observation_type: str,
+               seed: int | None, illegal_action: str, illegal_reward: float | None, params: dict):
+    pyspiel_game = load_game(self.game, params)
+    self.kernel_set.ensure()
     if not isinstance(num_envs, int) or num_envs < 1:
       raise ValueError(f"num_envs is {num_envs!r}; allowed: a positive integer")
-    self.rules, self.spec = rules, build_spec(rules)
+    rules = pyspiel_game.rules
+    self.rules, self.spec = rules, self.build_spec(rules)
     self.num_envs, self.num_players = num_envs, rules.num_players
     self.num_actions = rules.num_distinct_actions
     self.seat = _checked_seat(seat, rules.num_players)
-    self.seat_policies, self.seat_parameters = _seat_policies(opponents, self.seat,
-                                                              rules.num_players)
-    self.observation_type = _checked_observation_type(observation_type)
-    self._kind = observation.KINDS[observation_type]
-    self._offsets = observation.piece_offsets(rules, self._kind)
-    self.observation_size = observation.tensor_size(rules, self._kind)
-    self._start = initial_position(self.spec)
+    self.seat_policies, self.seat_parameters = self._seat_policies(opponents)
+    self.observation_type = _checked_observation_type(observation_type, self.observation.KINDS)
+    self._kind = self.observation.KINDS[observation_type]
+    self._offsets = self.observation.piece_offsets(rules, self._kind)
+    self.observation_size = self.observation.tensor_size(rules, self._kind)
+    if illegal_action not in ILLEGAL_ACTIONS:
+      raise ValueError(f"illegal_action is {illegal_action!r}; allowed: "
+                       f"{', '.join(ILLEGAL_ACTIONS)}")
+    checked_illegal_reward(illegal_reward)
+    self.illegal_action = illegal_action
+    self._rule = ILLEGAL_ACTIONS[illegal_action]
+    self.illegal_reward = float(pyspiel_game.min_utility() if illegal_reward is None
+                                else illegal_reward)
+    self._start = self.initial_position(self.spec)
     self._positions = np.empty((num_envs, len(self._start)), dtype=self._start.dtype)
-    self._written = np.zeros(num_envs, dtype=np.int64)
     self._observations = np.zeros((num_envs, self.observation_size), dtype=np.float32)
     self._masks = np.zeros((num_envs, self.num_actions), dtype=np.int8)
     self._rewards = np.zeros(num_envs, dtype=np.float32)
     self._dones = np.zeros(num_envs, dtype=bool)
+    self._illegal = np.zeros(num_envs, dtype=bool)
     self._rng = new_state(_fresh_seed() if seed is None else _checked_seed(seed))
     self._started = False
 
@@ -94,25 +120,33 @@ class SushiGoBatch:
     masks of their first decisions."""
     if seed is not None:
       self._rng = new_state(_checked_seed(seed))
-    reset_games(self.spec, self._positions, self._start, self._rng, self.seat, self._kind,
-                self._offsets, self._written, self._observations, self._masks)
+    self._reset_games()
+    self._illegal[:] = False
     self._started = True
     return self._observations, self._masks
 
   def step(self, actions) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """One decision of the learner in every game: `actions` holds one legal action per game.
-    Returns observations, rewards, dones and masks (see the module docstring)."""
+    """One decision of the learner in every game: `actions` holds one action per game, legal
+    unless `illegal_action` says otherwise. Returns observations, rewards, dones and masks (see
+    the module docstring)."""
     if not self._started:
       raise RuntimeError("step() before reset(): call reset() first")
-    actions = self._checked_actions(actions)
-    step_games(self.spec, self._positions, actions, self.seat_policies, self.seat_parameters,
-               self._rng, self._start, self._kind, self._offsets, self._written,
-               self._observations, self._masks, self._rewards, self._dones)
+    self._step_games(self._checked_actions(actions))
     return self._observations, self._rewards, self._dones, self._masks
 
+  def masks(self) -> np.ndarray:
+    """The legal-action masks of every game's next decision (what the last step or reset
+    returned)."""
+    return self._masks
+
+  def illegal(self) -> np.ndarray:
+    """Which games' actions at the last step were outside their masks (all False after a reset,
+    and always under "raise", which refuses them)."""
+    return self._illegal
+
   def positions(self) -> np.ndarray:
-    """The games' positions (`compiled.sushi_go.layout`), one row per game: for tests and
-    analysis (`CompiledSushiGo.decode` turns a row into the rules' `Table`)."""
+    """The games' positions (the game's `compiled.<game>.layout`), one row per game: for tests
+    and analysis (the compiled core's `decode` turns a row into the rules' `Table`)."""
     return self._positions
 
   def _checked_actions(self, actions) -> np.ndarray:
@@ -121,6 +155,8 @@ class SushiGoBatch:
       raise ValueError(f"actions must be {self.num_envs} integers, one per game; got an array of"
                        f" shape {array.shape} and dtype {array.dtype}")
     array = array.astype(np.int64, copy=False)
+    if self._rule != RAISE:
+      return array
     outside = (array < 0) | (array >= self.num_actions)
     illegal = outside.copy()
     illegal[~outside] = self._masks[np.flatnonzero(~outside), array[~outside]] == 0
@@ -131,6 +167,49 @@ class SushiGoBatch:
                        f" in game {game}: {np.flatnonzero(self._masks[game]).tolist()}, the"
                        " mask's ones")
     return array
+
+
+class SushiGoBatch(DraftingBatch):
+  """`num_envs` games of `python_sushi_go(**params)`, one learner against compiled opponents (see
+  the module docstring)."""
+
+  game = "python_sushi_go"
+  observation = observation
+  build_spec = staticmethod(build_spec)
+  initial_position = staticmethod(initial_position)
+
+  @property
+  def kernel_set(self) -> KernelSet:
+    return KERNELS  # declared below the kernels
+
+  def __init__(self, num_envs: int = 1024, opponents: str | tuple | Sequence = "random",
+               seat: int = 0, observation_type: str = "observation", seed: int | None = None,
+               illegal_action: str = "raise", illegal_reward: float | None = None, **params):
+    super().__init__(num_envs, opponents, seat, observation_type, seed, illegal_action,
+                     illegal_reward, params)
+    self._written = np.zeros(num_envs, dtype=np.int64)
+
+  def _seat_policies(self, opponents):
+    return _seat_policies(opponents, self.seat, self.num_players)
+
+  def _reset_games(self):
+    reset_games(self.spec, self._positions, self._start, self._rng, self.seat, self._kind,
+                self._offsets, self._written, self._observations, self._masks)
+
+  def _step_games(self, actions):
+    step_games(self.spec, self._positions, actions, self.seat_policies, self.seat_parameters,
+               self._rng, self._start, self._kind, self._offsets, self._written,
+               self._observations, self._masks, self._rewards, self._dones, self._rule,
+               self.illegal_reward, self._illegal)
+
+
+def checked_illegal_reward(value) -> None:
+  """Refuses an `illegal_reward` that is neither None (the game's lowest return) nor a finite
+  number."""
+  if value is not None and (isinstance(value, bool) or not isinstance(value, numbers.Real) or
+                            not math.isfinite(value)):
+    raise ValueError(f"illegal_reward is {value!r}; allowed: a finite number, or None for the"
+                     " game's lowest return")
 
 
 def _checked_seat(seat: int, players: int) -> int:
@@ -174,9 +253,9 @@ def _checked_parameters(values) -> np.ndarray:
   return values
 
 
-def _checked_observation_type(name: str) -> str:
-  if name not in observation.KINDS:
-    raise ValueError(f"observation_type is {name!r}; allowed: {', '.join(observation.KINDS)}")
+def _checked_observation_type(name: str, kinds) -> str:
+  if name not in kinds:
+    raise ValueError(f"observation_type is {name!r}; allowed: {', '.join(kinds)}")
   return name
 
 
@@ -205,8 +284,9 @@ def reset_games(g, positions, start, rng, seat, kind, offsets, written, observat
 
 @njit
 def step_games(g, positions, actions, seat_policies, seat_parameters, rng, start, kind, offsets,
-               written, observations, masks, rewards, dones):
-  """One learner decision in every game (see the module docstring)."""
+               written, observations, masks, rewards, dones, rule, penalty, illegal):
+  """One learner decision in every game (see the module docstring); an action outside a game's
+  mask is played by `rule` (RANDOM_LEGAL, LOSE) and marked in `illegal`."""
   n = g[PLAYERS]
   legal = np.empty(g[NUM_ACTIONS], dtype=np.int64)
   joint = np.empty(n, dtype=np.int64)
@@ -217,12 +297,21 @@ def step_games(g, positions, actions, seat_policies, seat_parameters, rng, start
       seat = p
   for i in range(len(positions)):
     pos = positions[i]
+    rewards[i], dones[i] = 0.0, False
+    action = actions[i]
+    illegal[i] = action < 0 or action >= g[NUM_ACTIONS] or masks[i, action] == 0
+    if illegal[i] and rule == LOSE:
+      rewards[i], dones[i] = penalty, True
+      _new_game(g, pos, start, rng, i, written, observations)
+      _observe(g, pos, seat, kind, offsets, written, observations, masks, i, legal)
+      continue
+    if illegal[i]:
+      action = legal[pick_uniformly(legal_actions(g, pos, seat, legal), rng)]
     for p in range(n):
-      joint[p] = actions[i] if p == seat else \
+      joint[p] = action if p == seat else \
           policy_action(g, pos, p, rng, legal, seat_policies[p], seat_parameters[p])
     play(g, pos, joint)
     skip_chance(g, pos, rng)
-    rewards[i], dones[i] = 0.0, False
     if pos[ACTOR] == ACTOR_TERMINAL:
       returns(g, pos, utilities)
       rewards[i], dones[i] = utilities[seat], True
@@ -273,7 +362,8 @@ def _exercise_kernels() -> None:
     actions = np.array([np.flatnonzero(row)[0] for row in masks], dtype=np.int64)
     step_games(spec, positions, actions, np.array([LEARNER, OPPONENTS["heuristic"]]),
                np.zeros((2, heuristic.PARAMETERS_SIZE)), rng, start, kind, offsets, written,
-               observations, masks, np.zeros(2, dtype=np.float32), np.zeros(2, dtype=bool))
+               observations, masks, np.zeros(2, dtype=np.float32), np.zeros(2, dtype=bool),
+               RAISE, 0.0, np.zeros(2, dtype=bool))
     observation.encode_observation(spec, positions[0], 1, observation.piece_offsets(
         rules, observation.OBSERVATION), np.zeros(observation.tensor_size(
             rules, observation.OBSERVATION), dtype=np.float32))

@@ -16,11 +16,24 @@ game's `utility` at the end.
 Seeding: `reset(seed=...)` seeds the environment's generator, from which each episode draws the
 deal's seed and the bots' seeds; the same seed and actions give the same episodes.
 
-An action outside the mask raises a ValueError that names the legal actions
-(`illegal_action="raise"`, the default). Gymnasium's `check_env` samples actions without a mask,
-so it runs with `illegal_action="terminate"`: an illegal action then ends the episode with
-`illegal_reward` and the error message in `info["illegal_action"]` (PettingZoo's
-`TerminateIllegalWrapper` convention).
+Every observation's info holds `action_mask` too, and `action_masks()` returns it as booleans (the
+method sb3-contrib's MaskablePPO asks for). An action outside the mask is handled by the rule
+`illegal_action` (`batched.ILLEGAL_ACTIONS`, the batches' rules too):
+
+  "lose"          the default: the episode ends at once (terminated) with reward `illegal_reward`,
+                  by default the game's lowest return (`game.min_utility()`: no finished game pays
+                  less), and `info["illegal_action"]` says what was wrong. This is PettingZoo's
+                  classic convention (`TerminateIllegalWrapper`).
+  "random_legal"  a legal action drawn uniformly from the environment's generator (seeded by
+                  `reset(seed=...)`) is played instead; `info["illegal_action"]` names both.
+  "raise"         a ValueError that names the legal actions; for masked learners, where an illegal
+                  action is a bug.
+
+Why "lose" by default: generic libraries and Gymnasium's `check_env` step
+`action_space.sample()`, which knows no mask, so "raise" would stop them at the first step; and
+"lose" keeps the reward honest (the episode is scored on the action the learner chose, and an
+unmasked learner is told it was illegal), where "random_legal" would credit the learner with a
+move it did not make.
 """
 
 from __future__ import annotations
@@ -31,10 +44,10 @@ import gymnasium
 import numpy as np
 
 from solvers import make_bot
+from solvers.envs.batched import ILLEGAL_ACTIONS, checked_illegal_reward
 from solvers.opponents import opponent_specs
 from sushigo_spiel.envs.petting_zoo import RENDER_MODES, DraftingParallelEnv
 
-ILLEGAL_ACTIONS = ("raise", "terminate")
 SEED_BOUND = 2**63
 
 
@@ -45,11 +58,12 @@ class SushiGoEnv(gymnasium.Env):
 
   def __init__(self, game: str = "python_sushi_go", opponents: str | dict | Sequence = "random",
                seat: int = 0, observation_type: str = "observation",
-               render_mode: str | None = None, illegal_action: str = "raise",
-               illegal_reward: float = -1.0, **params):
+               render_mode: str | None = None, illegal_action: str = "lose",
+               illegal_reward: float | None = None, **params):
     if illegal_action not in ILLEGAL_ACTIONS:
       raise ValueError(f"illegal_action is {illegal_action!r}; allowed: "
                        f"{', '.join(ILLEGAL_ACTIONS)}")
+    checked_illegal_reward(illegal_reward)
     self.players = DraftingParallelEnv(game, render_mode, observation_type, **params)
     self.game = self.players.game
     n = self.game.num_players()
@@ -60,7 +74,9 @@ class SushiGoEnv(gymnasium.Env):
     for spec, player in zip(self.opponents, self._opponent_seats()):
       make_bot(spec["bot"], self.game, player, 0, **spec["params"])  # refuses a bad spec now
     self.render_mode = render_mode
-    self.illegal_action, self.illegal_reward = illegal_action, float(illegal_reward)
+    self.illegal_action = illegal_action
+    self.illegal_reward = float(self.game.min_utility() if illegal_reward is None
+                                else illegal_reward)
     self.observation_space = self.players.observation_space(self.agent)
     self.action_space = self.players.action_space(self.agent)
     self._bots = []
@@ -72,22 +88,30 @@ class SushiGoEnv(gymnasium.Env):
                   for spec, player in zip(self.opponents, self._opponent_seats())]
     observations, infos = self.players.reset(seed=self._draw_seed(), options=options)
     self._observation = observations[self.agent]
-    return self._observation, infos[self.agent]
+    return self._observation, {**infos[self.agent], "action_mask": self._observation["action_mask"]}
 
   def step(self, action):
     if self._observation is None:
       raise RuntimeError("step() before reset(): call reset() first")
     if not self.players.agents:
       raise RuntimeError("the episode is over: call reset() to start a new one")
-    if self.illegal_action == "terminate" and not self._is_legal(action):
-      return self._end_on_illegal_action(action)
+    action, extra = self._checked_action(action), {}
+    if self.illegal_action != "raise" and not self._is_legal(action):
+      if self.illegal_action == "lose":
+        return self._end_on_illegal_action(action)
+      legal = np.flatnonzero(self._observation["action_mask"])
+      played = int(legal[self.np_random.integers(len(legal))])
+      extra["illegal_action"] = (f"{self._illegal_message(action)}; played {played} instead,"
+                                 " drawn at random")
+      action = played
     state = self.players.pyspiel_state()
     actions = {agent: bot.step(state) for agent, bot in zip(self._opponent_agents(), self._bots)}
     actions[self.agent] = action
     observations, rewards, terminations, truncations, infos = self.players.step(actions)
     self._observation = observations[self.agent]
     return (self._observation, rewards[self.agent], terminations[self.agent],
-            truncations[self.agent], infos[self.agent])
+            truncations[self.agent],
+            {**infos[self.agent], **extra, "action_mask": self._observation["action_mask"]})
 
   def render(self) -> str | None:
     return self.players.render()
@@ -98,17 +122,31 @@ class SushiGoEnv(gymnasium.Env):
       raise RuntimeError("action_masks() before reset(): call reset() first")
     return self._observation["action_mask"].astype(bool)
 
-  def _is_legal(self, action) -> bool:
+  def _checked_action(self, action) -> int:
+    """`action` as an int (a 0-d integer array too); anything else is refused whatever the rule,
+    being a caller's mistake rather than an illegal move."""
+    if isinstance(action, np.ndarray) and action.shape == ():
+      action = action[()]
+    if not isinstance(action, (int, np.integer)) or isinstance(action, bool):
+      raise ValueError(f"action is {action!r}; allowed: an integer action id, 0 to"
+                       f" {self.action_space.n - 1}")
+    return int(action)
+
+  def _is_legal(self, action: int) -> bool:
     mask = self._observation["action_mask"]
-    return isinstance(action, (int, np.integer)) and 0 <= action < len(mask) and mask[action] == 1
+    return 0 <= action < len(mask) and mask[action] == 1
+
+  def _illegal_message(self, action: int) -> str:
+    legal = np.flatnonzero(self._observation["action_mask"]).tolist()
+    return f"{self.agent} cannot play action {action} here; allowed: {legal}"
 
   def _end_on_illegal_action(self, action):
     """Ends the episode with `illegal_reward`, naming the action and the legal ones in `info`."""
-    legal = np.flatnonzero(self._observation["action_mask"]).tolist()
     self.players.agents = []
     observation = {key: value.copy() for key, value in self._observation.items()}
     return observation, self.illegal_reward, True, False, {
-        "illegal_action": f"{self.agent} cannot play action {action!r} here; allowed: {legal}"}
+        "illegal_action": self._illegal_message(action),
+        "action_mask": observation["action_mask"]}
 
   def _draw_seed(self) -> int:
     return int(self.np_random.integers(SEED_BOUND))
@@ -118,4 +156,5 @@ class SushiGoEnv(gymnasium.Env):
 
   def _opponent_agents(self) -> list[str]:
     return [self.players.possible_agents[p] for p in self._opponent_seats()]
+
 

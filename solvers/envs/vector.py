@@ -1,19 +1,29 @@
-"""The batched environment (`solvers.envs.batched.SushiGoBatch`) as a `gymnasium.vector.VectorEnv`,
-for code written against Gymnasium's vector API, and `SushiGo-v0`'s vector entry point, whose
-opponents are named as in experiment configs (`solvers.opponents.compiled_opponents`: random,
-greedy, heuristic with any parameters):
+"""The batched environments (`solvers.envs.batched.SushiGoBatch`,
+`solvers.envs.batched_sushi_draft.SushiDraftBatch`) as a `gymnasium.vector.VectorEnv`, for code
+written against Gymnasium's vector API, and `SushiGo-v0`'s vector entry point, whose opponents are
+named as in experiment configs (`solvers.opponents.compiled_opponents`: random, greedy, heuristic
+with any parameters for Sushi Go; random for Sushi Draft):
 
   env = SushiGoVectorEnv(num_envs=1024, opponents="greedy", seed=0, players=3)
   env = gymnasium.make_vec("SushiGo-v0", num_envs=1024, vectorization_mode="vector_entry_point",
                            opponents="heuristic", players=2)
+  env = gymnasium.make_vec("SushiGo-v0", num_envs=1024, vectorization_mode="vector_entry_point",
+                           game="python_sushi_draft", players=4)
   observations, infos = env.reset(seed=0)
   observations, rewards, terminations, truncations, infos = env.step(actions)
+  masks = env.action_masks()                      # num_envs x actions, bool
 
 Observations are a dict of two arrays, `observation` (num_envs x the observer tensor's size) and
-`action_mask` (num_envs x actions, int8), as in the PettingZoo environments. Games reset in the
-step that ends them (`autoreset_mode` SAME_STEP): that step's observation is already the new
-game's, and the reward is the finished game's return. Nothing truncates. The arrays are the
-batch's own, overwritten by the next step: copy what you keep.
+`action_mask` (num_envs x actions, int8), as in the PettingZoo environments; every info holds
+`action_mask` too, and a step's info `illegal_action`, which games' actions were outside their
+masks (each key with its `_key` array, Gymnasium's vector-info convention). An illegal action is
+handled by `illegal_action`, as in `SushiGo-v0` and with the same default, "lose": that game ends
+with `illegal_reward` (by default the game's lowest return) and a new one starts; "random_legal"
+plays a legal action drawn from the batch's stream instead; "raise" refuses the step (see
+`solvers.envs.single_agent` for why "lose" is the default). Games reset in the step that ends
+them (`autoreset_mode` SAME_STEP): that step's observation is already the new game's, and the
+reward is the finished game's return. Nothing truncates. The arrays are the batch's own,
+overwritten by the next step: copy what you keep.
 """
 
 from __future__ import annotations
@@ -24,44 +34,64 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from solvers.envs.batched import SushiGoBatch
+from solvers.envs.batched_sushi_draft import SushiDraftBatch
 from solvers.opponents import compiled_opponents
 from sushigo_spiel.envs.games import load_game
 from sushigo_spiel.envs.spaces import observation_space
 
 # The batch's own keyword arguments; the others are the game's parameters.
-BATCH_ARGUMENTS = ("opponents", "seat", "observation_type", "seed")
+BATCH_ARGUMENTS = ("opponents", "seat", "observation_type", "seed", "illegal_action",
+                   "illegal_reward")
+BATCHES = {"python_sushi_go": SushiGoBatch, "python_sushi_draft": SushiDraftBatch}
 
 
 class SushiGoVectorEnv(VectorEnv):
-  """`SushiGoBatch` behind Gymnasium's vector API; arguments as `SushiGoBatch`'s."""
+  """A game's batch behind Gymnasium's vector API; `game` one of `BATCHES`, the other arguments as
+  the batch's, except that `illegal_action` defaults to "lose"."""
 
   metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
 
-  def __init__(self, num_envs: int = 1024, **kwargs):
-    self.batch = SushiGoBatch(num_envs, **kwargs)
+  def __init__(self, num_envs: int = 1024, game: str = "python_sushi_go",
+               illegal_action: str = "lose", **kwargs):
+    if game not in BATCHES:
+      raise ValueError(f"game is {game!r}; allowed: {', '.join(BATCHES)}")
+    self.batch = BATCHES[game](num_envs, illegal_action=illegal_action, **kwargs)
     game_params = {k: v for k, v in kwargs.items() if k not in BATCH_ARGUMENTS}
-    game = load_game("python_sushi_go", game_params)
+    pyspiel_game = load_game(game, game_params)
     self.num_envs = num_envs
-    self.single_observation_space = observation_space(game, self.batch.observation_size)
+    self.single_observation_space = observation_space(pyspiel_game, self.batch.observation_size)
     self.single_action_space = gymnasium.spaces.Discrete(self.batch.num_actions)
     self.observation_space = batch_space(self.single_observation_space, num_envs)
     self.action_space = batch_space(self.single_action_space, num_envs)
     self._truncations = np.zeros(num_envs, dtype=bool)
+    self._everyone = np.ones(num_envs, dtype=bool)
 
   def reset(self, *, seed: int | None = None, options: dict | None = None):
     del options  # none are defined
     observations, masks = self.batch.reset(seed)
-    return {"observation": observations, "action_mask": masks}, {}
+    return {"observation": observations, "action_mask": masks}, {
+        "action_mask": masks, "_action_mask": self._everyone}
 
   def step(self, actions):
     observations, rewards, dones, masks = self.batch.step(actions)
     return ({"observation": observations, "action_mask": masks}, rewards, dones,
-            self._truncations, {})
+            self._truncations, {"action_mask": masks, "_action_mask": self._everyone,
+                                "illegal_action": self.batch.illegal(),
+                                "_illegal_action": self._everyone})
+
+  def action_masks(self) -> np.ndarray:
+    """The legal actions of every game's next decision, num_envs x actions booleans (the method
+    sb3-contrib's MaskablePPO asks for)."""
+    return self.batch.masks().astype(bool)
 
 
-def make_vector_env(num_envs: int = 1024, opponents="random", **kwargs) -> SushiGoVectorEnv:
-  """The batch of `num_envs` Sushi Go games against `opponents`; the other keyword arguments are
-  the batch's (`seat`, `observation_type`, `seed`) and the game's parameters."""
-  game = load_game("python_sushi_go", {k: v for k, v in kwargs.items()
-                                        if k not in BATCH_ARGUMENTS})
-  return SushiGoVectorEnv(num_envs, opponents=compiled_opponents(game, opponents), **kwargs)
+def make_vector_env(num_envs: int = 1024, opponents="random", game: str = "python_sushi_go",
+                    **kwargs) -> SushiGoVectorEnv:
+  """The batch of `num_envs` games of `game` against `opponents`; the other keyword arguments are
+  the batch's (`seat`, `observation_type`, `seed`, `illegal_action`, `illegal_reward`) and the
+  game's parameters."""
+  if game not in BATCHES:
+    raise ValueError(f"game is {game!r}; allowed: {', '.join(BATCHES)}")
+  pyspiel_game = load_game(game, {k: v for k, v in kwargs.items() if k not in BATCH_ARGUMENTS})
+  return SushiGoVectorEnv(num_envs, game=game,
+                          opponents=compiled_opponents(pyspiel_game, opponents), **kwargs)
