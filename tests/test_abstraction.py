@@ -84,16 +84,47 @@ def test_canonical_forgets_the_order_of_picks():
     assert A.Canonical().key(game.rules, a, player) == A.Canonical().key(game.rules, b, player)
 
 
-def test_canonical_keeps_what_the_player_was_dealt():
-  game = scripted_game()
+DEALT_GAMES = {  # the key's three forms: two players, three or more, the robot
+    "two players": "python_sushi_go(players=2,rounds=1,hand_size=4,deck=tempura:5/sashimi:5)",
+    "three players": "python_sushi_go(players=3,rounds=1,hand_size=4,deal=card,"
+                     "deck=tempura:6/sashimi:10)",
+    "robot": "python_sushi_go(players=2,robot=true,rounds=1,hand_size=4,deal=card,"
+             "deck=tempura:8/sashimi:10)",
+}
+
+
+@pytest.mark.parametrize("name", DEALT_GAMES)
+def test_canonical_keeps_what_the_player_was_dealt(name):
+  game = pyspiel.load_game(DEALT_GAMES[name])
   tables = []
   for hand in ([T, T, SA, SA], [T, T, T, SA]):
     state = game.new_initial_state()
-    deal(state, [hand, [T, SA, SA, SA]])
+    others = game.rules.deal_steps // len(hand) - 1  # the other players' hands, the robot's pile
+    deal(state, [hand] + [[T, SA, SA, SA]] * others)
     tables.append(state.table())
   assert A.Canonical().key(game.rules, tables[0], 0) != A.Canonical().key(game.rules, tables[1], 0)
   # Player 1 has not seen player 0's hand, and holds the same cards in both.
   assert A.Canonical().key(game.rules, tables[0], 1) == A.Canonical().key(game.rules, tables[1], 1)
+
+
+def test_canonical_forgets_the_order_of_a_finished_rounds_picks_at_three_players():
+  """Only the current round's picks are kept in order: a finished round is public, and what it
+  leaves for the future (points, Puddings, the deck left) does not depend on its order."""
+  game = pyspiel.load_game("python_sushi_go(players=3,rounds=2,hand_size=3,deal=card,"
+                           "deck=tempura:6/sashimi:12)")
+  states = []
+  for first, second in ((T, SA), (SA, T)):
+    state = game.new_initial_state()
+    deal(state, [[T, SA, SA]] * 3)
+    play(state, [first] * 3)
+    play(state, [second] * 3)  # the last card is placed by itself
+    deal(state, [[T, SA, SA]] * 3)
+    states.append(state)
+  a, b = (s.table() for s in states)
+  assert a.round == b.round == 1
+  for player in range(3):
+    assert states[0].information_state_string(player) != states[1].information_state_string(player)
+    assert A.Canonical().key(game.rules, a, player) == A.Canonical().key(game.rules, b, player)
 
 
 def test_canonical_tableau_keeps_wasabi_order_only():
@@ -149,6 +180,44 @@ def test_ahead_refines_buckets_with_the_hands_still_to_come(four_card_tree):
     assert coarser.setdefault(key, A.Buckets(4).key(game.rules, table, player)) == key[:-1]
     expected = ((1 - player, tuple(table.hands[1 - player])),) if table.turn > 0 else ()
     assert key[-1] == expected
+
+
+def test_positions_with_one_canonical_key_have_the_same_future(four_card_tree):
+  """Lossless: from the second turn on, two-player positions of `FOUR_CARDS` hide nothing, and
+  any two with one canonical key end with the same returns when both play on the same way (the
+  lowest legal action each turn, or the highest)."""
+  game, tree = four_card_tree
+  rules = game.rules
+
+  def returns_after(table, pick):
+    while not A.R.is_terminal(rules, table):
+      table = A.R.play(rules, table, [pick(A.R.legal_actions(rules, table, p))
+                                      for p in range(rules.num_players)])
+    return tuple(A.R.returns(rules, table))
+
+  by_key = {}
+  for table, player in zip(tree.infoset_tables, tree.infoset_player):
+    if table.turn > 0:
+      by_key.setdefault(A.Canonical().key(rules, table, int(player)), []).append(table)
+  shared = [tables for tables in by_key.values() if len(tables) > 1]
+  assert len(shared) > 100  # the key does merge positions here
+  for tables in shared:
+    for pick in (min, max):
+      assert len({returns_after(table, pick) for table in tables}) == 1
+
+
+def test_kmeans_with_a_cluster_per_position_tells_every_position_apart(four_card_tree):
+  """With at least as many clusters as distinct feature vectors, each position is its own
+  cluster's centre, so the key separates positions exactly as their feature vectors do."""
+  game, tree = four_card_tree
+  kmeans = A.KMeans(10_000).fit(game.rules, seed=3, samples=2000)
+  clusters = {}
+  for table, player in zip(tree.infoset_tables, tree.infoset_player):
+    vector = tuple(A.feature_vector(game.rules, table, int(player)))
+    clusters.setdefault(vector, set()).add(kmeans.key(game.rules, table, int(player))[-1])
+  assert len(clusters) == len(kmeans.centres)  # random play met every position of the tree
+  assert all(len(found) == 1 for found in clusters.values())
+  assert len(set().union(*clusters.values())) == len(clusters)
 
 
 def test_kmeans_is_deterministic_for_a_seed(four_card_tree):
