@@ -4,6 +4,7 @@ what the canonical key forgets and keeps, the lossy families' sizes, and the lif
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 
 import numpy as np
 import pyspiel
@@ -11,7 +12,7 @@ import pytest
 
 from solvers.equilibrium import abstraction as A
 from solvers.equilibrium.game_tree import GameTree
-from support import CH, SA, SQ, T, W, deal, play, walk
+from support import CH, D, M1, M2, M3, P, SA, SQ, T, W, deal, play, walk
 
 GAMES = [
     "python_sushi_go(players=2)",
@@ -136,6 +137,55 @@ def test_canonical_tableau_keeps_wasabi_order_only():
   assert A.canonical_tableau(rules, (w, sq)) != A.canonical_tableau(rules, (sq, w))
   counts, free, on = A.canonical_tableau(rules, (w, sq, w))
   assert (counts[w], counts[sq], free, on) == (2, 1, 1, (sq,))
+
+
+def test_scoring_summaries_of_a_table_worked_by_hand():
+  """The summaries the lossy keys read, on a table built by hand (round 2, turn 2, three players,
+  `utility=win`), each figure counted from the tableaus below; then `buckets:3` and `summary:2`
+  keys from them (caps, clips and the points buckets as their docstrings say)."""
+  game = pyspiel.load_game("python_sushi_go(players=3,rounds=2,hand_size=4,utility=win,deck=tempura:4/"
+                           "sashimi:3/dumpling:6/squid:2/wasabi:4/chopsticks:2/maki1:2/maki2:2/"
+                           "maki3:4/pudding:5)")
+  rules = game.rules
+  number = {card.name: c for c, card in enumerate(rules.cards)}
+
+  def hand(*names):
+    counts = [0] * rules.num_types
+    for name in names:
+      counts[number[name]] += 1
+    return tuple(counts)
+
+  table = A.R.initial_table(rules)._replace(
+      actor=A.R.SIMULTANEOUS, round=1, turn=1,
+      hands=(hand(T, SA, M1), hand(SA, D, P), hand(T, T, W)),
+      tableaus=(tuple(number[c] for c in (T, W, T, SA, D, T, D, W, CH, M3, M2, P, D, D, D)),
+                tuple(number[c] for c in (M3, M3, P, W, P, SQ)),  # the Wasabi holds the Squid
+                tuple(number[c] for c in (M1, P))),
+      puddings=(1, 0, 2),  # kept from round 1
+      results=(SimpleNamespace(points=(10, 25, 3)),))  # round 1's points
+  # Maki icons 5, 6, 1; Puddings (kept plus this round's) 2, 2, 3; points 10, 25, 3.
+  expected = [  # tempura, sashimi, dumplings, free wasabi, chopsticks, maki, pudding, points leads
+      (3, 1, 5, 2, 1, 5 - 6, 2 - 3, 10 - 25),
+      (0, 0, 0, 0, 0, 6 - 5, 2 - 3, 25 - 10),
+      (0, 0, 0, 0, 0, 1 - 6, 3 - 2, 3 - 25)]
+  buckets = [(1, 1, 3, 2, 1, (-1, -1, -3)),  # dumplings capped at 3; points -15 * 3/10 -> -3
+             (0, 0, 0, 0, 0, (1, -1, 3)),  # 15 * 3/10 = 4.5 -> 4, clipped to 3
+             (0, 0, 0, 0, 0, (-3, 1, -3))]
+  summaries = [(1, 1, 1, 1, 4, 1, 1, -1, -1, -2),  # dumplings up to 4, free Wasabi 0 or 1
+               (1, 1, 0, 0, 0, 0, 0, 1, -1, 1),  # points in steps of 10: 15 -> 1
+               (1, 1, 0, 0, 0, 0, 0, -2, 1, -2)]  # leads clipped to -2..2
+  for player in range(3):
+    f = A.Features(rules, table, player)
+    summary = (f.tempura, f.sashimi, f.dumplings, f.free_wasabi, f.chopsticks, f.maki_lead,
+               f.pudding_lead, f.points_lead)
+    assert summary == expected[player]
+    assert A.feature_vector(rules, table, player) == [
+        1, 1, *table.hands[player], summary[0] % 2, summary[1] % 3, *summary[2:]]
+    capped_hand = tuple(min(c, 3) for c in table.hands[player])
+    assert A.Buckets(3).key(rules, table, player) == (
+        player, 1, 1, tuple(A.R.legal_actions(rules, table, player)), capped_hand,
+        *buckets[player])
+    assert A.Summary(2).key(rules, table, player) == summaries[player]
 
 
 @pytest.fixture(scope="module")
