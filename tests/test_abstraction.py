@@ -162,18 +162,18 @@ def test_scoring_summaries_of_a_table_worked_by_hand():
                 tuple(number[c] for c in (M3, M3, P, W, P, SQ)),  # the Wasabi holds the Squid
                 tuple(number[c] for c in (M1, P))),
       puddings=(1, 0, 2),  # kept from round 1
-      results=(SimpleNamespace(points=(10, 25, 3)),))  # round 1's points
-  # Maki icons 5, 6, 1; Puddings (kept plus this round's) 2, 2, 3; points 10, 25, 3.
+      results=(SimpleNamespace(points=(10, 17, 3)),))  # round 1's points
+  # Maki icons 5, 6, 1; Puddings (kept plus this round's) 2, 2, 3; points 10, 17, 3.
   expected = [  # tempura, sashimi, dumplings, free wasabi, chopsticks, maki, pudding, points leads
-      (3, 1, 5, 2, 1, 5 - 6, 2 - 3, 10 - 25),
-      (0, 0, 0, 0, 0, 6 - 5, 2 - 3, 25 - 10),
-      (0, 0, 0, 0, 0, 1 - 6, 3 - 2, 3 - 25)]
-  buckets = [(1, 1, 3, 2, 1, (-1, -1, -3)),  # dumplings capped at 3; points -15 * 3/10 -> -3
-             (0, 0, 0, 0, 0, (1, -1, 3)),  # 15 * 3/10 = 4.5 -> 4, clipped to 3
-             (0, 0, 0, 0, 0, (-3, 1, -3))]
-  summaries = [(1, 1, 1, 1, 4, 1, 1, -1, -1, -2),  # dumplings up to 4, free Wasabi 0 or 1
-               (1, 1, 0, 0, 0, 0, 0, 1, -1, 1),  # points in steps of 10: 15 -> 1
-               (1, 1, 0, 0, 0, 0, 0, -2, 1, -2)]  # leads clipped to -2..2
+      (3, 1, 5, 2, 1, 5 - 6, 2 - 3, 10 - 17),
+      (0, 0, 0, 0, 0, 6 - 5, 2 - 3, 17 - 10),
+      (0, 0, 0, 0, 0, 1 - 6, 3 - 2, 3 - 17)]
+  buckets = [(1, 1, 3, 2, 1, (-1, -1, -3)),  # dumplings capped at 3; points -7 * 3/10 -> -3
+             (0, 0, 0, 0, 0, (1, -1, 2)),  # 7 * 3/10 = 2.1 -> 2
+             (0, 0, 0, 0, 0, (-3, 1, -3))]  # -14 * 3/10 -> -5, clipped to -3
+  summaries = [(1, 1, 1, 1, 4, 1, 1, -1, -1, -1),  # dumplings up to 4, free Wasabi 0 or 1
+               (1, 1, 0, 0, 0, 0, 0, 1, -1, 0),  # points in steps of 10: 7 -> 0, -7 -> -1
+               (1, 1, 0, 0, 0, 0, 0, -2, 1, -2)]  # maki lead -5 clipped to -2; -14 -> -2
   for player in range(3):
     f = A.Features(rules, table, player)
     summary = (f.tempura, f.sashimi, f.dumplings, f.free_wasabi, f.chopsticks, f.maki_lead,
