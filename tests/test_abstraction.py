@@ -4,6 +4,7 @@ what the canonical key forgets and keeps, the lossy families' sizes, and the lif
 from __future__ import annotations
 
 import random
+import re
 from types import SimpleNamespace
 
 import numpy as np
@@ -300,3 +301,25 @@ def test_unknown_abstraction_names_the_allowed_ones(name):
   game = scripted_game()
   with pytest.raises(ValueError, match=r"allowed: identity, canonical, buckets:N, ahead:N, kmeans:K|must be 1"):
     A.make_abstraction(name, game)
+
+
+@pytest.mark.parametrize("name, message", [
+    ("foo", "unknown abstraction 'foo'; allowed: identity, canonical, buckets:N, ahead:N, kmeans:K,"
+            " summary:N (N, K positive integers)"),
+    ("buckets:0", "abstraction 'buckets:0': N must be 1 or more"),
+    ("ahead:0", "abstraction 'ahead:0': N must be 1 or more"),
+    ("summary:0", "abstraction 'summary:0': N must be 1 or more"),
+    ("kmeans:0", "abstraction 'kmeans:0': K must be 1 or more"),
+])
+def test_a_refused_abstraction_is_one_sentence_naming_what_is_allowed(name, message):
+  with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+    A.make_abstraction(name, scripted_game())
+
+
+@pytest.mark.parametrize("name", ["canonical", "buckets:2", "ahead:2", "kmeans:3", "summary:2"])
+def test_sushi_go_abstractions_refuse_sushi_draft_naming_identity(name):
+  draft = pyspiel.load_game("python_sushi_draft")
+  message = f"abstraction {name!r} is for python_sushi_go; got {draft} (use 'identity')"
+  with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+    A.make_abstraction(name, draft)
+  assert A.make_abstraction("identity", draft).name == "identity"
