@@ -144,9 +144,9 @@ def test_scoring_summaries_of_a_table_worked_by_hand():
   """The summaries the lossy keys read, on a table built by hand (round 2, turn 2, three players,
   `utility=win`), each figure counted from the tableaus below; then `buckets:3` and `summary:2`
   keys from them (caps, clips and the points buckets as their docstrings say)."""
-  game = pyspiel.load_game("python_sushi_go(players=3,rounds=2,hand_size=4,utility=win,deck=tempura:4/"
-                           "sashimi:3/dumpling:6/squid:2/wasabi:4/chopsticks:2/maki1:2/maki2:2/"
-                           "maki3:4/pudding:5)")
+  game = pyspiel.load_game("python_sushi_go(players=3,rounds=2,hand_size=4,utility=win,"
+                           "deck=tempura:4/sashimi:3/dumpling:6/squid:2/wasabi:4/chopsticks:2/"
+                           "maki1:2/maki2:2/maki3:4/pudding:5)")
   rules = game.rules
   number = {card.name: c for c, card in enumerate(rules.cards)}
 

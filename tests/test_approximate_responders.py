@@ -89,7 +89,8 @@ def test_each_responder_is_built_for_its_seat_with_its_parameters(seat):
 
 
 def test_responders_that_cannot_be_built_are_refused_naming_what_is_allowed():
-  with pytest.raises(ValueError, match=r"^unknown responder 'mcts'; allowed: ismcts, lbr, learned$"):
+  with pytest.raises(ValueError,
+                     match=r"^unknown responder 'mcts'; allowed: ismcts, lbr, learned$"):
     approximate.make_responder(GAME, 0, 0, "mcts", {}, approximate.opponent_model(seated("random")))
   for responder in ("lbr", "learned"):
     with pytest.raises(ValueError, match=rf"^the {responder} responder needs a policy it can read"
