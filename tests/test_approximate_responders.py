@@ -110,3 +110,19 @@ def test_responders_that_cannot_be_built_are_refused_naming_what_is_allowed():
 def test_exploitability_is_half_of_nash_conv_in_two_player_zero_and_constant_sum_games(
     game_string, halves):
   assert approximate.halves_nash_conv(pyspiel.load_game(game_string)) is halves
+
+
+def test_a_pair_plays_ismcts_with_the_policy_in_its_rollouts_unless_told(monkeypatch):
+  asked = []
+
+  def recording(game, seat, seed, responder, params, model, model_in_rollouts):
+    asked.append((seat, responder, params, model_in_rollouts))
+    return solvers.make_bot("random", game, seat, seed)
+
+  def make_policy(game, player, seed):
+    return solvers.make_bot("random", game, player, seed)
+
+  monkeypatch.setattr(approximate, "make_responder", recording)
+  approximate.play_gain(GAME, make_policy, 1, 0, 5, {"iterations": 3})
+  approximate.play_gain(GAME, make_policy, 2, 0, 5, {}, model_in_rollouts=False, responder="lbr")
+  assert asked == [(1, "ismcts", {"iterations": 3}, True), (2, "lbr", {}, False)]

@@ -12,7 +12,7 @@ import solvers
 from solvers.baselines import HeuristicBot
 from solvers.equilibrium import approximate
 from solvers.equilibrium import blueprint_training
-from solvers.equilibrium.blueprint import CompiledMCCFR, load_blueprint
+from solvers.equilibrium.blueprint import BlueprintPolicy, CompiledMCCFR, load_blueprint
 from solvers.equilibrium.kernels import blueprint_policy
 from solvers.policy_kernels import heuristic
 from solvers.policy_kernels import sushi_go as policies
@@ -114,6 +114,22 @@ def test_a_best_responder_models_the_blueprint_on_the_compiled_core(trained):
                                                        play=("sample", "argmax")[p])
                                       for p in range(2)])
   assert mixed.compiled is None
+
+
+def test_bots_playing_different_blueprints_are_not_modelled_as_one(trained):
+  """The compiled model plays one blueprint in every seat: where one seat's blueprint differs in
+  its table or its valuation, the responder's model answers in Python, bot by bot."""
+  path, policy = trained
+  game = load_reduced("small")
+  others = [BlueprintPolicy(game, policy.averages + 1.0, policy.metadata, policy.valuation)]
+  if policy.valuation.size:  # the rank abstraction's valuation
+    others.append(BlueprintPolicy(game, policy.averages, policy.metadata, policy.valuation + 1.0))
+  for other in others:
+    for seat in range(2):
+      bots = [solvers.make_bot("policy", game, p, 0, path=path) for p in range(2)]
+      bots[seat].lifted = other
+      model = approximate.opponent_model(bots)
+      assert model is not None and model.compiled is None
 
 
 def test_parameters_refuse_what_the_kernel_cannot_read():
