@@ -116,7 +116,7 @@ def test_a_pair_plays_ismcts_with_the_policy_in_its_rollouts_unless_told(monkeyp
   asked = []
 
   def recording(game, seat, seed, responder, params, model, model_in_rollouts):
-    asked.append((seat, responder, params, model_in_rollouts))
+    asked.append((seat, seed, responder, params, model_in_rollouts))
     return solvers.make_bot("random", game, seat, seed)
 
   def make_policy(game, player, seed):
@@ -125,4 +125,25 @@ def test_a_pair_plays_ismcts_with_the_policy_in_its_rollouts_unless_told(monkeyp
   monkeypatch.setattr(approximate, "make_responder", recording)
   approximate.play_gain(GAME, make_policy, 1, 0, 5, {"iterations": 3})
   approximate.play_gain(GAME, make_policy, 2, 0, 5, {}, model_in_rollouts=False, responder="lbr")
-  assert asked == [(1, "ismcts", {"iterations": 3}, True), (2, "lbr", {}, False)]
+  assert [call[:1] + call[2:] for call in asked] == [
+      (1, "ismcts", {"iterations": 3}, True), (2, "lbr", {}, False)]
+
+
+def test_the_responders_seed_is_the_pairs_own(monkeypatch):
+  """Same seed, seat and game index: the same responder seed, so a pair replays exactly; another
+  game index: another seed."""
+  seeds = []
+
+  def recording(game, seat, seed, responder, params, model, model_in_rollouts):
+    del responder, params, model, model_in_rollouts
+    seeds.append(seed)
+    return solvers.make_bot("random", game, seat, seed)
+
+  def make_policy(game, player, seed):
+    return solvers.make_bot("random", game, player, seed)
+
+  monkeypatch.setattr(approximate, "make_responder", recording)
+  for index in (0, 0, 1):
+    approximate.play_gain(GAME, make_policy, 1, index, 5, {})
+  assert all(isinstance(seed, int) for seed in seeds)
+  assert seeds[0] == seeds[1] != seeds[2]
