@@ -145,7 +145,7 @@ def test_scoring_summaries_of_a_table_worked_by_hand():
   `utility=win`), each figure counted from the tableaus below; then `buckets:3` and `summary:2`
   keys from them (caps, clips and the points buckets as their docstrings say)."""
   game = pyspiel.load_game("python_sushi_go(players=3,rounds=2,hand_size=4,utility=win,"
-                           "deck=tempura:4/sashimi:3/dumpling:6/squid:2/wasabi:4/chopsticks:2/"
+                           "deck=tempura:4/sashimi:6/dumpling:6/squid:2/wasabi:4/chopsticks:2/"
                            "maki1:2/maki2:2/maki3:4/pudding:5)")
   rules = game.rules
   number = {card.name: c for c, card in enumerate(rules.cards)}
@@ -159,14 +159,15 @@ def test_scoring_summaries_of_a_table_worked_by_hand():
   table = A.R.initial_table(rules)._replace(
       actor=A.R.SIMULTANEOUS, round=1, turn=1,
       hands=(hand(T, SA, M1), hand(SA, D, P), hand(T, T, W)),
-      tableaus=(tuple(number[c] for c in (T, W, T, SA, D, T, D, W, CH, M3, M2, P, D, D, D)),
+      tableaus=(tuple(number[c] for c in (T, W, T, SA, D, T, D, W, CH, M3, M2, P, D, D, D, SA, SA,
+                                            SA)),
                 tuple(number[c] for c in (M3, M3, P, W, P, SQ)),  # the Wasabi holds the Squid
                 tuple(number[c] for c in (M1, P))),
       puddings=(1, 0, 2),  # kept from round 1
       results=(SimpleNamespace(points=(10, 17, 3)),))  # round 1's points
   # Maki icons 5, 6, 1; Puddings (kept plus this round's) 2, 2, 3; points 10, 17, 3.
   expected = [  # tempura, sashimi, dumplings, free wasabi, chopsticks, maki, pudding, points leads
-      (3, 1, 5, 2, 1, 5 - 6, 2 - 3, 10 - 17),
+      (3, 4, 5, 2, 1, 5 - 6, 2 - 3, 10 - 17),
       (0, 0, 0, 0, 0, 6 - 5, 2 - 3, 17 - 10),
       (0, 0, 0, 0, 0, 1 - 6, 3 - 2, 3 - 17)]
   buckets = [(1, 1, 3, 2, 1, (-1, -1, -3)),  # dumplings capped at 3; points -7 * 3/10 -> -3
@@ -314,6 +315,16 @@ def test_unknown_abstraction_names_the_allowed_ones(name):
 def test_a_refused_abstraction_is_one_sentence_naming_what_is_allowed(name, message):
   with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
     A.make_abstraction(name, scripted_game())
+
+
+def test_size_one_is_the_coarsest_of_each_family():
+  game = scripted_game()
+  for name in ("buckets:1", "ahead:1", "kmeans:1", "summary:1"):
+    assert A.make_abstraction(name, game).name == name
+  positions = [state.table() for state in _clones(game, seed=5)]
+  one_cluster = A.make_abstraction("kmeans:1", game)
+  assert len(one_cluster.centres) == 1
+  assert {one_cluster.key(game.rules, table, 0)[-1] for table in positions} == {0}
 
 
 @pytest.mark.parametrize("name", ["canonical", "buckets:2", "ahead:2", "kmeans:3", "summary:2"])
