@@ -46,6 +46,10 @@ def test_only_policies_every_bot_tells_cheaply_are_modelled():
   assert approximate.opponent_model(seated("greedy", "so_ismcts")) is None
   assert approximate.opponent_model(seated("so_ismcts", "greedy")) is None
   assert approximate.opponent_model(seated("random")) is not None
+  # Any OpenSpiel bot may be the policy: one that does not say it is cheap to read is not read.
+  foreign = [pyspiel.make_uniform_random_bot(p, 1) for p in range(GAME.num_players())]
+  assert approximate.opponent_model(foreign) is None
+  assert approximate.opponent_model(seated("random")[:2] + foreign[2:]) is None
 
 
 def test_the_model_runs_compiled_when_every_seat_plays_one_baseline():
