@@ -272,6 +272,20 @@ def test_kmeans_with_a_cluster_per_position_tells_every_position_apart(four_card
   assert len(set().union(*clusters.values())) == len(clusters)
 
 
+def test_kmeans_rebuilt_from_its_saved_arrays_gives_the_same_keys(four_card_tree):
+  """A policy saves `arrays`; the abstraction made again from them, with no fitting, must key
+  every position as the fitted one did (another seed would fit other centres)."""
+  game, tree = four_card_tree
+  fitted = A.make_abstraction("kmeans:6", game, seed=2)
+  rebuilt = A.make_abstraction("kmeans:6", game, seed=9, arrays=fitted.arrays)
+  refitted = A.make_abstraction("kmeans:6", game, seed=9)
+  keys = {name: [abstraction.key(game.rules, table, int(player))
+                 for table, player in zip(tree.infoset_tables, tree.infoset_player)]
+          for name, abstraction in (("fitted", fitted), ("rebuilt", rebuilt),
+                                    ("refitted", refitted))}
+  assert keys["rebuilt"] == keys["fitted"] != keys["refitted"]
+
+
 def test_kmeans_is_deterministic_for_a_seed(four_card_tree):
   game, _ = four_card_tree
   fits = [A.KMeans(20).fit(game.rules, seed=s, samples=300) for s in (4, 4, 5)]
