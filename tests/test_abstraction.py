@@ -188,6 +188,27 @@ def test_scoring_summaries_of_a_table_worked_by_hand():
         player, 1, 1, tuple(A.R.legal_actions(rules, table, player)), capped_hand,
         *buckets[player])
     assert A.Summary(2).key(rules, table, player) == summaries[player]
+  # Player 0's points lead alone, at the steps' edges: `summary:2` counts steps of 10 points
+  # (clipped to -2..2), `buckets:3` steps of 10/3 points (clipped to -3..3).
+  for points, step, bucket in (((20, 10, 3), 1, 3), ((3, 40, 0), -2, -3), ((0, 4, 1), -1, -2)):
+    scored = table._replace(results=(SimpleNamespace(points=points),))
+    assert A.Summary(2).key(rules, scored, 0)[-1] == step
+    assert A.Buckets(3).key(rules, scored, 0)[-1][-1] == bucket
+
+
+def test_with_the_robot_the_summary_says_who_controls_it():
+  """The player who controls the robot this turn is the one offered the robot's actions."""
+  game = pyspiel.load_game(GAMES[2])
+  rules, checked = game.rules, 0
+  for state in _clones(game, seed=4):
+    table = state.table()
+    for player in range(2):
+      key = A.Summary(2).key(rules, table, player)
+      offered = any(a >= rules.robot_actions for a in state.legal_actions(player))
+      assert key[:2] == (table.round, table.turn) and len(key) == 10
+      assert key[-1] is offered
+      checked += offered
+  assert checked > 3
 
 
 @pytest.fixture(scope="module")
