@@ -43,10 +43,10 @@ def _games(value: Any, path: str) -> tuple[str, ...]:
   games = config_lib.string_list(value, path)
   for i, game in enumerate(games):
     game_path = f"{path}[{i}]"
-    try:
-      name = pyspiel.game_parameters_from_string(game)["name"]
-    except pyspiel.SpielError as e:
-      raise ConfigError(f"{game_path}: {game!r} is not a game string: {e}") from None
+    name = config_lib.game_name(game)
+    if name is None:
+      raise ConfigError(f"{game_path}: {game!r} is not a game string; allowed: a {GAME_NAME} game"
+                        f" string such as '{GAME_NAME}(players=3)'")
     if name != GAME_NAME:
       raise ConfigError(f"{game_path}: expected a {GAME_NAME} game string such as"
                         f" '{GAME_NAME}(players=3)', got game {name!r}")
@@ -249,6 +249,33 @@ def _check_fixed_seats(config: Config) -> None:
       raise ConfigError(
           f"experiment.rotation: \"fixed\" seats competitor p in seat p, so every game needs as"
           f" many seats as there are [[players]] ({len(config.players)}); {game} has {seats}")
+
+
+def cycle_length(seats: int, competitors: int, rotation: str, anchor: int | None = None) -> int:
+  """The number of seatings `schedule` lists, counted without listing them (with "cyclic", at most
+  that: a lineup repeating itself has fewer distinct rotations)."""
+  if anchor is not None:
+    lineups_count, counts = competitors - 1, [1, seats - 1]
+  else:
+    base, extra = divmod(seats, competitors)
+    lineups_count = math.comb(competitors, extra)
+    counts = [base + 1] * extra + [base] * (competitors - extra)
+  if rotation == "fixed":
+    per_lineup = 1
+  elif rotation == "cyclic":
+    per_lineup = seats
+  else:
+    per_lineup = math.factorial(seats)
+    for count in counts:
+      per_lineup //= math.factorial(count)
+  return lineups_count * per_lineup
+
+
+# A seating held in the cycle: a tuple of `seats` small ints, and its share of the permutations
+# and dict `seatings` builds on the way: 90 to 100 bytes at two to five seats (measured with
+# tracemalloc on the cycles of 62 competitors at two seats and 12 at five).
+SEATING_BYTES = 64
+SEATING_BYTES_PER_SEAT = 8
 
 
 @functools.cache
