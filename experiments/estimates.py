@@ -206,7 +206,7 @@ def print_notes(notes: Sequence[str | None]) -> None:
 def bot_memory(name: str, game, params: dict, who: str) -> Need:
   """The memory one decision of bot `name` with `params` may allocate (`Bot.decision_memory`),
   as a `Need` naming the bot as `who` says it (a competitor, an option)."""
-  bytes_needed = getattr(solvers.bot_class(name), "decision_memory", lambda g, p: 0)(game, params)
+  bytes_needed = solvers.bot_class(name).decision_memory(game, params)
   budget = ", ".join(f"{key}={params[key]:g}" for key in ("iterations", "worlds")
                      if isinstance(params.get(key), (int, float)) and key in params)
   return Need(f"{who} ({name}{' ' + budget if budget else ''}) would preallocate", "of search tree"
@@ -221,7 +221,7 @@ def decision_seconds(name: str, game, params: dict, seed: int = 0, decisions: in
   of a game dealt from `seed` (after one untimed decision, which may compile kernels), then
   scaled by the budget's ratio."""
   cls = solvers.bot_class(name)
-  timing_params, factor = getattr(cls, "timing_parameters", lambda p: (p, 1.0))(params)
+  timing_params, factor = cls.timing_parameters(params)
   bot = solvers.make_bot(name, game, 0, seed, **timing_params)
   state = first_decision(game, seed)
   bot.step(state)

@@ -95,8 +95,8 @@ def run(experiment: Experiment, config: RunConfig, out: str | pathlib.Path | Non
     file_errors.check_folder(run_dir, "--out")
   except file_errors.OutputError as e:
     raise RunError(str(e)) from None
-  run_folder.check_destination(run_dir, config, force)
   check_sizes(experiment, config, run_dir, session.workers)
+  run_folder.check_destination(run_dir, config, force)
   with _file_errors(run_dir, experiment.results, started=False), run_lock.writing(run_dir):
     run_folder.prepare(run_dir, config, force, experiment.files(config))
     if not quiet:

@@ -177,9 +177,14 @@ def check(config: SolvingConfig) -> None:
         bots = [solvers.make_bot(competitor.bot, game, p, 0, **competitor.params)
                 for p in range(game.num_players())]
         try:
+          if responder["responder"] == DEFAULT_RESPONDER:  # an so_ismcts search: its tree sized
+            estimates.check_memory([estimates.bot_memory(
+                "so_ismcts", game, responder["params"], f"the responder {name!r}")])
           approximate.make_responder(game, 0, 0, responder["responder"], responder["params"],
                                      approximate.opponent_model(bots),
                                      config.section["model_in_rollouts"])
+        except estimates.TooLarge as e:
+          raise ConfigError(f"approximate responder {name!r}: {e}") from None
         except ValueError as e:
           raise ConfigError(f"approximate responder {name!r} against {competitor.name!r} on"
                             f" {label}: {e}") from None

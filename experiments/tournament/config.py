@@ -174,6 +174,11 @@ class Config:
     return schedule(self.loaded_game(game).num_players(), len(self.players), self.rotation,
                     self.anchor)
 
+  def cycle_length(self, game: str) -> int:
+    """The number of seatings of `game`, counted without listing them."""
+    return cycle_length(self.loaded_game(game).num_players(), len(self.players), self.rotation,
+                        self.anchor)
+
   def matchup(self, index: int) -> Matchup:
     """The game string and seating of game `index` (0 <= index < total_games)."""
     game = self.games[index // self.num_games]
@@ -192,7 +197,7 @@ class Config:
     resolved = {
         **config_lib.resolved(self.tables),
         "schedule": {"total_games": self.total_games,
-                     "cycle_length": {game: len(self.cycle(game)) for game in self.games}},
+                     "cycle_length": {game: self.cycle_length(game) for game in self.games}},
     }
     return {**resolved, "config_hash": config_lib.config_hash(resolved)}
 
@@ -204,7 +209,7 @@ class Config:
     """What is legal but likely unmeant: seats not balanced, a budget that no bot takes."""
     notes = []
     for game in self.games:
-      length = len(self.cycle(game))
+      length = self.cycle_length(game)
       if self.num_games % length:
         notes.append(f"{game}: num_games = {self.num_games} is not a multiple of its {length}"
                      " seatings, so seats are not exactly balanced")
@@ -252,8 +257,11 @@ def _check_fixed_seats(config: Config) -> None:
 
 
 def cycle_length(seats: int, competitors: int, rotation: str, anchor: int | None = None) -> int:
-  """The number of seatings `schedule` lists, counted without listing them (with "cyclic", at most
-  that: a lineup repeating itself has fewer distinct rotations)."""
+  """The number of seatings `schedule` lists, counted without listing them. Every lineup holds
+  each competitor `base` or `base + 1` times (or, with an anchor, one competitor once and the
+  anchor in every other seat): with both counts present no rotation but the whole repeats it, so
+  it has `seats` distinct rotations; with one count, `base`, it is the competitors in order
+  `base` times over, and has `competitors`."""
   if anchor is not None:
     lineups_count, counts = competitors - 1, [1, seats - 1]
   else:
@@ -263,7 +271,7 @@ def cycle_length(seats: int, competitors: int, rotation: str, anchor: int | None
   if rotation == "fixed":
     per_lineup = 1
   elif rotation == "cyclic":
-    per_lineup = seats
+    per_lineup = seats if anchor is not None or seats % competitors else competitors
   else:
     per_lineup = math.factorial(seats)
     for count in counts:
