@@ -48,8 +48,8 @@ class TooLarge(ValueError):
 @dataclasses.dataclass(frozen=True)
 class Need:
   """Memory some part of the work will hold at once: `what` says which, as the start of a
-  sentence ("so_ismcts iterations=1e15 would preallocate"), `noun` what the bytes are ("of
-  search tree"), and `allowed` what the user may do instead."""
+  sentence ("players[1] 'search' (so_ismcts iterations=1e+15) may take up to"), `noun` what the
+  bytes are ("of search tree for one decision"), and `allowed` what the user may do instead."""
   what: str
   noun: str
   bytes: int
@@ -209,7 +209,7 @@ def bot_memory(name: str, game, params: dict, who: str) -> Need:
   bytes_needed = solvers.bot_class(name).decision_memory(game, params)
   budget = ", ".join(f"{key}={params[key]:g}" for key in ("iterations", "worlds")
                      if isinstance(params.get(key), (int, float)) and key in params)
-  return Need(f"{who} ({name}{' ' + budget if budget else ''}) would preallocate", "of search tree"
+  return Need(f"{who} ({name}{' ' + budget if budget else ''}) may take up to", "of search tree"
               " for one decision", int(bytes_needed),
               "fewer iterations (or a time budget, seconds) for that bot, or a machine with the"
               " memory")

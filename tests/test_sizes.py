@@ -34,8 +34,8 @@ def refusal(capsys, argv: list[str]) -> str:
 
 
 @pytest.mark.parametrize("bot, iterations, what", [
-    (SO_ISMCTS, 10**15, "players[1] 'search' (so_ismcts iterations=1e+15) would preallocate"),
-    (PIMC, 10**15, "players[1] 'search' (pimc iterations=1e+15) would preallocate"),
+    (SO_ISMCTS, 10**15, "players[1] 'search' (so_ismcts iterations=1e+15) may take up to"),
+    (PIMC, 10**15, "players[1] 'search' (pimc iterations=1e+15) may take up to"),
 ])
 def test_a_search_tree_that_cannot_fit_is_refused_before_the_bot_is_built(
     tmp_path, capsys, bot, iterations, what):
@@ -55,6 +55,19 @@ def test_the_tree_estimate_grows_with_the_iterations_and_the_trees():
   assert single[0] < single[1] < single[2]
   assert MOISMCTSBot.decision_memory(game, {"iterations": 1000}) > single[1]
   assert SOISMCTSBot.decision_memory(game, {"iterations": 1000, "seconds": 0.1}) == 0
+
+
+@pytest.mark.parametrize("bot", ["so_ismcts", "mo_ismcts"])
+def test_the_tree_a_search_grows_stays_within_its_estimate(bot):
+  import solvers  # pylint: disable=import-outside-toplevel
+  from experiments.config import load_game  # pylint: disable=import-outside-toplevel
+  game = load_game("python_sushi_go(players=3)")
+  searcher = solvers.make_bot(bot, game, 0, 7, iterations=5000)
+  searcher.step(estimates.first_decision(game, 7))
+  tree = searcher._search.compiled_search.tree  # pylint: disable=protected-access
+  grown = sum(array.nbytes for array in (tree.node_rows, *tree.stats, tree.slot_parent,
+                                         tree.slot_key, tree.slot_child))
+  assert grown <= type(searcher).decision_memory(game, {"iterations": 5000})
 
 
 def test_a_trillion_games_are_refused_with_their_records_size(tmp_path, capsys):

@@ -334,15 +334,39 @@ def record_problem(config: Config) -> Callable[[int, dict], str | None]:
     if record.get("seats") != names:
       return (f"game {index} is recorded with seats {record.get('seats')!r}, but the config seats"
               f" {names}")
+    seed = {"entropy": config.seed, "spawn_key": [index]}
+    if record.get("seed") != seed:
+      return f"game {index}'s 'seed' is {record.get('seed')!r}, but the config's is {seed}"
+    bots = record.get("bots")
+    if not (isinstance(bots, list) and len(bots) == len(names) and all(
+        isinstance(bot, dict) and bot.get("bot") == competitor.bot
+        for bot, competitor in zip(bots, matchup.seats))):
+      return (f"game {index}'s 'bots' is {bots!r}, not the config's bots by seat"
+              f" ({', '.join(competitor.bot for competitor in matchup.seats)})")
     seats = len(names)
-    for field, kinds in (("scores", (int,)), ("returns", (int, float))):
+    fields = [("scores", (int,)), ("returns", (int, float)), ("puddings", (int,))]
+    if "luck" in record:  # records written before the luck of the deal have none
+      fields.append(("luck", (int, float)))
+    for field, kinds in fields:
       values = record.get(field)
-      if not (isinstance(values, list) and len(values) == seats and all(
-          isinstance(v, kinds) and not isinstance(v, bool) and math.isfinite(v) for v in values)):
+      if not _numbers(values, seats, kinds):
         return f"game {index}'s {field!r} is {values!r}, not {seats} finite numbers"
+    for field in ("rounds", "breakdown"):
+      values = record.get(field)
+      if not (isinstance(values, list) and values and all(
+          isinstance(by_seat, list) and len(by_seat) == seats for by_seat in values)):
+        return f"game {index}'s {field!r} is {values!r}, not a list by round of {seats} seats"
+    if not all(_numbers(points, seats, (int,)) for points in record["rounds"]):
+      return f"game {index}'s 'rounds' is {record['rounds']!r}, not whole points by seat"
     winners = record.get("winners")
     if not (isinstance(winners, list) and winners and all(
         isinstance(w, int) and not isinstance(w, bool) and 0 <= w < seats for w in winners)):
       return f"game {index}'s 'winners' is {winners!r}, not seats of its {seats}"
     return None
   return problem
+
+
+def _numbers(values: Any, count: int, kinds: tuple[type, ...]) -> bool:
+  """Whether `values` is a list of `count` finite numbers of `kinds` (no booleans)."""
+  return isinstance(values, list) and len(values) == count and all(
+      isinstance(v, kinds) and not isinstance(v, bool) and math.isfinite(v) for v in values)

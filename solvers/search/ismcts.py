@@ -75,9 +75,9 @@ class ISMCTSBot(Bot):
   @classmethod
   def decision_memory(cls, game: pyspiel.Game, params: dict) -> int:
     """What the compiled engine's tree may ask for in a search of `iterations` (one tree, or one
-    per player with `mo_ismcts`): `kernels.searches.ISMCTSSearch` grows it to twice the nodes
-    (one per tree and iteration) and bandit rows (one per player and step of an iteration) the
-    iterations still to run might need."""
+    per player with `mo_ismcts`): an iteration adds at most one node to each tree, a node holds
+    at most a bandit row per player, and `kernels.tree.Tree.grow` doubles what is short, with
+    room for one more iteration (a row per player and step)."""
     # Imported here: the tree's module loads numba.
     from solvers.search.kernels.tree import tree_bytes  # pylint: disable=import-outside-toplevel
     p = checked_parameters(cls, params)
@@ -86,9 +86,10 @@ class ISMCTSBot(Bot):
     rules = simultaneous_game(game).rules
     iterations, players = int(p["iterations"]), rules.num_players
     trees = players if cls.tree == "multiple" else 1
+    nodes = trees * (iterations + 1)
     return tree_bytes(players, rules.num_distinct_actions, p["selection"] != "ucb1",
-                      nodes=2 * trees * (iterations + 1),
-                      rows=2 * rules.max_game_length * players * iterations)
+                      nodes=2 * nodes,
+                      rows=2 * (players * nodes + rules.max_game_length * players))
 
   @classmethod
   def timing_parameters(cls, params: dict) -> tuple[dict, float]:

@@ -56,7 +56,8 @@ PYTHON = sys.executable
 @dataclasses.dataclass
 class Case:
   """One fault: `argv` run in a case folder prepared by `setup(folder)`; `expect` "refuse" (the
-  fault must be refused), "work" (the command must succeed) or "either"; `check(folder, outcome)`
+  fault must be refused), "work" (the command must succeed), "either", or "long" (a run too long
+  to wait for, which must print its time estimate before it starts); `check(folder, outcome)`
   returns what is wrong with what the command left (None: nothing), for "lost work" and figures.
   `process` runs it as a real process (`run(folder)` returns an `Outcome`)."""
   name: str
@@ -155,6 +156,8 @@ def finish(process: subprocess.Popen, timeout: float = TIMEOUT) -> Outcome:
 def classify(case: Case, outcome: Outcome, folder: pathlib.Path) -> tuple[str, str, str]:
   """(kind, severity, reason): kind clean, handled or defect."""
   if outcome.status is None:
+    if case.expect == "long" and "Note: estimated time" in outcome.err:
+      return "handled", "", "a long run, its time estimated before it started"
     return "defect", "high", "hang: no answer within the time limit"
   text = outcome.out + outcome.err
   if "Traceback (most recent call last)" in text:
@@ -199,6 +202,7 @@ class Material:
     self.run = base / "run"
     self.solving = base / "solving"
     self.policy = base / "policy.npz"
+    base.mkdir(parents=True)
     (base / "config.toml").write_text(TOURNAMENT)
     with contextlib.redirect_stdout(io.StringIO()):
       assert main(["run", str(base / "config.toml"), "--out", str(self.run), "--quiet"]) == 0
@@ -311,6 +315,9 @@ CONFIG_FAULTS = {  # (TOML line replaced or added, what it says)
     "luck-neg": ("num_games = 4", "num_games = 4\nluck_playouts = -1"),
     "luck-str": ("num_games = 4", 'num_games = 4\nluck_playouts = "x"'),
     "luck-huge": ("num_games = 4", "num_games = 4\nluck_playouts = 1_000_000_000_000_000"),
+    "so-ismcts-long": ('bot = "greedy"', 'bot = "so_ismcts"\nparams = { iterations ='
+                       ' 2_000_000 }'),
+    "num-games-long": ("num_games = 4", "num_games = 100_000_000"),
     "anchor-unknown": ("num_games = 4", 'num_games = 4\nanchor = "nobody"'),
     "anchor-int": ("num_games = 4", "num_games = 4\nanchor = 0"),
     "kind-bad": ("num_games = 4", 'num_games = 4\nkind = "nonsense"'),
@@ -361,6 +368,10 @@ CONFIG_FAULTS = {  # (TOML line replaced or added, what it says)
 }
 
 
+LONG_RUNS = ("luck-huge", "so-ismcts-long", "num-games-long")
+EITHER = {"one-player": "either"}  # self-play of one competitor is a tournament too
+
+
 def config_cases() -> list[Case]:
   cases = []
   for name, (old, new) in CONFIG_FAULTS.items():
@@ -373,8 +384,11 @@ def config_cases() -> list[Case]:
     else:
       def setup(folder, text=text):
         (folder / "c.toml").write_text(text)
-    cases.append(Case(f"config/{name}", ["run", "c.toml", "--out", "run", "--quiet"],
-                      setup=setup, timeout=60))
+    long = name in LONG_RUNS
+    cases.append(Case(f"config/{name}", ["run", "c.toml", "--out", "run",
+                                         *([] if long else ["--quiet"])],
+                      expect="long" if long else EITHER.get(name, "refuse"), setup=setup,
+                      timeout=60))
   solving = {
       "kind-bad": '[experiment]\nname = "s"\nkind = "nope"\ngames = ["tiny"]\n',
       "game-bad": '[experiment]\nname = "s"\nkind = "exploitability"\ngames = ["huge"]\n'
@@ -474,7 +488,8 @@ def corruption_cases(material: Material) -> list[Case]:
       (target / name).unlink()
     return setup
 
-  faults: dict[str, tuple[Callable, str]] = {}  # name -> (setup, expect of report)
+  # name -> (setup, expect: of every command, or by command, "refuse" when not named)
+  faults: dict[str, tuple[Callable, str | dict[str, str]]] = {}
   for name, value in {"seats": ["hacker", "greedy"], "game": "python_sushi_go(players=3)",
                       "scores": ["x", 1], "scores-nan": [float("nan"), 1],
                       "returns": "none", "winners": [9], "winners-empty": [],
@@ -494,7 +509,8 @@ def corruption_cases(material: Material) -> list[Case]:
   faults["record-cut-half"] = (rewrite(records, lambda d: d[:len(d) // 2]), "either")
   faults["record-nul"] = (rewrite(records, lambda d: d.replace(b"{", b"\x00", 1)), "refuse")
   faults["records-missing"] = (remove(records), "either")
-  faults["config-missing"] = (remove(run_folder.CONFIG_FILE), "refuse")
+  # the report reads the resolved config; reproduce and a resume need config.toml
+  faults["config-missing"] = (remove(run_folder.CONFIG_FILE), {"report": "either"})
   faults["config-edited"] = (rewrite(run_folder.CONFIG_FILE,
                                      lambda d: d.replace(b"seed = 3", b"seed = 4")), "refuse")
   faults["config-not-utf8"] = (rewrite(run_folder.CONFIG_FILE, lambda d: d + b"\xff"), "refuse")
@@ -543,7 +559,8 @@ def corruption_cases(material: Material) -> list[Case]:
     if which == "run":
       commands["resume"] = ["run", f"{which}/config.toml", "--out", which, "--quiet"]
     for command, argv in commands.items():
-      cases.append(Case(f"records/{name}/{command}", argv, expect=expect, setup=setup,
+      expected = expect.get(command, "refuse") if isinstance(expect, dict) else expect
+      cases.append(Case(f"records/{name}/{command}", argv, expect=expected, setup=setup,
                         check=_outside_untouched if name == "plots-symlink" else None))
   return cases
 
