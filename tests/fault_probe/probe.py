@@ -169,6 +169,8 @@ def classify(case: Case, outcome: Outcome, folder: pathlib.Path) -> tuple[str, s
   lines = [line for line in outcome.err.splitlines()
            if line.strip() and not line.startswith("Note: ") and "compiling" not in line
            and "waiting for another process" not in line]
+  while len(lines) > 1 and (lines[0].startswith("usage: ") or lines[0].startswith(" ")):
+    lines = lines[1:]  # a script's argparse usage before its one error line
   if outcome.status == 2:
     if case.expect == "work":
       return "defect", "low", f"refused what should work: {lines[-1:]}"
@@ -712,6 +714,35 @@ def process_cases() -> list[Case]:
   return cases
 
 
+TRAINING_SCRIPTS = {
+    "train_linear_q": [["--num-envs", str(10**12)], ["--num-envs", "0"], ["--minutes", "nan"],
+                       ["--opponent", "nope"], ["--steps", "0"], ["--epsilon", "2"],
+                       ["--out", "."]],
+    "train_blueprint": [["--seconds", "0"], ["--seconds", "nan"], ["--seconds", "1",
+                                                                   "--workers", "0"],
+                        ["--seconds", "1", "--players", "9"], ["--seconds", "1", "--out", "."],
+                        ["--seconds", "1", "--resume"], ["--seconds", "1", "--abstraction",
+                                                         "nope"]],
+    "train_full_policy": [["--iterations", "0"], ["--abstraction", "nope"], ["--out", "."],
+                          ["--games", "0"]],
+}
+
+
+def script_cases() -> list[Case]:
+  """Bad options of the `python -m experiments.train_*` scripts, as processes."""
+  cases = []
+  for script, lists in TRAINING_SCRIPTS.items():
+    for i, argv in enumerate(lists):
+      args = argv if "--out" in argv else [*argv, "--out", "m.npz"]
+      cases.append(Case(f"scripts/{script}-{i}", process=lambda folder, script=script,
+                        args=args: finish(subprocess.Popen(
+                            [PYTHON, "-m", f"experiments.{script}", *args], cwd=folder,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            start_new_session=True), timeout=180)))
+  return cases
+
+
 def _start_slow(folder: pathlib.Path) -> subprocess.Popen:
   (folder / "c.toml").write_text(SLOW_TOURNAMENT)
   return cli(["run", "c.toml", "--out", "run", "--quiet"], folder)
@@ -774,7 +805,7 @@ def _reproduces(folder: pathlib.Path) -> str | None:
 
 def all_cases(material: Material) -> list[Case]:
   return [*option_cases(), *config_cases(), *size_cases(), *corruption_cases(material),
-          *policy_cases(material), *disk_cases(material), *process_cases()]
+          *policy_cases(material), *disk_cases(material), *script_cases(), *process_cases()]
 
 
 def run_case(case: Case, folder: pathlib.Path) -> tuple[str, str, str]:
