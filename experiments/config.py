@@ -393,15 +393,29 @@ def check_bots(competitors: Sequence[Competitor], games: Mapping[str, pyspiel.Ga
                           f" {params(competitor)} for {label}: {e}") from None
 
 
-def game_name(game_string: str) -> str | None:
-  """The game a game string names ("python_sushi_go" of "python_sushi_go(players=2)"), or None
-  when it is no game string: empty, unbalanced brackets (OpenSpiel would print its own line
-  first), or what OpenSpiel cannot parse."""
-  if not game_string.strip() or game_string.count("(") != game_string.count(")"):
-    return None
+def game_name(game_string: str) -> str:
+  """The game a game string names ("python_sushi_go" of "python_sushi_go(players=2)"); a
+  ValueError says why a string is none: empty, a bracket missing (checked here: OpenSpiel would
+  print its own line first), or what OpenSpiel cannot parse."""
+  if not game_string.strip():
+    raise ValueError("it is empty")
+  opened, closed = game_string.count("("), game_string.count(")")
+  if opened != closed:
+    raise ValueError(f"Missing {'closing' if opened > closed else 'opening'} bracket")
   try:
-    return pyspiel.game_parameters_from_string(game_string).get("name") or None
-  except pyspiel.SpielError:
+    name = pyspiel.game_parameters_from_string(game_string).get("name")
+  except pyspiel.SpielError as e:
+    raise ValueError(str(e)) from None
+  if not name:
+    raise ValueError("it names no game")
+  return name
+
+
+def known_game_name(game_string: str) -> str | None:
+  """`game_name`, or None for a string that is no game string."""
+  try:
+    return game_name(game_string)
+  except ValueError:
     return None
 
 

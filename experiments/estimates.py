@@ -65,7 +65,9 @@ def format_bytes(count: float) -> str:
   while count >= 1024 and unit < len(_UNITS) - 1:
     count /= 1024
     unit += 1
-  return f"{count:.0f} bytes" if unit == 0 else f"{count:.1f} {_UNITS[unit]}"
+  if unit == 0:
+    return f"{count:.0f} bytes"
+  return f"{count:.1f} {_UNITS[unit]}" if count < 1024 else f"{count:.2g} {_UNITS[unit]}"
 
 
 def format_seconds(seconds: float) -> str:

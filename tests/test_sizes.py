@@ -167,3 +167,32 @@ def test_an_empty_game_string_is_refused_like_any_bad_one(capsys, argv, tmp_path
   monkeypatch.chdir(tmp_path)
   line = refusal(capsys, argv)
   assert "game" in line and "allowed:" in line, line
+
+
+@pytest.mark.parametrize("left", [
+    ["manifest.json", "config.toml.123.0123abcd.tmp"],
+    ["manifest.json.77.deadbeef.tmp"],
+    ["manifest.json", "config.toml", "resolved_config.json.5.00ff00ff.tmp"],
+])
+def test_a_run_killed_while_preparing_its_folder_resumes(tmp_path, left):
+  config = tmp_path / "c.toml"
+  config.write_text(tournament_text("tiny", 1, TINY_GAME, 2))
+  run_dir = tmp_path / "run"
+  run_dir.mkdir()
+  for name in left:
+    (run_dir / name).write_text(json.dumps({"files": ["config.toml", "manifest.json"]})
+                                if name == "manifest.json" else "cut")
+  assert main(["run", str(config), "--out", str(run_dir), "--quiet"]) == 0
+  assert not list(run_dir.glob("*.tmp"))
+  assert len((run_dir / run_folder.RECORDS_FILE).read_text().splitlines()) == 2
+
+
+def test_a_folder_holding_someone_elses_config_is_still_refused(tmp_path, capsys):
+  config = tmp_path / "c.toml"
+  config.write_text(tournament_text("tiny", 1, TINY_GAME, 2))
+  run_dir = tmp_path / "run"
+  run_dir.mkdir()
+  (run_dir / "config.toml").write_text("mine")
+  line = refusal(capsys, ["run", str(config), "--out", str(run_dir), "--quiet"])
+  assert "is not empty and holds no run" in line
+  assert (run_dir / "config.toml").read_text() == "mine"

@@ -180,7 +180,7 @@ def _check_game(args: argparse.Namespace) -> None:
   kinds (OpenSpiel's own error lists every game it knows)."""
   if args.game in reduced_games.REDUCED_GAMES:
     return
-  if config_lib.game_name(args.game) not in DRAFTING_GAMES:
+  if config_lib.known_game_name(args.game) not in DRAFTING_GAMES:
     args.error(f"unknown game {args.game!r}; allowed: a reduced game"
                f" ({', '.join(reduced_games.REDUCED_GAMES)}) or a game string of"
                f" {' or '.join(DRAFTING_GAMES)}, such as 'python_sushi_go(players=2)'")

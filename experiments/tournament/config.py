@@ -43,10 +43,11 @@ def _games(value: Any, path: str) -> tuple[str, ...]:
   games = config_lib.string_list(value, path)
   for i, game in enumerate(games):
     game_path = f"{path}[{i}]"
-    name = config_lib.game_name(game)
-    if name is None:
-      raise ConfigError(f"{game_path}: {game!r} is not a game string; allowed: a {GAME_NAME} game"
-                        f" string such as '{GAME_NAME}(players=3)'")
+    try:
+      name = config_lib.game_name(game)
+    except ValueError as e:
+      raise ConfigError(f"{game_path}: {game!r} is not a game string ({e}); allowed: a"
+                        f" {GAME_NAME} game string such as '{GAME_NAME}(players=3)'") from None
     if name != GAME_NAME:
       raise ConfigError(f"{game_path}: expected a {GAME_NAME} game string such as"
                         f" '{GAME_NAME}(players=3)', got game {name!r}")

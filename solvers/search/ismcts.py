@@ -81,8 +81,8 @@ class ISMCTSBot(Bot):
     # Imported here: the tree's module loads numba.
     from solvers.search.kernels.tree import tree_bytes  # pylint: disable=import-outside-toplevel
     p = checked_parameters(cls, params)
-    if p["seconds"] > 0:
-      return 0
+    if p["seconds"] > 0 or not 1 <= p["iterations"] < 2**62:
+      return 0  # a time budget bounds it; iterations out of range are refused by the bot
     rules = simultaneous_game(game).rules
     iterations, players = int(p["iterations"]), rules.num_players
     trees = players if cls.tree == "multiple" else 1

@@ -121,7 +121,9 @@ class PIMCBot(Bot):
     iterations = int(p["iterations"])
     if iterations == -1:
       iterations = BUDGETED["iterations"] if p["seconds"] > 0 else AUTO_ITERATIONS
-    nodes = max(iterations, 1) + 2
+    if iterations < 1 or iterations != p["iterations"] and p["iterations"] != -1:
+      return 0  # refused by the bot before it builds its tree
+    nodes = iterations + 2
     return tree_bytes(rules.num_players, rules.num_distinct_actions, p["selection"] != "ucb1",
                       nodes=nodes, rows=nodes * rules.num_players)
 

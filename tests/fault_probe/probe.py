@@ -669,7 +669,10 @@ def _resumes(limit: int):
 
 
 def _all_records(run_dir: pathlib.Path, total: int) -> str | None:
-  lines = (run_dir / run_folder.RECORDS_FILE).read_text().splitlines()
+  path = run_dir / run_folder.RECORDS_FILE
+  if not path.is_file():
+    return f"lost work: {path} is missing after the resume"
+  lines = path.read_text().splitlines()
   indices = sorted(json.loads(line)["index"] for line in lines)
   if indices != list(range(total)):
     return f"lost work: the folder holds games {indices}, not 0 to {total - 1}"
