@@ -115,6 +115,15 @@ def test_exploitability_games_that_cannot_be_listed_are_refused_as_games(tmp_pat
   assert "fewer paired games (--games)" in line
 
 
+def test_a_responder_whose_tree_cannot_fit_is_refused_naming_it(tmp_path, capsys):
+  line = refusal(capsys, ["exploitability", "python_sushi_go(players=2,utility=margin)", "--bot",
+                          "random", "--responder", "ismcts:iterations=1000000000000000", "--out",
+                          str(tmp_path / "run"), "--quiet"])
+  assert line.startswith("sushigo exploitability: error: approximate responder"
+                         " 'ismcts:iterations=1000000000000000' (so_ismcts iterations=1e+15) may"
+                         " take up to "), line
+
+
 def test_more_workers_than_cores_are_warned(tmp_path, capsys, monkeypatch):
   monkeypatch.setattr(estimates, "usable_cores", lambda: 1)
   config = tmp_path / "c.toml"

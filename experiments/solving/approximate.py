@@ -179,12 +179,12 @@ def check(config: SolvingConfig) -> None:
         try:
           if responder["responder"] == DEFAULT_RESPONDER:  # an so_ismcts search: its tree sized
             estimates.check_memory([estimates.bot_memory(
-                "so_ismcts", game, responder["params"], f"the responder {name!r}")])
+                "so_ismcts", game, responder["params"], f"approximate responder {name!r}")])
           approximate.make_responder(game, 0, 0, responder["responder"], responder["params"],
                                      approximate.opponent_model(bots),
                                      config.section["model_in_rollouts"])
         except estimates.TooLarge as e:
-          raise ConfigError(f"approximate responder {name!r}: {e}") from None
+          raise ConfigError(str(e)) from None
         except ValueError as e:
           raise ConfigError(f"approximate responder {name!r} against {competitor.name!r} on"
                             f" {label}: {e}") from None
