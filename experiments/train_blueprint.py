@@ -35,7 +35,7 @@ import time
 
 import pyspiel
 
-from experiments import file_errors, run_lock, stopping
+from experiments import estimates, file_errors, run_lock, stopping
 from experiments.run_folder import RunError
 from experiments.train_full_policy import evaluate
 from solvers.equilibrium.blueprint import ABSTRACTION, ABSTRACTIONS, PLAYS, CompiledMCCFR
@@ -79,6 +79,9 @@ def main(argv=None) -> int:
                  " --games 1 or more")
   if args.force and args.resume:
     parser.error("--force trains afresh over --out, --resume continues it: give one of them")
+  if args.workers < 1:
+    parser.error(f"--workers is {args.workers}; allowed: 1 or more")
+  estimates.print_notes([estimates.workers_note(args.workers)])
   game = pyspiel.load_game(GAME.format(players=args.players))
   try:
     file_errors.check_output_file(args.out, "--out")

@@ -93,6 +93,25 @@ class Bot(pyspiel.Bot):
   def step(self, state: pyspiel.State) -> int:
     return self.step_with_policy(state)[1]
 
+  # ----- sizes, known before a bot is built (`experiments.estimates`)
+
+  @classmethod
+  def decision_memory(cls, game: pyspiel.Game, params: dict[str, Any]) -> int:
+    """The most memory one decision of this bot with `params` may allocate beyond the bot itself
+    (the search trees it preallocates or grows), from the parameters alone: a search bot's tree
+    is sized before any bot is built, so that one too large for the machine is refused rather
+    than allocated. 0 for a bot that allocates little per decision; a time budget (`seconds`)
+    is bounded by the time, not by this figure."""
+    del game, params
+    return 0
+
+  @classmethod
+  def timing_parameters(cls, params: dict[str, Any]) -> tuple[dict[str, Any], float]:
+    """Parameters under which a decision is cheap enough to time before a run, and how many times
+    longer a decision with `params` takes (its budget's ratio, iterations being about equally
+    costly): `params` themselves and 1 for a bot without a budget."""
+    return params, 1.0
+
   # ----- for subclasses
 
   def policy_at(self, table) -> Policy:
@@ -153,6 +172,22 @@ def checked_parameters(bot_class: type[Bot], params: dict[str, Any]) -> dict[str
       raise ValueError(f"parameter {name!r} of {bot_class.__name__} is {value!r}; allowed: a"
                        f" finite number (default {defaults[name]!r})")
   return {**defaults, **params}
+
+
+def scaled_budget(params: dict[str, Any], names: tuple[str, ...], cheap: dict[str, float]
+                  ) -> tuple[dict[str, Any], float]:
+  """`params` with each budget parameter of `names` lowered to at most its value in `cheap` (a
+  time budget `seconds` when it is set, else the counts), and the product of the ratios: what
+  `Bot.timing_parameters` returns for bots whose decisions cost in proportion to their budget."""
+  if params.get("seconds", 0) > 0:
+    names = ("seconds",)
+  scaled, factor = dict(params), 1.0
+  for name in names:
+    value = params[name]
+    if value > cheap[name]:
+      scaled[name] = type(value)(cheap[name])
+      factor *= value / cheap[name]
+  return scaled, factor
 
 
 def _is_number(value: Any) -> bool:

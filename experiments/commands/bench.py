@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 
+from experiments import estimates
 from experiments import file_errors
 from experiments.bench import cfr as cfr_bench
 from experiments.bench import cold as cold_bench
@@ -18,6 +19,8 @@ from sushigo_spiel import reduced_games
 
 
 def bench(args: argparse.Namespace) -> int:
+  if args.training_workers:
+    estimates.print_notes([estimates.workers_note(args.training_workers, "--training-workers")])
   if args.equilibrium:
     for name in (args.equilibrium_game, args.python_game):
       if name not in reduced_games.REDUCED_GAMES:

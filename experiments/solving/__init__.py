@@ -25,11 +25,13 @@ from __future__ import annotations
 import dataclasses
 import pathlib
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from experiments import config as config_lib
+from experiments import estimates
 from experiments import execution
 from experiments import run_folder
 from experiments.config import ConfigError, key
@@ -216,7 +218,7 @@ def report(run_dir: str | pathlib.Path) -> str:
   """Writes summary.md, results.csv and plots/ for a solving run; returns the Markdown."""
   run_dir = pathlib.Path(run_dir)
   config = load(run_dir / run_folder.CONFIG_FILE)
-  results = list(run_folder.read_results(run_dir, RESULTS, len(config.units())).values())
+  results = list(SOLVING.read(config, run_dir).values())
   missing = len(config.units()) - len(results)
   rows, lines = config.kind.report(config, results, run_dir / run_folder.PLOTS_DIR)
   header = f"# {config.name} ({config.kind.name})\n"
@@ -236,5 +238,39 @@ def report_files(config: SolvingConfig) -> list[str]:
   return [SUMMARY_MD, RESULTS_CSV, *plots]
 
 
+def result_problem(config: SolvingConfig) -> Callable[[int, dict], str | None]:
+  """What is wrong with the stored result of unit `number` given `config` (None if nothing): it
+  must name the config's unit (game, competitor, seat, games...) as the config lists it, and hold
+  the kind's figures in their number (`Kind.result_problem`: a unit of paired games cut short
+  would be reported as fewer games)."""
+  units = config.units()
+
+  def problem(number: int, result: dict) -> str | None:
+    unit = units[number]
+    for name, value in unit.items():
+      if result.get(name) != value:
+        return (f"unit {number} is recorded with {name} {result.get(name)!r}, but the config's"
+                f" unit {number} has {value!r}")
+    return config.kind.result_problem(unit, result)
+  return problem
+
+
+def sizes(config: SolvingConfig, workers: int) -> tuple[list[estimates.Need], int]:
+  """The trees a run's units build, one in each of `workers` processes, and the bytes of its
+  results (about `approximate.UNIT_BYTES` / 6 each, as JSON)."""
+  needs = []
+  for label, _ in config.games:
+    if config.kind.needs_tree(config, label):
+      size = tree_size.estimate_tree_size(config.game(label))
+      needs.append(estimates.Need(
+          f"the tree of {label} ({size.nodes:,} nodes, estimated), built in each of {workers}"
+          f" worker process{'es' * (workers != 1)}, would take", "of memory",
+          size.memory * workers, "fewer workers, a smaller game, or a machine with the memory"))
+  count = (approximate.unit_count(config) if config.kind is approximate.KIND
+           else len(config.units()))
+  return needs, count * approximate.UNIT_BYTES // estimates.IN_MEMORY_FACTOR
+
+
 SOLVING = execution.Experiment(results=RESULTS, parse=parse, size=lambda c: len(c.units()),
-                               play=run_numbered_unit, report=report, report_files=report_files)
+                               play=run_numbered_unit, report=report, report_files=report_files,
+                               check=result_problem, sizes=sizes)

@@ -28,7 +28,7 @@ known as probabilities; this one does not, so what the bots do is left in the fi
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pyspiel
@@ -59,11 +59,19 @@ class DealLuck:
   def observe_deal(self, before: pyspiel.State, after: pyspiel.State) -> None:
     """Adds the luck of the deal that led from `before` to `after` (chance nodes in between)."""
     deal = self.core.encode(before.table())
-    expected = np.mean([self._round_end(self._dealt(deal)) for _ in range(self.playouts)], axis=0)
+    expected = self._mean(lambda: self._dealt(deal), self.playouts)
     dealt = self.core.encode(after.table())
-    continuations = 1 if self.deterministic else self.playouts
-    realised = np.mean([self._round_end(dealt.copy()) for _ in range(continuations)], axis=0)
+    realised = self._mean(dealt.copy, 1 if self.deterministic else self.playouts)
     self.luck += realised - expected
+
+  def _mean(self, start: Callable[[], np.ndarray], playouts: int) -> np.ndarray:
+    """The mean of W over `playouts` playouts from the positions `start` makes, summed as they
+    finish (no list of them, whatever `playouts`), row after row as `np.mean(axis=0)` adds them,
+    so the same bits."""
+    total = self._round_end(start())
+    for _ in range(playouts - 1):
+      total = total + self._round_end(start())
+    return total / playouts
 
   def _dealt(self, deal: np.ndarray) -> np.ndarray:
     pos = deal.copy()

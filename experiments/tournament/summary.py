@@ -86,8 +86,8 @@ def load_run(run_dir: pathlib.Path) -> tuple[dict[str, Any], list[dict[str, Any]
   config = run_folder.read_json(run_dir / RESOLVED_FILE)
   check = None
   if (run_dir / run_folder.CONFIG_FILE).is_file():  # each record checked against its config
-    check = tournament_config.record_problem(tournament_config.read_tables(
-        (run_dir / run_folder.CONFIG_FILE).read_text(encoding="utf-8")))
+    check = tournament_config.record_problem(run_folder.stored_config(
+        run_dir, lambda path: tournament_config.read_tables(path.read_text(encoding="utf-8"))))
   records = list(run_folder.read_results(run_dir, run_folder.GAME_RECORDS,
                                          _total_games(config), check).values())
   if not records:

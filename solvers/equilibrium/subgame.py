@@ -23,7 +23,7 @@ import pathlib
 import numpy as np
 import pyspiel
 
-from solvers.bot import Bot, Policy, budget_clock
+from solvers.bot import Bot, Policy, budget_clock, checked_parameters, scaled_budget
 from solvers.equilibrium.kernels import subgame
 from solvers.equilibrium.kernels.compiling import ensure_compiled
 from solvers.equilibrium.kernels.mccfr import WALKS
@@ -120,6 +120,11 @@ class SubgameBot(Bot):
       "ranges": 3,
   }
   GAMES = ("python_sushi_go",)
+
+  @classmethod
+  def timing_parameters(cls, params: dict) -> tuple[dict, float]:
+    return scaled_budget(checked_parameters(cls, params), ("iterations", "worlds"),
+                         {"iterations": 8, "worlds": 4, "seconds": 0.01})
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
     super().__init__(game, player_id, seed, **params)

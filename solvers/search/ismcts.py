@@ -21,7 +21,8 @@ import random
 import numpy as np
 import pyspiel
 
-from solvers.bot import Bot, Policy, budget_clock
+from solvers.bot import Bot, Policy, budget_clock, checked_parameters, scaled_budget
+from sushigo_spiel.drafting.adapter import simultaneous_game
 from solvers.search import rollouts
 from solvers.search.ismcts_engines import (CompiledISMCTS, Objective, PythonISMCTS, RootSearch,
                                            Searcher)
@@ -70,6 +71,30 @@ class ISMCTSBot(Bot):
     self._random = random.Random(self.stream_seed)
     self.uniform = self._random.random
     self._search = self._choose_engine(engine)
+
+  @classmethod
+  def decision_memory(cls, game: pyspiel.Game, params: dict) -> int:
+    """What the compiled engine's tree may ask for in a search of `iterations` (one tree, or one
+    per player with `mo_ismcts`): an iteration adds at most one node to each tree, a node holds
+    at most a bandit row per player, and `kernels.tree.Tree.grow` doubles what is short, with
+    room for one more iteration (a row per player and step)."""
+    # Imported here: the tree's module loads numba.
+    from solvers.search.kernels.tree import tree_bytes  # pylint: disable=import-outside-toplevel
+    p = checked_parameters(cls, params)
+    if p["seconds"] > 0 or not 1 <= p["iterations"] < 2**62:
+      return 0  # a time budget bounds it; iterations out of range are refused by the bot
+    rules = simultaneous_game(game).rules
+    iterations, players = int(p["iterations"]), rules.num_players
+    trees = players if cls.tree == "multiple" else 1
+    nodes = trees * (iterations + 1)
+    return tree_bytes(players, rules.num_distinct_actions, p["selection"] != "ucb1",
+                      nodes=2 * nodes,
+                      rows=2 * (players * nodes + rules.max_game_length * players))
+
+  @classmethod
+  def timing_parameters(cls, params: dict) -> tuple[dict, float]:
+    return scaled_budget(checked_parameters(cls, params), ("iterations",),
+                         {"iterations": 200, "seconds": 0.01})
 
   def _check_params(self) -> None:
     p = self.params

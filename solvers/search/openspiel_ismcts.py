@@ -28,7 +28,7 @@ import pyspiel
 from open_spiel.python.algorithms import ismcts
 from open_spiel.python.algorithms import mcts
 
-from solvers.bot import Bot, Policy, budget_clock
+from solvers.bot import Bot, Policy, budget_clock, checked_parameters, scaled_budget
 from sushigo_spiel.drafting.adapter import history_steps, simultaneous_state
 
 
@@ -36,6 +36,11 @@ class OpenSpielISMCTSBot(Bot):
   """OpenSpiel's `ISMCTSBot` (UCT, random rollouts) for one player of a drafting game."""
 
   PARAMETERS = {"iterations": 200, "seconds": 0.0, "clock": "wall", "uct_c": 2.0, "rollouts": 1}
+
+  @classmethod
+  def timing_parameters(cls, params: dict) -> tuple[dict, float]:
+    return scaled_budget(checked_parameters(cls, params), ("iterations",),
+                         {"iterations": 20, "seconds": 0.01})
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
     super().__init__(game, player_id, seed, **params)

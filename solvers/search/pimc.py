@@ -27,10 +27,11 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from solvers.bot import Bot, Policy, budget_clock
+from solvers.bot import Bot, Policy, budget_clock, checked_parameters, scaled_budget
 from solvers.search import rollouts, selection, world_solvers
 from solvers.search.kernels.game import SearchGame
 from sushigo_spiel.compiled.rng import new_state
+from sushigo_spiel.drafting.adapter import simultaneous_game
 from sushigo_spiel.sushi_go import knowledge
 
 FINALS = ("argmax", "policy")
@@ -108,6 +109,31 @@ class PIMCBot(Bot):
     if self.sampler is not None and self.settings.kind != "smmcts":  # tree solvers' rollouts
       self.settings = self.settings._replace(core_rollouts=self._core_rollouts(stream_seed + 1))
     self.worlds_searched = 0  # worlds sampled at the last decision
+
+  @classmethod
+  def decision_memory(cls, game: pyspiel.Game, params: dict) -> int:
+    """The compiled worlds' tree, preallocated for the SM-MCTS iterations of one world when the
+    bot is built (`kernels.searches.WorldSampler`)."""
+    # Imported here: the tree's module loads numba.
+    from solvers.search.kernels.tree import tree_bytes  # pylint: disable=import-outside-toplevel
+    p = checked_parameters(cls, params)
+    rules = simultaneous_game(game).rules
+    iterations = int(p["iterations"])
+    if iterations == -1:
+      iterations = BUDGETED["iterations"] if p["seconds"] > 0 else AUTO_ITERATIONS
+    if iterations < 1 or iterations != p["iterations"] and p["iterations"] != -1:
+      return 0  # refused by the bot before it builds its tree
+    nodes = iterations + 2
+    return tree_bytes(rules.num_players, rules.num_distinct_actions, p["selection"] != "ucb1",
+                      nodes=nodes, rows=nodes * rules.num_players)
+
+  @classmethod
+  def timing_parameters(cls, params: dict) -> tuple[dict, float]:
+    p = checked_parameters(cls, params)
+    if p["iterations"] == -1:
+      p["iterations"] = BUDGETED["iterations"] if p["seconds"] > 0 else AUTO_ITERATIONS
+    return scaled_budget(p, ("worlds", "iterations"),
+                         {"worlds": 2, "iterations": 20, "seconds": 0.01})
 
   def _settings(self, game: pyspiel.Game) -> world_solvers.Settings:
     params, n = self.params, self.rules.num_players
