@@ -73,6 +73,10 @@ class Experiment(config_lib.Experiment):
                            " (`experiments.tournament.luck`), reported beside the raw figures;"
                            " 0: off", default=DEFAULT_LUCK_PLAYOUTS, minimum=0,
                            resolved_at_default=False)
+  aivat: bool = key("whether to record the AIVAT decision terms of the bots whose policies can be"
+                    " read (`experiments.tournament.aivat`), valued with the luck's reference"
+                    " playouts, and report the AIVAT figures; needs `luck_playouts` >= 1",
+                    default=False, resolved_at_default=False)
   anchor: str | None = key("a competitor's name: every lineup is then one other competitor"
                            " against the anchor in all other seats", default=None)
 
@@ -113,8 +117,12 @@ class Tables:
   players: tuple[Competitor, ...] = key("the competitors", check=config_lib.players)
 
   def cross_check(self, path: str) -> Tables:
-    """The anchor is a competitor, with at least one other to play against it."""
+    """The anchor is a competitor, with at least one other to play against it; AIVAT has the
+    luck's playouts to value positions with."""
     del path
+    if self.experiment.aivat and not self.experiment.luck_playouts:
+      raise ConfigError("experiment.aivat: AIVAT values positions with the luck's reference"
+                        " playouts; set experiment.luck_playouts to an integer >= 1 with it")
     anchor, names = self.experiment.anchor, [p.name for p in self.players]
     if anchor is not None and anchor not in names:
       raise ConfigError(f"experiment.anchor: expected the name of a competitor"
@@ -143,6 +151,7 @@ class Config:
   num_games = property(lambda self: self.tables.experiment.num_games)
   rotation = property(lambda self: self.tables.experiment.rotation)
   luck_playouts = property(lambda self: self.tables.experiment.luck_playouts)
+  aivat = property(lambda self: self.tables.experiment.aivat)
   metrics = property(lambda self: self.tables.report.metrics)
   players = property(lambda self: self.tables.players)
 
