@@ -14,6 +14,7 @@ from experiments import stats
 from experiments.tournament import _mismatches, aivat, luck
 from experiments.tournament import config as config_lib
 from experiments.tournament import summary as summary_lib
+from solvers import round_values
 from solvers.match import play_match
 from sushigo_spiel.drafting.dynamics import margins
 from sushigo_spiel.reduced_games import REDUCED_GAMES
@@ -137,7 +138,7 @@ def test_the_blueprint_is_read_and_valued_by_its_own_twin():
   blueprint = solvers.make_bot("policy", game, 1, 1,
                                path="experiments/results/policies/blueprint_2p.npz")
   assert aivat.readable(blueprint)
-  value = luck.ReferenceValue(game, [solvers.make_bot("heuristic", game, 0, 0), blueprint],
+  value = round_values.ReferenceValue(game, [solvers.make_bot("heuristic", game, 0, 0), blueprint],
                               np.zeros(4, dtype=np.uint64))
   assert value.names == ("heuristic", "blueprint") and not value.deterministic
 

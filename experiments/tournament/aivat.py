@@ -17,7 +17,7 @@ simultaneous node, so even given a_-i its term averages to zero. The estimate ha
 raw score's expectation *whatever v is*; v only decides how much variance is removed (the
 margin, a linear function of the scores, is corrected by the terms' margins).
 
-The value function is the luck's (`luck.ReferenceValue`), so that the luck-only figure and this one
+The value function is the luck's (`solvers.round_values.ReferenceValue`), so that the luck-only figure and this one
 differ by the decision terms alone: v(s) is each seat's points at the end of the round under way at
 s when every seat plays on by its bot's reference policy on the compiled core (its own twin:
 random, greedy, the default heuristic, the blueprint sampled or purified; the default heuristic for
@@ -41,8 +41,8 @@ from collections.abc import Sequence
 import numpy as np
 import pyspiel
 
-from experiments.tournament.luck import ReferenceValue
 from solvers.bot import Bot
+from solvers.round_values import ReferenceValue
 
 
 def readable(bot: pyspiel.Bot) -> bool:
