@@ -195,3 +195,34 @@ def test_a_stored_record_without_decision_terms_still_reproduces():
   assert _mismatches({0: record(0, ["a", "b"], [30, 20], [4.0, -2.0])}, {0: replayed}) == []
   assert _mismatches({0: record(0, ["a", "b"], [30, 20], [4.0, -2.0], [1.0, 1.0])},
                      {0: replayed}) == ["game 0: decisions differ"]
+
+
+PLAYED = """
+[experiment]
+name = "t"
+seed = 5
+games = ["python_sushi_go(players=2,rounds=2,hand_size=4)"]
+num_games = 2
+luck_playouts = 3
+aivat = true
+
+[[players]]
+name = "random"
+bot = "random"
+
+[[players]]
+name = "heuristic"
+bot = "heuristic"
+params = { temperature = 1.0 }
+"""
+
+
+def test_a_game_records_its_decision_terms_reproducibly_and_plays_as_without_them():
+  from experiments.tournament import play_game  # pylint: disable=import-outside-toplevel
+  on = config_lib.parse(PLAYED)
+  first, second = play_game(on, 1)[0], play_game(on, 1)[0]
+  assert first == second and len(first["decisions"]) == 2 and any(first["decisions"])
+  off = play_game(config_lib.parse(PLAYED.replace("aivat = true", "")), 1)[0]
+  assert "decisions" not in off
+  assert {k: v for k, v in first.items() if k not in ("luck", "decisions")} == \
+      {k: v for k, v in off.items() if k != "luck"}
