@@ -44,15 +44,18 @@ OVERALL = "all games"
 
 # Tournaments: the quickstart (3 competitors, 2 and 4 players, with the luck of the deal), a
 # round robin of 4 search bots at 2 and 4 players (non-significant pairs), 4 competitors around an
-# anchor (pairs that never met), and a 2-competitor 4-player run whose stored report is current.
+# anchor (pairs that never met), a 2-competitor 4-player run whose stored report is current, and
+# a 2- and 4-player run with the AIVAT terms.
 # Not subgame-head-to-head: its records.jsonl.xz are those of the run before the rerun of commit
 # cc8214d (no `continuations` in the subgame bot's recorded params), so they do not give its
 # stored summary; the records of that rerun were not stored.
-TOURNAMENTS = ("quickstart", "search-round-robin", "cfr-head-to-head", "subgame-4p-head-to-head")
+TOURNAMENTS = ("quickstart", "search-round-robin", "cfr-head-to-head", "subgame-4p-head-to-head",
+               "blueprint-head-to-head")
 # Stored reports written by the current report code (the others predate the luck columns and the
 # note on them, which `sushigo report` now adds; their figures are checked cell by cell above).
 CURRENT_REPORTS = {"quickstart": ("summary.md",),
-                   "subgame-4p-head-to-head": ("summary.md", "summary.csv")}
+                   "subgame-4p-head-to-head": ("summary.md", "summary.csv"),
+                   "blueprint-head-to-head": ("summary.md", "summary.csv")}
 # Solving runs (approximate exploitability): four responders; a baseline with the paired
 # differences (the results page's difference from returns alone); and exact gains on reduced
 # games beside the bounds, with units that recorded no CPU seconds.

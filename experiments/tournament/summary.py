@@ -167,6 +167,9 @@ def markdown_report(config: dict[str, Any], results: dict[str, stats.GroupStats]
     lines += _summary_table(result, order, config["report"]["metrics"]) + [""]
     lines += _head_to_head_table(result, order) + [""]
   lines += [_NOTES]
+  if any(summary.aivat_score is not None for result in results.values()
+         for summary in result.summaries.values()):
+    lines += [_AIVAT_NOTE]
   return "\n".join(lines) + "\n"
 
 
@@ -179,9 +182,11 @@ Head to head: the row's share of the games in which it outscored the column (tie
 the two-sided sign-test p-value; * marks significance at 0.05 after Holm-Bonferroni over the pairs.
 Luck-corrected: the figure minus chance's share of it (the luck of the deals, valued by reference
 playouts; same expectation, see `experiments.tournament.luck`), with the ratio of its variance to
-the raw figure's; shown when every game of the group recorded its luck. AIVAT: the luck-corrected
-figure minus the readable bots' decision terms (each draw's value less its expectation under the
-bot's own policy, with the luck's value function; same expectation, see
+the raw figure's; shown when every game of the group recorded its luck.
+"""
+_AIVAT_NOTE = """\
+AIVAT: the luck-corrected figure minus the readable bots' decision terms (each draw's value less
+its expectation under the bot's own policy, with the luck's value function; same expectation, see
 `experiments.tournament.aivat`), with the ratios of its variance to the raw and the luck-corrected
 figure's; shown when every game of the group recorded both.
 """
