@@ -226,3 +226,22 @@ def test_a_game_records_its_decision_terms_reproducibly_and_plays_as_without_the
   assert "decisions" not in off
   assert {k: v for k, v in first.items() if k not in ("luck", "decisions")} == \
       {k: v for k, v in off.items() if k != "luck"}
+
+
+def test_the_blueprint_kernel_plays_a_baselines_table_as_the_baseline_kernels_do():
+  from solvers.equilibrium.kernels import blueprint_policy  # pylint: disable=C0415
+  from sushigo_spiel.compiled.rng import new_state  # pylint: disable=C0415
+  game = pyspiel.load_game("python_sushi_go(players=3,rounds=2,hand_size=5)")
+  bots = [solvers.make_bot(name, game, seat, seat)
+          for seat, name in enumerate(["random", "greedy", "heuristic"])]
+  baseline = round_values.ReferenceValue(game, bots, new_state(7))
+  assert baseline.blueprint_kernel is None
+  pos = baseline.core.initial_position()
+  baseline.core.skip_chance(pos, new_state(3))
+  params = [round_values.reference(bot)[1] for bot in bots]
+  out, rng = np.zeros(3), new_state(7)
+  blueprint_policy.round_values(
+      baseline.core.spec, pos, rng,
+      np.array([blueprint_policy.POLICIES[name] for name in baseline.names], dtype=np.int64),
+      np.concatenate(params), np.cumsum([0] + [len(p) for p in params]).astype(np.int64), 5, out)
+  assert baseline(pos, 5).tolist() == out.tolist() and baseline.rng.tolist() == rng.tolist()
