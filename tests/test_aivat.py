@@ -245,3 +245,13 @@ def test_the_blueprint_kernel_plays_a_baselines_table_as_the_baseline_kernels_do
       np.array([blueprint_policy.POLICIES[name] for name in baseline.names], dtype=np.int64),
       np.concatenate(params), np.cumsum([0] + [len(p) for p in params]).astype(np.int64), 5, out)
   assert baseline(pos, 5).tolist() == out.tolist() and baseline.rng.tolist() == rng.tolist()
+
+
+def test_a_record_whose_decision_terms_are_not_one_finite_number_a_seat_is_refused():
+  config = config_lib.parse(PLAYED)
+  from experiments.tournament import play_game  # pylint: disable=import-outside-toplevel
+  good = play_game(config, 0)[0]
+  check = config_lib.record_problem(config)
+  assert check(0, good) is None
+  for bad in ([1.0], [float("nan"), 0.0], "x"):
+    assert "'decisions'" in check(0, {**good, "decisions": bad})

@@ -298,7 +298,8 @@ def record_problem(config: Config) -> Callable[[int, dict], str | None]:
   """What is wrong with the record of game `index` given `config` (None if nothing): its game
   string and seats must be the config's for that game (a renamed seat or another game would be
   reported as a competitor or a section of its own), its scores whole numbers and its returns
-  finite numbers, one a seat, and its winners seats."""
+  finite numbers, one a seat, its luck and decision terms too where it holds them, and its winners
+  seats."""
   def problem(index: int, record: dict) -> str | None:
     matchup = config.matchup(index)
     names = [competitor.name for competitor in matchup.seats]
@@ -309,8 +310,11 @@ def record_problem(config: Config) -> Callable[[int, dict], str | None]:
       return (f"game {index} is recorded with seats {record.get('seats')!r}, but the config seats"
               f" {names}")
     seats = len(names)
-    for field, kinds in (("scores", (int,)), ("returns", (int, float))):
+    for field, kinds in (("scores", (int,)), ("returns", (int, float)), ("luck", (int, float)),
+                         ("decisions", (int, float))):
       values = record.get(field)
+      if field in ("luck", "decisions") and field not in record:
+        continue
       if not (isinstance(values, list) and len(values) == seats and all(
           isinstance(v, kinds) and not isinstance(v, bool) and math.isfinite(v) for v in values)):
         return f"game {index}'s {field!r} is {values!r}, not {seats} finite numbers"
