@@ -27,6 +27,8 @@ import sys
 import textwrap
 from collections.abc import Callable
 
+from experiments import stats
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "experiments" / "results"
 PAGES = ("README.md", *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "docs").glob("*.md")))
@@ -329,6 +331,29 @@ def _run_index(results: pathlib.Path) -> str:
   return "\n".join(lines) + "\n"
 
 
+def _aivat_ratios(results: pathlib.Path) -> str:
+  """The variance ratios of the luck-corrected and the AIVAT margins (and the AIVAT score's to the
+  luck-corrected one) of every stored head-to-head whose games recorded the AIVAT terms; the
+  others named."""
+  lines = ["| run | game | competitor | games | margin: luck-corrected / raw | AIVAT / raw |"
+           " AIVAT / luck-corrected | score: AIVAT / luck-corrected |",
+           "|---|---|---|---:|---:|---:|---:|---:|"]
+  without = []
+  for run in (run for run in runs(results) if "head-to-head" in run):
+    rows = [row for row in read_csv(results / run / "summary.csv")
+            if row["game"] != stats.OVERALL and row.get("aivat_margin")]
+    if not rows:
+      without.append(f"`{run}`")
+    for row in rows:
+      lines.append(
+          f"| `{run}` | `{row['game']}` | {row['competitor']} | {row['games']} |"
+          f" {float(row['margin_variance_ratio']):.2f} |"
+          f" {float(row['aivat_margin_variance_ratio']):.2f} |"
+          f" {float(row['aivat_margin_luck_ratio']):.2f} |"
+          f" {float(row['aivat_score_luck_ratio']):.2f} |")
+  return "\n".join(lines) + f"\n\nStored head-to-heads without the terms: {', '.join(without)}.\n"
+
+
 def anchor(run: str) -> str:
   """The anchor of a run's heading on its results page (GitHub drops the slash of a path)."""
   return re.sub(r"[^\w\- ]", "", run.lower())
@@ -378,6 +403,7 @@ BLOCKS: dict[str, Block] = {
         lambda results: _against_each(
             results, ("subgame-vs-heuristic", "subgame-head-to-head", "subgame-vs-searchers"),
             "subgame")),
+    "aivat-ratios": Block(("*head-to-head*/summary.csv",), _aivat_ratios),
     "four-players": Block(
         ("subgame-4p-head-to-head/summary.md", "blueprint-rank-4p-head-to-head/summary.md"),
         _four_players),

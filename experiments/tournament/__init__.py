@@ -8,7 +8,8 @@ a seating of competitors and a seed. Its unit of work is one game, and its run f
 (points by round, seat and category), puddings, winners (seats) and, when `luck_playouts` is not 0
 and the game is Sushi Go, luck (chance's share of each seat's score, `experiments.tournament.luck`;
 records written before it existed have none, and `reproduce` compares those on the fields they
-hold); timings.jsonl holds index, seconds and worker (host:pid) per game; the report
+hold) and, when `aivat` is true as well, decisions (the AIVAT terms of the readable bots' draws
+by seat, `experiments.tournament.aivat`); timings.jsonl holds index, seconds and worker (host:pid) per game; the report
 (`experiments.tournament.summary`) is summary.md, summary.csv and plots/.
 
 Reproducible: game i draws everything from `np.random.SeedSequence(seed, spawn_key=(i,))`; it spawns
@@ -35,6 +36,7 @@ from experiments import estimates
 from experiments import execution
 from experiments import run_folder
 from experiments.run_folder import RunError, Session
+from experiments.tournament import aivat as aivat_lib
 from experiments.tournament import config as config_lib
 from experiments.tournament import luck as luck_lib
 from experiments.tournament import summary
@@ -43,6 +45,7 @@ from solvers.match import play_match
 
 RESULTS = run_folder.GAME_RECORDS
 LUCK = "luck"  # the record field of `luck_lib.DealLuck`
+DECISIONS = "decisions"  # the record field of `aivat_lib.DecisionTerms`
 _MISMATCHES_SHOWN = 20
 
 
@@ -92,10 +95,9 @@ def _mismatches(stored: dict[int, dict], replayed: dict[int, dict]) -> list[str]
 
 
 def _as_stored(replayed: dict, stored: dict) -> dict:
-  """The replayed record without its luck when the stored one predates the luck field."""
-  if LUCK in stored:
-    return replayed
-  return {key: value for key, value in replayed.items() if key != LUCK}
+  """The replayed record without its luck or decision terms when the stored one predates them."""
+  return {key: value for key, value in replayed.items()
+          if key not in (LUCK, DECISIONS) or key in stored}
 
 
 def report(run_dir: str | pathlib.Path) -> str:
@@ -121,12 +123,15 @@ def play_game(config: config_lib.Config, index: int) -> execution.Result:
   params = [config.bot_params(competitor) for competitor in matchup.seats]
   bots = [solvers.make_bot(competitor.bot, game, seat, bot_seeds[seat], **params[seat])
           for seat, competitor in enumerate(matchup.seats)]
-  deal_luck = None
+  deal_luck = decision_terms = None
   if config.luck_playouts and game.get_type().short_name == luck_lib.GAME:
     luck_seed = int(game_seed.spawn(1)[0].generate_state(1)[0])
     deal_luck = luck_lib.DealLuck(game, bots, luck_seed, config.luck_playouts)
+    if config.aivat:
+      decision_terms = aivat_lib.DecisionTerms(bots, deal_luck.value, config.luck_playouts)
   state = play_match(game, bots, np.random.default_rng(chance_seed),
-                     on_chance=deal_luck and deal_luck.observe_deal)
+                     on_chance=deal_luck and deal_luck.observe_deal,
+                     on_decision=decision_terms and decision_terms.observe_decision)
   record = {
       "index": index,
       "seed": {"entropy": config.seed, "spawn_key": [index]},
@@ -138,6 +143,8 @@ def play_game(config: config_lib.Config, index: int) -> execution.Result:
   }
   if deal_luck is not None:
     record[LUCK] = deal_luck.luck.tolist()
+  if decision_terms is not None:
+    record[DECISIONS] = decision_terms.decisions.tolist()
   timing = {"index": index, "seconds": time.perf_counter() - start, "worker": _worker_name()}
   return record, timing
 

@@ -74,6 +74,10 @@ class Experiment(config_lib.Experiment):
                            " (`experiments.tournament.luck`), reported beside the raw figures;"
                            " 0: off", default=DEFAULT_LUCK_PLAYOUTS, minimum=0,
                            resolved_at_default=False)
+  aivat: bool = key("whether to record the AIVAT decision terms of the bots whose policies can be"
+                    " read (`experiments.tournament.aivat`), valued with the luck's reference"
+                    " playouts, and report the AIVAT figures; needs `luck_playouts` >= 1",
+                    default=False, resolved_at_default=False)
   anchor: str | None = key("a competitor's name: every lineup is then one other competitor"
                            " against the anchor in all other seats", default=None)
 
@@ -114,8 +118,12 @@ class Tables:
   players: tuple[Competitor, ...] = key("the competitors", check=config_lib.players)
 
   def cross_check(self, path: str) -> Tables:
-    """The anchor is a competitor, with at least one other to play against it."""
+    """The anchor is a competitor, with at least one other to play against it; AIVAT has the
+    luck's playouts to value positions with."""
     del path
+    if self.experiment.aivat and not self.experiment.luck_playouts:
+      raise ConfigError("experiment.aivat: AIVAT values positions with the luck's reference"
+                        " playouts; set experiment.luck_playouts to an integer >= 1 with it")
     anchor, names = self.experiment.anchor, [p.name for p in self.players]
     if anchor is not None and anchor not in names:
       raise ConfigError(f"experiment.anchor: expected the name of a competitor"
@@ -144,6 +152,7 @@ class Config:
   num_games = property(lambda self: self.tables.experiment.num_games)
   rotation = property(lambda self: self.tables.experiment.rotation)
   luck_playouts = property(lambda self: self.tables.experiment.luck_playouts)
+  aivat = property(lambda self: self.tables.experiment.aivat)
   metrics = property(lambda self: self.tables.report.metrics)
   players = property(lambda self: self.tables.players)
 
@@ -325,7 +334,8 @@ def record_problem(config: Config) -> Callable[[int, dict], str | None]:
   """What is wrong with the record of game `index` given `config` (None if nothing): its game
   string and seats must be the config's for that game (a renamed seat or another game would be
   reported as a competitor or a section of its own), its scores whole numbers and its returns
-  finite numbers, one a seat, and its winners seats."""
+  finite numbers, one a seat, its luck and decision terms too where it holds them, and its winners
+  seats."""
   def problem(index: int, record: dict) -> str | None:
     matchup = config.matchup(index)
     names = [competitor.name for competitor in matchup.seats]
@@ -346,8 +356,9 @@ def record_problem(config: Config) -> Callable[[int, dict], str | None]:
               f" ({', '.join(competitor.bot for competitor in matchup.seats)})")
     seats = len(names)
     fields = [("scores", (int,)), ("returns", (int, float)), ("puddings", (int,))]
-    if "luck" in record:  # records written before the luck of the deal have none
-      fields.append(("luck", (int, float)))
+    for field in ("luck", "decisions"):  # records written before these were measured have none
+      if field in record:
+        fields.append((field, (int, float)))
     for field, kinds in fields:
       values = record.get(field)
       if not _numbers(values, seats, kinds):
