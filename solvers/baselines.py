@@ -75,7 +75,9 @@ class RandomBot(Bot):
 
   def resolved_objective(self) -> str | None:
     """None: uniform play maximises nothing."""
-    resolve_objective(self.params["objective"], "", self.OBJECTIVES, type(self).__name__)
+    if self.params["objective"] not in self.OBJECTIVES:
+      raise ValueError(f"parameter 'objective' is {self.params['objective']!r}; allowed for"
+                       " RandomBot: auto (uniform play maximises nothing)")
     return None
 
   def policy_at(self, table) -> Policy:
