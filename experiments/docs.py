@@ -355,14 +355,16 @@ def results_page(results: pathlib.Path, run: str) -> str:
   """The page of docs/ that shows a run: solving runs (their report's title names the kind, as in
   `# cfr-convergence (convergence)`) on results-equilibrium.md, their full-game bounds on
   results-exploitability.md; the games of CFR policies and the subgame bot on results-blueprint.md,
-  the quickstart and the linear Q agent on results.md beside the index, the searchers on
-  results-search.md."""
+  the quickstart and the linear Q agent on results.md beside the index, the objective runs on
+  results-objective.md, the searchers on results-search.md."""
   title = (results / run / "summary.md").read_text(encoding="utf-8").splitlines()[0]
   if title.endswith(")"):
     full_game = run.startswith(("exploitability-full", "approximate-full"))
     return "results-exploitability.md" if full_game else "results-equilibrium.md"
   if run == "quickstart" or run.startswith("linear-q"):
     return "results.md"
+  if run.startswith("objective-"):
+    return "results-objective.md"
   if run.startswith(("blueprint", "cfr-", "subgame")):
     return "results-blueprint.md"
   return "results-search.md"
