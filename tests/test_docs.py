@@ -8,6 +8,8 @@ played.
 
 from __future__ import annotations
 
+import json
+import lzma
 import pathlib
 import re
 import shutil
@@ -63,6 +65,29 @@ def test_a_changed_stored_result_makes_the_check_fail(tmp_path):
   page = _read("docs/results-search.md")
   fresh = docs.regenerate(page, results=results)
   assert fresh != page and "0.71 (p<0.001)*" in fresh
+
+
+def test_the_objective_block_reads_each_pair_from_the_records(tmp_path):
+  """A three-way round robin of made-up games: each row holds one pair's games only, and a tie on
+  points taken by the Pudding tie-break is a whole win but half a game outscored."""
+  run = tmp_path / "objective-subgame"
+  run.mkdir()
+  (run / "summary.md").write_text("# objective-subgame\n", encoding="utf-8")
+  games = [(["subgame (margin)", "heuristic"], [50, 40], [0]),
+           (["heuristic", "subgame (margin)"], [45, 40], [0]),
+           (["subgame (win)", "heuristic"], [44, 40], [0]),
+           (["heuristic", "subgame (win)"], [40, 41], [1]),
+           (["subgame (win)", "subgame (margin)"], [45, 45], [0])]
+  lines = [json.dumps({"index": i, "seats": seats, "scores": scores, "winners": winners})
+           for i, (seats, scores, winners) in enumerate(games)]
+  (run / "records.jsonl.xz").write_bytes(lzma.compress("\n".join(lines).encode("utf-8")))
+  rows = docs.render("objective", results=tmp_path).splitlines()[2:]
+  assert [row.split(" | ")[:5] for row in rows] == [
+      ["| subgame", "margin", "heuristic", "2", "0.500 [0.095, 0.905]"],
+      ["| subgame", "win", "heuristic", "2", "1.000 [0.342, 1.000]"],
+      ["| subgame", "win", "subgame (margin)", "1", "1.000 [0.207, 1.000]"]]
+  assert rows[0].split(" | ")[5].startswith("+2.50 [")
+  assert rows[2].split(" | ")[5:] == ["+0.00 [nan, nan]", "0.50 (p=1.000) |"]
 
 
 def test_an_unknown_block_is_refused():
