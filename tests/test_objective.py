@@ -17,7 +17,7 @@ from solvers.bot import objective_game, resolve_objective
 from solvers.equilibrium import policies
 from solvers.search import pimc
 from sushigo_spiel.reduced_games import reduced_game_string
-from tests.support import deal, load
+from tests.support import deal, legal_names, load, play
 
 SEARCHERS = ("so_ismcts", "mo_ismcts", "pimc")
 MAKI, PUDDING = "Maki Roll 3", "Pudding"
@@ -140,3 +140,41 @@ def test_a_policy_plays_only_for_what_it_was_trained_on(tiny_policies, trained, 
   if utility != trained:  # "auto" follows the game's utility, and so asks for the other one
     with pytest.raises(ValueError, match=f"objective 'auto', which is '{utility}'"):
       solvers.make_bot("policy", game, 0, 0, path=path)
+
+
+def _full_game_tie_break():
+  """The tie-break position in the full two-player game, for the subgame bot (whose blueprint is
+  the full game's): the two players are dealt the same cards and pick alike through two rounds
+  and eight turns of the third, so they stand level, with no Maki or Pudding; then player 0 holds
+  Maki Roll 3 and a Pudding, player 1 two Egg Nigiri, as in the one-round game above."""
+  game = load(players=2)
+  state = game.new_initial_state()
+  rounds = [(["Sashimi", "Salmon Nigiri"] * 5,) * 2,
+            (["Maki Roll 2", "Tempura"] * 3 + ["Maki Roll 2", "Dumpling"] * 2,) * 2,
+            ([MAKI, PUDDING] + ["Tempura", "Dumpling"] * 4,
+             ["Egg Nigiri"] * 2 + ["Tempura", "Dumpling"] * 4)]
+  for number, hands in enumerate(rounds):
+    deal(state, [list(hands[0]), list(hands[1])])
+    picks = hands[1][2:] if number == 2 else hands[0]
+    turns = 8 if number == 2 else 9  # the tenth card of a round is played for the players
+    for pick in picks[:turns]:
+      play(state, [pick, pick])
+  assert sorted(legal_names(state, 0)) == [MAKI, PUDDING]
+  return state
+
+
+@pytest.mark.slow
+def test_the_subgame_bot_plays_for_its_objective():
+  """At the game's last choice every leaf of the subgame is the game's end: playing for the win
+  the bot takes the Pudding, and the margin, level either way, gives it no reason to."""
+  state = _full_game_tie_break()
+  for objective in ("win", "margin"):
+    bot = solvers.make_bot("subgame", state.get_game(), 0, 0, objective=objective, iterations=50)
+    weights = dict(zip(state.legal_actions(0), bot.solve(state.table(), state.legal_actions(0))))
+    pudding = next(a for a in weights if state.action_to_string(0, a) == PUDDING)
+    maki = next(a for a in weights if state.action_to_string(0, a) == MAKI)
+    if objective == "win":
+      assert weights[pudding] > 0.9 * sum(weights.values())
+      assert state.action_to_string(0, bot.step(state)) == PUDDING
+    else:
+      assert weights[pudding] == pytest.approx(weights[maki])
