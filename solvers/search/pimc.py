@@ -6,8 +6,8 @@ known, so only the players' simultaneous choices and the deals of later rounds r
 is solved by a world solver (`world_solvers.py`: simultaneous-move MCTS, exact two-player
 backward induction with matrix games, paranoid, or max-n) and the per-world action values are
 averaged; a world's ends are worth the bot's objective to every player (the margin, or the win
-share: `objective`). The decision is the action with the best mean value (`final=argmax`, ties to the lower
-action id) or a draw from the mean of the per-world policies (`final=policy`). Its known failure
+share: `objective`). The decision is the action with the best mean value (`final=argmax`, ties
+to the lower action id) or a draw from the mean of the per-world policies (`final=policy`). Its known failure
 modes, strategy fusion and non-locality (`tests/test_pimc.py` shows the first on a 6-card deck),
 and its results: docs/search.md. Parameters: `PIMCBot`.
 
