@@ -20,6 +20,7 @@ import argparse
 import csv
 import dataclasses
 import json
+import lzma
 import os
 import pathlib
 import re
@@ -153,6 +154,15 @@ def solving_rows(results: pathlib.Path, run: str) -> list[dict[str, str]]:
   return read_csv(results / run / "results.csv")
 
 
+def stored_records(results: pathlib.Path, run: str) -> list[dict]:
+  """A tournament run's game records: records.jsonl, or as large ones are stored,
+  records.jsonl.xz."""
+  plain, packed = results / run / "records.jsonl", results / run / "records.jsonl.xz"
+  text = plain.read_text(encoding="utf-8") if plain.is_file() else \
+      lzma.decompress(packed.read_bytes()).decode("utf-8")
+  return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
 # --- the blocks ---------------------------------------------------------------------------------
 
 @dataclasses.dataclass(frozen=True)
@@ -269,6 +279,39 @@ def _four_players(results: pathlib.Path) -> str:
   return "\n".join(lines) + "\n"
 
 
+# The objective runs (experiments/configs/objective_*.toml) by bot, in the order shown; a run not
+# stored yet is left out.
+OBJECTIVE_RUNS = {"subgame": "objective-subgame", "pimc": "objective-pimc",
+                  "so_ismcts": "objective-so-ismcts"}
+
+
+def _objective(results: pathlib.Path) -> str:
+  """Each headline bot playing for the margin and for the win: against the heuristic, and the win
+  objective against the margin one, pair by pair from the stored runs' records (a competitor of a
+  three-way round robin plays two opponents; its report's row mixes them)."""
+  # Imported here: the statistics load scipy, which the other blocks do not need.
+  from experiments import stats  # pylint: disable=C0415
+  lines = ["| bot | playing for | against | games | win share [Wilson 95%] |"
+           " mean margin [95% CI] | outscores it (sign test) |", "|---|---|---|---:|---|---|---|"]
+  for bot, run in OBJECTIVE_RUNS.items():
+    if not (results / run / "summary.md").is_file():
+      continue
+    records = stored_records(results, run)
+    for objective, opponent in (("margin", "heuristic"), ("win", "heuristic"),
+                                ("win", f"{bot} (margin)")):
+      name = f"{bot} ({objective})"
+      pair = [r for r in records if set(r["seats"]) == {name, opponent}]
+      summary = stats.summarize(pair)[name]
+      outscored = stats.head_to_head(pair)[(name, opponent)]
+      share = (outscored.wins + outscored.ties / 2) / outscored.games
+      lines.append(
+          f"| {bot} | {objective} | {opponent} | {summary.games} |"
+          f" {interval(summary.win_rate.value, summary.win_rate.low, summary.win_rate.high, 3)} |"
+          f" {interval(summary.margin.value, summary.margin.low, summary.margin.high, sign=True)}"
+          f" | {share:.2f} (p={outscored.p_value:.3f}) |")
+  return "\n".join(lines) + "\n"
+
+
 def _linear_q_training(results: pathlib.Path) -> str:
   """The learning curve the training printed (`training-output.txt`), without its compile line."""
   lines = (results / "linear-q" / "training-output.txt").read_text(encoding="utf-8").splitlines()
@@ -363,14 +406,16 @@ def results_page(results: pathlib.Path, run: str) -> str:
   """The page of docs/ that shows a run: solving runs (their report's title names the kind, as in
   `# cfr-convergence (convergence)`) on results-equilibrium.md, their full-game bounds on
   results-exploitability.md; the games of CFR policies and the subgame bot on results-blueprint.md,
-  the quickstart and the linear Q agent on results.md beside the index, the searchers on
-  results-search.md."""
+  the quickstart and the linear Q agent on results.md beside the index, the objective runs on
+  results-objective.md, the searchers on results-search.md."""
   title = (results / run / "summary.md").read_text(encoding="utf-8").splitlines()[0]
   if title.endswith(")"):
     full_game = run.startswith(("exploitability-full", "approximate-full"))
     return "results-exploitability.md" if full_game else "results-equilibrium.md"
   if run == "quickstart" or run.startswith("linear-q"):
     return "results.md"
+  if run.startswith("objective-"):
+    return "results-objective.md"
   if run.startswith(("blueprint", "cfr-", "subgame")):
     return "results-blueprint.md"
   return "results-search.md"
@@ -404,6 +449,7 @@ BLOCKS: dict[str, Block] = {
             results, ("subgame-vs-heuristic", "subgame-head-to-head", "subgame-vs-searchers"),
             "subgame")),
     "aivat-ratios": Block(("*head-to-head*/summary.csv",), _aivat_ratios),
+    "objective": Block(("objective-*/summary.md", "objective-*/records.jsonl*"), _objective),
     "four-players": Block(
         ("subgame-4p-head-to-head/summary.md", "blueprint-rank-4p-head-to-head/summary.md"),
         _four_players),

@@ -93,6 +93,10 @@ class Experiment(config_lib.Experiment):
   max_tree_nodes: int | None = key("the most nodes a game's tree may have, for a machine with the"
                                    " memory; none: `tree_size.MAX_TREE_NODES`", default=None,
                                    minimum=1)
+  seeds: int = key("kind exploitability: the seeds each competitor whose play depends on its seed"
+                   " (a search bot) is measured with, each a unit of its own; the report gives"
+                   " their mean and range. A bot whose policy is a function of the position alone"
+                   " is measured once", default=1, minimum=1, resolved_at_default=False)
 
 
 def load(path: str | pathlib.Path) -> SolvingConfig:
@@ -105,6 +109,10 @@ def parse(text: str) -> SolvingConfig:
   every bot (built once per game) and what its kind checks of the whole."""
   config = read_tables(text)
   _check_game_names(config)
+  if config.experiment.seeds > 1 and config.kind is not exploitability.KIND:
+    raise ConfigError(f"experiment.seeds: {config.experiment.seeds} seeds for kind"
+                      f" {config.kind.name!r}, which reports its own intervals; allowed: seeds > 1"
+                      " with kind 'exploitability' only")
   _check_tree_sizes(config)
   config_lib.check_bots(config.players, {label: config.game(label) for label, _ in config.games},
                         lambda competitor: competitor.params)

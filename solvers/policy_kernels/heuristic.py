@@ -29,7 +29,7 @@ given to the robot stays in the hand the valuation sees), so among actions keepi
 the one giving the robot the lowest card number is chosen.
 
 The bot's parameters are a float array, `parameters(values)`, in the order of `PARAMETER_NAMES`
-(`HeuristicBot.PARAMETERS`), so that variants of the bot (tuned weights, a temperature) run on the
+(`HeuristicBot.WEIGHTS`), so that variants of the bot (tuned weights, a temperature) run on the
 same compiled kernels; its last entry is the epsilon of the `heuristic_eps` rollout policy
 (`policies`). Kernels: `heuristic_values`, `heuristic_action`, `heuristic_policy`, and
 `rollout_action`, the draw of `rollouts.BaselinePolicy`.
@@ -80,10 +80,10 @@ _COMPENSATED_SUM = sys.version_info >= (3, 12)
 
 def parameters(values: Mapping[str, float], epsilon: float = 0.0) -> np.ndarray:
   """The kernels' parameter array: `values` (every name of `PARAMETER_NAMES`, as a
-  `HeuristicBot`'s `params`), then `epsilon`, read by the `heuristic_eps` rollout policy only."""
+  `HeuristicBot`'s `weights`), then `epsilon`, read by the `heuristic_eps` rollout policy only."""
   if set(values) != set(PARAMETER_NAMES):
     raise ValueError(f"heuristic parameters {sorted(values)}; allowed: exactly the names"
-                     f" {', '.join(PARAMETER_NAMES)} (HeuristicBot.PARAMETERS)")
+                     f" {', '.join(PARAMETER_NAMES)} (HeuristicBot.WEIGHTS)")
   if not 0.0 <= epsilon <= 1.0:
     raise ValueError(f"epsilon is {epsilon}; allowed: a probability, 0 to 1")
   return np.array([float(values[name]) for name in PARAMETER_NAMES] + [float(epsilon)])
