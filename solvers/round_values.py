@@ -34,7 +34,7 @@ def reference(bot: pyspiel.Bot) -> tuple[str, np.ndarray]:
   """The name of `bot`'s reference policy and the parameter array it reads: the heuristic's
   default parameters, or for a blueprint those followed by its table
   (`blueprint_policy.parameters`)."""
-  defaults = heuristic.parameters(HeuristicBot.PARAMETERS)
+  defaults = heuristic.parameters(HeuristicBot.WEIGHTS)
   model = bot.blueprint_model() if isinstance(bot, PolicyBot) else None
   if model is not None:
     from solvers.equilibrium.kernels import blueprint_policy  # pylint: disable=C0415 (compiles CFR's)
@@ -55,7 +55,7 @@ class ReferenceValue:
     self.names = names
     self.deterministic = all(name in DETERMINISTIC for name in names)
     self.rng = checked_stream(rng)
-    self.heuristic_params = heuristic.parameters(HeuristicBot.PARAMETERS)
+    self.heuristic_params = heuristic.parameters(HeuristicBot.WEIGHTS)
     self.blueprint_kernel = None
     if any(name in BLUEPRINTS for name in names):
       from solvers.equilibrium.kernels import blueprint_policy  # pylint: disable=C0415
