@@ -575,7 +575,7 @@ def _points_with(g, pos, tallies, player, picks):
 # Choices and policies
 
 
-@njit
+@njit(inline="always")
 def heuristic_values(g, pos, player, params, legal, values):
   """Writes the player's legal actions (increasing) to `legal` and their values to `values`;
   returns how many. `pos` is a simultaneous node."""
@@ -595,7 +595,7 @@ def heuristic_action(g, pos, player, params, legal):
   return legal[_first_maximum(values[:count])]
 
 
-@njit
+@njit(inline="always")
 def heuristic_policy(g, pos, player, params, legal, probabilities):
   """Writes the legal actions to `legal` and the bot's policy to `probabilities`: all on the best
   action at temperature 0, else a softmax of the values over the temperature; returns how many."""
@@ -616,7 +616,7 @@ def heuristic_policy(g, pos, player, params, legal, probabilities):
   return count
 
 
-@njit
+@njit(inline="always")
 def rollout_action(g, pos, player, params, rng, legal):
   """The action `rollouts.BaselinePolicy` takes for the heuristic: its most likely action when
   that has probability 1 (no uniform drawn), else one drawn from the policy with one uniform."""

@@ -57,7 +57,7 @@ def greedy_action(g, pos, player, legal):
   return best_action
 
 
-@njit
+@njit(inline="always")
 def policy_action(g, pos, player, rng, legal, policy, params):
   """The action rollout policy `policy` with parameters `params` takes for `player` (`legal` is
   a scratch buffer): the compiled searches' policy kernel (`solvers.search.kernels.game`) for

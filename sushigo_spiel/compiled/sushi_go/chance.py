@@ -95,7 +95,7 @@ def sample_chance(g, pos, rng):
   return pick_index(pos, _draw_pool_at(g, pos), g[TYPES], rng)
 
 
-@njit(inline="always")
+@njit
 def skip_chance(g, pos, rng):
   """Samples chance outcomes until a simultaneous node or the end of the game; a `deal=card`
   deal is dealt to its end in one go, with the draws one outcome at a time would make (as

@@ -30,7 +30,7 @@ from sushigo_spiel.sushi_go.scoring import WASABI_MULTIPLIER
 # Legal actions
 
 
-@njit(inline="always")
+@njit
 def legal_actions(g, pos, player, out):
   """Fills `out` with the player's legal actions at a simultaneous node, in increasing order;
   returns how many there are."""
@@ -84,7 +84,7 @@ def _pair_actions(g, pos, held, free_wasabi, out, singles):
 # Playing a turn
 
 
-@njit(inline="always")
+@njit
 def play(g, pos, actions):
   """Applies one joint action (one legal action per player, in player order)."""
   index = views.turn_index(g, pos)
