@@ -30,7 +30,7 @@ from sushigo_spiel.sushi_go.scoring import WASABI_MULTIPLIER
 # Legal actions
 
 
-@njit
+@njit(inline="always")
 def legal_actions(g, pos, player, out):
   """Fills `out` with the player's legal actions at a simultaneous node, in increasing order;
   returns how many there are."""
@@ -84,7 +84,7 @@ def _pair_actions(g, pos, held, free_wasabi, out, singles):
 # Playing a turn
 
 
-@njit
+@njit(inline="always")
 def play(g, pos, actions):
   """Applies one joint action (one legal action per player, in player order)."""
   index = views.turn_index(g, pos)
@@ -195,7 +195,10 @@ def _log_last_cards(g, pos):
   index = views.turn_index(g, pos)
   for p in range(g[PLAYERS]):
     pick = views.logged_pick_at(g, index, p)
-    pos[pick] = np.argmax(views.hand(g, pos, p))
+    hand, card = views.hand(g, pos, p), 0
+    while hand[card] == 0:  # the one card left (a loop: `np.argmax` compiles a kernel of its own)
+      card += 1
+    pos[pick] = card
     pos[pick + 1] = -1
 
 
