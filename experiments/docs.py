@@ -298,6 +298,30 @@ def _cold_start(results: pathlib.Path) -> str:
           " seconds; [Speed](docs/speed.md#cold-start)).\n")
 
 
+# The stored `sushigo bench --cold` runs docs/speed.md compares, a column each: (label, the stem of
+# its files STEM-sets.json and STEM-quickstart.json in experiments/results/bench/cold/).
+COLD_RUNS = (("every set at once (6d08e44)", "before"), ("first use", "first-use"),
+             ("first use, fewer compiles", "after"))
+
+
+def _cold_start_comparison(results: pathlib.Path) -> str:
+  """Each kernel set's cold compile and the quickstart cold and warm, in every run of
+  `COLD_RUNS` (`python -m experiments.bench.cold --compare`)."""
+  from experiments.bench import cold
+  bench = results / "bench" / "cold"
+  return cold.comparison([(label, cold.merged(f"{bench / f'{stem}-sets.json'}+"
+                                              f"{bench / f'{stem}-quickstart.json'}"))
+                          for label, stem in COLD_RUNS]) + "\n"
+
+
+def _cold_start_targets(results: pathlib.Path) -> str:
+  """The targets' table `sushigo bench --cold` printed for the last stored run."""
+  from experiments.bench import cold
+  bench = results / "bench" / "cold"
+  figures = cold.merged(f"{bench / 'after-sets.json'}+{bench / 'after-quickstart.json'}")
+  return "```\n" + cold.report(figures).split("\n\n")[-1] + "\n```\n"
+
+
 def _run_index(results: pathlib.Path) -> str:
   lines = ["| run | what it measures | report |", "|---|---|---|"]
   for run in runs(results):
@@ -347,6 +371,9 @@ BLOCKS: dict[str, Block] = {
     "run-index": Block(("*/summary.md", "*/config.toml"), _run_index),
     "cold-start": Block(("bench/cold/after-quickstart.json", "bench/cold/after-sets.json"),
                         _cold_start),
+    "cold-start-comparison": Block(("bench/cold/*.json",), _cold_start_comparison),
+    "cold-start-targets": Block(("bench/cold/after-quickstart.json", "bench/cold/after-sets.json"),
+                                _cold_start_targets),
     "linear-q-training": Block(("linear-q/training-output.txt",), _linear_q_training),
     "linear-q-final": Block(("linear-q/training-output.txt",), _linear_q_final),
     "subgame-strength": Block(
