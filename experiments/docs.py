@@ -287,15 +287,30 @@ def _linear_q_final(results: pathlib.Path) -> str:
 
 def _cold_start(results: pathlib.Path) -> str:
   """The quickstart's CPU seconds cold and warm and every kernel set's cold compile, as the last
-  stored `sushigo bench --cold` measured them."""
-  bench = results / "bench" / "cold"
-  quickstart = json.loads((bench / "after-quickstart.json").read_text(encoding="utf-8"))
-  sets = json.loads((bench / "after-sets.json").read_text(encoding="utf-8"))
+  stored `sushigo bench --cold` runs measured them (`COLD_RUNS`)."""
+  quickstart = _cold_run(results, COLD_RUNS[-1][1])
+  label, sets = next((label, figures) for label, figures in reversed(_cold_runs(results))
+                     if "all_sets" in figures)
+  latest = label == COLD_RUNS[-1][0]
   return (f"Cold, compiling included, the quickstart took {quickstart['quickstart_cold']['cpu']:.0f}"
           f" CPU seconds, warm {quickstart['quickstart_warm']['cpu']:.0f}; compiling every kernel"
-          f" set cold takes {sets['all_sets']['cpu']:.0f} (`sushigo bench --cold`, on the"
+          f" set cold {'takes' if latest else 'took'} {sets['all_sets']['cpu']:.0f}"
+          f"{'' if latest else f' ({label}; not measured since)'} (`sushigo bench --cold`, on the"
           " development machine's two cores shared with other jobs, whose contention inflates CPU"
           " seconds; [Speed](docs/speed.md#cold-start)).\n")
+
+
+def _cold_run(results: pathlib.Path, stem: str) -> dict:
+  """The figures of a stored `sushigo bench --cold` run: STEM-sets.json and STEM-quickstart.json,
+  either of which may be missing (a run of `--no-sets` or `--no-quickstart`)."""
+  from experiments.bench import cold
+  bench = results / "bench" / "cold"
+  parts = [bench / f"{stem}-{part}.json" for part in ("sets", "quickstart")]
+  return cold.merged("+".join(str(path) for path in parts if path.exists()))
+
+
+def _cold_runs(results: pathlib.Path) -> list[tuple[str, dict]]:
+  return [(label, _cold_run(results, stem)) for label, stem in COLD_RUNS]
 
 
 # The stored `sushigo bench --cold` runs docs/speed.md compares, a column each: (label, the stem of
@@ -308,18 +323,13 @@ def _cold_start_comparison(results: pathlib.Path) -> str:
   """Each kernel set's cold compile and the quickstart cold and warm, in every run of
   `COLD_RUNS` (`python -m experiments.bench.cold --compare`)."""
   from experiments.bench import cold
-  bench = results / "bench" / "cold"
-  return cold.comparison([(label, cold.merged(f"{bench / f'{stem}-sets.json'}+"
-                                              f"{bench / f'{stem}-quickstart.json'}"))
-                          for label, stem in COLD_RUNS]) + "\n"
+  return cold.comparison(_cold_runs(results)) + "\n"
 
 
 def _cold_start_targets(results: pathlib.Path) -> str:
   """The targets' table `sushigo bench --cold` printed for the last stored run."""
   from experiments.bench import cold
-  bench = results / "bench" / "cold"
-  figures = cold.merged(f"{bench / 'after-sets.json'}+{bench / 'after-quickstart.json'}")
-  return "```\n" + cold.report(figures).split("\n\n")[-1] + "\n```\n"
+  return "```\n" + cold.report(_cold_run(results, COLD_RUNS[-1][1])).split("\n\n")[-1] + "\n```\n"
 
 
 def _run_index(results: pathlib.Path) -> str:
@@ -369,11 +379,9 @@ BLOCKS: dict[str, Block] = {
          f"{RUN_BOUND}/summary.md", "abstraction-curve-large/results.csv"),
         _capabilities),
     "run-index": Block(("*/summary.md", "*/config.toml"), _run_index),
-    "cold-start": Block(("bench/cold/after-quickstart.json", "bench/cold/after-sets.json"),
-                        _cold_start),
+    "cold-start": Block(("bench/cold/*.json",), _cold_start),
     "cold-start-comparison": Block(("bench/cold/*.json",), _cold_start_comparison),
-    "cold-start-targets": Block(("bench/cold/after-quickstart.json", "bench/cold/after-sets.json"),
-                                _cold_start_targets),
+    "cold-start-targets": Block(("bench/cold/*.json",), _cold_start_targets),
     "linear-q-training": Block(("linear-q/training-output.txt",), _linear_q_training),
     "linear-q-final": Block(("linear-q/training-output.txt",), _linear_q_final),
     "subgame-strength": Block(
