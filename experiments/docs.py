@@ -333,13 +333,15 @@ def _linear_q_final(results: pathlib.Path) -> str:
 
 def _cold_start(results: pathlib.Path) -> str:
   """The quickstart's CPU seconds cold and warm and every kernel set's cold compile, as the last
-  stored `sushigo bench --cold` measured them."""
-  bench = results / "bench" / "cold"
-  quickstart = json.loads((bench / "after-quickstart.json").read_text(encoding="utf-8"))
-  sets = json.loads((bench / "after-sets.json").read_text(encoding="utf-8"))
+  stored `sushigo bench --cold` runs measured them (`COLD_RUNS`)."""
+  quickstart = _cold_run(results, COLD_RUNS[-1][1])
+  label, sets = next((label, figures) for label, figures in reversed(_cold_runs(results))
+                     if "all_sets" in figures)
+  latest = label == COLD_RUNS[-1][0]
   return (f"Cold, compiling included, the quickstart took {quickstart['quickstart_cold']['cpu']:.0f}"
           f" CPU seconds, warm {quickstart['quickstart_warm']['cpu']:.0f}; compiling every kernel"
-          f" set cold takes {sets['all_sets']['cpu']:.0f} (`sushigo bench --cold`, on the"
+          f" set cold {'takes' if latest else 'took'} {sets['all_sets']['cpu']:.0f}"
+          f"{'' if latest else f' ({label}; not measured since)'} (`sushigo bench --cold`, on the"
           " development machine's two cores shared with other jobs, whose contention inflates CPU"
           " seconds; [Speed](docs/speed.md#cold-start)).\n")
 
@@ -363,6 +365,38 @@ def _rl_speed(results: pathlib.Path) -> str:
   return (f"```\n$ sushigo bench --rl --seconds {rl['seconds']:g} --repeats {rl['repeats']}"
           " --players 2 --draft-players 2\n...\n" + textwrap.fill(heading, 100) + "\n" + rest +
           "\n```\n\n" + textwrap.fill(summary, 100) + "\n")
+
+
+def _cold_run(results: pathlib.Path, stem: str) -> dict:
+  """The figures of a stored `sushigo bench --cold` run: STEM-sets.json and STEM-quickstart.json,
+  either of which may be missing (a run of `--no-sets` or `--no-quickstart`)."""
+  from experiments.bench import cold
+  bench = results / "bench" / "cold"
+  parts = [bench / f"{stem}-{part}.json" for part in ("sets", "quickstart")]
+  return cold.merged("+".join(str(path) for path in parts if path.exists()))
+
+
+def _cold_runs(results: pathlib.Path) -> list[tuple[str, dict]]:
+  return [(label, _cold_run(results, stem)) for label, stem in COLD_RUNS]
+
+
+# The stored `sushigo bench --cold` runs docs/speed.md compares, a column each: (label, the stem of
+# its files STEM-sets.json and STEM-quickstart.json in experiments/results/bench/cold/).
+COLD_RUNS = (("every set at once (6d08e44)", "before"), ("first use", "first-use"),
+             ("first use, fewer compiles", "after"))
+
+
+def _cold_start_comparison(results: pathlib.Path) -> str:
+  """Each kernel set's cold compile and the quickstart cold and warm, in every run of
+  `COLD_RUNS` (`python -m experiments.bench.cold --compare`)."""
+  from experiments.bench import cold
+  return cold.comparison(_cold_runs(results)) + "\n"
+
+
+def _cold_start_targets(results: pathlib.Path) -> str:
+  """The targets' table `sushigo bench --cold` printed for the last stored run."""
+  from experiments.bench import cold
+  return "```\n" + cold.report(_cold_run(results, COLD_RUNS[-1][1])).split("\n\n")[-1] + "\n```\n"
 
 
 def _run_index(results: pathlib.Path) -> str:
@@ -440,6 +474,11 @@ BLOCKS: dict[str, Block] = {
     "cold-start": Block(("bench/cold/after-quickstart.json", "bench/cold/after-sets.json"),
                         _cold_start),
     "rl-speed": Block(("bench/rl/figures.json",), _rl_speed),
+
+
+    "cold-start": Block(("bench/cold/*.json",), _cold_start),
+    "cold-start-comparison": Block(("bench/cold/*.json",), _cold_start_comparison),
+    "cold-start-targets": Block(("bench/cold/*.json",), _cold_start_targets),
     "linear-q-training": Block(("linear-q/training-output.txt",), _linear_q_training),
     "linear-q-final": Block(("linear-q/training-output.txt",), _linear_q_final),
     "subgame-strength": Block(

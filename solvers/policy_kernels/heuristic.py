@@ -232,7 +232,9 @@ def _view(g, pos, player):
   for holder in range(n):
     if holder != player and knows_hand(g, pos, player, holder):
       knows[holder] = True
-      seen[holder] = views.hand(g, pos, holder)
+      held = views.hand(g, pos, holder)
+      for card in range(types):  # element by element: a row copy compiles its shape check's
+        seen[holder, card] = held[card]  # message, seconds of CPU
   unseen = unseen_cards(g, pos, player, knows)
   unseen_total = unseen.sum()
   share = np.zeros(types)
@@ -279,11 +281,20 @@ def _colours(g, row, extra_kind):
 
 @njit
 def _nigiri_by_value(g):
-  """The Nigiri card numbers, highest value first (as `sorted` orders them for `_Valuer`)."""
-  cards = np.array([c for c in range(g[TYPES]) if g[g[KIND_TABLE] + c] == K_NIGIRI],
-                   dtype=np.int64)
-  order = np.argsort(-np.array([g[g[VALUE_TABLE] + c] for c in cards]), kind="mergesort")
-  return cards[order]
+  """The Nigiri card numbers, highest value first, equal values in card order (as `sorted`
+  orders them for `_Valuer`): an insertion sort, which compiles in a fraction of `np.argsort`'s
+  time for the few Nigiri a deck has."""
+  cards = np.empty(g[TYPES], dtype=np.int64)
+  count = 0
+  for card in range(g[TYPES]):
+    if g[g[KIND_TABLE] + card] == K_NIGIRI:
+      value, at = g[g[VALUE_TABLE] + card], count
+      while at > 0 and g[g[VALUE_TABLE] + cards[at - 1]] < value:
+        cards[at] = cards[at - 1]
+        at -= 1
+      cards[at] = card
+      count += 1
+  return cards[:count]
 
 
 # --------------------------------------------------------------------------------------------
@@ -575,7 +586,7 @@ def _points_with(g, pos, tallies, player, picks):
 # Choices and policies
 
 
-@njit
+@njit(inline="always")
 def heuristic_values(g, pos, player, params, legal, values):
   """Writes the player's legal actions (increasing) to `legal` and their values to `values`;
   returns how many. `pos` is a simultaneous node."""
@@ -595,7 +606,7 @@ def heuristic_action(g, pos, player, params, legal):
   return legal[_first_maximum(values[:count])]
 
 
-@njit
+@njit(inline="always")
 def heuristic_policy(g, pos, player, params, legal, probabilities):
   """Writes the legal actions to `legal` and the bot's policy to `probabilities`: all on the best
   action at temperature 0, else a softmax of the values over the temperature; returns how many."""
@@ -616,7 +627,7 @@ def heuristic_policy(g, pos, player, params, legal, probabilities):
   return count
 
 
-@njit
+@njit(inline="always")
 def rollout_action(g, pos, player, params, rng, legal):
   """The action `rollouts.BaselinePolicy` takes for the heuristic: its most likely action when
   that has probability 1 (no uniform drawn), else one drawn from the policy with one uniform."""
