@@ -471,11 +471,7 @@ BLOCKS: dict[str, Block] = {
          f"{RUN_BOUND}/summary.md", "abstraction-curve-large/results.csv"),
         _capabilities),
     "run-index": Block(("*/summary.md", "*/config.toml"), _run_index),
-    "cold-start": Block(("bench/cold/after-quickstart.json", "bench/cold/after-sets.json"),
-                        _cold_start),
     "rl-speed": Block(("bench/rl/figures.json",), _rl_speed),
-
-
     "cold-start": Block(("bench/cold/*.json",), _cold_start),
     "cold-start-comparison": Block(("bench/cold/*.json",), _cold_start_comparison),
     "cold-start-targets": Block(("bench/cold/*.json",), _cold_start_targets),
