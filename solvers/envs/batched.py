@@ -110,6 +110,32 @@ class SushiGoBatch:
                self._observations, self._masks, self._rewards, self._dones)
     return self._observations, self._rewards, self._dones, self._masks
 
+  def state(self) -> dict[str, np.ndarray]:
+    """Copies of everything the next steps depend on (the games, the observations and masks, the
+    random stream): `restore` returns the batch to this point, so a checkpointed learner resumes
+    with the same games it would have played."""
+    if not self._started:
+      raise RuntimeError("state() before reset(): call reset() first")
+    return {"positions": self._positions.copy(), "written": self._written.copy(),
+            "observations": self._observations.copy(), "masks": self._masks.copy(),
+            "rng": self._rng.copy()}
+
+  def restore(self, state: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Returns the batch to a `state()` of a batch built with the same arguments; the
+    observations and masks there. A ValueError names a member of the wrong shape or dtype."""
+    for name, mine in (("positions", self._positions), ("written", self._written),
+                       ("observations", self._observations), ("masks", self._masks),
+                       ("rng", self._rng)):
+      given = np.asarray(state.get(name)) if name in state else None
+      if given is None or given.shape != mine.shape or given.dtype != mine.dtype:
+        raise ValueError(f"batch state member {name!r} is"
+                         f" {'missing' if given is None else f'{given.dtype}{list(given.shape)}'};"
+                         f" allowed: {mine.dtype}{list(mine.shape)}, as state() of a batch built"
+                         " with the same arguments")
+      mine[...] = given
+    self._started = True
+    return self._observations, self._masks
+
   def positions(self) -> np.ndarray:
     """The games' positions (`compiled.sushi_go.layout`), one row per game: for tests and
     analysis (`CompiledSushiGo.decode` turns a row into the rules' `Table`)."""
