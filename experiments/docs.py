@@ -285,6 +285,44 @@ def _linear_q_final(results: pathlib.Path) -> str:
           f" {interval(*random_play)}.\n")
 
 
+def _ppo_curve(results: pathlib.Path) -> str:
+  """The PPO training's learning curve against the heuristic: a few points and the last."""
+  points = read_csv(results / "ppo-2p" / "checkpoint.curve.csv")
+  shown = points[::max(1, len(points) // 8)]
+  if shown[-1] is not points[-1]:
+    shown.append(points[-1])
+  lines = ["| iteration | steps | training seconds | mean margin | outscores the heuristic"
+           " [Wilson 95%] |", "|---:|---:|---:|---:|---|"]
+  lines += [f"| {int(p['iteration']):,} | {int(p['steps']):,} | {float(p['seconds']):,.0f} |"
+            f" {float(p['mean_margin']):+.2f} | {float(p['win_share']):.3f}"
+            f" [{float(p['win_low']):.3f}, {float(p['win_high']):.3f}] |" for p in shown]
+  last = points[-1]
+  return ("\n".join(lines) + f"\n\nEach point: {last['games']} games against the compiled"
+          " heuristic, the same deals every time, half in each seat, the agent playing greedily."
+          "\n")
+
+
+def _ppo_best_response(results: pathlib.Path) -> str:
+  """The PPO best response's gains beside the exact best response's on the reduced games."""
+  stored = json.loads((results / "ppo-best-response" / "results.json").read_text("utf-8"))
+  lines = ["| game | policy | exact gain (sum over seats) | PPO responder's gain | bound / exact |",
+           "|---|---|---:|---:|---:|"]
+  for row in stored["rows"]:
+    ratio = "—" if row["ratio"] is None else f"{row['ratio']:.3f}"
+    lines.append(f"| {row['game']} | {row['policy']} | {row['exact']:.4f} |"
+                 f" {row['learned']:.4f} | {ratio} |")
+  params = ", ".join(f"{k}={v}" for k, v in stored["params"].items())
+  return "\n".join(lines) + f"\n\nResponder parameters: {params}.\n"
+
+
+def _ppo_speed(results: pathlib.Path) -> str:
+  """The stored `sushigo bench --ppo` figures."""
+  figures = json.loads((results / "bench" / "ppo.json").read_text("utf-8"))["ppo"]
+  from experiments.bench import learning  # pylint: disable=import-outside-toplevel
+  return "```\n$ sushigo bench --ppo --seconds 5 --repeats 3 --players 2 --draft-players 2\n" \
+      "...\n" + learning.report(figures) + "\n```\n"
+
+
 def _cold_start(results: pathlib.Path) -> str:
   """The quickstart's CPU seconds cold and warm and every kernel set's cold compile, as the last
   stored `sushigo bench --cold` measured them."""
@@ -349,6 +387,9 @@ BLOCKS: dict[str, Block] = {
                         _cold_start),
     "linear-q-training": Block(("linear-q/training-output.txt",), _linear_q_training),
     "linear-q-final": Block(("linear-q/training-output.txt",), _linear_q_final),
+    "ppo-curve": Block(("ppo-2p/checkpoint.curve.csv",), _ppo_curve),
+    "ppo-best-response": Block(("ppo-best-response/results.json",), _ppo_best_response),
+    "ppo-speed": Block(("bench/ppo.json",), _ppo_speed),
     "subgame-strength": Block(
         ("subgame-vs-heuristic/summary.md", "subgame-head-to-head/summary.md",
          "subgame-vs-searchers/summary.md"),

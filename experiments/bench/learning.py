@@ -16,7 +16,6 @@ import statistics
 import time
 
 from experiments.bench.game import target
-from solvers.learning.ppo import PPOConfig, PPOTrainer
 from sushigo_spiel.drafting.text import format_table
 
 MIN_LEARNER_STEPS = 200_000
@@ -31,7 +30,7 @@ def _timed(work, seconds: float) -> tuple[float, float, int]:
   return (steps / (time.perf_counter() - wall), steps / (time.process_time() - cpu), steps)
 
 
-def _raw(trainer: PPOTrainer):
+def _raw(trainer):
   def work() -> int:
     for batch in trainer.batches:
       batch.step(batch.state()["masks"].argmax(axis=1))
@@ -39,16 +38,18 @@ def _raw(trainer: PPOTrainer):
   return work
 
 
-def _learner(trainer: PPOTrainer):
+def _learner(trainer):
   def work() -> int:
     trainer.iterate()
     return trainer.config.num_envs * trainer.config.rollout_steps
   return work
 
 
-def run(seconds: float = 5.0, repeats: int = 3, config: PPOConfig | None = None) -> dict:
+def run(seconds: float = 5.0, repeats: int = 3, config=None) -> dict:
   """Interleaved measurements of the learner and the raw batches (`repeats` rounds of `seconds`
-  each); the medians and the target."""
+  each) for `config` (a `PPOConfig`; default: the default one); the medians and the target."""
+  # JAX is imported here, so that `report` (which the docs' generator calls) does without it.
+  from solvers.learning.ppo import PPOConfig, PPOTrainer  # pylint: disable=C0415
   config = config or PPOConfig()
   league = PPOTrainer(config)
   alone = PPOTrainer(PPOConfig(**{**config.__dict__, "opponents": "random"}))
