@@ -302,6 +302,14 @@ def _ppo_curve(results: pathlib.Path) -> str:
           "\n")
 
 
+def _ppo_snapshot(results: pathlib.Path) -> str:
+  """What the stored snapshot of the PPO agent had trained for."""
+  from solvers.learning.network import Network  # pylint: disable=import-outside-toplevel
+  meta = Network.load(str(results / "ppo-2p" / "agent-snapshot.npz")).metadata
+  return (f"The snapshot: iteration {meta['iteration']:,}, {meta['steps']:,} environment steps,"
+          f" {meta['seconds'] / 60:.0f} minutes of training.\n")
+
+
 def _ppo_best_response(results: pathlib.Path) -> str:
   """The PPO best response's gains beside the exact best response's on the reduced games."""
   stored = json.loads((results / "ppo-best-response" / "results.json").read_text("utf-8"))
@@ -360,7 +368,7 @@ def results_page(results: pathlib.Path, run: str) -> str:
   if title.endswith(")"):
     full_game = run.startswith(("exploitability-full", "approximate-full"))
     return "results-exploitability.md" if full_game else "results-equilibrium.md"
-  if run == "quickstart" or run.startswith("linear-q"):
+  if run == "quickstart" or run.startswith(("linear-q", "ppo-")):
     return "results.md"
   if run.startswith(("blueprint", "cfr-", "subgame")):
     return "results-blueprint.md"
@@ -388,6 +396,7 @@ BLOCKS: dict[str, Block] = {
     "linear-q-training": Block(("linear-q/training-output.txt",), _linear_q_training),
     "linear-q-final": Block(("linear-q/training-output.txt",), _linear_q_final),
     "ppo-curve": Block(("ppo-2p/checkpoint.curve.csv",), _ppo_curve),
+    "ppo-snapshot": Block(("ppo-2p/agent-snapshot.npz",), _ppo_snapshot),
     "ppo-best-response": Block(("ppo-best-response/results.json",), _ppo_best_response),
     "ppo-speed": Block(("bench/ppo.json",), _ppo_speed),
     "subgame-strength": Block(
