@@ -312,14 +312,16 @@ def _ppo_snapshot(results: pathlib.Path) -> str:
 
 def _ppo_best_response(results: pathlib.Path) -> str:
   """The PPO best response's gains beside the exact best response's on the reduced games."""
-  stored = json.loads((results / "ppo-best-response" / "results.json").read_text("utf-8"))
+  files = sorted((results / "ppo-best-response").glob("*.json"),
+                 key=lambda path: ("small", "medium", "large").index(path.stem))
+  stored = [json.loads(path.read_text("utf-8")) for path in files]
   lines = ["| game | policy | exact gain (sum over seats) | PPO responder's gain | bound / exact |",
            "|---|---|---:|---:|---:|"]
-  for row in stored["rows"]:
+  for row in (row for result in stored for row in result["rows"]):
     ratio = "—" if row["ratio"] is None else f"{row['ratio']:.3f}"
     lines.append(f"| {row['game']} | {row['policy']} | {row['exact']:.4f} |"
                  f" {row['learned']:.4f} | {ratio} |")
-  params = ", ".join(f"{k}={v}" for k, v in stored["params"].items())
+  params = ", ".join(f"{k}={v}" for k, v in stored[0]["params"].items())
   return "\n".join(lines) + f"\n\nResponder parameters: {params}.\n"
 
 
@@ -397,7 +399,8 @@ BLOCKS: dict[str, Block] = {
     "linear-q-final": Block(("linear-q/training-output.txt",), _linear_q_final),
     "ppo-curve": Block(("ppo-2p/checkpoint.curve.csv",), _ppo_curve),
     "ppo-snapshot": Block(("ppo-2p/agent-snapshot.npz",), _ppo_snapshot),
-    "ppo-best-response": Block(("ppo-best-response/results.json",), _ppo_best_response),
+    "ppo-best-response": Block(("ppo-best-response/small.json", "ppo-best-response/medium.json",
+                                "ppo-best-response/large.json"), _ppo_best_response),
     "ppo-speed": Block(("bench/ppo.json",), _ppo_speed),
     "subgame-strength": Block(
         ("subgame-vs-heuristic/summary.md", "subgame-head-to-head/summary.md",

@@ -6,7 +6,8 @@ gain (`solvers.equilibrium.exploitability.best_response`). The ratio of their su
 is the share of the exact exploitability the learned responder finds: what a bound from its
 paired games estimates, without their sampling noise.
 
-  python -m experiments.ppo_best_response --out experiments/results/ppo-best-response/results.json
+  python -m experiments.ppo_best_response --games small \
+      --out experiments/results/ppo-best-response/small.json      (and medium, large)
 """
 
 from __future__ import annotations
@@ -74,6 +75,8 @@ def main(argv: list[str] | None = None) -> int:
     if default is None:
       parser.error(f"--param {text!r}: allowed keys: {', '.join(PPOBestResponseBot.PARAMETERS)}")
     params[key] = type(default)(value)
+  out = pathlib.Path(args.out)
+  out.parent.mkdir(parents=True, exist_ok=True)
   rows = []
   for game in args.games:
     for policy in args.policies:
@@ -82,12 +85,11 @@ def main(argv: list[str] | None = None) -> int:
       print(f"{game:7s} {policy:10s} exact {row['exact']:.4f} learned {row['learned']:.4f}"
             f" ratio {row['ratio'] if row['ratio'] is None else round(row['ratio'], 4)}"
             f" ({row['seconds']:.0f} s)", flush=True)
-  result = {"responder": "ppo", "params": {**PPOBestResponseBot.PARAMETERS, **params},
-            "target_ratio": TARGET, "rows": rows, "version": package_version(),
-            "commit": git_commit()}
-  out = pathlib.Path(args.out)
-  out.parent.mkdir(parents=True, exist_ok=True)
-  run_folder.write_atomically(out, json.dumps(result, indent=1) + "\n")
+      result = {"responder": "ppo", "params": {**PPOBestResponseBot.PARAMETERS, **params},
+                "target_ratio": TARGET, "rows": rows, "complete": len(rows) == len(
+                    args.games) * len(args.policies), "version": package_version(),
+                "commit": git_commit()}
+      run_folder.write_atomically(out, json.dumps(result, indent=1) + "\n")  # after each row
   return 0
 
 
