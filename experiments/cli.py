@@ -126,9 +126,9 @@ Responders (--responder KIND[:KEY=VALUE,...], repeatable; each gives its own bou
           played greedily (parameters games, training_seed, learning_rate, epsilon); needs a
           policy it can read at any table; trains once per seat
   ppo     masked PPO on the batched core trained against the policy, played greedily
-          (parameters iterations, training_seed, num_envs, rollout_steps, learning_rate,
-          entropy_coef, hidden, observation_type; the learn extra); against random, greedy or
-          heuristic, which the core plays exactly; trains once per seat
+          (parameters iterations, training_seed, num_envs, rollout_steps, epochs, minibatches,
+          learning_rate, entropy_coef, gae_lambda, hidden, observation_type; the learn extra);
+          against random, greedy or heuristic, which the core plays exactly; trains once per seat
 Default: ismcts:iterations=1000 and, where the policy can be read, lbr:worlds=8,rollouts=1.
 
 Exploitability is NashConv / 2 in two-player zero-sum games (utility=margin, the reduced

@@ -329,8 +329,9 @@ def _ppo_speed(results: pathlib.Path) -> str:
   """The stored `sushigo bench --ppo` figures."""
   figures = json.loads((results / "bench" / "ppo.json").read_text("utf-8"))["ppo"]
   from experiments.bench import learning  # pylint: disable=import-outside-toplevel
-  return "```\n$ sushigo bench --ppo --seconds 5 --repeats 3 --players 2 --draft-players 2\n" \
-      "...\n" + learning.report(figures) + "\n```\n"
+  return (f"```\n$ sushigo bench --ppo --seconds {figures['seconds']:g} --repeats"
+          f" {figures['repeats']} --players 2 --draft-players 2\n...\n"
+          + learning.report(figures) + "\n```\n")
 
 
 def _cold_start(results: pathlib.Path) -> str:
