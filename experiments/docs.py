@@ -322,7 +322,10 @@ def _ppo_best_response(results: pathlib.Path) -> str:
     lines.append(f"| {row['game']} | {row['policy']} | {row['exact']:.4f} |"
                  f" {row['learned']:.4f} | {ratio} |")
   params = ", ".join(f"{k}={v}" for k, v in stored[0]["params"].items())
-  return "\n".join(lines) + f"\n\nResponder parameters: {params}.\n"
+  unfinished = [path.stem for path, result in zip(files, stored) if not result["complete"]]
+  note = (f" Still running when stored: {', '.join(unfinished)} (rows are written as they"
+          " finish)." if unfinished else "")
+  return "\n".join(lines) + f"\n\nResponder parameters: {params}.{note}\n"
 
 
 def _ppo_speed(results: pathlib.Path) -> str:
@@ -400,8 +403,7 @@ BLOCKS: dict[str, Block] = {
     "linear-q-final": Block(("linear-q/training-output.txt",), _linear_q_final),
     "ppo-curve": Block(("ppo-2p/checkpoint.curve.csv",), _ppo_curve),
     "ppo-snapshot": Block(("ppo-2p/agent-snapshot.npz",), _ppo_snapshot),
-    "ppo-best-response": Block(("ppo-best-response/small.json", "ppo-best-response/medium.json",
-                                "ppo-best-response/large.json"), _ppo_best_response),
+    "ppo-best-response": Block(("ppo-best-response/*.json",), _ppo_best_response),
     "ppo-speed": Block(("bench/ppo.json",), _ppo_speed),
     "subgame-strength": Block(
         ("subgame-vs-heuristic/summary.md", "subgame-head-to-head/summary.md",
