@@ -331,6 +331,58 @@ def _linear_q_final(results: pathlib.Path) -> str:
           f" {interval(*random_play)}.\n")
 
 
+def _ppo_curve(results: pathlib.Path) -> str:
+  """The PPO training's learning curve against the heuristic: a few points and the last."""
+  points = read_csv(results / "ppo-2p" / "checkpoint.curve.csv")
+  shown = points[::max(1, len(points) // 8)]
+  if shown[-1] is not points[-1]:
+    shown.append(points[-1])
+  lines = ["| iteration | steps | training seconds | mean margin | outscores the heuristic"
+           " [Wilson 95%] |", "|---:|---:|---:|---:|---|"]
+  lines += [f"| {int(p['iteration']):,} | {int(p['steps']):,} | {float(p['seconds']):,.0f} |"
+            f" {float(p['mean_margin']):+.2f} | {float(p['win_share']):.3f}"
+            f" [{float(p['win_low']):.3f}, {float(p['win_high']):.3f}] |" for p in shown]
+  last = points[-1]
+  return ("\n".join(lines) + f"\n\nEach point: {last['games']} games against the compiled"
+          " heuristic, the same deals every time, half in each seat, the agent playing greedily."
+          "\n")
+
+
+def _ppo_snapshot(results: pathlib.Path) -> str:
+  """What the stored snapshot of the PPO agent had trained for."""
+  from solvers.learning.network import Network  # pylint: disable=import-outside-toplevel
+  meta = Network.load(str(results / "ppo-2p" / "agent-snapshot.npz")).metadata
+  return (f"The snapshot: iteration {meta['iteration']:,}, {meta['steps']:,} environment steps,"
+          f" {meta['seconds'] / 60:.0f} minutes of training.\n")
+
+
+def _ppo_best_response(results: pathlib.Path) -> str:
+  """The PPO best response's gains beside the exact best response's on the reduced games."""
+  files = sorted((results / "ppo-best-response").glob("*.json"),
+                 key=lambda path: ("small", "medium", "large").index(path.stem))
+  stored = [json.loads(path.read_text("utf-8")) for path in files]
+  lines = ["| game | policy | exact gain (sum over seats) | PPO responder's gain | bound / exact |",
+           "|---|---|---:|---:|---:|"]
+  for row in (row for result in stored for row in result["rows"]):
+    ratio = "—" if row["ratio"] is None else f"{row['ratio']:.3f}"
+    lines.append(f"| {row['game']} | {row['policy']} | {row['exact']:.4f} |"
+                 f" {row['learned']:.4f} | {ratio} |")
+  params = ", ".join(f"{k}={v}" for k, v in stored[0]["params"].items())
+  unfinished = [path.stem for path, result in zip(files, stored) if not result["complete"]]
+  note = (f" Still running when stored: {', '.join(unfinished)} (rows are written as they"
+          " finish)." if unfinished else "")
+  return "\n".join(lines) + f"\n\nResponder parameters: {params}.{note}\n"
+
+
+def _ppo_speed(results: pathlib.Path) -> str:
+  """The stored `sushigo bench --ppo` figures."""
+  figures = json.loads((results / "bench" / "ppo.json").read_text("utf-8"))["ppo"]
+  from experiments.bench import learning  # pylint: disable=import-outside-toplevel
+  return (f"```\n$ sushigo bench --ppo --seconds {figures['seconds']:g} --repeats"
+          f" {figures['repeats']} --players 2 --draft-players 2\n...\n"
+          + learning.report(figures) + "\n```\n")
+
+
 def _cold_start(results: pathlib.Path) -> str:
   """The quickstart's CPU seconds cold and warm and every kernel set's cold compile, as the last
   stored `sushigo bench --cold` runs measured them (`COLD_RUNS`)."""
@@ -446,7 +498,7 @@ def results_page(results: pathlib.Path, run: str) -> str:
   if title.endswith(")"):
     full_game = run.startswith(("exploitability-full", "approximate-full"))
     return "results-exploitability.md" if full_game else "results-equilibrium.md"
-  if run == "quickstart" or run.startswith("linear-q"):
+  if run == "quickstart" or run.startswith(("linear-q", "ppo-")):
     return "results.md"
   if run.startswith("objective-"):
     return "results-objective.md"
@@ -477,6 +529,10 @@ BLOCKS: dict[str, Block] = {
     "cold-start-targets": Block(("bench/cold/*.json",), _cold_start_targets),
     "linear-q-training": Block(("linear-q/training-output.txt",), _linear_q_training),
     "linear-q-final": Block(("linear-q/training-output.txt",), _linear_q_final),
+    "ppo-curve": Block(("ppo-2p/checkpoint.curve.csv",), _ppo_curve),
+    "ppo-snapshot": Block(("ppo-2p/agent-snapshot.npz",), _ppo_snapshot),
+    "ppo-best-response": Block(("ppo-best-response/*.json",), _ppo_best_response),
+    "ppo-speed": Block(("bench/ppo.json",), _ppo_speed),
     "subgame-strength": Block(
         ("subgame-vs-heuristic/summary.md", "subgame-head-to-head/summary.md",
          "subgame-vs-searchers/summary.md"),

@@ -415,7 +415,7 @@ def test_heuristic_parameters_change_its_choices():
 
 def test_registry_names_and_parameters():
   search_and_learned = {"openspiel_ismcts", "so_ismcts", "mo_ismcts", "pimc", "policy",
-                        "linear_q", "subgame"}
+                        "linear_q", "ppo", "subgame"}
   assert set(solvers.BOTS) == set(BOT_NAMES) | search_and_learned
   assert solvers.bot_parameters("random") == {"objective": "auto"}
   heuristic = solvers.bot_parameters("heuristic")

@@ -70,6 +70,8 @@ def bench(args: argparse.Namespace) -> int:
     figures["equilibrium"] = _equilibrium(args)
   if args.rl:
     figures["rl"] = _rl(args)
+  if args.ppo:
+    figures["ppo"] = _ppo(args)
   _write_figures(args, figures)
   return 0
 
@@ -95,6 +97,15 @@ def _equilibrium(args: argparse.Namespace) -> dict:
   return {"exploitability": {**exploitability._asdict(), "cpp_ratio": exploitability.cpp_ratio,
                              "python_speedup": exploitability.python_speedup},
           "cfr": {**cfr._asdict(), "ratio": cfr.ratio}}
+
+
+def _ppo(args: argparse.Namespace) -> dict:
+  from experiments.bench import learning  # the learn extra: JAX and optax
+  print(f"\nThe PPO learner beside its environment, {args.seconds:g} s each, {args.repeats}"
+        " time(s)", flush=True)
+  figures = learning.run(seconds=args.seconds, repeats=args.repeats)
+  print(learning.report(figures))
+  return figures
 
 
 def _rl(args: argparse.Namespace) -> dict:

@@ -1,4 +1,5 @@
-"""`sushigo train`: a CFR-family policy trained on an abstraction, saved with its provenance.
+"""`sushigo train`: a CFR-family policy trained on an abstraction, saved with its provenance (or,
+with --algorithm ppo, a PPO agent: `experiments.commands.train_ppo`).
 
 Everything that can be checked is checked before training starts, so that a long training is not
 lost at the end: the game (a reduced game's name or a drafting game string), the size of what the
@@ -44,6 +45,11 @@ def train(args: argparse.Namespace) -> int:
     args.error("--address needs --backend ray")
   if args.force and args.resume:
     args.error("--force trains afresh over --out, --resume continues it: give one of them")
+  if args.algorithm == "ppo":
+    from experiments.commands.train_ppo import train_ppo  # pylint: disable=C0415 (JAX: on demand)
+    return train_ppo(args)
+  if args.ppo or args.opponents or args.agent:
+    args.error("--ppo, --opponents and --agent are settings of --algorithm ppo")
   if args.abstraction in blueprint.ABSTRACTIONS:
     return _train_blueprint(args)
   if args.workers != 1 or args.resume or args.backend != "local" or args.play or \
