@@ -48,6 +48,7 @@ _EPILOG = """examples:
   sushigo bench --search                       ISMCTS iterations/s beside OpenSpiel's ISMCTS
   sushigo bench --equilibrium                  exploitability and CFR+ beside OpenSpiel's C++
   sushigo bench --rl                           the batched, PettingZoo and OpenSpiel RL envs
+  sushigo bench --ppo                          the PPO learner's steps/s beside its env's
   sushigo bench --training-workers 2           blueprint training's speed-up on 2 processes
   sushigo bench --cold                         compiling from nothing, and the quickstart cold
   sushigo train small --algorithm cfr+ --abstraction canonical --iterations 500 --out p.npz
@@ -55,6 +56,8 @@ _EPILOG = """examples:
   sushigo train small --algorithm probe-mccfr --abstraction cards --seconds 60 --out b.npz --resume
   sushigo train small --algorithm probe-mccfr --abstraction cards --seconds 60 --out b.npz --resume \
       --restart-average --play mean
+  sushigo train "python_sushi_go(players=2,utility=margin)" --algorithm ppo --seconds 600 \
+      --out ppo/checkpoint.npz --agent ppo/agent.npz     (the learn extra; --resume continues)
   sushigo exploitability tiny --bot greedy     exact NashConv and gains: the tree fits --memory
   sushigo exploitability "python_sushi_go(players=2,utility=margin)" --bot greedy   lower bounds
   sushigo run experiments/configs/quickstart.toml
@@ -111,6 +114,7 @@ _EXPLOITABILITY_EPILOG = """examples:
   sushigo exploitability "python_sushi_go(players=2,utility=margin)" --bot random \
       --responder ismcts:iterations=100 --responder ismcts:iterations=10000
   sushigo exploitability small --bot random --approximate --responder learned:games=3000
+  sushigo exploitability small --bot greedy --approximate --responder ppo:iterations=200
   sushigo exploitability small --bot greedy --memory 10MB      bounds: small's tree is over 10 MB
   sushigo exploitability "python_sushi_draft(players=2,rounds=1,hand_size=3,deal=hand)" \
       --policy draft.npz                       exact on a Sushi Draft game string
@@ -123,6 +127,10 @@ Responders (--responder KIND[:KEY=VALUE,...], repeatable; each gives its own bou
   learned a linear Q agent trained against the policy on training games of its own, then
           played greedily (parameters games, training_seed, learning_rate, epsilon); needs a
           policy it can read at any table; trains once per seat
+  ppo     masked PPO on the batched core trained against the policy, played greedily
+          (parameters iterations, training_seed, num_envs, rollout_steps, epochs, minibatches,
+          learning_rate, entropy_coef, gae_lambda, hidden, observation_type; the learn extra);
+          against random, greedy or heuristic, which the core plays exactly; trains once per seat
 Default: ismcts:iterations=1000 and, where the policy can be read, lbr:worlds=8,rollouts=1.
 
 Exploitability is NashConv / 2 in two-player zero-sum games (utility=margin, the reduced
@@ -263,6 +271,10 @@ def _parser() -> argparse.ArgumentParser:
                      " games on the compiled core, target 1,000,000 steps/s against random"
                      " opponents), the PettingZoo parallel env and OpenSpiel's rl_environment"
                      " (experiments.bench.rl; needs the rl extra)")
+  speed.add_argument("--ppo", action="store_true",
+                     help="also measure the PPO learner's steps/s (collection and update) beside"
+                     " its environment's raw steps/s, target 200,000 (experiments.bench.learning;"
+                     " needs the learn extra)")
   speed.add_argument("--cold", action="store_true",
                      help="instead, what a fresh install pays: in a temporary copy with an empty"
                      " kernel cache, every kernel set's compile, then the quickstart cold and"
@@ -286,14 +298,28 @@ def _add_train_command(commands) -> None:
       description="Runs a CFR-family solver on a game (a reduced game's name or a python_sushi_go"
       "\ngame string) for a number of iterations or seconds, saves its average policy with its"
       "\nprovenance, and, on a reduced game, prints its exact exploitability. The saved file"
-      "\nplays as the bot 'policy' (params = { path = ... }).",
+      "\nplays as the bot 'policy' (params = { path = ... }). With --algorithm ppo it trains a"
+      "\nPPO agent on the batched core instead (the learn extra), checkpointed at --out, with its"
+      "\nlearning curve against the heuristic beside it; the agent plays as the bot 'ppo'.",
       formatter_class=argparse.RawDescriptionHelpFormatter)
   train.add_argument("game", metavar="GAME", help="a reduced game (tiny, small, ...) or a game"
                      " string")
   train.add_argument("--algorithm", default="cfr+", metavar="NAME",
                      help="cfr, cfr+ or dcfr (full width: reduced games only), es-mccfr or"
                      " os-mccfr; with --abstraction cards or cards+rank: es-mccfr, probe-mccfr or"
-                     " os-mccfr, on the compiled core (default: %(default)s)")
+                     " os-mccfr, on the compiled core; or ppo (masked PPO on the batched core,"
+                     " Sushi Go game strings) (default: %(default)s)")
+  train.add_argument("--opponents", metavar="BOT:SHARE,...",
+                     help="with --algorithm ppo: the league the agent trains against, compiled"
+                     " bots (random, greedy, heuristic) with their shares of the games (default:"
+                     " heuristic:6,greedy:1,random:1)")
+  train.add_argument("--ppo", action="append", default=[], metavar="KEY=VALUE",
+                     help="with --algorithm ppo: a training setting (num_envs, rollout_steps,"
+                     " epochs, minibatches, learning_rate, entropy_coef, hidden, eval_every,"
+                     " eval_games, ...: solvers.learning.ppo.PPOConfig); repeatable")
+  train.add_argument("--agent", metavar="PATH",
+                     help="with --algorithm ppo: also save the agent alone (what the bot 'ppo'"
+                     " plays) to PATH at every checkpoint")
   train.add_argument("--abstraction", default="identity", metavar="NAME",
                      help="identity, canonical, buckets:N, kmeans:K, summary:N, or cards or"
                      " cards+rank (the blueprint's action-centred keys, compiled; cards+rank adds"
@@ -307,7 +333,7 @@ def _add_train_command(commands) -> None:
   train.add_argument("--address", metavar="ADDR",
                      help="with --backend ray: an existing cluster (default: a local Ray)")
   train.add_argument("--resume", action="store_true",
-                     help="with a blueprint abstraction: continue the checkpoint at --out for"
+                     help="with a blueprint abstraction or ppo: continue the checkpoint at --out for"
                      " --iterations or --seconds more")
   train.add_argument("--play", metavar="NAME",
                      help="with a blueprint abstraction: the strategy the saved blueprint plays:"
@@ -318,7 +344,7 @@ def _add_train_command(commands) -> None:
                      help="train afresh over an existing --out (without it, and without --resume,"
                      " an existing --out is refused)")
   train.add_argument("--checkpoint-seconds", type=_positive(float), default=60.0, metavar="S",
-                     help="with a blueprint abstraction: save the checkpoint at --out every S"
+                     help="with a blueprint abstraction or ppo: save the checkpoint at --out every S"
                      " seconds of training, so that a killed training loses at most S seconds"
                      " (default: %(default)s)")
   train.add_argument("--restart-average", action="store_true",

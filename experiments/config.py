@@ -33,6 +33,7 @@ import pyspiel
 
 import solvers
 import sushigo_spiel  # noqa: F401  (registers the game)
+from experiments import estimates
 
 GAME_NAME = "python_sushi_go"
 REQUIRED = object()  # the default of a key that must be given
@@ -394,10 +395,41 @@ def check_bots(competitors: Sequence[Competitor], games: Mapping[str, pyspiel.Ga
   for p, competitor in enumerate(competitors):
     for label, game in games.items():
       try:
+        # sized first: a bot may preallocate its search tree when it is built
+        estimates.check_memory([estimates.bot_memory(competitor.bot, game, params(competitor),
+                                                     f"players[{p}] {competitor.name!r}")])
         solvers.make_bot(competitor.bot, game, 0, 0, **params(competitor))
+      except estimates.TooLarge as e:
+        raise ConfigError(f"players[{p}].params: {e}") from None
       except (ValueError, TypeError, pyspiel.SpielError) as e:
         raise ConfigError(f"players[{p}].params: bot {competitor.bot!r} refuses"
                           f" {params(competitor)} for {label}: {e}") from None
+
+
+def game_name(game_string: str) -> str:
+  """The game a game string names ("python_sushi_go" of "python_sushi_go(players=2)"); a
+  ValueError says why a string is none: empty, a bracket missing (checked here: OpenSpiel would
+  print its own line first), or what OpenSpiel cannot parse."""
+  if not game_string.strip():
+    raise ValueError("it is empty")
+  opened, closed = game_string.count("("), game_string.count(")")
+  if opened != closed:
+    raise ValueError(f"Missing {'closing' if opened > closed else 'opening'} bracket")
+  try:
+    name = pyspiel.game_parameters_from_string(game_string).get("name")
+  except pyspiel.SpielError as e:
+    raise ValueError(str(e)) from None
+  if not name:
+    raise ValueError("it names no game")
+  return name
+
+
+def known_game_name(game_string: str) -> str | None:
+  """`game_name`, or None for a string that is no game string."""
+  try:
+    return game_name(game_string)
+  except ValueError:
+    return None
 
 
 @functools.cache

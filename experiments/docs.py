@@ -20,12 +20,15 @@ import argparse
 import csv
 import dataclasses
 import json
+import lzma
 import os
 import pathlib
 import re
 import sys
 import textwrap
 from collections.abc import Callable
+
+from experiments import stats
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "experiments" / "results"
@@ -151,6 +154,15 @@ def solving_rows(results: pathlib.Path, run: str) -> list[dict[str, str]]:
   return read_csv(results / run / "results.csv")
 
 
+def stored_records(results: pathlib.Path, run: str) -> list[dict]:
+  """A tournament run's game records: records.jsonl, or as large ones are stored,
+  records.jsonl.xz."""
+  plain, packed = results / run / "records.jsonl", results / run / "records.jsonl.xz"
+  text = plain.read_text(encoding="utf-8") if plain.is_file() else \
+      lzma.decompress(packed.read_bytes()).decode("utf-8")
+  return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
 # --- the blocks ---------------------------------------------------------------------------------
 
 @dataclasses.dataclass(frozen=True)
@@ -267,6 +279,39 @@ def _four_players(results: pathlib.Path) -> str:
   return "\n".join(lines) + "\n"
 
 
+# The objective runs (experiments/configs/objective_*.toml) by bot, in the order shown; a run not
+# stored yet is left out.
+OBJECTIVE_RUNS = {"subgame": "objective-subgame", "pimc": "objective-pimc",
+                  "so_ismcts": "objective-so-ismcts"}
+
+
+def _objective(results: pathlib.Path) -> str:
+  """Each headline bot playing for the margin and for the win: against the heuristic, and the win
+  objective against the margin one, pair by pair from the stored runs' records (a competitor of a
+  three-way round robin plays two opponents; its report's row mixes them)."""
+  # Imported here: the statistics load scipy, which the other blocks do not need.
+  from experiments import stats  # pylint: disable=C0415
+  lines = ["| bot | playing for | against | games | win share [Wilson 95%] |"
+           " mean margin [95% CI] | outscores it (sign test) |", "|---|---|---|---:|---|---|---|"]
+  for bot, run in OBJECTIVE_RUNS.items():
+    if not (results / run / "summary.md").is_file():
+      continue
+    records = stored_records(results, run)
+    for objective, opponent in (("margin", "heuristic"), ("win", "heuristic"),
+                                ("win", f"{bot} (margin)")):
+      name = f"{bot} ({objective})"
+      pair = [r for r in records if set(r["seats"]) == {name, opponent}]
+      summary = stats.summarize(pair)[name]
+      outscored = stats.head_to_head(pair)[(name, opponent)]
+      share = (outscored.wins + outscored.ties / 2) / outscored.games
+      lines.append(
+          f"| {bot} | {objective} | {opponent} | {summary.games} |"
+          f" {interval(summary.win_rate.value, summary.win_rate.low, summary.win_rate.high, 3)} |"
+          f" {interval(summary.margin.value, summary.margin.low, summary.margin.high, sign=True)}"
+          f" | {share:.2f} (p={outscored.p_value:.3f}) |")
+  return "\n".join(lines) + "\n"
+
+
 def _linear_q_training(results: pathlib.Path) -> str:
   """The learning curve the training printed (`training-output.txt`), without its compile line."""
   lines = (results / "linear-q" / "training-output.txt").read_text(encoding="utf-8").splitlines()
@@ -286,15 +331,69 @@ def _linear_q_final(results: pathlib.Path) -> str:
           f" {interval(*random_play)}.\n")
 
 
+def _ppo_curve(results: pathlib.Path) -> str:
+  """The PPO training's learning curve against the heuristic: a few points and the last."""
+  points = read_csv(results / "ppo-2p" / "checkpoint.curve.csv")
+  shown = points[::max(1, len(points) // 8)]
+  if shown[-1] is not points[-1]:
+    shown.append(points[-1])
+  lines = ["| iteration | steps | training seconds | mean margin | outscores the heuristic"
+           " [Wilson 95%] |", "|---:|---:|---:|---:|---|"]
+  lines += [f"| {int(p['iteration']):,} | {int(p['steps']):,} | {float(p['seconds']):,.0f} |"
+            f" {float(p['mean_margin']):+.2f} | {float(p['win_share']):.3f}"
+            f" [{float(p['win_low']):.3f}, {float(p['win_high']):.3f}] |" for p in shown]
+  last = points[-1]
+  return ("\n".join(lines) + f"\n\nEach point: {last['games']} games against the compiled"
+          " heuristic, the same deals every time, half in each seat, the agent playing greedily."
+          "\n")
+
+
+def _ppo_snapshot(results: pathlib.Path) -> str:
+  """What the stored snapshot of the PPO agent had trained for."""
+  from solvers.learning.network import Network  # pylint: disable=import-outside-toplevel
+  meta = Network.load(str(results / "ppo-2p" / "agent-snapshot.npz")).metadata
+  return (f"The snapshot: iteration {meta['iteration']:,}, {meta['steps']:,} environment steps,"
+          f" {meta['seconds'] / 60:.0f} minutes of training.\n")
+
+
+def _ppo_best_response(results: pathlib.Path) -> str:
+  """The PPO best response's gains beside the exact best response's on the reduced games."""
+  files = sorted((results / "ppo-best-response").glob("*.json"),
+                 key=lambda path: ("small", "medium", "large").index(path.stem))
+  stored = [json.loads(path.read_text("utf-8")) for path in files]
+  lines = ["| game | policy | exact gain (sum over seats) | PPO responder's gain | bound / exact |",
+           "|---|---|---:|---:|---:|"]
+  for row in (row for result in stored for row in result["rows"]):
+    ratio = "—" if row["ratio"] is None else f"{row['ratio']:.3f}"
+    lines.append(f"| {row['game']} | {row['policy']} | {row['exact']:.4f} |"
+                 f" {row['learned']:.4f} | {ratio} |")
+  params = ", ".join(f"{k}={v}" for k, v in stored[0]["params"].items())
+  unfinished = [path.stem for path, result in zip(files, stored) if not result["complete"]]
+  note = (f" Still running when stored: {', '.join(unfinished)} (rows are written as they"
+          " finish)." if unfinished else "")
+  return "\n".join(lines) + f"\n\nResponder parameters: {params}.{note}\n"
+
+
+def _ppo_speed(results: pathlib.Path) -> str:
+  """The stored `sushigo bench --ppo` figures."""
+  figures = json.loads((results / "bench" / "ppo.json").read_text("utf-8"))["ppo"]
+  from experiments.bench import learning  # pylint: disable=import-outside-toplevel
+  return (f"```\n$ sushigo bench --ppo --seconds {figures['seconds']:g} --repeats"
+          f" {figures['repeats']} --players 2 --draft-players 2\n...\n"
+          + learning.report(figures) + "\n```\n")
+
+
 def _cold_start(results: pathlib.Path) -> str:
   """The quickstart's CPU seconds cold and warm and every kernel set's cold compile, as the last
-  stored `sushigo bench --cold` measured them."""
-  bench = results / "bench" / "cold"
-  quickstart = json.loads((bench / "after-quickstart.json").read_text(encoding="utf-8"))
-  sets = json.loads((bench / "after-sets.json").read_text(encoding="utf-8"))
+  stored `sushigo bench --cold` runs measured them (`COLD_RUNS`)."""
+  quickstart = _cold_run(results, COLD_RUNS[-1][1])
+  label, sets = next((label, figures) for label, figures in reversed(_cold_runs(results))
+                     if "all_sets" in figures)
+  latest = label == COLD_RUNS[-1][0]
   return (f"Cold, compiling included, the quickstart took {quickstart['quickstart_cold']['cpu']:.0f}"
           f" CPU seconds, warm {quickstart['quickstart_warm']['cpu']:.0f}; compiling every kernel"
-          f" set cold takes {sets['all_sets']['cpu']:.0f} (`sushigo bench --cold`, on the"
+          f" set cold {'takes' if latest else 'took'} {sets['all_sets']['cpu']:.0f}"
+          f"{'' if latest else f' ({label}; not measured since)'} (`sushigo bench --cold`, on the"
           " development machine's two cores shared with other jobs, whose contention inflates CPU"
           " seconds; [Speed](docs/speed.md#cold-start)).\n")
 
@@ -320,6 +419,38 @@ def _rl_speed(results: pathlib.Path) -> str:
           "\n```\n\n" + textwrap.fill(summary, 100) + "\n")
 
 
+def _cold_run(results: pathlib.Path, stem: str) -> dict:
+  """The figures of a stored `sushigo bench --cold` run: STEM-sets.json and STEM-quickstart.json,
+  either of which may be missing (a run of `--no-sets` or `--no-quickstart`)."""
+  from experiments.bench import cold
+  bench = results / "bench" / "cold"
+  parts = [bench / f"{stem}-{part}.json" for part in ("sets", "quickstart")]
+  return cold.merged("+".join(str(path) for path in parts if path.exists()))
+
+
+def _cold_runs(results: pathlib.Path) -> list[tuple[str, dict]]:
+  return [(label, _cold_run(results, stem)) for label, stem in COLD_RUNS]
+
+
+# The stored `sushigo bench --cold` runs docs/speed.md compares, a column each: (label, the stem of
+# its files STEM-sets.json and STEM-quickstart.json in experiments/results/bench/cold/).
+COLD_RUNS = (("every set at once (6d08e44)", "before"), ("first use", "first-use"),
+             ("first use, fewer compiles", "after"))
+
+
+def _cold_start_comparison(results: pathlib.Path) -> str:
+  """Each kernel set's cold compile and the quickstart cold and warm, in every run of
+  `COLD_RUNS` (`python -m experiments.bench.cold --compare`)."""
+  from experiments.bench import cold
+  return cold.comparison(_cold_runs(results)) + "\n"
+
+
+def _cold_start_targets(results: pathlib.Path) -> str:
+  """The targets' table `sushigo bench --cold` printed for the last stored run."""
+  from experiments.bench import cold
+  return "```\n" + cold.report(_cold_run(results, COLD_RUNS[-1][1])).split("\n\n")[-1] + "\n```\n"
+
+
 def _run_index(results: pathlib.Path) -> str:
   lines = ["| run | what it measures | report |", "|---|---|---|"]
   for run in runs(results):
@@ -327,6 +458,29 @@ def _run_index(results: pathlib.Path) -> str:
     lines.append(f"| [`{run}`]({link}) | {description(results, run)} |"
                  f" [summary.md](../experiments/results/{run}/summary.md) |")
   return "\n".join(lines) + "\n"
+
+
+def _aivat_ratios(results: pathlib.Path) -> str:
+  """The variance ratios of the luck-corrected and the AIVAT margins (and the AIVAT score's to the
+  luck-corrected one) of every stored head-to-head whose games recorded the AIVAT terms; the
+  others named."""
+  lines = ["| run | game | competitor | games | margin: luck-corrected / raw | AIVAT / raw |"
+           " AIVAT / luck-corrected | score: AIVAT / luck-corrected |",
+           "|---|---|---|---:|---:|---:|---:|---:|"]
+  without = []
+  for run in (run for run in runs(results) if "head-to-head" in run):
+    rows = [row for row in read_csv(results / run / "summary.csv")
+            if row["game"] != stats.OVERALL and row.get("aivat_margin")]
+    if not rows:
+      without.append(f"`{run}`")
+    for row in rows:
+      lines.append(
+          f"| `{run}` | `{row['game']}` | {row['competitor']} | {row['games']} |"
+          f" {float(row['margin_variance_ratio']):.2f} |"
+          f" {float(row['aivat_margin_variance_ratio']):.2f} |"
+          f" {float(row['aivat_margin_luck_ratio']):.2f} |"
+          f" {float(row['aivat_score_luck_ratio']):.2f} |")
+  return "\n".join(lines) + f"\n\nStored head-to-heads without the terms: {', '.join(without)}.\n"
 
 
 def anchor(run: str) -> str:
@@ -338,14 +492,16 @@ def results_page(results: pathlib.Path, run: str) -> str:
   """The page of docs/ that shows a run: solving runs (their report's title names the kind, as in
   `# cfr-convergence (convergence)`) on results-equilibrium.md, their full-game bounds on
   results-exploitability.md; the games of CFR policies and the subgame bot on results-blueprint.md,
-  the quickstart and the linear Q agent on results.md beside the index, the searchers on
-  results-search.md."""
+  the quickstart and the linear Q agent on results.md beside the index, the objective runs on
+  results-objective.md, the searchers on results-search.md."""
   title = (results / run / "summary.md").read_text(encoding="utf-8").splitlines()[0]
   if title.endswith(")"):
     full_game = run.startswith(("exploitability-full", "approximate-full"))
     return "results-exploitability.md" if full_game else "results-equilibrium.md"
-  if run == "quickstart" or run.startswith("linear-q"):
+  if run == "quickstart" or run.startswith(("linear-q", "ppo-")):
     return "results.md"
+  if run.startswith("objective-"):
+    return "results-objective.md"
   if run.startswith(("blueprint", "cfr-", "subgame")):
     return "results-blueprint.md"
   return "results-search.md"
@@ -367,17 +523,24 @@ BLOCKS: dict[str, Block] = {
          f"{RUN_BOUND}/summary.md", "abstraction-curve-large/results.csv"),
         _capabilities),
     "run-index": Block(("*/summary.md", "*/config.toml"), _run_index),
-    "cold-start": Block(("bench/cold/after-quickstart.json", "bench/cold/after-sets.json"),
-                        _cold_start),
     "rl-speed": Block(("bench/rl/figures.json",), _rl_speed),
+    "cold-start": Block(("bench/cold/*.json",), _cold_start),
+    "cold-start-comparison": Block(("bench/cold/*.json",), _cold_start_comparison),
+    "cold-start-targets": Block(("bench/cold/*.json",), _cold_start_targets),
     "linear-q-training": Block(("linear-q/training-output.txt",), _linear_q_training),
     "linear-q-final": Block(("linear-q/training-output.txt",), _linear_q_final),
+    "ppo-curve": Block(("ppo-2p/checkpoint.curve.csv",), _ppo_curve),
+    "ppo-snapshot": Block(("ppo-2p/agent-snapshot.npz",), _ppo_snapshot),
+    "ppo-best-response": Block(("ppo-best-response/*.json",), _ppo_best_response),
+    "ppo-speed": Block(("bench/ppo.json",), _ppo_speed),
     "subgame-strength": Block(
         ("subgame-vs-heuristic/summary.md", "subgame-head-to-head/summary.md",
          "subgame-vs-searchers/summary.md"),
         lambda results: _against_each(
             results, ("subgame-vs-heuristic", "subgame-head-to-head", "subgame-vs-searchers"),
             "subgame")),
+    "aivat-ratios": Block(("*head-to-head*/summary.csv",), _aivat_ratios),
+    "objective": Block(("objective-*/summary.md", "objective-*/records.jsonl*"), _objective),
     "four-players": Block(
         ("subgame-4p-head-to-head/summary.md", "blueprint-rank-4p-head-to-head/summary.md"),
         _four_players),

@@ -26,6 +26,7 @@ import concurrent.futures.process
 import contextlib
 import dataclasses
 import functools
+import json
 import logging
 import multiprocessing
 import pathlib
@@ -36,6 +37,7 @@ from collections.abc import Callable, Iterator, Sequence
 
 
 from experiments import config as config_lib
+from experiments import estimates
 from experiments import file_errors
 from experiments import run_folder
 from experiments import run_lock
@@ -64,6 +66,11 @@ class Experiment:
   report_files: Callable[[RunConfig], list[str]]  # the files the report writes (for the manifest)
   # what is wrong with a unit's stored result given the config (None: nothing), if the kind checks
   check: Callable[[RunConfig], Callable[[int, dict], str | None]] | None = None
+  # what a run of a config on some workers holds in memory, and the bytes of its results
+  # (`experiments.estimates`), if the kind estimates them
+  sizes: Callable[[RunConfig, int], tuple[list[estimates.Need], int]] | None = None
+  # a unit's seconds on one worker, calibrated, and how ("calibrated on ..."), if the kind can
+  unit_seconds: Callable[[RunConfig], tuple[float, str]] | None = None
 
   def read(self, config: RunConfig, run_dir: pathlib.Path) -> dict[int, dict]:
     """The results stored in `run_dir`, each checked against `config` (`run_folder.read_results`)."""
@@ -88,6 +95,7 @@ def run(experiment: Experiment, config: RunConfig, out: str | pathlib.Path | Non
     file_errors.check_folder(run_dir, "--out")
   except file_errors.OutputError as e:
     raise RunError(str(e)) from None
+  check_sizes(experiment, config, run_dir, session.workers)
   run_folder.check_destination(run_dir, config, force)
   with _file_errors(run_dir, experiment.results, started=False), run_lock.writing(run_dir):
     run_folder.prepare(run_dir, config, force, experiment.files(config))
@@ -103,6 +111,43 @@ def run(experiment: Experiment, config: RunConfig, out: str | pathlib.Path | Non
         raise RunError(f"{e}\nThe records are in {run_dir}; `sushigo report {run_dir}` writes"
                        " the report once that is fixed.") from None
   return run_dir
+
+
+def check_sizes(experiment: Experiment, config: RunConfig, run_dir: pathlib.Path,
+                workers: int) -> None:
+  """Refuses, before any unit runs, a run that cannot fit in this machine's memory or on the disk
+  under `run_dir` (`experiments.estimates`), and warns when `workers` is more than the cores."""
+  estimates.print_notes([estimates.workers_note(workers)])
+  if experiment.sizes is None:
+    return
+  needs, disk = experiment.sizes(config, workers)
+  try:
+    estimates.check_memory(needs)
+    stored = (run_dir / experiment.results.name).stat().st_size \
+        if (run_dir / experiment.results.name).is_file() else 0
+    estimates.check_disk(f"the {experiment.results.noun}s of this run ({experiment.results.name})",
+                         disk - stored, run_dir, "fewer units of work, or --out on a disk with"
+                         " the room")
+  except estimates.TooLarge as e:
+    raise RunError(str(e)) from None
+
+
+def _duration(experiment: Experiment, config: RunConfig, run_dir: pathlib.Path, missing: int,
+              done: int) -> estimates.Duration | None:
+  """How long the `missing` units take: at the mean of the folder's stored unit timings when
+  it has some, else at the kind's calibrated cost (None when it has none)."""
+  if done:
+    seconds = []
+    for line in run_folder.complete_lines(run_dir / run_folder.TIMINGS_FILE):
+      with contextlib.suppress(ValueError, AttributeError, TypeError):
+        seconds.append(float(json.loads(line)["seconds"]))
+    if seconds:
+      return estimates.Duration(missing, experiment.results.noun, sum(seconds) / len(seconds),
+                                f"the mean of the {len(seconds):,} stored timings")
+  if experiment.unit_seconds is None:
+    return None
+  each, source = experiment.unit_seconds(config)
+  return estimates.Duration(missing, experiment.results.noun, each, source)
 
 
 def _execute_or_stop(experiment: Experiment, config: RunConfig, run_dir: pathlib.Path,
@@ -149,6 +194,9 @@ def execute(experiment: Experiment, config: RunConfig, run_dir: pathlib.Path, se
   missing = [i for i in range(total) if i not in done]
   if not quiet and done:
     print(f"Resuming: {len(done)} of {total} {results.noun}s already {results.kept}.")
+  if not quiet and missing:
+    estimates.print_notes([estimates.time_note(
+        _duration(experiment, config, run_dir, len(missing), len(done)), session.workers)])
   session.resumed = len(done)
   with stopping.on_stop_signals(_resume_hint(run_dir)):
     try:
@@ -193,6 +241,7 @@ def replay(experiment: Experiment, config: RunConfig, run_dir: pathlib.Path, ses
     resolved_path = run_dir / run_folder.RESOLVED_FILE
     recorded = run_folder.read_json(resolved_path)
   check_replay_inputs(config, resolved_path, recorded)
+  check_sizes(experiment, config, pathlib.Path(tempfile.gettempdir()), session.workers)
   with tempfile.TemporaryDirectory(prefix="sushigo-reproduce-") as temp:
     replay_dir = pathlib.Path(temp)
     run_folder.prepare(replay_dir, config)

@@ -48,6 +48,7 @@ import json
 import os
 import pathlib
 import platform
+import re
 import secrets
 import time
 from collections.abc import Callable, Container, Sequence
@@ -145,9 +146,28 @@ def check_destination(run_dir: pathlib.Path, config: RunConfig, force: bool) -> 
     check_inputs(resolved_path, stored, input_digests(config),
                  "use --force to start the run over, or another --out")
     read_provenance(run_dir)  # before any game is played: a session is appended to it at the end
-  elif _user_files(run_dir):
+  elif not _preparation_cut_short(run_dir):
     raise RunError(f"{run_dir} is not empty and holds no run (no {RESOLVED_FILE}); choose a new"
                    " or empty folder")
+
+
+def _preparation_cut_short(run_dir: pathlib.Path) -> bool:
+  """Whether the folder holds only what `prepare` writes before `RESOLVED_FILE` (nothing at all
+  included), the manifest first, so a config.toml without it is someone else's."""
+  names = {path.name for path in _user_files(run_dir)}
+  return all(_preparation_file(name) for name in names) and (
+      MANIFEST_FILE in names or CONFIG_FILE not in names)
+
+
+def _preparation_file(name: str) -> bool:
+  """Whether `name` is one `prepare` writes before `RESOLVED_FILE` (or a temporary file of one,
+  `write_file_atomically`'s): a folder holding only these is a preparation cut short (a kill),
+  which the next run prepares again."""
+  return _PREPARATION.fullmatch(name) is not None
+
+
+_PREPARATION = re.compile(rf"({re.escape(MANIFEST_FILE)}|{re.escape(CONFIG_FILE)}|"
+                          rf"{re.escape(RESOLVED_FILE)})(\.[0-9]+\.[0-9a-f]{{8}}\.tmp)?")
 
 
 def prepare(run_dir: pathlib.Path, config: RunConfig, force: bool = False,
@@ -159,6 +179,10 @@ def prepare(run_dir: pathlib.Path, config: RunConfig, force: bool = False,
   if force:
     _remove(run_dir, run_files(run_dir))
   run_dir.mkdir(parents=True, exist_ok=True)
+  if not (run_dir / RESOLVED_FILE).is_file():  # the temporary files of a preparation cut short
+    for path in run_dir.iterdir():
+      if path.name.endswith(".tmp") and _preparation_file(path.name):
+        path.unlink()
   listed = [CONFIG_FILE, RESOLVED_FILE, MANIFEST_FILE, LOCK_FILE, *files]
   write_atomically(run_dir / MANIFEST_FILE, json.dumps(
       {"files": sorted(set(listed) | set(_manifest(run_dir) or ()))}, indent=2) + "\n")

@@ -22,6 +22,10 @@ count as more evidence:
   the luck's margin, averaged over the competitor's seats as above; same expectation as the raw
   figures, less variance. The variance ratio is the corrected figure's sample variance over the
   raw one's (below 1: the interval shrinks by its square root);
+* AIVAT score and margin: when every record of the group also holds `decisions` (the AIVAT terms
+  of the readable bots' draws, `experiments.tournament.aivat`), the luck-corrected figures less
+  those terms (and their margins); same expectation again. Two variance ratios: over the raw
+  figure's variance, and over the luck-corrected one's;
 * head to head: for each pair of competitors, every game where both sat is one comparison of their
   scores (their means over their seats); a higher score is a win, an equal one counts 1/2. The
   p-value is the two-sided sign test (binomial, p = 1/2) on the decisive comparisons, and the
@@ -72,6 +76,8 @@ class Outcome:
   win_share: float
   luck: float | None = None  # chance's share of the score (None: the record holds no luck)
   luck_margin: float | None = None  # the margin of the seats' lucks
+  decisions: float | None = None  # the AIVAT decision terms (None: the record holds none)
+  decisions_margin: float | None = None  # the margin of the seats' decision terms
 
 
 @dataclasses.dataclass(frozen=True)
@@ -88,6 +94,12 @@ class Summary:
   corrected_margin: Estimate | None = None
   score_variance_ratio: float = math.nan  # corrected variance / raw variance
   margin_variance_ratio: float = math.nan
+  aivat_score: Estimate | None = None  # None unless every game holds its luck and decisions
+  aivat_margin: Estimate | None = None
+  aivat_score_variance_ratio: float = math.nan  # AIVAT variance / raw variance
+  aivat_margin_variance_ratio: float = math.nan
+  aivat_score_luck_ratio: float = math.nan  # AIVAT variance / luck-corrected variance
+  aivat_margin_luck_ratio: float = math.nan
 
 
 @dataclasses.dataclass(frozen=True)
@@ -137,8 +149,9 @@ def outcomes(record: Record) -> dict[str, Outcome]:
   scores = record["scores"]
   seat_margins = margins(scores)
   shares = seat_win_shares(len(scores), record["winners"])
-  luck = record.get("luck")
+  luck, decisions = record.get("luck"), record.get("decisions")
   luck_margins = None if luck is None else margins(luck)
+  decisions_margins = None if decisions is None else margins(decisions)
   seats_of: dict[str, list[int]] = {}
   for seat, name in enumerate(record["seats"]):
     seats_of.setdefault(name, []).append(seat)
@@ -149,7 +162,10 @@ def outcomes(record: Record) -> dict[str, Outcome]:
           margin=float(np.mean([seat_margins[s] for s in seats])),
           win_share=float(np.mean([shares[s] for s in seats])),
           luck=None if luck is None else float(np.mean([luck[s] for s in seats])),
-          luck_margin=None if luck is None else float(np.mean([luck_margins[s] for s in seats])))
+          luck_margin=None if luck is None else float(np.mean([luck_margins[s] for s in seats])),
+          decisions=None if decisions is None else float(np.mean([decisions[s] for s in seats])),
+          decisions_margin=None if decisions is None else float(
+              np.mean([decisions_margins[s] for s in seats])))
       for name, seats in sorted(seats_of.items())}
 
 
@@ -186,11 +202,17 @@ def _summary(name: str, games: list[Outcome]) -> Summary:
   low, high = wilson_interval(round(wins), len(games))
   corrected = {}
   if all(outcome.luck is not None for outcome in games):
-    for figure, luck in (("score", "luck"), ("margin", "luck_margin")):
+    for figure, luck, decisions in (("score", "luck", "decisions"),
+                                    ("margin", "luck_margin", "decisions_margin")):
       raw = np.array([getattr(outcome, figure) for outcome in games])
       values = raw - np.array([getattr(outcome, luck) for outcome in games])
       corrected[f"corrected_{figure}"] = mean_interval(values)
       corrected[f"{figure}_variance_ratio"] = variance_ratio(values, raw)
+      if all(outcome.decisions is not None for outcome in games):
+        aivat = values - np.array([getattr(outcome, decisions) for outcome in games])
+        corrected[f"aivat_{figure}"] = mean_interval(aivat)
+        corrected[f"aivat_{figure}_variance_ratio"] = variance_ratio(aivat, raw)
+        corrected[f"aivat_{figure}_luck_ratio"] = variance_ratio(aivat, values)
   return Summary(
       competitor=name,
       games=len(games),

@@ -4,7 +4,9 @@ full game, measured as it learns, and resumable.
 The game is `python_sushi_go(players=N,utility=margin)`: at two players the margin makes it zero
 sum and MCCFR's average strategy approaches an equilibrium; at three to five players the margin
 (own points less the others' mean) still sums to zero, but no equilibrium guarantee holds for
-MCCFR there, and the blueprint is judged by its play alone.
+MCCFR there, and the blueprint is judged by its play alone. `--utility win` trains on the win
+share instead (the rulebook's Pudding tie-break; constant sum at two players): the file's game
+string records the utility, and a bot playing it must have the matching objective.
 
 Every `--segment` seconds of training the solver is saved to `--out` as a checkpoint (regrets and
 averages) and its policy plays `--games` games against the heuristic in every other seat (its seat
@@ -35,19 +37,23 @@ import time
 
 import pyspiel
 
-from experiments import file_errors, run_lock, stopping
+from experiments import estimates, file_errors, run_lock, stopping
 from experiments.run_folder import RunError
 from experiments.train_full_policy import evaluate
 from solvers.equilibrium.blueprint import ABSTRACTION, ABSTRACTIONS, PLAYS, CompiledMCCFR
 from solvers.equilibrium.blueprint_training import BlueprintTrainer, NonFiniteTables
 
-GAME = "python_sushi_go(players={players},utility=margin)"
+GAME = "python_sushi_go(players={players},utility={utility})"
+UTILITIES = ("margin", "win")  # what the blueprint learns to maximise
 
 
 def main(argv=None) -> int:
   parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
   parser.add_argument("--players", type=int, default=2, choices=range(2, 6),
                       help="players of the game, 2 to 5 (default: %(default)s)")
+  parser.add_argument("--utility", default="margin", choices=UTILITIES,
+                      help="what the blueprint maximises: the margin or the win share (default:"
+                      " %(default)s)")
   parser.add_argument("--algorithm", default="probe-mccfr", help="default: %(default)s")
   parser.add_argument("--abstraction", default=ABSTRACTION, choices=ABSTRACTIONS,
                       help="the blueprint's abstraction (default: %(default)s)")
@@ -79,7 +85,10 @@ def main(argv=None) -> int:
                  " --games 1 or more")
   if args.force and args.resume:
     parser.error("--force trains afresh over --out, --resume continues it: give one of them")
-  game = pyspiel.load_game(GAME.format(players=args.players))
+  if args.workers < 1:
+    parser.error(f"--workers is {args.workers}; allowed: 1 or more")
+  estimates.print_notes([estimates.workers_note(args.workers)])
+  game = pyspiel.load_game(GAME.format(players=args.players, utility=args.utility))
   try:
     file_errors.check_output_file(args.out, "--out")
     with run_lock.writing_file(args.out, "--out"):

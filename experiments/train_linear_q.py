@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import csv
 import json
+import math
 import os
 import pathlib
 import time
@@ -41,7 +42,7 @@ import numpy as np  # noqa: E402
 import pyspiel  # noqa: E402
 from scipy import stats  # noqa: E402
 
-from experiments import file_errors, run_lock  # noqa: E402
+from experiments import estimates, file_errors, run_lock  # noqa: E402
 from experiments.run_folder import RunError  # noqa: E402
 from solvers.envs.batched import SushiGoBatch  # noqa: E402
 from solvers.linear_q import (POINTS_SCALE, THRESHOLDS, LinearQ, feature_count,  # noqa: E402
@@ -256,6 +257,32 @@ def write_curve(curve: list[dict], yardstick: tuple[float, float, float], oppone
   plt.close(figure)
 
 
+def _check_arguments(args: argparse.Namespace, parser: argparse.ArgumentParser) -> None:
+  """Counts of 1 or more, a finite positive time budget and rates, epsilons in [0, 1]."""
+  for name in ("steps", "num_envs", "eval_every", "eval_games"):
+    if getattr(args, name) < 1:
+      parser.error(f"--{name.replace('_', '-')} is {getattr(args, name)}; allowed: 1 or more")
+  for name in ("minutes", "learning_rate"):
+    if not (math.isfinite(getattr(args, name)) and getattr(args, name) > 0):
+      parser.error(f"--{name.replace('_', '-')} is {getattr(args, name)}; allowed: a finite"
+                   " number > 0")
+  for name in ("epsilon", "final_epsilon"):
+    if not 0 <= getattr(args, name) <= 1:
+      parser.error(f"--{name.replace('_', '-')} is {getattr(args, name)}; allowed: 0 to 1")
+
+
+_MEASURED_ENVS = 16
+
+
+def _bytes_per_env(args: argparse.Namespace) -> int:
+  """The memory one game of the batch takes in training: the batch's own arrays, measured on a
+  batch of `_MEASURED_ENVS`, and the training's (the previous observations, the action, two
+  uniforms)."""
+  batch = SushiGoBatch(_MEASURED_ENVS, opponents=opponents(args.opponent), seed=0, **GAME_PARAMS)
+  arrays = sum(value.nbytes for value in vars(batch).values() if isinstance(value, np.ndarray))
+  return -(-arrays // _MEASURED_ENVS) + 4 * batch.observation_size + 8 + 16
+
+
 def main(argv: list[str] | None = None) -> int:
   parser = argparse.ArgumentParser(description=__doc__.partition("\n\n")[0])
   parser.add_argument("--opponent", default="heuristic", help="the opponent bot: random, greedy or"
@@ -275,9 +302,13 @@ def main(argv: list[str] | None = None) -> int:
                       help="train afresh over an existing --out (refused without it)")
   parser.add_argument("--quiet", action="store_true")
   args = parser.parse_args(argv)
+  _check_arguments(args, parser)
   out = pathlib.Path(args.out)
-  out.parent.mkdir(parents=True, exist_ok=True)
   try:
+    estimates.check_memory([estimates.Need(
+        f"--num-envs {args.num_envs:,} games in the batch would take", "of memory",
+        args.num_envs * _bytes_per_env(args), "fewer --num-envs")])
+    out.parent.mkdir(parents=True, exist_ok=True)
     file_errors.check_output_file(out, "--out")
     with run_lock.writing_file(out, "--out"):
       if os.path.lexists(out) and not args.force:
@@ -291,6 +322,8 @@ def main(argv: list[str] | None = None) -> int:
       model.save(str(out))
   except (ValueError, RunError) as e:
     parser.error(str(e))
+  except OSError as e:
+    parser.error(file_errors.describe(e))
   write_curve(curve, yardstick, args.opponent, out.parent)
   print(json.dumps({"final": curve[-1], "random_play_margin": yardstick}))
   return 0

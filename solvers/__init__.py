@@ -14,6 +14,8 @@ only when that bot is asked for: `make_bot("random", ...)` loads neither scipy n
                          exploitability
   solvers.linear_q       a linear action-value model and the bot playing it (trained in the
                          batched environment)
+  solvers.learning       masked PPO on the batched core (the `learn` extra) and the bot playing
+                         its agents
   solvers.envs           Gymnasium environments against the bots (the `rl` extra)
   solvers.match          one game between bots
 """
@@ -36,6 +38,7 @@ BOTS: dict[str, str] = {
     "policy": "solvers.equilibrium.policies:PolicyBot",
     "subgame": "solvers.equilibrium.subgame:SubgameBot",
     "linear_q": "solvers.linear_q:LinearQBot",
+    "ppo": "solvers.learning.network:PPOBot",
 }
 
 

@@ -7,6 +7,12 @@ in the `pyspiel.convert_to_turn_based` form, reads every position afresh, and dr
 its policy with `numpy.random.default_rng(seed)`. Random play works on both games; the greedy and
 heuristic bots value Sushi Go cards, so they play `python_sushi_go` only.
 
+Their play is fixed, whatever the game's utility, and so is what they play for (parameter
+`objective`, `solvers.bot`): random play maximises nothing and takes only "auto"; the greedy and
+heuristic bots play for points (their own, and the heuristic also for points it denies the next
+player), an estimate of the margin, and take "auto" or "margin". "win" is refused: nothing in
+them values a Pudding tie-break or a lead that is already safe.
+
 The greedy and heuristic bots decide from a `PlayerView`, built from the game's `knowledge` (the
 one answer to what a player knows), so they cannot read hidden cards by accident. They are the
 references of their compiled twins (`solvers.policy_kernels`: `sushi_go.greedy_action`,
@@ -21,7 +27,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from solvers.bot import Bot, Policy
+from solvers.bot import Bot, Policy, resolve_objective
 from sushigo_spiel.sushi_go import knowledge, scoring
 from sushigo_spiel.sushi_go import rules as R
 from sushigo_spiel.sushi_go.cards import Kind
@@ -60,9 +66,19 @@ def table_view(rules: R.Rules, table: R.Table, player: int) -> PlayerView:
 
 
 class RandomBot(Bot):
-  """Picks uniformly among the legal actions (Chopsticks pairs included); plays both games."""
+  """Picks uniformly among the legal actions (Chopsticks pairs included); plays both games.
+  It plays for nothing: `objective` takes "auto" only."""
 
+  PARAMETERS = {"objective": "auto"}
+  OBJECTIVES = ("auto",)
   cheap_policy = True
+
+  def resolved_objective(self) -> str | None:
+    """None: uniform play maximises nothing."""
+    if self.params["objective"] not in self.OBJECTIVES:
+      raise ValueError(f"parameter 'objective' is {self.params['objective']!r}; allowed for"
+                       " RandomBot: auto (uniform play maximises nothing)")
+    return None
 
   def policy_at(self, table) -> Policy:
     legal = self.dynamics.legal_actions(self.rules, table, self.player_id)
@@ -70,10 +86,18 @@ class RandomBot(Bot):
 
 
 class ViewBot(Bot):
-  """A Sushi Go bot deciding from its player's `PlayerView`."""
+  """A Sushi Go bot deciding from its player's `PlayerView`; it plays for points, an estimate of
+  the margin, whatever the game's utility: `objective` takes "auto" or "margin"."""
 
+  PARAMETERS = {"objective": "auto"}
+  OBJECTIVES = ("auto", "margin")
   GAMES = ("python_sushi_go",)
   cheap_policy = True
+
+  def resolved_objective(self) -> str:
+    """"margin", under any utility (see the class docstring)."""
+    return resolve_objective(self.params["objective"], "margin", self.OBJECTIVES,
+                             type(self).__name__)
 
   def policy_at(self, table) -> Policy:
     return self.policy(table_view(self.rules, table, self.player_id))
@@ -155,7 +179,8 @@ class HeuristicBot(ViewBot):
   by playing variants of this bot against each other, at 2 and 4 players.
   """
 
-  PARAMETERS = {
+  # The valuation's weights, which the compiled twin reads (`policy_kernels.heuristic.parameters`).
+  WEIGHTS = {
       "set_weight": 1.0,
       "dumpling_curve": 0.3,
       "wasabi_weight": 0.6,
@@ -169,6 +194,12 @@ class HeuristicBot(ViewBot):
       "soy_sauce_lead": 1.0,
       "temperature": 0.0,
   }
+  PARAMETERS = {**WEIGHTS, "objective": "auto"}
+
+  @property
+  def weights(self) -> dict[str, float]:
+    """This bot's `WEIGHTS`, as given."""
+    return {name: self.params[name] for name in self.WEIGHTS}
 
   def policy(self, view: PlayerView) -> Policy:
     valuer = _Valuer(view, self.params)

@@ -10,6 +10,12 @@ policy at a simultaneous node given as the rules' `Table` (what the player may k
 `self.dynamics.knowledge(self.rules, table, self.player_id)`), or override `get_policy` when they
 work on pyspiel states.
 
+Every bot takes `objective`, what it plays for: "margin" (own points less the others' mean),
+"win" (the win share: 1 shared by the winners, the rulebook's tie-breaks included) or "auto" (the
+default: "win" in a game with `utility=win`, "margin" otherwise); `OBJECTIVES`, `resolve_objective`.
+A searcher maximises it at its leaves (`objective_game`); a bot that plays a file or fixed rules
+accepts only what it maximises and refuses the rest in a sentence.
+
 All randomness comes from the seed: `self.uniform` draws floats in [0, 1) from
 `numpy.random.default_rng(seed)` unless a subclass sets another generator from the same seed.
 """
@@ -40,6 +46,38 @@ Policy = list[tuple[int, float]]
 CLOCKS = {"wall": time.perf_counter, "cpu": time.thread_time}
 
 
+# What a bot can play for (its `objective` parameter); "auto" follows the game's utility.
+OBJECTIVES = ("auto", "margin", "win")
+
+
+def resolve_objective(name: str, utility: str, allowed: tuple[str, ...] = OBJECTIVES,
+                      who: str = "this bot") -> str:
+  """The objective "margin" or "win" that parameter `objective` = `name` asks for in a game with
+  `utility`: "auto" is "win" under `utility=win`, "margin" otherwise. A ValueError when `name` is
+  not in `allowed`, or when "auto" resolves to an objective outside it (naming `who`)."""
+  if name not in allowed:
+    raise ValueError(f"parameter 'objective' is {name!r}; allowed for {who}: {', '.join(allowed)}")
+  resolved = name if name != "auto" else ("win" if utility == "win" else "margin")
+  if resolved not in allowed:
+    raise ValueError(f"parameter 'objective' is 'auto', which is {resolved!r} in a game with"
+                     f" utility={utility}, and {who} does not play for {resolved!r}; allowed"
+                     f" here: {', '.join(a for a in allowed if a != 'auto')}")
+  return resolved
+
+
+def objective_game(game: pyspiel.Game, objective: str) -> pyspiel.Game:
+  """`game` (simultaneous) scored so that its returns are `objective`: under "win" the game with
+  `utility=win`; under "margin" the game itself when its utility is the score or the margin (the
+  searchers take margins from scores) and the game with `utility=margin` otherwise. Only the
+  utility changes: the rules of play are the same."""
+  game = simultaneous_game(game)
+  utility = game.rules.utility
+  wanted = "win" if objective == "win" else ("margin" if utility == "win" else utility)
+  if wanted == utility:
+    return game
+  return pyspiel.load_game(game.get_type().short_name, {**game.get_parameters(), "utility": wanted})
+
+
 def budget_clock(name: str) -> Callable[[], float]:
   """The clock named `name` (of `CLOCKS`); a ValueError names the allowed ones."""
   if name not in CLOCKS:
@@ -55,6 +93,9 @@ class Bot(pyspiel.Bot):
   # Whether `policy_at` is a quick function of the table alone (no search, no random draws), so
   # other algorithms may ask it at any node: opponent models, reading a bot as a policy.
   cheap_policy = False
+  # What parameter `objective` accepts ("auto" included); a bot that plays fixed rules or a file
+  # narrows it to what it maximises.
+  OBJECTIVES: tuple[str, ...] = OBJECTIVES
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
     pyspiel.Bot.__init__(self)
@@ -69,6 +110,8 @@ class Bot(pyspiel.Bot):
     self.seed = seed
     self.rng = np.random.default_rng(seed)
     self.uniform = self.rng.random
+    if "objective" in self.PARAMETERS:
+      self.objective = self.resolved_objective()
 
   # ----- pyspiel.Bot
 
@@ -93,7 +136,32 @@ class Bot(pyspiel.Bot):
   def step(self, state: pyspiel.State) -> int:
     return self.step_with_policy(state)[1]
 
+  # ----- sizes, known before a bot is built (`experiments.estimates`)
+
+  @classmethod
+  def decision_memory(cls, game: pyspiel.Game, params: dict[str, Any]) -> int:
+    """The most memory one decision of this bot with `params` may allocate beyond the bot itself
+    (the search trees it preallocates or grows), from the parameters alone: a search bot's tree
+    is sized before any bot is built, so that one too large for the machine is refused rather
+    than allocated. 0 for a bot that allocates little per decision; a time budget (`seconds`)
+    is bounded by the time, not by this figure."""
+    del game, params
+    return 0
+
+  @classmethod
+  def timing_parameters(cls, params: dict[str, Any]) -> tuple[dict[str, Any], float]:
+    """Parameters under which a decision is cheap enough to time before a run, and how many times
+    longer a decision with `params` takes (its budget's ratio, iterations being about equally
+    costly): `params` themselves and 1 for a bot without a budget."""
+    return params, 1.0
+
   # ----- for subclasses
+
+  def resolved_objective(self) -> str | None:
+    """What this bot plays for, "margin" or "win", from parameter `objective` and the game's
+    utility (`resolve_objective`); a bot of fixed play or a file overrides it."""
+    return resolve_objective(self.params["objective"], self.rules.utility, self.OBJECTIVES,
+                             type(self).__name__)
 
   def policy_at(self, table) -> Policy:
     """The policy of the bot's player at a simultaneous node of the rules."""
@@ -127,6 +195,20 @@ class Bot(pyspiel.Bot):
       raise ValueError(f"the {what} at {self.params['path']} was trained for {trained}, not"
                        f" {self.game}")
 
+  def check_objective_trained(self, trained: pyspiel.Game, what: str) -> None:
+    """A ValueError unless this bot's objective is what the saved `what` at parameter `path` was
+    trained to maximise: "win" for a file trained with `utility=win`, "margin" for one trained
+    with the margin or the points (whose play counts as the margin's, as the baselines')."""
+    utility = trained.rules.utility
+    plays_for = "win" if utility == "win" else "margin"
+    if self.objective != plays_for:
+      asked = (f"objective 'auto', which is {self.objective!r} in a game with"
+               f" utility={self.rules.utility}," if self.params["objective"] == "auto" else
+               f"objective {self.objective!r},")
+      raise ValueError(f"the {what} at {self.params['path']} was trained with utility={utility}"
+                       f" and plays for the {plays_for}; {asked} so give objective"
+                       f"={plays_for!r} to play it, or a {what} trained for the {self.objective}")
+
   def check_turn(self, state: pyspiel.State) -> None:
     if not state.is_simultaneous_node() and state.current_player() != self.player_id:
       raise ValueError(f"player {self.player_id} has no move here (current player: "
@@ -153,6 +235,22 @@ def checked_parameters(bot_class: type[Bot], params: dict[str, Any]) -> dict[str
       raise ValueError(f"parameter {name!r} of {bot_class.__name__} is {value!r}; allowed: a"
                        f" finite number (default {defaults[name]!r})")
   return {**defaults, **params}
+
+
+def scaled_budget(params: dict[str, Any], names: tuple[str, ...], cheap: dict[str, float]
+                  ) -> tuple[dict[str, Any], float]:
+  """`params` with each budget parameter of `names` lowered to at most its value in `cheap` (a
+  time budget `seconds` when it is set, else the counts), and the product of the ratios: what
+  `Bot.timing_parameters` returns for bots whose decisions cost in proportion to their budget."""
+  if params.get("seconds", 0) > 0:
+    names = ("seconds",)
+  scaled, factor = dict(params), 1.0
+  for name in names:
+    value = params[name]
+    if value > cheap[name]:
+      scaled[name] = type(value)(cheap[name])
+      factor *= value / cheap[name]
+  return scaled, factor
 
 
 def _is_number(value: Any) -> bool:

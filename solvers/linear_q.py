@@ -89,15 +89,18 @@ def masked_argmax(values: np.ndarray, masks: np.ndarray) -> np.ndarray:
 
 class LinearQBot(Bot):
   """Plays a saved `LinearQ` model greedily: the legal action of highest value at its player's
-  observation (the observer's tensor of the type it was trained on)."""
+  observation (the observer's tensor of the type it was trained on). It plays for what it was
+  trained on (`objective`, as `PolicyBot`'s: `Bot.check_objective_trained`)."""
 
-  PARAMETERS = {"path": ""}
+  PARAMETERS = {"path": "", "objective": "auto"}
   cheap_policy = True
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
     super().__init__(game, player_id, seed, **params)
     self.model = self.load_saved(LinearQ.load, "model")
-    self.check_trained_for(pyspiel.load_game(self.model.metadata["game"]), "model")
+    trained = pyspiel.load_game(self.model.metadata["game"])
+    self.check_trained_for(trained, "model")
+    self.check_objective_trained(trained, "model")
     self.observer = self.game.make_py_observer(pyspiel.IIGObservationType(
         perfect_recall=self.model.metadata["observation_type"] == "information_state",
         private_info=pyspiel.PrivateInfoType.SINGLE_PLAYER))

@@ -26,7 +26,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 CONFIGS = sorted((ROOT / "experiments" / "configs").glob("*.toml"))
 ALWAYS = {"seconds", "clock", "objective"}  # the time budget, and what to optimise
 WITHOUT_SECONDS = {"iterations", "worlds"}  # the budget of a search counted in iterations
-FILE_BOTS = {"policy", "linear_q", "blueprint"}  # bots whose file is their input
+FILE_BOTS = {"policy", "linear_q", "ppo", "blueprint"}  # bots whose file is their input
 
 
 def _tables(path: pathlib.Path) -> dict:

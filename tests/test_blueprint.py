@@ -135,12 +135,12 @@ def _oracle_value_features(values, i):
 def test_ranked_features_add_the_heuristic_rank_and_gap(params):
   rules = R.Rules.from_params(**params)
   spec = build_spec(rules)
-  valuation = heuristic.parameters(baselines.HeuristicBot.PARAMETERS)
+  valuation = heuristic.parameters(baselines.HeuristicBot.WEIGHTS)
   ranks = set()
   for table, pos, legal in _random_decisions(rules, spec, games=6, seed=11):
     for player in range(rules.num_players):
       view = baselines.table_view(rules, table, player)
-      valuer = baselines._Valuer(view, baselines.HeuristicBot.PARAMETERS)
+      valuer = baselines._Valuer(view, baselines.HeuristicBot.WEIGHTS)
       values = [valuer.action_value(action) for action in legal[player]]
       for i, action in enumerate(legal[player]):
         got = features.ranked_features_of(spec, pos, player, valuation, action).tolist()
@@ -491,7 +491,7 @@ def test_ranked_blueprint_file_keeps_its_valuation(tmp_path):
   loaded = load_blueprint(path)
   assert loaded.metadata["abstraction"] == "cards+rank"
   np.testing.assert_array_equal(loaded.valuation,
-                                heuristic.parameters(baselines.HeuristicBot.PARAMETERS))
+                                heuristic.parameters(baselines.HeuristicBot.WEIGHTS))
   tree = GameTree(game)
   np.testing.assert_array_equal(policy_array(tree, loaded), policy_array(tree, solver.policy()))
   cards = trained(game, "es-mccfr", seed=0, table_bits=12, iterations=100).solver

@@ -21,7 +21,7 @@ from sushigo_spiel.compiled.sushi_go import codec
 from sushigo_spiel.compiled.sushi_go.layout import build_spec
 from sushigo_spiel.reduced_games import load_reduced
 
-HEURISTIC = heuristic.parameters(HeuristicBot.PARAMETERS)
+HEURISTIC = heuristic.parameters(HeuristicBot.WEIGHTS)
 
 
 @pytest.fixture(scope="module", params=["cards", "cards+rank"])

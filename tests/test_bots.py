@@ -415,9 +415,9 @@ def test_heuristic_parameters_change_its_choices():
 
 def test_registry_names_and_parameters():
   search_and_learned = {"openspiel_ismcts", "so_ismcts", "mo_ismcts", "pimc", "policy",
-                        "linear_q", "subgame"}
+                        "linear_q", "ppo", "subgame"}
   assert set(solvers.BOTS) == set(BOT_NAMES) | search_and_learned
-  assert solvers.bot_parameters("random") == {}
+  assert solvers.bot_parameters("random") == {"objective": "auto"}
   heuristic = solvers.bot_parameters("heuristic")
   assert heuristic["temperature"] == 0.0 and "wasabi_weight" in heuristic
   heuristic["temperature"] = 9
@@ -436,7 +436,8 @@ def test_make_bot_rejects_an_unknown_name():
 def test_make_bot_rejects_an_unknown_parameter():
   with pytest.raises(ValueError, match=r"unknown parameter\(s\) wasabi .*'wasabi_weight': 0.6"):
     solvers.make_bot("heuristic", load(), 0, 0, wasabi=1.0)
-  with pytest.raises(ValueError, match=r"unknown parameter\(s\) depth .*allowed .*: \{\}"):
+  with pytest.raises(ValueError,
+                     match=r"unknown parameter\(s\) depth .*allowed .*: \{'objective': 'auto'\}"):
     solvers.make_bot("greedy", load(), 0, 0, depth=2)
 
 

@@ -63,7 +63,7 @@ PARAMETER_SETS = {
                        wasabi_patience=0.3, maki_weight=1.3, maki_pace=1.7, pudding_weight=0.6,
                        pudding_pace=0.9, chopsticks_weight=1.1, deny_weight=0.55,
                        soy_sauce_lead=0.4),
-    "weights at 0": {name: 0.0 for name in baselines.HeuristicBot.PARAMETERS},
+    "weights at 0": {name: 0.0 for name in baselines.HeuristicBot.WEIGHTS},
 }
 RANDOM_SHARES = (0.0, 0.5, 1.0)  # of the decisions where a game goes on with a random action
 
@@ -84,7 +84,7 @@ def decisions(compiled: CompiledSushiGo, seed: int):
   rules = compiled.rules
   rng = random.Random(seed)
   random_share = RANDOM_SHARES[seed % len(RANDOM_SHARES)]
-  params = heuristic.parameters(baselines.HeuristicBot.PARAMETERS)
+  params = heuristic.parameters(baselines.HeuristicBot.WEIGHTS)
   kernels = SushiGoPolicies(compiled)
   table = R.initial_table(rules)
   while table.actor != TERMINAL:
@@ -107,7 +107,7 @@ class Checker:
   def __init__(self, compiled: CompiledSushiGo, game_params: dict):
     self.core, self.kernels, self.rules = compiled, SushiGoPolicies(compiled), compiled.rules
     self.bots = [_bot(params, game_params) for params in PARAMETER_SETS.values()]
-    self.arrays = [heuristic.parameters(bot.params) for bot in self.bots]
+    self.arrays = [heuristic.parameters(bot.weights) for bot in self.bots]
     size = self.rules.num_distinct_actions
     self.legal, self.values = np.empty(size, dtype=np.int64), np.empty(size)
 
@@ -171,9 +171,9 @@ def test_every_term_of_the_valuation_is_compared(name):
   changed = {}
   samples = [decision for seed in range(8) for decision in decisions(compiled, seed)]
   for index, parameter in enumerate(heuristic.PARAMETER_NAMES[:heuristic.TEMPERATURE]):
-    params = heuristic.parameters(baselines.HeuristicBot.PARAMETERS)
+    params = heuristic.parameters(baselines.HeuristicBot.WEIGHTS)
     params[index] -= 0.5
-    default = heuristic.parameters(baselines.HeuristicBot.PARAMETERS)
+    default = heuristic.parameters(baselines.HeuristicBot.WEIGHTS)
     changed[parameter] = any(checker.compiled_values(pos, player, params)
                              != checker.compiled_values(pos, player, default)
                              for pos, _, player in samples)
@@ -239,11 +239,11 @@ def test_heuristic_playouts_are_the_python_rollouts(game_params, policy):
   game = pyspiel.load_game("python_sushi_go", game_params)
   if policy == "heuristic_eps":
     python_policy = EpsilonHeuristic(game, 0.3)
-    params = heuristic.parameters(baselines.HeuristicBot.PARAMETERS, epsilon=0.3)
+    params = heuristic.parameters(baselines.HeuristicBot.WEIGHTS, epsilon=0.3)
   else:
     bot = _bot(PARAMETER_SETS["softmax" if policy == "softmax" else "default"], game_params)
     python_policy = rollouts.BaselinePolicy(bot)
-    params = heuristic.parameters(bot.params)
+    params = heuristic.parameters(bot.weights)
   rules, games, stream = compiled.rules, 12, Xoshiro256(11)
   expected = [rollouts.rollout(DYNAMICS, rules, R.initial_table(rules),
                                [python_policy] * rules.num_players, stream.random)
@@ -277,7 +277,7 @@ def test_make_rollout_policy_hands_out_the_compiled_policy():
 
 def test_a_pure_heuristic_draws_no_uniform_and_a_mixed_one_draws_one_per_decision():
   compiled = CompiledSushiGo.from_params(players=2)
-  params = heuristic.parameters(baselines.HeuristicBot.PARAMETERS)
+  params = heuristic.parameters(baselines.HeuristicBot.WEIGHTS)
   pos = compiled.initial_position()
   rng = new_state(2)
   compiled.skip_chance(pos, rng)
@@ -298,19 +298,19 @@ def test_a_pure_heuristic_draws_no_uniform_and_a_mixed_one_draws_one_per_decisio
 
 
 def test_the_parameter_array_follows_the_bots_parameters():
-  assert heuristic.PARAMETER_NAMES == tuple(baselines.HeuristicBot.PARAMETERS)
-  params = heuristic.parameters({**baselines.HeuristicBot.PARAMETERS, "deny_weight": 0.7}, 0.2)
+  assert heuristic.PARAMETER_NAMES == tuple(baselines.HeuristicBot.WEIGHTS)
+  params = heuristic.parameters({**baselines.HeuristicBot.WEIGHTS, "deny_weight": 0.7}, 0.2)
   assert params[heuristic.DENY_WEIGHT] == 0.7 and params[heuristic.EPSILON] == 0.2
   assert len(params) == heuristic.PARAMETERS_SIZE
   with pytest.raises(ValueError, match="exactly the names"):
     heuristic.parameters({"set_weight": 1.0})
   with pytest.raises(ValueError, match="epsilon is 1.5"):
-    heuristic.parameters(baselines.HeuristicBot.PARAMETERS, 1.5)
+    heuristic.parameters(baselines.HeuristicBot.WEIGHTS, 1.5)
 
 
 def test_the_core_checks_where_and_with_what_the_heuristic_is_asked():
   kernels = SushiGoPolicies.from_params(players=2)
-  params = heuristic.parameters(baselines.HeuristicBot.PARAMETERS)
+  params = heuristic.parameters(baselines.HeuristicBot.WEIGHTS)
   pos = kernels.core.initial_position()
   with pytest.raises(ValueError, match="actor is -1"):
     kernels.heuristic_action(pos, 0, params)

@@ -49,7 +49,8 @@ def _statistics(bandit, actions: int):
 
 @pytest.mark.parametrize("bot_class", [SOISMCTSBot, MOISMCTSBot], ids=["so", "mo"])
 @pytest.mark.parametrize("selection_name, objective", [
-    ("ucb1", "utility"), ("exp3", "utility"), ("regret_matching", "utility"), ("ucb1", "margin")])
+    ("ucb1", "utility"), ("exp3", "utility"), ("regret_matching", "utility"), ("ucb1", "margin"),
+    ("ucb1", "win")])
 @pytest.mark.parametrize("players, turn", [(2, 0), (3, 1)])
 def test_compiled_ismcts_keeps_the_python_statistics(bot_class, selection_name, objective,
                                                      players, turn):
@@ -201,7 +202,7 @@ def test_priors_and_epsilon_rollouts_beat_random_play():
     (dict(bias=-1), "'bias' is -1; allowed: a number >= 0"),
     (dict(prior="greedy", selection="exp3"), "progressive bias is UCB1's"),
     (dict(prior="smart"), "no kernel for smart"),
-    (dict(objective="points"), "'objective' is 'points'; allowed: auto, utility, margin"),
+    (dict(objective="points"), "'objective' is 'points'; allowed for SOISMCTSBot: auto, margin, win, utility"),
     (dict(clock="sundial"), "'clock' is 'sundial'; allowed: wall, cpu"),
 ])
 def test_bad_search_parameters_are_refused(params, message):

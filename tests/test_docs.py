@@ -8,6 +8,8 @@ played.
 
 from __future__ import annotations
 
+import json
+import lzma
 import pathlib
 import re
 import shutil
@@ -65,6 +67,29 @@ def test_a_changed_stored_result_makes_the_check_fail(tmp_path):
   assert fresh != page and "0.71 (p<0.001)*" in fresh
 
 
+def test_the_objective_block_reads_each_pair_from_the_records(tmp_path):
+  """A three-way round robin of made-up games: each row holds one pair's games only, and a tie on
+  points taken by the Pudding tie-break is a whole win but half a game outscored."""
+  run = tmp_path / "objective-subgame"
+  run.mkdir()
+  (run / "summary.md").write_text("# objective-subgame\n", encoding="utf-8")
+  games = [(["subgame (margin)", "heuristic"], [50, 40], [0]),
+           (["heuristic", "subgame (margin)"], [45, 40], [0]),
+           (["subgame (win)", "heuristic"], [44, 40], [0]),
+           (["heuristic", "subgame (win)"], [40, 41], [1]),
+           (["subgame (win)", "subgame (margin)"], [45, 45], [0])]
+  lines = [json.dumps({"index": i, "seats": seats, "scores": scores, "winners": winners})
+           for i, (seats, scores, winners) in enumerate(games)]
+  (run / "records.jsonl.xz").write_bytes(lzma.compress("\n".join(lines).encode("utf-8")))
+  rows = docs.render("objective", results=tmp_path).splitlines()[2:]
+  assert [row.split(" | ")[:5] for row in rows] == [
+      ["| subgame", "margin", "heuristic", "2", "0.500 [0.095, 0.905]"],
+      ["| subgame", "win", "heuristic", "2", "1.000 [0.342, 1.000]"],
+      ["| subgame", "win", "subgame (margin)", "1", "1.000 [0.207, 1.000]"]]
+  assert rows[0].split(" | ")[5].startswith("+2.50 [")
+  assert rows[2].split(" | ")[5:] == ["+0.00 [nan, nan]", "0.50 (p=1.000) |"]
+
+
 def test_an_unknown_block_is_refused():
   with pytest.raises(KeyError, match="no generated block 'nonsense'"):
     docs.render("nonsense")
@@ -115,7 +140,13 @@ FIGURE = re.compile(
     r"|(?<![\w.])[-−+]?\d+\.\d+(?![\w.])"                      # a decimal: 0.62, 46.42, -1.3
     r"|\[\s*[-−]?\d[\d,.]*\s*,\s*[-−]?\d[\d,.]*\s*\]"          # an interval: [0.58, 0.66]
     r"|(?<![\w.])\d[\d,]* of (?:the )?\d[\d,]* games"          # a count: 538 of 1,000 games
-    r"|(?<![\w.])\d[\d,]*(?:\.\d+)? times (?:as|faster|slower|fewer|more)\b")  # 115 times as
+    r"|(?<![\w.])\d[\d,]*(?:\.\d+)? times (?:as|faster|slower|fewer|more)\b"  # 115 times as
+    # whole numbers that are results, not rules, parameters or sizes ("3 rounds", "2-5 players",
+    # "a Pudding is worth +6", "default -1" stay allowed):
+    r"|(?<![\w.])[-−+]\d[\d,]*(?= points| a game| of margin)"  # a signed margin: +2 points
+    r"|(?<![\w.])\d[\d,]* of (?:them|\d[\d,]*)\b"            # a count: 64 of them, 56 of 100
+    r"|(?<![\w.])\d[\d,]* (?:wins|ties|losses)\b"              # 67 ties
+    r"|\b(?:won|lost|took|outscored|beat) \d[\d,]*\b")         # took 73 s, won 56
 INPUT_FENCES = ("python", "bash", "sh", "toml")
 
 
@@ -160,8 +191,17 @@ def test_the_figure_scan_finds_a_planted_figure():
   page = _read("README.md")
   assert figures_by_hand(page) == []
   for planted in ("in 0.62 of games", "a margin of +2.20 [1.76, 2.63]", "in 47% of games",
-                  "538 of 1,000 games", "115 times as fast"):
+                  "538 of 1,000 games", "115 times as fast", "by +2 points", "64 of them",
+                  "after 67 ties", "though it took 73 s"):
     assert figures_by_hand(page + f"\nThe bot wins {planted}.\n"), planted
+
+
+def test_the_figure_scan_leaves_numbers_that_are_not_results():
+  """Whole numbers of rules, parameters and sizes are prose, not figures of a run."""
+  for prose in ("2-5 players", "3 rounds of 10 cards", "the most Puddings score +6, the fewest -6",
+                "exact_threshold -1 chooses by budget", "1,000 iterations a move",
+                "100 ms of CPU", "one of 4 seats"):
+    assert figures_by_hand(f"A game has {prose}.\n") == [], prose
 
 
 def test_allowed_figures_appear_where_they_are_allowed():

@@ -44,15 +44,18 @@ OVERALL = "all games"
 
 # Tournaments: the quickstart (3 competitors, 2 and 4 players, with the luck of the deal), a
 # round robin of 4 search bots at 2 and 4 players (non-significant pairs), 4 competitors around an
-# anchor (pairs that never met), and a 2-competitor 4-player run whose stored report is current.
+# anchor (pairs that never met), a 2-competitor 4-player run whose stored report is current, and
+# a 2- and 4-player run with the AIVAT terms.
 # Not subgame-head-to-head: its records.jsonl.xz are those of the run before the rerun of commit
 # cc8214d (no `continuations` in the subgame bot's recorded params), so they do not give its
 # stored summary; the records of that rerun were not stored.
-TOURNAMENTS = ("quickstart", "search-round-robin", "cfr-head-to-head", "subgame-4p-head-to-head")
+TOURNAMENTS = ("quickstart", "search-round-robin", "cfr-head-to-head", "subgame-4p-head-to-head",
+               "blueprint-head-to-head")
 # Stored reports written by the current report code (the others predate the luck columns and the
 # note on them, which `sushigo report` now adds; their figures are checked cell by cell above).
 CURRENT_REPORTS = {"quickstart": ("summary.md",),
-                   "subgame-4p-head-to-head": ("summary.md", "summary.csv")}
+                   "subgame-4p-head-to-head": ("summary.md", "summary.csv"),
+                   "blueprint-head-to-head": ("summary.md", "summary.csv")}
 # Solving runs (approximate exploitability): four responders; a baseline with the paired
 # differences (the results page's difference from returns alone); and exact gains on reduced
 # games beside the bounds, with units that recorded no CPU seconds.
@@ -186,8 +189,9 @@ def table_outcomes(record: dict) -> dict[str, dict]:
   (1/k for each of k winners) and, when recorded, luck and the margin of the luck."""
   scores, winners = record["scores"], record["winners"]
   margins = seat_margins(scores)
-  luck = record.get("luck")
+  luck, decisions = record.get("luck"), record.get("decisions")
   luck_margins = seat_margins(luck) if luck is not None else None
+  decisions_margins = seat_margins(decisions) if decisions is not None else None
   seats_of: dict[str, list[int]] = {}
   for seat, name in enumerate(record["seats"]):
     seats_of.setdefault(name, []).append(seat)
@@ -198,7 +202,9 @@ def table_outcomes(record: dict) -> dict[str, dict]:
   shares = [1 / len(winners) if seat in winners else 0.0 for seat in range(len(scores))]
   return {name: {"seats": len(seats), "score": over(seats, scores),
                  "margin": over(seats, margins), "win": over(seats, shares),
-                 "luck": over(seats, luck), "luck_margin": over(seats, luck_margins)}
+                 "luck": over(seats, luck), "luck_margin": over(seats, luck_margins),
+                 "decisions": over(seats, decisions),
+                 "decisions_margin": over(seats, decisions_margins)}
           for name, seats in seats_of.items()}
 
 
@@ -211,15 +217,25 @@ def competitor_figures(outcomes: list[dict]) -> dict:
       "margin": t_interval([o["margin"] for o in outcomes]),
       "wins": wins, "win": (wins / games, *wilson(whole_games(wins), games)),
       "corrected_score": None, "corrected_margin": None,
-      "score_variance_ratio": math.nan, "margin_variance_ratio": math.nan}
+      "score_variance_ratio": math.nan, "margin_variance_ratio": math.nan,
+      "aivat_score": None, "aivat_margin": None}
+
+  def ratio(values, raw):
+    return (sample_variance(values) / sample_variance(raw)
+            if games >= 2 and sample_variance(raw) > 0 else math.nan)
+
   if all(o["luck"] is not None for o in outcomes):
     for figure, luck in (("score", "luck"), ("margin", "luck_margin")):
       raw = [o[figure] for o in outcomes]
       corrected = [o[figure] - o[luck] for o in outcomes]
       figures[f"corrected_{figure}"] = t_interval(corrected)
-      figures[f"{figure}_variance_ratio"] = (
-          sample_variance(corrected) / sample_variance(raw)
-          if games >= 2 and sample_variance(raw) > 0 else math.nan)
+      figures[f"{figure}_variance_ratio"] = ratio(corrected, raw)
+      if all(o["decisions"] is not None for o in outcomes):
+        decisions = "decisions" if figure == "score" else "decisions_margin"
+        aivat = [o[figure] - o[luck] - o[decisions] for o in outcomes]
+        figures[f"aivat_{figure}"] = t_interval(aivat)
+        figures[f"aivat_{figure}_variance_ratio"] = ratio(aivat, raw)
+        figures[f"aivat_{figure}_luck_ratio"] = ratio(aivat, corrected)
   return figures
 
 
@@ -303,11 +319,13 @@ def assert_number(printed: str, value: float, digits: int, where: str) -> None:
       f"{where}: printed {printed}, the oracle gives {value:.{digits + 4}f}"
 
 
-ESTIMATE = re.compile(r"^(\S+) \[(?:(\S+), (\S+)|n/a)\](?: \((\S+)\))?$")
+ESTIMATE = re.compile(r"^(\S+) \[(?:(\S+), (\S+)|n/a)\](?: \((\S+?)(?:, (\S+))?\))?$")
 
 
-def assert_estimate(cell: str, estimate, digits: int, where: str, ratio: float | None = None):
-  """A cell "value [low, high]" (or "value [n/a]"), with " (ratio)" when `ratio` is given."""
+def assert_estimate(cell: str, estimate, digits: int, where: str, ratio: float | None = None,
+                    second_ratio: float | None = None):
+  """A cell "value [low, high]" (or "value [n/a]"), with " (ratio)" when `ratio` is given, and
+  " (ratio, second ratio)" when `second_ratio` is too."""
   match = ESTIMATE.match(cell)
   assert match, f"{where}: {cell!r} is not an estimate"
   value, low, high = estimate
@@ -323,6 +341,11 @@ def assert_estimate(cell: str, estimate, digits: int, where: str, ratio: float |
   else:
     assert match[4] is not None, f"{where}: {cell!r} has no variance ratio"
     assert_number(match[4], ratio, 2, where + " (variance ratio)")
+  if second_ratio is None:
+    assert match[5] is None, f"{where}: {cell!r} has a second variance ratio"
+  else:
+    assert match[5] is not None, f"{where}: {cell!r} has no second variance ratio"
+    assert_number(match[5], second_ratio, 2, where + " (variance ratio to luck-corrected)")
 
 
 def markdown_tables(lines: list[str]) -> list[list[list[str]]]:
@@ -357,16 +380,20 @@ METRIC_HEADERS = {"score": "mean score [95% CI]", "margin": "mean margin [95% CI
                   "win": "win rate [Wilson 95%]"}
 CORRECTED_HEADERS = {"score": "luck-corrected score [95% CI] (var. ratio)",
                      "margin": "luck-corrected margin [95% CI] (var. ratio)"}
+AIVAT_HEADERS = {"score": "AIVAT score [95% CI] (var. ratio to raw, to luck-corrected)",
+                 "margin": "AIVAT margin [95% CI] (var. ratio to raw, to luck-corrected)"}
 RATING_HEADER = "rating μ ± σ"
 
 
-def expected_header(metrics: list[str], lucky: bool) -> list[str]:
+def expected_header(metrics: list[str], lucky: bool, aivat: bool) -> list[str]:
   header = ["competitor", "games", "seats"]
   for metric in ("score", "margin", "win"):
     if metric in metrics:
       header.append(METRIC_HEADERS[metric])
       if lucky and metric in CORRECTED_HEADERS:
         header.append(CORRECTED_HEADERS[metric])
+      if aivat and metric in AIVAT_HEADERS:
+        header.append(AIVAT_HEADERS[metric])
   return header + [RATING_HEADER]
 
 
@@ -410,7 +437,8 @@ def test_summary_md_tables_cell_by_cell(run, source, oracles, regenerated):
   for label, group in oracle.items():
     table = markdown_tables(sections[label])[0]
     lucky = all(f["corrected_score"] is not None for f in group["figures"].values())
-    assert table[0] == expected_header(config["report"]["metrics"], lucky), label
+    aivat = all(f["aivat_score"] is not None for f in group["figures"].values())
+    assert table[0] == expected_header(config["report"]["metrics"], lucky, aivat), label
     assert [row[0] for row in table[1:]] == group["order"], label
     for row in table[1:]:
       cells, figures = dict(zip(table[0], row)), group["figures"][row[0]]
@@ -424,6 +452,11 @@ def test_summary_md_tables_cell_by_cell(run, source, oracles, regenerated):
           assert_estimate(cells[CORRECTED_HEADERS[metric]], figures[f"corrected_{metric}"], 2,
                           f"{where}, corrected {metric}",
                           ratio=figures[f"{metric}_variance_ratio"])
+        if AIVAT_HEADERS.get(metric) in cells:
+          assert_estimate(cells[AIVAT_HEADERS[metric]], figures[f"aivat_{metric}"], 2,
+                          f"{where}, AIVAT {metric}",
+                          ratio=figures[f"aivat_{metric}_variance_ratio"],
+                          second_ratio=figures[f"aivat_{metric}_luck_ratio"])
       mu, sigma = cells[RATING_HEADER].split(" ± ")
       assert_number(mu, group["ratings"][row[0]][0], 1, f"{where}, rating mu")
       assert_number(sigma, group["ratings"][row[0]][1], 1, f"{where}, rating sigma")
@@ -485,6 +518,10 @@ CSV_BASE = ["game", "competitor", "games", "seats", "mean_score", "score_ci_low"
 CSV_CORRECTED = ["corrected_score", "corrected_score_ci_low", "corrected_score_ci_high",
                  "score_variance_ratio", "corrected_margin", "corrected_margin_ci_low",
                  "corrected_margin_ci_high", "margin_variance_ratio"]
+CSV_AIVAT = ["aivat_score", "aivat_score_ci_low", "aivat_score_ci_high",
+             "aivat_score_variance_ratio", "aivat_score_luck_ratio", "aivat_margin",
+             "aivat_margin_ci_low", "aivat_margin_ci_high", "aivat_margin_variance_ratio",
+             "aivat_margin_luck_ratio"]
 CSV_DIGITS = 6
 
 
@@ -497,6 +534,11 @@ def csv_expectations(figures: dict, rating: tuple[float, float]) -> dict[str, fl
     names = [n for n in CSV_CORRECTED if figure in n]
     values = (None,) * 4 if corrected is None else (*corrected,
                                                     figures[f"{figure}_variance_ratio"])
+    expected.update(zip(names, values))
+    aivat = figures[f"aivat_{figure}"]
+    names = [n for n in CSV_AIVAT if figure in n]
+    values = (None,) * 5 if aivat is None else (*aivat, figures[f"aivat_{figure}_variance_ratio"],
+                                                figures[f"aivat_{figure}_luck_ratio"])
     expected.update(zip(names, values))
   return expected
 
@@ -513,9 +555,10 @@ def test_summary_csv_cell_by_cell(run, source, oracles, regenerated):
     rows = list(csv.reader(file))
   header = rows[0]
   assert header[:len(CSV_BASE)] == CSV_BASE
-  assert header[len(CSV_BASE):] in ([], CSV_CORRECTED)  # older reports lack the luck columns
+  # older reports lack the luck columns, or the AIVAT ones
+  assert header[len(CSV_BASE):] in ([], CSV_CORRECTED, CSV_CORRECTED + CSV_AIVAT)
   if source == "regenerated":
-    assert header == CSV_BASE + CSV_CORRECTED
+    assert header == CSV_BASE + CSV_CORRECTED + CSV_AIVAT
   expected_keys = [(label, name) for label, group in oracle.items() for name in group["order"]]
   assert [(row[0], row[1]) for row in rows[1:]] == expected_keys
   for row in rows[1:]:

@@ -138,6 +138,35 @@ def test_reproduce_matches_a_run(convergence_run, capsys):
   assert "Match: all 3 results reproduced exactly" in capsys.readouterr().out
 
 
+SEEDED = EXACT.replace('games = ["tiny"]', 'games = ["tiny"]\nseeds = 3') + """
+[[players]]
+name = "so"
+bot = "so_ismcts"
+params = { iterations = 20 }
+"""
+
+
+def test_seeds_measure_a_search_bot_with_each_seed_and_a_baseline_once(tmp_path):
+  """With `seeds`, the search bot is measured three times, with three seeds (its policy is a
+  draw), the baselines once; the report gives the mean with the range of the draws."""
+  run_dir = solving.run(write(tmp_path, SEEDED), out=tmp_path / "run", quiet=True)
+  entries = results(run_dir)
+  assert [(e["competitor"], e["draw"]) for e in entries] == [
+      ("random", 0), ("greedy", 0), ("so", 0), ("so", 1), ("so", 2)]
+  draws = [e["exploitability"] for e in entries[2:]]
+  row = next(line for line in (run_dir / "summary.md").read_text(encoding="utf-8").splitlines()
+             if line.startswith("| tiny | so |"))
+  assert row.split(" | ")[2:4] == [
+      "3", f"{np.mean(draws):.4f} [{min(draws):.4f}, {max(draws):.4f}]"]
+
+
+def test_seeds_are_refused_for_a_kind_that_reports_its_own_intervals(tmp_path):
+  text = CONVERGENCE.replace('games = ["tiny"]', 'games = ["tiny"]\nseeds = 2')
+  with pytest.raises(config_lib.ConfigError,
+                     match="experiment.seeds: 2 seeds for kind 'convergence'"):
+    solving.parse(text)
+
+
 def test_exact_exploitability_of_the_random_bot_is_the_uniform_policys(tmp_path, tiny_tree):
   run_dir = solving.run(write(tmp_path, EXACT), out=tmp_path / "run", quiet=True)
   random_entry, greedy_entry = results(run_dir)

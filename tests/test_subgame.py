@@ -150,7 +150,7 @@ def test_common_rollout_seeds_value_a_pudding_by_its_worth_alone():
   def worth(salt, seed):
     settings = subgame_kernels.Settings(
         searcher=0, root_round=0, stop_turn=0, walk=ES, rollouts=rollouts,
-        prior=subgame_kernels.UNIFORM, rollout_salt=salt, open_worlds=0)
+        prior=subgame_kernels.UNIFORM, rollout_salt=salt, open_worlds=0, win=0)
     stream = new_state(seed)  # without a salt, the second leaf draws where the first stopped
     values = [subgame_kernels.leaf_values(spec, pos, 3, random_play, params, settings, stream)
               for pos in (more, base)]

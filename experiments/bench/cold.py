@@ -155,23 +155,24 @@ def merged(spec: str) -> dict:
   return figures
 
 
-def comparison(before: dict, after: dict) -> str:
-  """Markdown tables of two runs' figures (JSON of `--json`), before and after, as docs/speed.md
-  shows them: per kernel set, then the quickstart."""
+def comparison(runs: list[tuple[str, dict]]) -> str:
+  """Markdown tables of stored runs' figures (JSON of `--json`), one column per (label, figures)
+  in `runs`, as docs/speed.md shows them: per kernel set, then the quickstart."""
   def cell(figures: dict | None) -> str:
     return "" if figures is None else f"{figures['cpu']:.1f} ({figures['wall']:.0f})"
-  sets = {run: {entry["set"]: entry for entry in figures.get("sets", [])}
-          for run, figures in (("before", before), ("after", after))}
-  names = list(dict.fromkeys([*sets["before"], *sets["after"]]))
-  lines = ["| kernel set, compiled cold | before: CPU s (wall s) | after: CPU s (wall s) |",
-           "|---|---:|---:|"]
-  lines += [f"| {name} | {cell(sets['before'].get(name))} | {cell(sets['after'].get(name))} |"
+  sets = [{entry["set"]: entry for entry in figures.get("sets", [])} for _, figures in runs]
+  names = list(dict.fromkeys(name for by_set in sets for name in by_set))
+  heads = " | ".join(f"{label}: CPU s (wall s)" for label, _ in runs)
+  rule = "|---" + "|---:" * len(runs) + "|"
+  lines = [f"| kernel set, compiled cold | {heads} |", rule]
+  lines += [f"| {name} | " + " | ".join(cell(by_set.get(name)) for by_set in sets) + " |"
             for name in names]
-  lines.append(f"| every set, one process (start-up included) | {cell(before.get('all_sets'))} |"
-               f" {cell(after.get('all_sets'))} |")
-  lines += ["", "| quickstart | before: CPU s (wall s) | after: CPU s (wall s) |", "|---|---:|---:|"]
-  lines += [f"| {name} | {cell(before.get(f'quickstart_{name}'))} |"
-            f" {cell(after.get(f'quickstart_{name}'))} |" for name in ("cold", "warm")]
+  lines.append("| every set, one process (start-up included) | "
+               + " | ".join(cell(figures.get("all_sets")) for _, figures in runs) + " |")
+  lines += ["", f"| quickstart | {heads} |", rule]
+  lines += [f"| {name} | " + " | ".join(cell(figures.get(f"quickstart_{name}"))
+                                        for _, figures in runs) + " |"
+            for name in ("cold", "warm")]
   return "\n".join(lines)
 
 
@@ -180,13 +181,14 @@ def main(argv: list[str] | None = None) -> int:
   parser.add_argument("--no-sets", action="store_true", help="skip compiling every kernel set")
   parser.add_argument("--no-quickstart", action="store_true", help="skip the quickstart runs")
   parser.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
-  parser.add_argument("--compare", nargs=2, metavar=("BEFORE", "AFTER"),
-                      help="instead, print the markdown tables of two --json files (runs may"
-                      " write the sets and the quickstart to separate files: give each as"
-                      " BEFORE_SETS+BEFORE_QUICKSTART)")
+  parser.add_argument("--compare", nargs="+", metavar="RUN",
+                      help="instead, print the markdown tables of --json files, a column each"
+                      " (a run may write the sets and the quickstart to separate files: give it"
+                      " as SETS+QUICKSTART)")
   args = parser.parse_args(argv)
   if args.compare:
-    print(comparison(*(merged(spec) for spec in args.compare)))
+    print(comparison([(pathlib.Path(spec.split("+")[0]).stem, merged(spec))
+                      for spec in args.compare]))
     return 0
   figures = run(sets=not args.no_sets, quickstart=not args.no_quickstart)
   if args.json:

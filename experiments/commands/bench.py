@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 
+from experiments import estimates
 from experiments import file_errors
 from experiments.bench import cfr as cfr_bench
 from experiments.bench import cold as cold_bench
@@ -18,6 +19,8 @@ from sushigo_spiel import reduced_games
 
 
 def bench(args: argparse.Namespace) -> int:
+  if args.training_workers:
+    estimates.print_notes([estimates.workers_note(args.training_workers, "--training-workers")])
   if args.equilibrium:
     for name in (args.equilibrium_game, args.python_game):
       if name not in reduced_games.REDUCED_GAMES:
@@ -67,6 +70,8 @@ def bench(args: argparse.Namespace) -> int:
     figures["equilibrium"] = _equilibrium(args)
   if args.rl:
     figures["rl"] = _rl(args)
+  if args.ppo:
+    figures["ppo"] = _ppo(args)
   _write_figures(args, figures)
   return 0
 
@@ -92,6 +97,15 @@ def _equilibrium(args: argparse.Namespace) -> dict:
   return {"exploitability": {**exploitability._asdict(), "cpp_ratio": exploitability.cpp_ratio,
                              "python_speedup": exploitability.python_speedup},
           "cfr": {**cfr._asdict(), "ratio": cfr.ratio}}
+
+
+def _ppo(args: argparse.Namespace) -> dict:
+  from experiments.bench import learning  # the learn extra: JAX and optax
+  print(f"\nThe PPO learner beside its environment, {args.seconds:g} s each, {args.repeats}"
+        " time(s)", flush=True)
+  figures = learning.run(seconds=args.seconds, repeats=args.repeats)
+  print(learning.report(figures))
+  return figures
 
 
 def _rl(args: argparse.Namespace) -> dict:

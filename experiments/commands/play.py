@@ -94,9 +94,10 @@ def _play_web(args: argparse.Namespace, seed: int) -> int:
 def _load_game(game_string: str, error) -> pyspiel.Game:
   """Loads a game string of one of `GAMES`; any problem ends in `error` with a clear message."""
   try:
-    name = pyspiel.game_parameters_from_string(game_string)["name"]
-  except pyspiel.SpielError as e:
-    error(f"--game {game_string!r}: {e}")
+    name = config.game_name(game_string)
+  except ValueError as e:
+    error(f"--game {game_string!r} is not a game string ({e}); allowed: {' or '.join(GAMES)}"
+          f" game strings, as in {' or '.join(map(repr, GAMES.values()))}")
   if name not in GAMES:
     error(f"--game {game_string!r}: this command plays {' or '.join(GAMES)} only, as in"
           f" {' or '.join(map(repr, GAMES.values()))}; got game {name!r}")

@@ -1,4 +1,5 @@
-"""`sushigo train`: a CFR-family policy trained on an abstraction, saved with its provenance.
+"""`sushigo train`: a CFR-family policy trained on an abstraction, saved with its provenance (or,
+with --algorithm ppo, a PPO agent: `experiments.commands.train_ppo`).
 
 Everything that can be checked is checked before training starts, so that a long training is not
 lost at the end: the game (a reduced game's name or a drafting game string), the size of what the
@@ -17,6 +18,8 @@ import sys
 
 import pyspiel
 
+from experiments import config as config_lib
+from experiments import estimates
 from experiments import execution
 from experiments import file_errors
 from experiments import run_lock
@@ -28,6 +31,7 @@ from solvers.equilibrium import policies as policy_io
 from solvers.equilibrium.blueprint_training import BlueprintTrainer, NonFiniteTables
 from solvers.equilibrium.game_tree import GameTree
 from solvers.equilibrium.tree_policies import policy_array
+from solvers.equilibrium import tree_size
 from solvers.equilibrium.tree_size import check_tree_size
 from sushigo_spiel import reduced_games
 
@@ -36,10 +40,16 @@ DRAFTING_GAMES = ("python_sushi_go", "python_sushi_draft")
 
 def train(args: argparse.Namespace) -> int:
   _check_game(args)
+  estimates.print_notes([estimates.workers_note(args.workers)])
   if args.address and args.backend != "ray":
     args.error("--address needs --backend ray")
   if args.force and args.resume:
     args.error("--force trains afresh over --out, --resume continues it: give one of them")
+  if args.algorithm == "ppo":
+    from experiments.commands.train_ppo import train_ppo  # pylint: disable=C0415 (JAX: on demand)
+    return train_ppo(args)
+  if args.ppo or args.opponents or args.agent:
+    args.error("--ppo, --opponents and --agent are settings of --algorithm ppo")
   if args.abstraction in blueprint.ABSTRACTIONS:
     return _train_blueprint(args)
   if args.workers != 1 or args.resume or args.backend != "local" or args.play or \
@@ -74,9 +84,14 @@ def _check_nash_conv_tree(args: argparse.Namespace) -> None:
   """On a reduced game, whose exact NashConv is printed after training, refuses a tree over
   --max-nodes before training rather than after it (TreeTooLarge, a ValueError)."""
   if args.game in reduced_games.REDUCED_GAMES:
-    check_tree_size(reduced_games.load_reduced(args.game), args.max_nodes,
+    game = reduced_games.load_reduced(args.game)
+    check_tree_size(game, args.max_nodes,
                     "its exact NashConv, printed after training, needs its whole tree",
                     "--max-nodes")
+    size = tree_size.estimate_tree_size(game)
+    estimates.check_memory([estimates.Need(
+        f"the tree of {args.game} ({size.nodes:,} nodes, estimated) would take", "of memory",
+        size.memory, "a smaller game, or a machine with the memory")])
 
 
 def _check_overwrite(args: argparse.Namespace, resumable: str) -> None:
@@ -171,11 +186,7 @@ def _check_game(args: argparse.Namespace) -> None:
   kinds (OpenSpiel's own error lists every game it knows)."""
   if args.game in reduced_games.REDUCED_GAMES:
     return
-  try:
-    name = pyspiel.game_parameters_from_string(args.game).get("name")  # none for ''
-  except pyspiel.SpielError:
-    name = None
-  if name not in DRAFTING_GAMES:
+  if config_lib.known_game_name(args.game) not in DRAFTING_GAMES:
     args.error(f"unknown game {args.game!r}; allowed: a reduced game"
                f" ({', '.join(reduced_games.REDUCED_GAMES)}) or a game string of"
                f" {' or '.join(DRAFTING_GAMES)}, such as 'python_sushi_go(players=2)'")

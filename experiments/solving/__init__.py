@@ -25,11 +25,13 @@ from __future__ import annotations
 import dataclasses
 import pathlib
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from experiments import config as config_lib
+from experiments import estimates
 from experiments import execution
 from experiments import run_folder
 from experiments.config import ConfigError, key
@@ -91,6 +93,10 @@ class Experiment(config_lib.Experiment):
   max_tree_nodes: int | None = key("the most nodes a game's tree may have, for a machine with the"
                                    " memory; none: `tree_size.MAX_TREE_NODES`", default=None,
                                    minimum=1)
+  seeds: int = key("kind exploitability: the seeds each competitor whose play depends on its seed"
+                   " (a search bot) is measured with, each a unit of its own; the report gives"
+                   " their mean and range. A bot whose policy is a function of the position alone"
+                   " is measured once", default=1, minimum=1, resolved_at_default=False)
 
 
 def load(path: str | pathlib.Path) -> SolvingConfig:
@@ -103,6 +109,10 @@ def parse(text: str) -> SolvingConfig:
   every bot (built once per game) and what its kind checks of the whole."""
   config = read_tables(text)
   _check_game_names(config)
+  if config.experiment.seeds > 1 and config.kind is not exploitability.KIND:
+    raise ConfigError(f"experiment.seeds: {config.experiment.seeds} seeds for kind"
+                      f" {config.kind.name!r}, which reports its own intervals; allowed: seeds > 1"
+                      " with kind 'exploitability' only")
   _check_tree_sizes(config)
   config_lib.check_bots(config.players, {label: config.game(label) for label, _ in config.games},
                         lambda competitor: competitor.params)
@@ -216,7 +226,7 @@ def report(run_dir: str | pathlib.Path) -> str:
   """Writes summary.md, results.csv and plots/ for a solving run; returns the Markdown."""
   run_dir = pathlib.Path(run_dir)
   config = load(run_dir / run_folder.CONFIG_FILE)
-  results = list(run_folder.read_results(run_dir, RESULTS, len(config.units())).values())
+  results = list(SOLVING.read(config, run_dir).values())
   missing = len(config.units()) - len(results)
   rows, lines = config.kind.report(config, results, run_dir / run_folder.PLOTS_DIR)
   header = f"# {config.name} ({config.kind.name})\n"
@@ -236,5 +246,39 @@ def report_files(config: SolvingConfig) -> list[str]:
   return [SUMMARY_MD, RESULTS_CSV, *plots]
 
 
+def result_problem(config: SolvingConfig) -> Callable[[int, dict], str | None]:
+  """What is wrong with the stored result of unit `number` given `config` (None if nothing): it
+  must name the config's unit (game, competitor, seat, games...) as the config lists it, and hold
+  the kind's figures in their number (`Kind.result_problem`: a unit of paired games cut short
+  would be reported as fewer games)."""
+  units = config.units()
+
+  def problem(number: int, result: dict) -> str | None:
+    unit = units[number]
+    for name, value in unit.items():
+      if result.get(name) != value:
+        return (f"unit {number} is recorded with {name} {result.get(name)!r}, but the config's"
+                f" unit {number} has {value!r}")
+    return config.kind.result_problem(unit, result)
+  return problem
+
+
+def sizes(config: SolvingConfig, workers: int) -> tuple[list[estimates.Need], int]:
+  """The trees a run's units build, one in each of `workers` processes, and the bytes of its
+  results (about `approximate.UNIT_BYTES` / 6 each, as JSON)."""
+  needs = []
+  for label, _ in config.games:
+    if config.kind.needs_tree(config, label):
+      size = tree_size.estimate_tree_size(config.game(label))
+      needs.append(estimates.Need(
+          f"the tree of {label} ({size.nodes:,} nodes, estimated), built in each of {workers}"
+          f" worker process{'es' * (workers != 1)}, would take", "of memory",
+          size.memory * workers, "fewer workers, a smaller game, or a machine with the memory"))
+  count = (approximate.unit_count(config) if config.kind is approximate.KIND
+           else len(config.units()))
+  return needs, count * approximate.UNIT_BYTES // estimates.IN_MEMORY_FACTOR
+
+
 SOLVING = execution.Experiment(results=RESULTS, parse=parse, size=lambda c: len(c.units()),
-                               play=run_numbered_unit, report=report, report_files=report_files)
+                               play=run_numbered_unit, report=report, report_files=report_files,
+                               check=result_problem, sizes=sizes)

@@ -48,6 +48,7 @@ from matplotlib.figure import Figure
 
 import solvers
 from experiments import config as config_lib
+from experiments import estimates
 from experiments import stats
 from experiments.config import ConfigError, key
 from experiments.solving import figures
@@ -56,6 +57,9 @@ from experiments.solving.kind import Kind, Report, SolvingConfig, Unit
 from solvers.equilibrium import approximate
 
 GAMES_PER_UNIT = 10  # paired games of one seat per unit
+# A unit in memory: its dict as `units` lists it, and its result read back (about 300 bytes of
+# JSON, six times that as Python objects; `experiments.estimates`).
+UNIT_BYTES = 2_400
 DEFAULT_RESPONDER = "ismcts"  # the responder of `agent`
 PLOTS = "bound"
 
@@ -149,6 +153,13 @@ def check(config: SolvingConfig) -> None:
   """Refuses a responder that cannot answer a competitor (lbr against a search bot), and
   parameters its bot refuses, before anything runs."""
   names = [competitor.name for competitor in config.players]
+  try:
+    estimates.check_memory([estimates.Need(
+        f"its {unit_count(config):,} units of work (paired games by {GAMES_PER_UNIT}), listed"
+        " and read back, would take", "of memory", unit_count(config) * UNIT_BYTES,
+        "fewer paired games (approximate.num_games), or fewer responders or competitors")])
+  except estimates.TooLarge as e:
+    raise ConfigError(f"approximate.num_games: {e}") from None
   if config.section.get("baseline", names[0]) not in names:
     raise ConfigError(f"approximate.baseline: {config.section['baseline']!r} is not a competitor;"
                       f" allowed: {', '.join(names)}")
@@ -166,9 +177,14 @@ def check(config: SolvingConfig) -> None:
         bots = [solvers.make_bot(competitor.bot, game, p, 0, **competitor.params)
                 for p in range(game.num_players())]
         try:
+          if responder["responder"] == DEFAULT_RESPONDER:  # an so_ismcts search: its tree sized
+            estimates.check_memory([estimates.bot_memory(
+                "so_ismcts", game, responder["params"], f"approximate responder {name!r}")])
           approximate.make_responder(game, 0, 0, responder["responder"], responder["params"],
                                      approximate.opponent_model(bots),
                                      config.section["model_in_rollouts"])
+        except estimates.TooLarge as e:
+          raise ConfigError(str(e)) from None
         except ValueError as e:
           raise ConfigError(f"approximate responder {name!r} against {competitor.name!r} on"
                             f" {label}: {e}") from None
@@ -179,6 +195,19 @@ def exact_on(config: SolvingConfig, label: str) -> bool:
   tree is over `experiment.max_tree_nodes` is refused with the config)."""
   del label
   return config.section["exact"]
+
+
+def unit_count(config: SolvingConfig) -> int:
+  """How many units `units` lists over every game, counted without listing them."""
+  per_seat = -(-config.section["num_games"] // GAMES_PER_UNIT)
+  count = 0
+  for label, _ in config.games:
+    seats = config.game(label).num_players()
+    for competitor in config.players:
+      count += exact_on(config, label)
+      count += sum(seats * per_seat for responder in responders(config.section).values()
+                   if plays(responder, competitor.name))
+  return count
 
 
 def units(config: SolvingConfig, label: str) -> list[Unit]:
@@ -218,6 +247,23 @@ def run_unit(config: SolvingConfig, game: pyspiel.Game, unit: Unit, seed: int) -
            for k in range(*unit["games"])]
   return {"agent": [p.agent for p in pairs], "self_play": [p.self_play for p in pairs],
           "cpu_seconds": time.process_time() - start}
+
+
+def result_problem(unit: Unit, result: dict) -> str | None:
+  """A unit of paired games holds one finite gain of the responder and one of self-play per game
+  of its range (a cut list would be reported as fewer games)."""
+  if unit.get("exact"):
+    return None
+  first, end = unit["games"]
+  for name in ("agent", "self_play"):
+    values = result.get(name)
+    if not (isinstance(values, list) and len(values) == end - first and all(
+        isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+        for v in values)):
+      shown = f"{len(values)} values" if isinstance(values, list) else repr(values)
+      return (f"unit {result.get('unit')}'s {name!r} holds {shown}, not {end - first} finite"
+              f" numbers, one for each of its games {first} to {end - 1}")
+  return None
 
 
 def bounds(config: SolvingConfig, results: list[dict]) -> list[dict[str, Any]]:
@@ -398,6 +444,7 @@ def _bound(by_seat: list[list[float]], halve: bool) -> stats.Estimate:
 
 
 KIND = Kind(name="approximate_exploitability", takes_players=True, units=units, run_unit=run_unit,
+            result_problem=result_problem,
             report=report, section="approximate", table=Approximate,
             needs_tree=exact_on, plots=PLOTS, check=check,
             games=("python_sushi_go", "python_sushi_draft"))

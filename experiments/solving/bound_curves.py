@@ -35,7 +35,7 @@ def gathered(run_dirs: list[pathlib.Path]) -> list[dict]:
     if config.kind is not approximate_kind.KIND:
       raise ValueError(f"{run_dir} is a run of kind {config.kind.name!r}; allowed: runs of kind"
                        f" {approximate_kind.KIND.name!r}")
-    results = list(run_folder.read_results(run_dir, solving.RESULTS, len(config.units())).values())
+    results = list(solving.SOLVING.read(config, run_dir).values())
     entries += [{**entry, "run": run_dir.name,
                  "policy": policy_label(config.competitor(entry["competitor"]))}
                 for entry in approximate_kind.bounds(config, results)]

@@ -39,7 +39,9 @@ class Kind:
     measures), so that the game's size is checked with the config;
   - `check(config)`: any check of the whole config (its table against its players), a
     ConfigError when it fails;
-  - `games`: the games (short names) it measures.
+  - `games`: the games (short names) it measures;
+  - `result_problem(unit, result)`: what is wrong with a unit's stored figures (their number and
+    types), None if nothing, checked at resume, report and reproduce.
   """
   name: str
   takes_players: bool
@@ -51,6 +53,7 @@ class Kind:
   plots: str | None = None
   needs_tree: Callable[[SolvingConfig, str], bool] = lambda config, label: True
   check: Callable[[SolvingConfig], None] = lambda config: None
+  result_problem: Callable[[Unit, dict], str | None] = lambda unit, result: None
   games: tuple[str, ...] = ("python_sushi_go",)
 
 

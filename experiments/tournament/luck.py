@@ -3,27 +3,29 @@
 Sushi Go's only chance events are the deals, one per round. For each deal a tournament records
 chance's contribution to each seat's points,
 
-  luck_r = W(after deal r) - E[W(after a deal) | before deal r],
+  luck_r = v(after deal r) - E[v(after a deal) | before deal r],
 
-where W(s) is each seat's score at the end of the round that starts at s when every seat plays on
-by a fixed reference policy of the compiled core: the bot's own twin when it has one (random,
-greedy, or the heuristic with default parameters), the default heuristic for any other bot. The
-expectation over the deal is the mean over `playouts` deals sampled from the position before it,
-each played to the round's end; W after the deal is exact when every reference is deterministic,
-else the mean of `playouts` continuations. A game's `luck` is the sum of its luck_r, by seat; the
-corrected score (margin) of a seat is its score (margin) minus its luck (the margin of its luck).
+where v (`solvers.round_values.ReferenceValue`) is each seat's score at the end of the round under way when every seat
+plays on by a fixed reference policy of the compiled core: the bot's own twin when it has one
+(random, greedy, the heuristic with default parameters, or a CFR blueprint played by `PolicyBot`,
+sampled or purified), the default heuristic for any other bot. The expectation over the deal is
+exact when the deal has at most `playouts` outcomes (tiny games), else the mean over `playouts`
+deals sampled from the position before it, each played to the round's end once; v after the deal is
+exact when every reference is deterministic (greedy, heuristic), else the mean of `playouts`
+continuations. A game's `luck` is the sum of its luck_r, by seat; the corrected score (margin) of a
+seat is its score (margin) minus its luck (the margin of its luck).
 
 Why the corrected figures stay unbiased (AIVAT, Burch et al. 2018, with terms at chance nodes
 only): given everything before deal r, the deal is drawn by the rules' own probabilities whatever
-the bots do, and W is fixed by the seating before the game, so E[W(after deal r) | before] is
+the bots do, and v is fixed by the seating before the game, so E[v(after deal r) | before] is
 exactly the expectation the sampled deals estimate: each luck_r has mean zero given the past, and
 so does their sum, so E[corrected] = E[raw]. The sampled deals and continuations draw from a stream
 of their own (seeded from the game's seed), independent of the game's chance and bots: they add
 noise, never bias. The references only decide how much variance is removed: nearly all of it when
 the bots at the table play as their references (greedy and heuristic: only the end-of-game Pudding
-scoring and the sampling noise remain), less when they do not (the random bot's own draws, a
-search's decisions). The full AIVAT would also correct the decisions of bots whose policies are
-known as probabilities; this one does not, so what the bots do is left in the figures, untouched.
+scoring and the sampling noise remain), less when they do not (the random bot's and a blueprint's
+own draws, a search's decisions). The full AIVAT (`experiments.tournament.aivat`) adds terms for
+the draws of the bots whose policies can be read, with this same v.
 """
 
 from __future__ import annotations
@@ -33,12 +35,11 @@ from collections.abc import Sequence
 import numpy as np
 import pyspiel
 
-from solvers.policy_kernels.checked import SushiGoPolicies
-from solvers.search.rollouts import compiled_policy_name, compiled_policy_parameters
+from solvers.round_values import ReferenceValue
 from sushigo_spiel.compiled.rng import new_state
+from sushigo_spiel.compiled.sushi_go.layout import ACTOR_CHANCE
 
 GAME = "python_sushi_go"  # the game whose deals have a compiled core to value them
-DEFAULT_POLICY = "heuristic"  # the reference policy of a bot without a compiled twin
 
 
 class DealLuck:
@@ -47,30 +48,46 @@ class DealLuck:
   def __init__(self, game: pyspiel.Game, bots: Sequence[pyspiel.Bot], seed: int, playouts: int):
     if playouts < 1:
       raise ValueError(f"playouts = {playouts}; allowed: an integer >= 1")
-    self.policies = SushiGoPolicies.from_params(**game.get_parameters())
-    self.core = self.policies.core
-    self.playouts = playouts
+    if game.get_type().short_name != GAME:
+      raise ValueError(f"the luck of the deal is valued on {GAME}'s compiled core; got {game}")
     self.rng = new_state(seed)
-    self.names = [compiled_policy_name(bot) or DEFAULT_POLICY for bot in bots]
-    self.deterministic = "random" not in self.names  # else W after a deal is a mean of playouts
-    self.params = compiled_policy_parameters(GAME)
+    self.value = ReferenceValue(game, bots, self.rng)
+    self.core = self.value.core
+    self.playouts = playouts
     self.luck = np.zeros(len(bots))
 
   def observe_deal(self, before: pyspiel.State, after: pyspiel.State) -> None:
     """Adds the luck of the deal that led from `before` to `after` (chance nodes in between)."""
-    deal = self.core.encode(before.table())
-    expected = np.mean([self._round_end(self._dealt(deal)) for _ in range(self.playouts)], axis=0)
-    dealt = self.core.encode(after.table())
-    continuations = 1 if self.deterministic else self.playouts
-    realised = np.mean([self._round_end(dealt.copy()) for _ in range(continuations)], axis=0)
+    expected = self.expected_deal(self.core.encode(before.table()))
+    realised = self.value(self.core.encode(after.table()), self.playouts)
     self.luck += realised - expected
 
-  def _dealt(self, deal: np.ndarray) -> np.ndarray:
-    pos = deal.copy()
-    self.core.skip_chance(pos, self.rng)
-    return pos
+  def expected_deal(self, pos: np.ndarray) -> np.ndarray:
+    """E[v(after the deal)] from the chance node `pos`: exact when the deal has at most
+    `playouts` outcomes, else the mean over `playouts` sampled deals played on once each."""
+    outcomes = self.deal_outcomes(pos)
+    if outcomes is not None:
+      return sum(p * self.value(dealt, self.playouts) for p, dealt in outcomes)
+    total = np.zeros(self.core.num_players)
+    for _ in range(self.playouts):
+      dealt = pos.copy()
+      self.core.skip_chance(dealt, self.rng)
+      total += self.value(dealt)
+    return total / self.playouts
 
-  def _round_end(self, pos: np.ndarray) -> np.ndarray:
-    """W: the scores when every seat plays its reference policy from `pos` to the round's end."""
-    self.policies.play_round(pos, self.rng, self.names, self.params)
-    return self.core.scores(pos).astype(np.float64)
+  def deal_outcomes(self, pos: np.ndarray) -> list[tuple[float, np.ndarray]] | None:
+    """Every position the deal from `pos` can lead to, with its probability; None when there are
+    more than `playouts` of them (the enumeration stops there)."""
+    frontier, dealt = [(1.0, pos)], []
+    while frontier:
+      probability, node = frontier.pop()
+      if self.core.actor(node) != ACTOR_CHANCE:
+        dealt.append((probability, node))
+        continue
+      for outcome, p in self.core.chance_outcomes(node):
+        child = node.copy()
+        self.core.apply_chance(child, outcome)
+        frontier.append((probability * p, child))
+      if len(frontier) + len(dealt) > self.playouts:
+        return None
+    return dealt

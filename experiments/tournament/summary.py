@@ -41,7 +41,11 @@ CSV_COLUMNS = (
     "rating_mu", "rating_sigma", "rating_ordinal",
     "corrected_score", "corrected_score_ci_low", "corrected_score_ci_high", "score_variance_ratio",
     "corrected_margin", "corrected_margin_ci_low", "corrected_margin_ci_high",
-    "margin_variance_ratio")
+    "margin_variance_ratio",
+    "aivat_score", "aivat_score_ci_low", "aivat_score_ci_high", "aivat_score_variance_ratio",
+    "aivat_score_luck_ratio",
+    "aivat_margin", "aivat_margin_ci_low", "aivat_margin_ci_high", "aivat_margin_variance_ratio",
+    "aivat_margin_luck_ratio")
 METRIC_HEADERS = {
     "score": "mean score [95% CI]",
     "margin": "mean margin [95% CI]",
@@ -50,6 +54,10 @@ METRIC_HEADERS = {
 CORRECTED_HEADERS = {  # the luck-corrected figures, shown after the raw one when the run has them
     "score": "luck-corrected score [95% CI] (var. ratio)",
     "margin": "luck-corrected margin [95% CI] (var. ratio)",
+}
+AIVAT_HEADERS = {  # the AIVAT figures, shown after the luck-corrected one when the run has them
+    "score": "AIVAT score [95% CI] (var. ratio to raw, to luck-corrected)",
+    "margin": "AIVAT margin [95% CI] (var. ratio to raw, to luck-corrected)",
 }
 RATING_ERROR_SIGMAS = 2  # error bars of the ratings plot
 DPI = 120
@@ -86,8 +94,8 @@ def load_run(run_dir: pathlib.Path) -> tuple[dict[str, Any], list[dict[str, Any]
   config = run_folder.read_json(run_dir / RESOLVED_FILE)
   check = None
   if (run_dir / run_folder.CONFIG_FILE).is_file():  # each record checked against its config
-    check = tournament_config.record_problem(tournament_config.read_tables(
-        (run_dir / run_folder.CONFIG_FILE).read_text(encoding="utf-8")))
+    check = tournament_config.record_problem(run_folder.stored_config(
+        run_dir, lambda path: tournament_config.read_tables(path.read_text(encoding="utf-8"))))
   records = list(run_folder.read_results(run_dir, run_folder.GAME_RECORDS,
                                          _total_games(config), check).values())
   if not records:
@@ -136,6 +144,13 @@ def _csv_row(label: str, summary: stats.Summary, rating: stats.Rating) -> list:
     corrected += (["", "", "", ""] if estimate is None else
                   [round(figure, 6) for figure in (estimate.value, estimate.low, estimate.high,
                                                     ratio)])
+  for estimate, ratios in ((summary.aivat_score, (summary.aivat_score_variance_ratio,
+                                                  summary.aivat_score_luck_ratio)),
+                           (summary.aivat_margin, (summary.aivat_margin_variance_ratio,
+                                                   summary.aivat_margin_luck_ratio))):
+    corrected += (["", "", "", "", ""] if estimate is None else
+                  [round(figure, 6) for figure in (estimate.value, estimate.low, estimate.high,
+                                                    *ratios)])
   return [label, summary.competitor, summary.games, summary.seats] + [
       round(figure, 6) for figure in figures] + corrected
 
@@ -152,6 +167,9 @@ def markdown_report(config: dict[str, Any], results: dict[str, stats.GroupStats]
     lines += _summary_table(result, order, config["report"]["metrics"]) + [""]
     lines += _head_to_head_table(result, order) + [""]
   lines += [_NOTES]
+  if any(summary.aivat_score is not None for result in results.values()
+         for summary in result.summaries.values()):
+    lines += [_AIVAT_NOTE]
   return "\n".join(lines) + "\n"
 
 
@@ -166,28 +184,43 @@ Luck-corrected: the figure minus chance's share of it (the luck of the deals, va
 playouts; same expectation, see `experiments.tournament.luck`), with the ratio of its variance to
 the raw figure's; shown when every game of the group recorded its luck.
 """
+_AIVAT_NOTE = """\
+AIVAT: the luck-corrected figure minus the readable bots' decision terms (each draw's value less
+its expectation under the bot's own policy, with the luck's value function; same expectation, see
+`experiments.tournament.aivat`), with the ratios of its variance to the raw and the luck-corrected
+figure's; shown when every game of the group recorded both.
+"""
 
 
 def _summary_table(result: stats.GroupStats, order: Sequence[str],
                    metrics: Sequence[str]) -> list[str]:
   lucky = all(summary.corrected_score is not None for summary in result.summaries.values())
-  chosen = [column for metric in METRIC_HEADERS if metric in metrics
-            for column in ((metric, False), (metric, True))
-            if not column[1] or (lucky and metric in CORRECTED_HEADERS)]
-  header = (["competitor", "games", "seats"] +
-            [(CORRECTED_HEADERS if corrected else METRIC_HEADERS)[m] for m, corrected in chosen] +
+  aivat = all(summary.aivat_score is not None for summary in result.summaries.values())
+  shown = {"raw": True, "luck": lucky, "aivat": aivat}
+  chosen = [(metric, kind) for metric in METRIC_HEADERS if metric in metrics
+            for kind in ("raw", "luck", "aivat")
+            if shown[kind] and (kind == "raw" or metric in CORRECTED_HEADERS)]
+  headers = {"raw": METRIC_HEADERS, "luck": CORRECTED_HEADERS, "aivat": AIVAT_HEADERS}
+  header = (["competitor", "games", "seats"] + [headers[kind][m] for m, kind in chosen] +
             ["rating μ ± σ"])
   rows = []
   for name in _in_order(order, result.summaries):
     summary, rating = result.summaries[name], result.ratings[name]
-    cells = {("score", False): _estimate(summary.score, 2),
-             ("margin", False): _estimate(summary.margin, 2),
-             ("win", False): _estimate(summary.win_rate, 3)}
+    cells = {("score", "raw"): _estimate(summary.score, 2),
+             ("margin", "raw"): _estimate(summary.margin, 2),
+             ("win", "raw"): _estimate(summary.win_rate, 3)}
     if lucky:
-      cells["score", True] = (f"{_estimate(summary.corrected_score, 2)}"
-                              f" ({summary.score_variance_ratio:.2f})")
-      cells["margin", True] = (f"{_estimate(summary.corrected_margin, 2)}"
-                               f" ({summary.margin_variance_ratio:.2f})")
+      cells["score", "luck"] = (f"{_estimate(summary.corrected_score, 2)}"
+                                f" ({summary.score_variance_ratio:.2f})")
+      cells["margin", "luck"] = (f"{_estimate(summary.corrected_margin, 2)}"
+                                 f" ({summary.margin_variance_ratio:.2f})")
+    if aivat:
+      cells["score", "aivat"] = (f"{_estimate(summary.aivat_score, 2)}"
+                                 f" ({summary.aivat_score_variance_ratio:.2f},"
+                                 f" {summary.aivat_score_luck_ratio:.2f})")
+      cells["margin", "aivat"] = (f"{_estimate(summary.aivat_margin, 2)}"
+                                  f" ({summary.aivat_margin_variance_ratio:.2f},"
+                                  f" {summary.aivat_margin_luck_ratio:.2f})")
     rows.append([name, str(summary.games), str(summary.seats)] + [cells[m] for m in chosen] +
                 [f"{rating.mu:.1f} ± {rating.sigma:.1f}"])
   return _table(header, rows, right_aligned_from=1)

@@ -144,6 +144,33 @@ class DraftingBatch:
     and always under "raise", which refuses them)."""
     return self._illegal
 
+  def state(self) -> dict[str, np.ndarray]:
+    """Copies of everything the next steps depend on (the games, the observations and masks, the
+    random stream): `restore` returns the batch to this point, so a checkpointed learner resumes
+    with the same games it would have played."""
+    if not self._started:
+      raise RuntimeError("state() before reset(): call reset() first")
+    return {name: member.copy() for name, member in self._members().items()}
+
+  def restore(self, state: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Returns the batch to a `state()` of a batch built with the same arguments; the
+    observations and masks there. A ValueError names a member of the wrong shape or dtype."""
+    for name, mine in self._members().items():
+      given = np.asarray(state.get(name)) if name in state else None
+      if given is None or given.shape != mine.shape or given.dtype != mine.dtype:
+        raise ValueError(f"batch state member {name!r} is"
+                         f" {'missing' if given is None else f'{given.dtype}{list(given.shape)}'};"
+                         f" allowed: {mine.dtype}{list(mine.shape)}, as state() of a batch built"
+                         " with the same arguments")
+      mine[...] = given
+    self._started = True
+    return self._observations, self._masks
+
+  def _members(self) -> dict[str, np.ndarray]:
+    """The arrays `state` copies and `restore` writes back."""
+    return {"positions": self._positions, "observations": self._observations,
+            "masks": self._masks, "rng": self._rng}
+
   def positions(self) -> np.ndarray:
     """The games' positions (the game's `compiled.<game>.layout`), one row per game: for tests
     and analysis (the compiled core's `decode` turns a row into the rules' `Table`)."""
@@ -191,6 +218,9 @@ class SushiGoBatch(DraftingBatch):
 
   def _seat_policies(self, opponents):
     return _seat_policies(opponents, self.seat, self.num_players)
+
+  def _members(self) -> dict[str, np.ndarray]:
+    return {**super()._members(), "written": self._written}
 
   def _reset_games(self):
     reset_games(self.spec, self._positions, self._start, self._rng, self.seat, self._kind,

@@ -13,6 +13,9 @@ policy itself as its opponent model, so that it approximates a best response to 
   learned a linear Q agent trained against the policy on training games of its own
           (`learned_best_response.py`), then played greedily; it needs a policy that can be read
           cheaply, and trains once per seat and process
+  ppo     masked PPO on the batched core trained against the policy, then played greedily
+          (`solvers.learning.best_response`, the `learn` extra): against random, greedy or the
+          heuristic, which the core plays exactly; trains once per seat and process
 
 In seat s the responder plays against the policy in every other seat, and its gain is its return
 minus the policy's own return in seat s when the policy plays itself.
@@ -51,6 +54,7 @@ from solvers.bot import Policy
 from solvers.equilibrium.learned_best_response import LearnedBestResponseBot
 from solvers.equilibrium.local_best_response import LocalBestResponseBot
 from solvers.equilibrium.policies import PolicyBot
+from solvers.learning.best_response import PPOBestResponseBot
 from solvers.match import play_match
 from solvers.search import rollouts
 from solvers.search.ismcts import SOISMCTSBot
@@ -58,8 +62,8 @@ from solvers.search.kernels.game import PolicyKernel
 from solvers.search.opponent_model import CompiledPolicy, OpponentModel
 
 RESPONDERS = {"ismcts": SOISMCTSBot, "lbr": LocalBestResponseBot,
-              "learned": LearnedBestResponseBot}
-READING_RESPONDERS = ("lbr", "learned")  # responders that read the policy at any table
+              "learned": LearnedBestResponseBot, "ppo": PPOBestResponseBot}
+READING_RESPONDERS = ("lbr", "learned", "ppo")  # responders that read the policy at any table
 BotFactory = Callable[[pyspiel.Game, int, int], pyspiel.Bot]  # (game, player, seed) -> bot
 
 
@@ -133,6 +137,9 @@ def make_responder(game: pyspiel.Game, seat: int, seed: int, responder: str, par
   if responder == "learned":
     return LearnedBestResponseBot(game, seat, seed, opponent_model=model, policy_key=model.key,
                                   **params)
+  if responder == "ppo":
+    return PPOBestResponseBot(game, seat, seed, opponent_model=model, policy_key=model.key,
+                              **params)
   return SOISMCTSBot(game, seat, seed, opponent_model=model, model_in_rollouts=model_in_rollouts,
                      **params)
 

@@ -61,7 +61,7 @@ def valuation(abstraction: str) -> np.ndarray:
                      f" {', '.join(ABSTRACTIONS)}")
   if abstraction == "cards":
     return np.zeros(0)
-  return heuristic.parameters(HeuristicBot.PARAMETERS)
+  return heuristic.parameters(HeuristicBot.WEIGHTS)
 
 
 def _chunk_seed(seed: int, chunk: int) -> int:

@@ -228,9 +228,14 @@ class PolicyBot(Bot):
 
   The file is checked when loaded, every key or weight it holds (`validation.load_checked_policy`),
   and each answer is checked against the actions legal where it is asked: a policy that is not a
-  distribution over them is refused with the player, the information state and the actions."""
+  distribution over them is refused with the player, the information state and the actions.
 
-  PARAMETERS = {"path": "", "play": "sample"}
+  It plays for what its file was trained to maximise (the utility in the file's game string):
+  `objective` must be that, "win" for a file trained with `utility=win` and "margin" otherwise;
+  "auto" follows the game's utility, so a margin policy in a game with `utility=win` needs
+  `objective="margin"` (`Bot.check_objective_trained`)."""
+
+  PARAMETERS = {"path": "", "play": "sample", "objective": "auto"}
   PLAYS = ("sample", "argmax")
   cheap_policy = True
 
@@ -240,6 +245,7 @@ class PolicyBot(Bot):
       raise ValueError(f"parameter 'play' is {self.params['play']!r}; allowed:"
                        f" {', '.join(self.PLAYS)}")
     self.lifted = self.load_saved(validation.load_checked_policy, "policy")
+    self.check_objective_trained(self.lifted.game, "policy")
     # The utility says what a game is scored for, not how it is played: a policy trained on
     # margins plays the same game scored by points or wins.
     trained = dataclasses.replace(self.lifted.game.rules, utility=self.rules.utility)

@@ -5,7 +5,10 @@ turns) from its player's belief, solves it with Monte Carlo CFR on the compiled 
 (`solvers.equilibrium.kernels.subgame`, where the subgame, its information sets and its leaves are
 documented) and plays the average strategy the solve reaches at its own information set at the
 root: a coarse blueprint for the whole game and search at play time over the part at hand, the
-shape of Libratus and Pluribus. Each player's objective in the subgame is its margin.
+shape of Libratus and Pluribus. Each player's objective in the subgame is the bot's `objective`:
+its margin, or its win share (with the Pudding tie-break) at the game's end, which the leaves
+estimate by playing the continuations out. The blueprint (continuations, belief) is the margin
+blueprint under either objective.
 
 Contract: a `pyspiel.Bot` of `python_sushi_go` without the robot, whose randomness comes from its
 seed; with only a budget (`seconds`, `clock`) it plays the stored blueprint of its player count
@@ -23,7 +26,7 @@ import pathlib
 import numpy as np
 import pyspiel
 
-from solvers.bot import Bot, Policy, budget_clock
+from solvers.bot import Bot, Policy, budget_clock, checked_parameters, objective_game, scaled_budget
 from solvers.equilibrium.kernels import subgame
 from solvers.equilibrium.kernels.compiling import ensure_compiled
 from solvers.equilibrium.kernels.mccfr import WALKS
@@ -98,6 +101,8 @@ class SubgameBot(Bot):
     ranges         with root public: hands of the player's drawn as the opponent sees them
     final          argmax (the default: the root average strategy's likeliest action) | average
                    (a draw from it)
+    objective      auto | margin | win: what the subgame's leaves are worth (`solvers.bot`;
+                   auto follows the game's utility)
 
   The defaults are the strongest configuration measured (docs/subgame.md).
   """
@@ -118,8 +123,14 @@ class SubgameBot(Bot):
       "belief": "reach",
       "root": "own",
       "ranges": 3,
+      "objective": "auto",
   }
   GAMES = ("python_sushi_go",)
+
+  @classmethod
+  def timing_parameters(cls, params: dict) -> tuple[dict, float]:
+    return scaled_budget(checked_parameters(cls, params), ("iterations", "worlds"),
+                         {"iterations": 8, "worlds": 4, "seconds": 0.01})
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
     super().__init__(game, player_id, seed, **params)
@@ -157,7 +168,9 @@ class SubgameBot(Bot):
     self.blueprint = self.load_saved(load_checked_blueprint, "blueprint")
     self.check_trained_for(self.blueprint.game, "blueprint")
     ensure_compiled()
-    self.spec = build_spec(rules)
+    # The spec scores the game by the objective (the win leaves read its returns).
+    self.search_rules = objective_game(self.game, self.objective).rules
+    self.spec = build_spec(self.search_rules)
     self.strategies = subgame.strategies(self.blueprint.averages, self.blueprint.valuation,
                                          [CONTINUATIONS[name] for name in names])
     self.heuristic_parameters = compiled_policy_parameters(self.dynamics.short_name)
@@ -165,7 +178,7 @@ class SubgameBot(Bot):
     self.settings = subgame.Settings(
         searcher=player_id, root_round=0, stop_turn=0, walk=WALKS[params["walk"]],
         rollouts=int(params["rollouts"]), prior=PRIORS[params["prior"]], rollout_salt=-1,
-        open_worlds=0)
+        open_worlds=0, win=int(self.objective == "win"))
     self.stream = new_state(int(np.random.SeedSequence(seed).generate_state(1)[0]))
     self.iterations_done = 0  # iterations of the last solve
     self.worlds_used = 0  # root worlds of the last solve
@@ -313,7 +326,7 @@ def round_end_values(game: pyspiel.Game, table, continuations: str, blueprint, r
   settings = subgame.Settings(
       searcher=searcher, root_round=table.round - 1, stop_turn=int(spec[HAND_SIZE]),
       walk=WALKS["es"], rollouts=int(rollouts), prior=subgame.BLUEPRINT,
-      rollout_salt=int(seed) if common else -1, open_worlds=1)
+      rollout_salt=int(seed) if common else -1, open_worlds=1, win=0)
   strategies = subgame.strategies(blueprint.averages, blueprint.valuation,
                                   [CONTINUATIONS[name] for name in names])
   return subgame.leaf_values(spec, codec.encode(rules, spec, table), 0, strategies,

@@ -57,16 +57,16 @@ def greedy_action(g, pos, player, legal):
   return best_action
 
 
-@njit
+@njit(inline="always")
 def policy_action(g, pos, player, rng, legal, policy, params):
   """The action rollout policy `policy` with parameters `params` takes for `player` (`legal` is
   a scratch buffer): the compiled searches' policy kernel (`solvers.search.kernels.game`) for
   their rollouts, priors and opponent models."""
-  if policy == RANDOM:
-    return random_action(g, pos, player, rng, legal)
   if policy == GREEDY:
     return greedy_action(g, pos, player, legal)
-  if policy == HEURISTIC_EPS and next_double(rng) < params[heuristic.EPSILON]:
+  # One call of the inlined `random_action` for both policies that use it: one copy to compile.
+  if policy == RANDOM or (policy == HEURISTIC_EPS
+                          and next_double(rng) < params[heuristic.EPSILON]):
     return random_action(g, pos, player, rng, legal)
   return heuristic.rollout_action(g, pos, player, params, rng, legal)
 

@@ -1,7 +1,8 @@
 """Information-Set MCTS for the drafting games (Cowling, Powley & Whitehouse 2012), single- and
 multiple-observer, with decoupled simultaneous selection: the bots `so_ismcts` and `mo_ismcts`.
 
-`ISMCTSBot` checks its parameters, resolves the objective, chooses an engine and turns the root
+`ISMCTSBot` checks its parameters, resolves the objective (what its playouts' ends are worth:
+the margin or the win share, `solvers.bot`), chooses an engine and turns the root
 statistics into its move: the most visited action (`final=visits`) or the root's mixed strategy
 (`final=mixed`). The engines (`ismcts_engines.py`) run the search behind one call:
 `PythonISMCTS`, the readable reference on the rules' tables, and `CompiledISMCTS`, the same
@@ -21,7 +22,8 @@ import random
 import numpy as np
 import pyspiel
 
-from solvers.bot import Bot, Policy, budget_clock
+from solvers.bot import Bot, Policy, budget_clock, checked_parameters, objective_game, scaled_budget
+from sushigo_spiel.drafting.adapter import simultaneous_game
 from solvers.search import rollouts
 from solvers.search.ismcts_engines import (CompiledISMCTS, Objective, PythonISMCTS, RootSearch,
                                            Searcher)
@@ -48,7 +50,9 @@ class ISMCTSBot(Bot):
       "bias": 0.0,
       "objective": "auto",
   }
-  OBJECTIVES = ("auto", "utility", "margin")
+  # "utility": the game's returns as they are (own points under utility=score), what some stored
+  # runs were made with.
+  OBJECTIVES = ("auto", "margin", "win", "utility")
   ENGINES = ("compiled", "python")
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None,
@@ -71,6 +75,30 @@ class ISMCTSBot(Bot):
     self.uniform = self._random.random
     self._search = self._choose_engine(engine)
 
+  @classmethod
+  def decision_memory(cls, game: pyspiel.Game, params: dict) -> int:
+    """What the compiled engine's tree may ask for in a search of `iterations` (one tree, or one
+    per player with `mo_ismcts`): an iteration adds at most one node to each tree, a node holds
+    at most a bandit row per player, and `kernels.tree.Tree.grow` doubles what is short, with
+    room for one more iteration (a row per player and step)."""
+    # Imported here: the tree's module loads numba.
+    from solvers.search.kernels.tree import tree_bytes  # pylint: disable=import-outside-toplevel
+    p = checked_parameters(cls, params)
+    if p["seconds"] > 0 or not 1 <= p["iterations"] < 2**62:
+      return 0  # a time budget bounds it; iterations out of range are refused by the bot
+    rules = simultaneous_game(game).rules
+    iterations, players = int(p["iterations"]), rules.num_players
+    trees = players if cls.tree == "multiple" else 1
+    nodes = trees * (iterations + 1)
+    return tree_bytes(players, rules.num_distinct_actions, p["selection"] != "ucb1",
+                      nodes=2 * nodes,
+                      rows=2 * (players * nodes + rules.max_game_length * players))
+
+  @classmethod
+  def timing_parameters(cls, params: dict) -> tuple[dict, float]:
+    return scaled_budget(checked_parameters(cls, params), ("iterations",),
+                         {"iterations": 200, "seconds": 0.01})
+
   def _check_params(self) -> None:
     p = self.params
     if p["selection"] not in POLICIES:
@@ -91,25 +119,27 @@ class ISMCTSBot(Bot):
       raise ValueError(f"parameter 'epsilon' is {p['epsilon']}; allowed: 0 <= epsilon <= 1")
     if not p["bias"] >= 0:
       raise ValueError(f"parameter 'bias' is {p['bias']}; allowed: a number >= 0")
-    self.objective = self._resolved_objective()
+    # The game searched: this one scored by the objective (only the utility differs).
+    self.search_game = self.game if self.objective == "utility" else \
+        objective_game(self.game, self.objective)
+    self.engine_objective = self._engine_objective()
     if p["prior"] != "none" and p["selection"] != "ucb1":
       raise ValueError(f"parameter 'prior' is {p['prior']!r} with selection"
                        f" {p['selection']!r}; progressive bias is UCB1's: allowed with"
                        " selection='ucb1', or prior='none'")
 
-  def _resolved_objective(self) -> Objective:
-    """The `objective` parameter as the engines learn it: `auto` is `margin`, or `utility` in a
-    game with utility=win."""
-    name, utility = self.params["objective"], self.rules.utility
-    if name not in self.OBJECTIVES:
-      raise ValueError(f"parameter 'objective' is {name!r}; allowed: {', '.join(self.OBJECTIVES)}")
-    if name == "margin" and utility == "win":
-      raise ValueError("parameter 'objective' is 'margin' in a game with utility=win; allowed"
-                       " there: utility, auto")
-    if name == "auto":
-      name = "utility" if utility == "win" else "margin"
-    low, high = self.game.min_utility(), self.game.max_utility()
-    return Objective(margin=name == "margin", from_scores=utility == "score", offset=low,
+  def resolved_objective(self) -> str:
+    """"margin" or "win" (`solvers.bot.resolve_objective`), or "utility": the game's returns as
+    they are, normalised by their range (own points under `utility=score`)."""
+    if self.params["objective"] == "utility":
+      return "utility"
+    return super().resolved_objective()
+
+  def _engine_objective(self) -> Objective:
+    """The objective as the engines learn it, on the returns of `self.search_game`."""
+    low, high = self.search_game.min_utility(), self.search_game.max_utility()
+    return Objective(margin=self.objective == "margin",
+                     from_scores=self.search_game.rules.utility == "score", offset=low,
                      scale=1.0 / (high - low),
                      margin_scale=float(self.rules.rounds * self.rules.hand_size * 2))
 
@@ -130,8 +160,8 @@ class ISMCTSBot(Bot):
       raise ValueError("parameters 'prior' and 'epsilon' need the compiled engine, which cannot"
                        f" run this search ({refusal or 'the Python engine was asked for'});"
                        " allowed here: prior='none', epsilon=0")
-    return PythonISMCTS(self.game, self._searcher(),
-                        rollouts.make_rollout_policy(p["rollout"], self.game),
+    return PythonISMCTS(self.search_game, self._searcher(),
+                        rollouts.make_rollout_policy(p["rollout"], self.search_game),
                         self.opponent_model, self.model_in_rollouts, self._random)
 
   def _compiled_model(self) -> CompiledPolicy | None:
@@ -154,11 +184,11 @@ class ISMCTSBot(Bot):
   def _compiled_engine(self) -> CompiledISMCTS:
     short_name, model = self.dynamics.short_name, self._compiled_model()
     if model is not None and model.kernel is not None:
-      search_game = compiled_games.SearchGame(short_name, self.rules, model.parameters,
-                                              model.kernel)
+      search_game = compiled_games.SearchGame(short_name, self.search_game.rules,
+                                              model.parameters, model.kernel)
     else:
       search_game = compiled_games.SearchGame(
-          short_name, self.rules, rollouts.compiled_policy_parameters(short_name))
+          short_name, self.search_game.rules, rollouts.compiled_policy_parameters(short_name))
     return CompiledISMCTS(search_game, self._searcher(), self.params,
                           None if model is None else model.name, self.model_in_rollouts,
                           self.game.max_game_length(), self.stream_seed)
@@ -174,7 +204,7 @@ class ISMCTSBot(Bot):
     me, owners = self.player_id, (self.player_id,)
     if self.tree == "multiple" and self.opponent_model is None:
       owners += tuple(p for p in range(self.rules.num_players) if p != me)
-    return Searcher(me, owners, self._new_bandit, self.objective,
+    return Searcher(me, owners, self._new_bandit, self.engine_objective,
                     budget_clock(self.params["clock"]))
 
   # ----- searching

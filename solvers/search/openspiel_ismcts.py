@@ -28,21 +28,34 @@ import pyspiel
 from open_spiel.python.algorithms import ismcts
 from open_spiel.python.algorithms import mcts
 
-from solvers.bot import Bot, Policy, budget_clock
+from solvers.bot import Bot, Policy, budget_clock, checked_parameters, scaled_budget
 from sushigo_spiel.drafting.adapter import history_steps, simultaneous_state
 
 
 class OpenSpielISMCTSBot(Bot):
-  """OpenSpiel's `ISMCTSBot` (UCT, random rollouts) for one player of a drafting game."""
+  """OpenSpiel's `ISMCTSBot` (UCT, random rollouts) for one player of a drafting game.
 
-  PARAMETERS = {"iterations": 200, "seconds": 0.0, "clock": "wall", "uct_c": 2.0, "rollouts": 1}
+  It maximises the returns of the game it searches. `objective` "margin" or "win" searches the
+  game scored that way; "auto" keeps OpenSpiel's own behaviour, the returns of the game as given
+  (own points under `utility=score`, unlike the project's searchers, which play for the margin
+  there): this bot is the outside reference."""
+
+  PARAMETERS = {"iterations": 200, "seconds": 0.0, "clock": "wall", "uct_c": 2.0, "rollouts": 1,
+                "objective": "auto"}
+
+  @classmethod
+  def timing_parameters(cls, params: dict) -> tuple[dict, float]:
+    return scaled_budget(checked_parameters(cls, params), ("iterations",),
+                         {"iterations": 20, "seconds": 0.01})
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
     super().__init__(game, player_id, seed, **params)
     if not self.params["seconds"] >= 0:
       raise ValueError(f"parameter 'seconds' is {self.params['seconds']}; allowed: a number >= 0"
                        " (0: the budget is `iterations`)")
-    self._turn_based = pyspiel.convert_to_turn_based(self.game)
+    searched = self.game if self.objective == self.rules.utility else pyspiel.load_game(
+        self.game.get_type().short_name, {**self.game.get_parameters(), "utility": self.objective})
+    self._turn_based = pyspiel.convert_to_turn_based(searched)
     self._rng = np.random.RandomState(np.random.SeedSequence(seed).generate_state(1)[0])
     self.uniform = self._rng.random_sample
     evaluator = mcts.RandomRolloutEvaluator(int(self.params["rollouts"]), self._rng)
@@ -53,6 +66,12 @@ class OpenSpielISMCTSBot(Bot):
     self._search.seconds = float(self.params["seconds"])
     self._search.clock = budget_clock(self.params["clock"])
     self._search.set_resampler(self._resample)
+
+  def resolved_objective(self) -> str:
+    """"margin" or "win" as asked; "auto": the game's utility as it is (see the class)."""
+    if self.params["objective"] == "auto":
+      return self.rules.utility
+    return super().resolved_objective()
 
   def get_policy(self, state: pyspiel.State) -> Policy:
     """OpenSpiel's final policy at `state` (most visited action), which the move is drawn from."""
@@ -67,7 +86,12 @@ class OpenSpielISMCTSBot(Bot):
     if state.get_game().get_type().dynamics == pyspiel.GameType.Dynamics.SEQUENTIAL:
       if state.current_player() != self.player_id:
         raise ValueError(f"it is player {state.current_player()}'s turn, not {self.player_id}'s")
-      return state
+      if self.objective == self.rules.utility:
+        return state
+      searched = self._turn_based.new_initial_state()  # the same play, scored by the objective
+      for action in state.history():
+        searched.apply_action(action)
+      return searched
     # The earlier players' choices at the root never reach the search: every simulation starts
     # from a resampled world. Taking their first legal actions keeps the bot's random stream
     # independent of cards its player cannot see.

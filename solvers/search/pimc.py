@@ -5,8 +5,9 @@ At each decision the bot samples K worlds consistent with what its player knows
 known, so only the players' simultaneous choices and the deals of later rounds remain; each world
 is solved by a world solver (`world_solvers.py`: simultaneous-move MCTS, exact two-player
 backward induction with matrix games, paranoid, or max-n) and the per-world action values are
-averaged. The decision is the action with the best mean value (`final=argmax`, ties to the lower
-action id) or a draw from the mean of the per-world policies (`final=policy`). Its known failure
+averaged; a world's ends are worth the bot's objective to every player (the margin, or the win
+share: `objective`). The decision is the action with the best mean value (`final=argmax`, ties
+to the lower action id) or a draw from the mean of the per-world policies (`final=policy`). Its known failure
 modes, strategy fusion and non-locality (`tests/test_pimc.py` shows the first on a 6-card deck),
 and its results: docs/search.md. Parameters: `PIMCBot`.
 
@@ -27,10 +28,11 @@ from __future__ import annotations
 import numpy as np
 import pyspiel
 
-from solvers.bot import Bot, Policy, budget_clock
+from solvers.bot import Bot, Policy, budget_clock, checked_parameters, objective_game, scaled_budget
 from solvers.search import rollouts, selection, world_solvers
 from solvers.search.kernels.game import SearchGame
 from sushigo_spiel.compiled.rng import new_state
+from sushigo_spiel.drafting.adapter import simultaneous_game
 from sushigo_spiel.sushi_go import knowledge
 
 FINALS = ("argmax", "policy")
@@ -66,6 +68,9 @@ class PIMCBot(Bot):
     rollout           random | greedy | heuristic, the rollout policy of every player
     selection, c, gamma   the SM-MCTS bandit (`selection.py`: ucb1 | exp3 | regret_matching)
     final             argmax | policy
+    objective         auto | margin | win: what the worlds' ends are worth to every player (the
+                      margin, or the win share with the Pudding tie-break); auto follows the
+                      game's utility (`solvers.bot`)
   """
 
   PARAMETERS = {
@@ -82,6 +87,7 @@ class PIMCBot(Bot):
       "c": 0.7,
       "gamma": 0.1,
       "final": "argmax",
+      "objective": "auto",
   }
 
   GAMES = ("python_sushi_go", "python_sushi_draft")
@@ -99,15 +105,42 @@ class PIMCBot(Bot):
       raise ValueError(f"{self.dynamics.short_name}'s worlds are solved in the compiled core only;"
                        " allowed: engine=None")
     self._clock = budget_clock(self.params["clock"])
+    # The worlds are valued in this game: the bot's game scored by the objective.
+    self.search_game_rules = objective_game(self.game, self.objective).rules
     stream_seed = int(np.random.SeedSequence(seed).generate_state(1)[0])
     self.settings = self._settings(self.game)
     self.search_game = None if engine == "python" else SearchGame(
-        self.dynamics.short_name, self.rules,
+        self.dynamics.short_name, self.search_game_rules,
         rollouts.compiled_policy_parameters(self.dynamics.short_name))
     self.sampler = None if engine == "python" else self._sampler(stream_seed)
     if self.sampler is not None and self.settings.kind != "smmcts":  # tree solvers' rollouts
       self.settings = self.settings._replace(core_rollouts=self._core_rollouts(stream_seed + 1))
     self.worlds_searched = 0  # worlds sampled at the last decision
+
+  @classmethod
+  def decision_memory(cls, game: pyspiel.Game, params: dict) -> int:
+    """The compiled worlds' tree, preallocated for the SM-MCTS iterations of one world when the
+    bot is built (`kernels.searches.WorldSampler`)."""
+    # Imported here: the tree's module loads numba.
+    from solvers.search.kernels.tree import tree_bytes  # pylint: disable=import-outside-toplevel
+    p = checked_parameters(cls, params)
+    rules = simultaneous_game(game).rules
+    iterations = int(p["iterations"])
+    if iterations == -1:
+      iterations = BUDGETED["iterations"] if p["seconds"] > 0 else AUTO_ITERATIONS
+    if iterations < 1 or iterations != p["iterations"] and p["iterations"] != -1:
+      return 0  # refused by the bot before it builds its tree
+    nodes = iterations + 2
+    return tree_bytes(rules.num_players, rules.num_distinct_actions, p["selection"] != "ucb1",
+                      nodes=nodes, rows=nodes * rules.num_players)
+
+  @classmethod
+  def timing_parameters(cls, params: dict) -> tuple[dict, float]:
+    p = checked_parameters(cls, params)
+    if p["iterations"] == -1:
+      p["iterations"] = BUDGETED["iterations"] if p["seconds"] > 0 else AUTO_ITERATIONS
+    return scaled_budget(p, ("worlds", "iterations"),
+                         {"worlds": 2, "iterations": 20, "seconds": 0.01})
 
   def _settings(self, game: pyspiel.Game) -> world_solvers.Settings:
     params, n = self.params, self.rules.num_players
@@ -172,7 +205,7 @@ class PIMCBot(Bot):
     from solvers.search.kernels.bandits import Selection  # pylint: disable=C0415
     from solvers.search.kernels.playing import NO_POLICY, PlayoutPolicies  # pylint: disable=C0415
     from solvers.search.kernels.searches import WorldSampler  # pylint: disable=C0415
-    params, rules = self.params, self.rules
+    params, rules = self.params, self.search_game_rules
     if params["rollout"] not in self.search_game.policies:
       return None
     rollout = self.search_game.policy_code(params["rollout"])
@@ -213,7 +246,8 @@ class PIMCBot(Bot):
     while (self._clock() < deadline or worlds == 0) if seconds > 0 \
         else worlds < self.params["worlds"]:
       world = knowledge.determinize(rules, table, player, rng.random)
-      result = world_solvers.solve_world(rules, world, player, self.settings, rng)
+      result = world_solvers.solve_world(self.search_game_rules, world, player, self.settings,
+                                         rng)
       for action, value in result.values.items():
         value_sums[action] += value
         value_counts[action] += 1

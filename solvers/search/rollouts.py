@@ -87,7 +87,7 @@ class BaselinePolicy:
     # Imported here: the compiled core loads numba, which the Python searches do not need.
     from solvers.policy_kernels import heuristic, sushi_go  # pylint: disable=C0415
     if isinstance(self.bot, baselines.HeuristicBot):
-      return heuristic.parameters(self.bot.params)
+      return heuristic.parameters(self.bot.weights)
     if isinstance(self.bot, baselines.GreedyBot):
       return sushi_go.NO_PARAMETERS
     raise ValueError(f"{type(self.bot).__name__} has no compiled policy; allowed: the greedy and"
@@ -104,7 +104,7 @@ def compiled_policy_name(bot) -> str | None:
   if type(bot) is baselines.GreedyBot:  # pylint: disable=C0123 (a subclass may play otherwise)
     return "greedy"
   if type(bot) is baselines.HeuristicBot and \
-      bot.params == baselines.HeuristicBot.PARAMETERS:  # pylint: disable=C0123
+      bot.weights == baselines.HeuristicBot.WEIGHTS:  # pylint: disable=C0123
     return "heuristic"
   return None
 
@@ -116,7 +116,7 @@ def compiled_policy_parameters(short_name: str) -> np.ndarray | None:
   if short_name != "python_sushi_go":
     return None
   from solvers.policy_kernels import heuristic  # pylint: disable=C0415
-  return heuristic.parameters(baselines.HeuristicBot.PARAMETERS)
+  return heuristic.parameters(baselines.HeuristicBot.WEIGHTS)
 
 
 def make_rollout_policy(name: str, game: pyspiel.Game) -> RolloutPolicy:

@@ -7,6 +7,10 @@ the compiled core rather than asking the Python policy there.
                     uniform where it has none), as `PolicyBot` with play=sample
   blueprint_argmax  its likeliest action, ties drawn uniformly, as `PolicyBot` with play=argmax
 
+`round_values` plays a position to the round's end many times, seat p by its own policy of these
+(its own parameters too: two blueprints may share a table), and averages each seat's points: the
+value function of AIVAT and the luck of the deal (`experiments.tournament.luck`).
+
 The parameter array (`parameters`) holds the heuristic's parameters first, where Sushi Go's
 policies read them, then the length of the blueprint's valuation, the valuation (empty for the
 `cards` abstraction) and the blueprint's table of average weights (a power of two long).
@@ -28,8 +32,10 @@ from sushigo_spiel.compiled.jit import KernelSet, njit
 from sushigo_spiel.compiled.rng import new_state
 from sushigo_spiel.compiled.sampling import pick_uniformly
 from sushigo_spiel.compiled.sushi_go.chance import initial_position, skip_chance
-from sushigo_spiel.compiled.sushi_go.layout import NUM_ACTIONS, build_spec
-from sushigo_spiel.compiled.sushi_go.moves import legal_actions
+from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_SIMULTANEOUS, NUM_ACTIONS, PLAYERS,
+                                                    build_spec)
+from sushigo_spiel.compiled.sushi_go.moves import legal_actions, play
+from sushigo_spiel.compiled.sushi_go.scoring import scores
 from sushigo_spiel.sushi_go.rules import Rules
 
 BLUEPRINT, BLUEPRINT_ARGMAX = len(policies.POLICIES), len(policies.POLICIES) + 1
@@ -92,6 +98,25 @@ def policy_action(g, pos, player, rng, legal, policy, params):
   return legal[count - 1]  # not reached: some action has the largest probability
 
 
+@njit
+def round_values(g, pos, rng, codes, params, starts, continuations, out):
+  """Writes to `out` each seat's points at the end of the round under way at `pos` (a decision
+  node; else its points now), averaged over `continuations` plays from it: seat p by policy
+  `codes[p]` (of `POLICIES`) reading the parameters `params[starts[p]:starts[p + 1]]`."""
+  legal = np.empty(g[NUM_ACTIONS], dtype=np.int64)
+  actions = np.empty(g[PLAYERS], dtype=np.int64)
+  out[:] = 0.0
+  for _ in range(continuations):
+    child = pos.copy()
+    while child[ACTOR] == ACTOR_SIMULTANEOUS:
+      for p in range(g[PLAYERS]):
+        actions[p] = policy_action(g, child, p, rng, legal, codes[p],
+                                   params[starts[p]:starts[p + 1]])
+      play(g, child, actions)
+    out += scores(g, child)
+  out /= continuations
+
+
 def _exercise() -> None:
   """Compiles the policy kernel for the searches' signature, and calls it with every code."""
   policy_action.compile(POLICY_ACTION)
@@ -106,6 +131,9 @@ def _exercise() -> None:
     for code in POLICIES.values():
       policy_action(spec, pos, 0, rng, legal, code, params)
     blueprint_probabilities(spec, pos, 0, params, legal, np.empty(spec[NUM_ACTIONS]))
+  codes = np.array([POLICIES["heuristic"], BLUEPRINT], dtype=np.int64)
+  round_values(spec, pos, rng, codes, np.concatenate([params, params]),
+               np.array([0, len(params), 2 * len(params)], dtype=np.int64), 2, np.empty(2))
 
 
 KERNELS = KernelSet(

@@ -82,7 +82,8 @@ def _exercise_subgame(spec, valuation, params) -> None:
   worlds = np.stack([pos, knowledge.determinize(spec, pos, 0, rng)])
   root_keys = np.array([[subgame.root_key(spec, w, p) for p in range(2)] for w in worlds])
   settings = subgame.Settings(searcher=0, root_round=0, stop_turn=99, walk=mccfr.ES, rollouts=1,
-                              prior=subgame.BLUEPRINT, rollout_salt=0, open_worlds=1)
+                              prior=subgame.BLUEPRINT, rollout_salt=0, open_worlds=1,
+                              win=0)
   blueprint = np.zeros(256)
   strategies = subgame.strategies(blueprint, valuation, [subgame.BLUEPRINT, sushi_go.GREEDY])
   tables = subgame.Tables(np.zeros(256), np.zeros(256))

@@ -13,7 +13,9 @@ private worlds, where the searcher's average strategy is otherwise added, the se
 there add its current strategy at the root to the root's average. Below it the players choose
 simultaneously, turn after turn, until a leaf: the end of the round, the end of the game, or the
 turn `settings.stop_turn` of the round. Each player's value is its margin: its points minus the
-mean of the other players' (with two players, the zero-sum difference of the two scores).
+mean of the other players' (with two players, the zero-sum difference of the two scores); with
+`settings.win`, its win share at the game's end (the spec's `utility=win`: the Pudding tie-break
+included) less the even share 1/n, zero-sum like the margin.
 
 Information sets are real, not per world: a player's key at the root is its player number and the
 hands it has held this round in that world (the searcher's is then the same in every world, the
@@ -29,10 +31,11 @@ the searcher chooses, at an information set of its own (its key at the leaf), on
 opponent the chosen one to the end of the game.
 With more players (general sum, where an opponent's choice is not a choice against the searcher)
 there is one continuation, which every player plays. A leaf's values for continuation j are the
-margins so far plus the means over `settings.rollouts` playouts of what they gain after the leaf,
-memoised in an open-addressing table (`Memo`): at a round's end per (world, round, Puddings),
-since the rounds after it depend on the rest only through the Puddings (the deck is fixed in a
-world); in mid-round per (world, path). With one continuation there is no choice.
+margins so far plus the means over `settings.rollouts` playouts of what they gain after the leaf
+(with `win`: the means of the playouts' win values, which do not add up), memoised in an
+open-addressing table (`Memo`): at a round's end per (world, round, Puddings), since the rounds
+after it depend on the rest only through the Puddings (the deck is fixed in a world) (with `win`
+the scores so far too); in mid-round per (world, path). With one continuation there is no choice.
 With a salt (`settings.rollout_salt` >= 0) the playouts use common random numbers: playout r of
 every leaf of a world, for every continuation, draws from one stream seeded by (salt, world, r).
 Leaves that differ only in a few cards then see the same deals and (where the continuations
@@ -44,7 +47,8 @@ Walks: external sampling (ES: every action of the traverser, the others sampled)
 one action of the traverser followed, the others valued by a playout on the current strategies to
 a leaf, as `mccfr.PROBE`). Regret matching with no positive regret plays the prior: the uniform
 strategy or the blueprint's (any strategy there keeps regret matching's bound). Iteration t adds
-its regrets and average weights times t (Linear CFR). Each player's objective is its own margin.
+its regrets and average weights times t (Linear CFR). Each player's objective is its own margin
+(or win value, with `settings.win`).
 
 What a solve works with is named, in NamedTuples that numba passes as tuples with named fields
 (as `solvers.search.kernels.ismcts.Settings`): its `Settings` (integers), the `Strategies` it reads
@@ -77,7 +81,7 @@ from sushigo_spiel.compiled.sushi_go import views
 from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_SIMULTANEOUS, ACTOR_TERMINAL,
                                                     HAND_SIZE, NUM_ACTIONS, PLAYERS, PUDDINGS_AT,
                                                     ROUND, TURN, TYPES)
-from sushigo_spiel.compiled.sushi_go.scoring import scores
+from sushigo_spiel.compiled.sushi_go.scoring import returns, scores
 
 BLUEPRINT = -1  # the continuation (and prior) code of the blueprint's policy
 UNIFORM = -2  # the prior code of the uniform strategy
@@ -90,8 +94,9 @@ class Settings(NamedTuple):
   """A solve's settings (integers): the `searcher`, its round (`root_round`), the turn where
   leaves begin (`stop_turn`), the `walk` (`mccfr.ES` or `mccfr.PROBE`), `rollouts` per leaf
   estimate, the `prior` (BLUEPRINT or UNIFORM), the salt of the leaves' common random numbers
-  (`rollout_salt`, < 0: none), and how many of the first root worlds every player walks
-  (`open_worlds`; the rest are the searcher's private worlds)."""
+  (`rollout_salt`, < 0: none), how many of the first root worlds every player walks
+  (`open_worlds`; the rest are the searcher's private worlds), and the objective (`win`: 1 for
+  the win value, on a spec with `utility=win`; 0 for the margin)."""
   searcher: int
   root_round: int
   stop_turn: int
@@ -100,6 +105,7 @@ class Settings(NamedTuple):
   prior: int
   rollout_salt: int
   open_worlds: int
+  win: int
 
   def typed(self) -> Settings:
     """The same settings as Python integers, the one type the kernels are compiled for."""
@@ -206,6 +212,21 @@ def _margins(g, pos, out):
 
 
 @njit(inline="always")
+def _values(g, pos, win, out):
+  """Every player's value at `pos`: its margin (`_margins`), or with `win` its win share less
+  1/n at the game's end (the spec's utility must be win) and 0 before it."""
+  if not win:
+    _margins(g, pos, out)
+    return
+  if pos[ACTOR] != ACTOR_TERMINAL:
+    out[:] = 0.0
+    return
+  returns(g, pos, out)
+  for p in range(g[PLAYERS]):
+    out[p] -= 1.0 / g[PLAYERS]
+
+
+@njit(inline="always")
 def _history_step(history, joint, n):
   for p in range(n):
     history = _mix(history, joint[p])
@@ -257,16 +278,16 @@ def _continuation_action(game, g, pos, player, code, strategies, rng, legal, pro
 
 
 @njit
-def _playout_margins(game, g, pos, searcher, own, other, strategies, rng, scratch, out):
-  """Every player's final margin (in `out`) after playing `pos` (in place) to the end, the
-  searcher on continuation `own`, the others on `other`, chance sampled."""
+def _playout_values(game, g, pos, searcher, own, other, strategies, win, rng, scratch, out):
+  """Every player's final value (`_values`, in `out`) after playing `pos` (in place) to the end,
+  the searcher on continuation `own`, the others on `other`, chance sampled."""
   legal = np.empty(g[NUM_ACTIONS], dtype=np.int64)
   probabilities = np.empty(g[NUM_ACTIONS])
   joint = np.empty(g[PLAYERS], dtype=np.int64)
   while True:
     game[SKIP_CHANCE](g, pos, rng)
     if pos[ACTOR] == ACTOR_TERMINAL:
-      _margins(g, pos, out)
+      _values(g, pos, win, out)
       return
     joint[searcher] = _continuation_action(game, g, pos, searcher, own, strategies, rng, legal,
                                            probabilities, scratch)
@@ -300,7 +321,7 @@ def _leaf_values(game, g, pos, world, history, solve, scratch, out):
   continuations = strategies.continuations
   searcher, n = settings.searcher, g[PLAYERS]
   now = np.empty(n)
-  _margins(g, pos, now)
+  _values(g, pos, settings.win, now)
   if pos[ACTOR] == ACTOR_TERMINAL:
     for j in range(len(continuations)):
       out[j, :] = now
@@ -310,6 +331,10 @@ def _leaf_values(game, g, pos, world, history, solve, scratch, out):
     state = hashing.fold(state, pos[ROUND])
     for p in range(n):
       state = hashing.fold(state, pos[g[PUDDINGS_AT] + p])
+    if settings.win:  # who wins depends on the scores so far too
+      points = scores(g, pos)
+      for p in range(n):
+        state = hashing.fold(state, points[p])
     key = hashing.finish(state)
   else:
     key = _mix(_mix(history, world), _LEAF_MARK)
@@ -328,8 +353,8 @@ def _leaf_values(game, g, pos, world, history, solve, scratch, out):
     for r in range(rollouts):
       if salt >= 0:
         seed_state(stream, np.uint64(_mix(_mix(salt, world), r)))
-      _playout_margins(game, g, pos.copy(), searcher, continuations[0], continuations[j],
-                       strategies, stream, scratch, final)
+      _playout_values(game, g, pos.copy(), searcher, continuations[0], continuations[j],
+                      strategies, settings.win, stream, scratch, final)
       for p in range(n):
         out[j, p] += final[p] - now[p]
     for p in range(n):

@@ -76,10 +76,9 @@ class ISMCTSSearch:
   def _batch(self, position: np.ndarray, count: int) -> int:
     done = ismcts.run(self.game.functions, self.game.spec, position, self.owners, self.settings,
                       self.tree.arrays(), self.rng, count)
-    if done < count:
+    if done < count:  # room for the next iteration; `grow` doubles what is short
       settings = self.settings
-      self.tree.grow(len(self.owners) * count,
-                     settings.max_depth * settings.players * max(1, count - done))
+      self.tree.grow(len(self.owners), settings.max_depth * settings.players)
     return done
 
 

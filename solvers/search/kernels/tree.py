@@ -74,6 +74,14 @@ class Tree:
       self.slot_parent, self.slot_key, self.slot_child = parent, key, child
 
 
+def tree_bytes(players: int, actions: int, learning: bool, nodes: int, rows: int) -> int:
+  """The bytes of a `Tree`'s arrays with room for `nodes` nodes (and a hash table at most half
+  full of them) and `rows` bandit rows, over `actions` action ids."""
+  slots = 1 << (2 * max(1, nodes) - 1).bit_length()
+  row_bytes = actions * (4 + 8 + 4 + (8 + 8 if learning else 0))
+  return nodes * players * 4 + rows * row_bytes + slots * (4 + 8 + 4)
+
+
 def _grown(array: np.ndarray, rows: int) -> np.ndarray:
   grown = np.zeros((rows,) + array.shape[1:], dtype=array.dtype)
   grown[:len(array)] = array

@@ -32,8 +32,9 @@ def initial_position(g):
   pos[ACTOR] = ACTOR_CHANCE
   pos[DRAWN] = -1
   pos[g[LOG_PICKS_AT]:g[BREAKDOWN_AT]] = -1  # no pick, draw or robot card logged yet
-  views.deck(g, pos)[:] = g[g[FULL_DECK_TABLE]:g[FULL_DECK_TABLE] + g[TYPES]]
-  views.round_deck(g, pos)[:] = views.deck(g, pos)
+  deck, round_deck = views.deck(g, pos), views.round_deck(g, pos)
+  for card in range(g[TYPES]):  # element by element: a slice copy compiles its shape check's
+    deck[card] = round_deck[card] = g[g[FULL_DECK_TABLE] + card]  # message, seconds of CPU
   return pos
 
 
@@ -95,7 +96,7 @@ def sample_chance(g, pos, rng):
   return pick_index(pos, _draw_pool_at(g, pos), g[TYPES], rng)
 
 
-@njit(inline="always")
+@njit
 def skip_chance(g, pos, rng):
   """Samples chance outcomes until a simultaneous node or the end of the game; a `deal=card`
   deal is dealt to its end in one go, with the draws one outcome at a time would make (as
@@ -133,8 +134,10 @@ def deal_card(g, pos, card):
 @njit
 def deal_hand(g, pos, hand):
   """Deals a whole hand (counts per card type) to the next hand to deal (`deal=hand`)."""
-  views.hand(g, pos, pos[DEALT])[:] += hand
-  views.deck(g, pos)[:] -= hand
+  held, deck = views.hand(g, pos, pos[DEALT]), views.deck(g, pos)
+  for card in range(len(hand)):  # element by element, as in `initial_position`
+    held[card] += hand[card]
+    deck[card] -= hand[card]
   _dealt_one(g, pos)
 
 

@@ -195,7 +195,10 @@ def _log_last_cards(g, pos):
   index = views.turn_index(g, pos)
   for p in range(g[PLAYERS]):
     pick = views.logged_pick_at(g, index, p)
-    pos[pick] = np.argmax(views.hand(g, pos, p))
+    hand, card = views.hand(g, pos, p), 0
+    while hand[card] == 0:  # the one card left (a loop: `np.argmax` compiles a kernel of its own)
+      card += 1
+    pos[pick] = card
     pos[pick + 1] = -1
 
 

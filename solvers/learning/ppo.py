@@ -1,0 +1,498 @@
+"""Masked PPO on the batched Sushi Go core (`solvers.envs.batched.SushiGoBatch`), in JAX and optax
+(the `learn` extra): against a league of compiled opponents, or against one fixed policy, which
+makes the trained agent a learned best response to it (`solvers.learning.best_response`).
+
+One iteration: every game of the league steps `rollout_steps` times with actions sampled from the
+masked policy (illegal actions get probability 0: their logits are `network.MASKED`); then the
+rollout's advantages (generalised advantage estimation, `gamma`, `gae_lambda`, a game's end cutting
+the bootstrap) and `epochs` passes of clipped-surrogate PPO over `minibatches` shuffled minibatches,
+each an Adam step (`learning_rate`) on
+
+  -min(ratio * A, clip(ratio, 1 - clip, 1 + clip) * A) + value_coef * (V - return)^2
+  - entropy_coef * entropy,   gradients clipped to a global norm of `max_grad_norm`,
+
+advantages normalised per minibatch. Rewards are the game's utility at the step ending a game,
+divided by `reward_scale`. Collection and the update of one iteration are one jitted call each per
+step and per iteration, so the loop's Python costs little beside the kernels.
+
+The league (`opponents`): bots with a compiled policy (random, greedy, heuristic), each given a
+share of the `num_envs` games, and each share split over the learner's seats (every seat for
+`seat=None`). Each group of games is a `SushiGoBatch` of its own.
+
+Every `eval_every` iterations the agent, playing greedily (the most probable legal action), plays
+`eval_games` fresh games against `eval_opponent` with the same deals each time (seats split evenly):
+the learning curve holds its mean return and the share of games it outscores the opponent in, with
+a Wilson interval.
+
+Determinism: the seed fixes the initial weights (numpy), the environments' streams
+(`SeedSequence(seed)` spawned per group) and the JAX key that samples actions and shuffles
+minibatches. A checkpoint (`save`) holds the weights, Adam's state, the key, every batch's state
+(`SushiGoBatch.state`) and the curve, taken between iterations, so a resumed training continues with
+exactly the numbers of an uninterrupted one (on the same machine and library versions).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+import time
+from collections.abc import Callable, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+import pyspiel
+from scipy import stats
+
+from solvers import archives
+from solvers.envs.batched import SushiGoBatch
+from solvers.learning.network import (PARAMETER_NAMES, WHAT, Network, forward,
+                                      initial_parameters)
+from solvers.opponents import COMPILED_BOTS, compiled_opponents
+from solvers.progress import progress
+from solvers.provenance import git_commit, package_version
+
+GAME_NAME = "python_sushi_go"
+EVAL_SEED = 2026
+OBSERVATION_TYPES = ("observation", "information_state")  # the evaluation games' deals: the same at every point of every curve
+
+
+@dataclasses.dataclass(frozen=True)
+class PPOConfig:
+  """A training's settings (module docstring); `from_assignments` reads them as KEY=VALUE."""
+  game: str = "python_sushi_go(players=2,utility=margin)"
+  opponents: str = "heuristic:6,greedy:1,random:1"  # bot:share, ...
+  seat: int = -1  # the learner's seat; -1: every seat, the games split evenly
+  observation_type: str = "observation"  # or "information_state" (perfect recall)
+  num_envs: int = 2048
+  rollout_steps: int = 16
+  epochs: int = 2
+  minibatches: int = 4
+  learning_rate: float = 1e-3
+  gamma: float = 1.0
+  gae_lambda: float = 0.95
+  clip: float = 0.2
+  value_coef: float = 0.5
+  entropy_coef: float = 0.01
+  max_grad_norm: float = 0.5
+  hidden: int = 128
+  reward_scale: float = 20.0
+  eval_every: int = 50
+  eval_games: int = 1000
+  eval_opponent: str = "heuristic"
+  seed: int = 0
+
+  def __post_init__(self):
+    positive = ("num_envs", "rollout_steps", "epochs", "minibatches", "hidden", "eval_every",
+                "eval_games")
+    for name in positive:
+      value = getattr(self, name)
+      if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ValueError(f"PPO setting {name} is {value!r}; allowed: an integer >= 1")
+    for name in ("learning_rate", "clip", "max_grad_norm", "reward_scale"):
+      if not (isinstance(getattr(self, name), (int, float)) and 0 < getattr(self, name) < math.inf):
+        raise ValueError(f"PPO setting {name} is {getattr(self, name)!r}; allowed: a positive"
+                         " finite number")
+    for name in ("gamma", "gae_lambda"):
+      if not 0 <= getattr(self, name) <= 1:
+        raise ValueError(f"PPO setting {name} is {getattr(self, name)!r}; allowed: 0 to 1")
+    for name in ("value_coef", "entropy_coef"):
+      if not 0 <= getattr(self, name) < math.inf:
+        raise ValueError(f"PPO setting {name} is {getattr(self, name)!r}; allowed: a finite"
+                         " number >= 0")
+    if (self.num_envs * self.rollout_steps) % self.minibatches:
+      raise ValueError(f"num_envs x rollout_steps ({self.num_envs * self.rollout_steps}) must"
+                       f" split into {self.minibatches} equal minibatches; allowed: a"
+                       " minibatches setting that divides it")
+    if not isinstance(self.seed, int) or not 0 <= self.seed < 2**32:
+      raise ValueError(f"PPO setting seed is {self.seed!r}; allowed: 0 to 2**32 - 1")
+    if self.eval_opponent not in COMPILED_BOTS:
+      raise ValueError(f"PPO setting eval_opponent is {self.eval_opponent!r}; allowed:"
+                       f" {', '.join(COMPILED_BOTS)}")
+    self.league()
+    if self.observation_type not in OBSERVATION_TYPES:
+      raise ValueError(f"PPO setting observation_type is {self.observation_type!r}; allowed:"
+                       f" {', '.join(OBSERVATION_TYPES)}")
+    players = self.game_params()["players"]
+    if not -1 <= self.seat < players:
+      raise ValueError(f"PPO setting seat is {self.seat}; allowed: -1 (every seat) or 0 to"
+                       f" {players - 1}")
+
+  def game_params(self) -> dict:
+    """The game string's parameters, checked to name a Sushi Go game."""
+    try:
+      params = dict(pyspiel.game_parameters_from_string(self.game))
+    except pyspiel.SpielError:
+      params = {}
+    if params.pop("name", None) != GAME_NAME:
+      raise ValueError(f"PPO game {self.game!r}; allowed: a {GAME_NAME} game string (the batched"
+                       " core plays Sushi Go), such as 'python_sushi_go(players=2,utility=margin)'")
+    game = pyspiel.load_game(self.game)
+    return {**params, "players": game.num_players()}
+
+  def league(self) -> list[tuple[str, float]]:
+    """The opponents and their shares of the games, read from `opponents`."""
+    league = []
+    for entry in self.opponents.split(","):
+      name, _, share = entry.strip().partition(":")
+      try:
+        weight = float(share) if share else 1.0
+      except ValueError:
+        weight = -1.0
+      if name not in COMPILED_BOTS or not 0 < weight < math.inf:
+        raise ValueError(f"PPO opponents entry {entry.strip()!r}; allowed: BOT or BOT:SHARE with"
+                         f" BOT one of {', '.join(COMPILED_BOTS)} and SHARE a positive number,"
+                         " separated by commas")
+      league.append((name, weight))
+    return league
+
+  @classmethod
+  def from_assignments(cls, assignments: Sequence[str], **given) -> PPOConfig:
+    """The config with `given` settings and KEY=VALUE `assignments` (each value read as its
+    default's type); a ValueError names an unknown key or a value of the wrong type."""
+    fields = {field.name: field for field in dataclasses.fields(cls)}
+    settings = dict(given)
+    for text in assignments:
+      key, equals, value = text.partition("=")
+      key = key.strip()
+      if not equals or key not in fields:
+        raise ValueError(f"PPO setting {text!r}; allowed: KEY=VALUE with KEY one of"
+                         f" {', '.join(fields)}")
+      kind = type(fields[key].default)
+      try:
+        settings[key] = kind(value.strip()) if kind is not float else float(value)
+      except ValueError:
+        raise ValueError(f"PPO setting {key} is {value.strip()!r}; allowed: a"
+                         f" {kind.__name__}") from None
+    return cls(**settings)
+
+
+# --------------------------------------------------------------------------------------------
+# The compiled steps
+
+
+def _log_probabilities(logits):
+  return jax.nn.log_softmax(logits, axis=-1)
+
+
+@jax.jit
+def sample_actions(params, observations, masks, key):
+  """Actions drawn from the masked policy, their log-probabilities and the states' values."""
+  logits, values = forward(params, observations, masks, jnp)
+  actions = jax.random.categorical(key, logits, axis=-1)
+  log_p = jnp.take_along_axis(_log_probabilities(logits), actions[:, None], axis=1)[:, 0]
+  return actions, log_p, values
+
+
+@jax.jit
+def greedy_actions(params, observations, masks):
+  """The most probable legal action of each game (ties to the lowest id)."""
+  return jnp.argmax(forward(params, observations, masks, jnp)[0], axis=-1)
+
+
+def _advantages(rewards, values, dones, last_values, gamma, lam):
+  """GAE over a rollout (steps x games): advantages and returns."""
+  def back(carry, step):
+    advantage, next_value = carry
+    reward, value, done = step
+    alive = 1.0 - done
+    delta = reward + gamma * next_value * alive - value
+    advantage = delta + gamma * lam * alive * advantage
+    return (advantage, value), advantage
+  _, advantages = jax.lax.scan(back, (jnp.zeros_like(last_values), last_values),
+                               (rewards, values, dones), reverse=True)
+  return advantages, advantages + values
+
+
+def _loss(params, batch, config: PPOConfig):
+  observations, masks, actions, old_log_p, advantages, returns = batch
+  logits, values = forward(params, observations, masks, jnp)
+  log_probabilities = _log_probabilities(logits)
+  log_p = jnp.take_along_axis(log_probabilities, actions[:, None], axis=1)[:, 0]
+  advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+  ratio = jnp.exp(log_p - old_log_p)
+  surrogate = jnp.minimum(ratio * advantages,
+                          jnp.clip(ratio, 1 - config.clip, 1 + config.clip) * advantages)
+  probabilities = jnp.exp(log_probabilities)
+  entropy = -jnp.sum(jnp.where(masks > 0, probabilities * log_probabilities, 0.0), axis=-1)
+  value_loss = jnp.mean((values - returns) ** 2)
+  loss = -surrogate.mean() + config.value_coef * value_loss - config.entropy_coef * entropy.mean()
+  return loss, (value_loss, entropy.mean(), jnp.mean(jnp.abs(ratio - 1) > config.clip))
+
+
+def make_update(config: PPOConfig, optimizer):
+  """The jitted update of one iteration: advantages, then `epochs` passes over shuffled
+  minibatches; returns the new parameters and optimizer state and the last minibatch's
+  statistics (loss, value loss, entropy, clipped share)."""
+  def update(params, opt_state, rollout, last_values, key):
+    observations, masks, actions, log_p, values, rewards, dones = rollout
+    advantages, returns = _advantages(rewards, values, dones, last_values, config.gamma,
+                                      config.gae_lambda)
+    flat = [x.reshape((-1,) + x.shape[2:]) for x in
+            (observations, masks, actions, log_p, advantages, returns)]
+    size = flat[0].shape[0]
+
+    def epoch(carry, epoch_key):
+      params, opt_state = carry
+      order = jax.random.permutation(epoch_key, size).reshape(config.minibatches, -1)
+
+      def minibatch(carry, indices):
+        params, opt_state = carry
+        batch = [x[indices] for x in flat]
+        (loss, stats), grads = jax.value_and_grad(_loss, has_aux=True)(params, batch, config)
+        updates, opt_state = optimizer.update(grads, opt_state, params)
+        return (optax.apply_updates(params, updates), opt_state), (loss, *stats)
+      (params, opt_state), stats = jax.lax.scan(minibatch, (params, opt_state), order)
+      return (params, opt_state), stats
+    (params, opt_state), stats = jax.lax.scan(epoch, (params, opt_state),
+                                              jax.random.split(key, config.epochs))
+    return params, opt_state, [s[-1, -1] for s in stats]
+  return jax.jit(update)
+
+
+# --------------------------------------------------------------------------------------------
+# The trainer
+
+
+class PPOTrainer:
+  """A PPO training (module docstring): `run` iterates, `save` checkpoints, `resume` reads one
+  back. `fixed_opponent` replaces the league by one compiled policy (the batch's opponent spec,
+  as `compiled_opponents` gives it) in every opponent seat, and `seat` by the given one: the
+  learned best response's setting."""
+
+  def __init__(self, config: PPOConfig, fixed_opponent=None, fixed_label: str = ""):
+    self.config = config
+    self.params_game = config.game_params()
+    self.game = pyspiel.load_game(config.game)
+    players = self.params_game["players"]
+    game_params = {k: v for k, v in self.params_game.items()}
+    self.fixed_label = fixed_label
+    seats = list(range(players)) if config.seat == -1 else [config.seat]
+    if fixed_opponent is not None:
+      groups = [(fixed_label or "fixed policy", fixed_opponent, seat, 1.0) for seat in seats]
+    else:
+      groups = [(name, compiled_opponents(self.game, name), seat, share / len(seats))
+                for name, share in config.league() for seat in seats]
+    sizes = _split(config.num_envs, [share for *_, share in groups])
+    if min(sizes) < 1:
+      raise ValueError(f"num_envs {config.num_envs} is too few for {len(groups)} groups of"
+                       " games (opponent and seat); allowed: at least one game per group")
+    streams = np.random.SeedSequence(config.seed).spawn(len(groups) + 1)
+    self.groups = [(name, seat, size) for (name, _, seat, _), size in zip(groups, sizes)]
+    self.batches = [SushiGoBatch(size, opponents=spec, seat=seat,
+                                 observation_type=config.observation_type,
+                                 seed=int(stream.generate_state(1, np.uint64)[0]), **game_params)
+                    for (_, spec, seat, _), size, stream in zip(groups, sizes, streams)]
+    for batch in self.batches:
+      batch.reset()
+    self.num_actions = self.batches[0].num_actions
+    self.observation_size = self.batches[0].observation_size
+    init_rng = np.random.default_rng(streams[-1])
+    self.params = {k: jnp.asarray(v) for k, v in initial_parameters(
+        self.observation_size, self.num_actions, config.hidden, init_rng).items()}
+    self.optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm),
+                                 optax.adam(config.learning_rate))
+    self.opt_state = self.optimizer.init(self.params)
+    self.key = jax.random.PRNGKey(config.seed)
+    self.iteration, self.steps, self.seconds = 0, 0, 0.0
+    self.curve: list[dict] = []
+    self.last_stats: dict = {}
+    self._update = make_update(config, self.optimizer)
+    self._eval_batches = None
+
+  # ---- one iteration
+
+  def iterate(self) -> None:
+    """Collects one rollout from every group and updates the network once (module docstring)."""
+    config = self.config
+    steps, games = config.rollout_steps, config.num_envs
+    observations = np.empty((steps, games, self.observation_size), np.float32)
+    masks = np.empty((steps, games, self.num_actions), np.int8)
+    actions = np.empty((steps, games), np.int32)
+    log_p = np.empty((steps, games), np.float32)
+    values = np.empty((steps, games), np.float32)
+    rewards = np.empty((steps, games), np.float32)
+    dones = np.empty((steps, games), np.float32)
+    bounds = np.cumsum([0] + [batch.num_envs for batch in self.batches])
+    now_obs = np.concatenate([batch._observations for batch in self.batches])  # noqa: SLF001
+    now_masks = np.concatenate([batch._masks for batch in self.batches])  # noqa: SLF001
+    for t in range(steps):
+      self.key, key = jax.random.split(self.key)
+      observations[t], masks[t] = now_obs, now_masks
+      chosen, chosen_log_p, chosen_values = sample_actions(self.params, now_obs, now_masks, key)
+      actions[t] = np.asarray(chosen)
+      log_p[t], values[t] = np.asarray(chosen_log_p), np.asarray(chosen_values)
+      for i, batch in enumerate(self.batches):
+        lo, hi = bounds[i], bounds[i + 1]
+        obs, reward, done, mask = batch.step(actions[t, lo:hi].astype(np.int64))
+        now_obs[lo:hi], now_masks[lo:hi] = obs, mask
+        rewards[t, lo:hi] = reward / config.reward_scale
+        dones[t, lo:hi] = done
+    last_values = forward(self.params, now_obs, now_masks, jnp)[1]
+    self.key, key = jax.random.split(self.key)
+    self.params, self.opt_state, stats = self._update(
+        self.params, self.opt_state, (observations, masks, actions, log_p, values, rewards, dones),
+        last_values, key)
+    self.last_stats = dict(zip(("loss", "value_loss", "entropy", "clipped"),
+                               (float(s) for s in stats)))
+    self.iteration += 1
+    self.steps += steps * games
+
+  # ---- the run
+
+  def run(self, iterations: int | None = None, seconds: float | None = None,
+          show_progress: bool = True, checkpoint: Callable[[], None] | None = None,
+          checkpoint_seconds: float = 60.0, stop: Callable[[], bool] = lambda: False) -> None:
+    """Iterates `iterations` more times or for `seconds` more of training, whichever is given,
+    evaluating every `eval_every` iterations (and at the start and the end) and calling
+    `checkpoint` every `checkpoint_seconds`; stops early, between iterations, when `stop()`."""
+    if (iterations is None) == (seconds is None):
+      raise ValueError("give iterations or seconds, one of them")
+    target = None if iterations is None else self.iteration + iterations
+    per_iteration = self.config.rollout_steps * self.config.num_envs
+    if not self.curve:
+      self.evaluate()
+    start, last_save = time.perf_counter(), time.perf_counter()
+    begun = self.seconds
+    bar = progress(total=None if target is None else target * per_iteration,
+                   desc="PPO", unit="step", initial=self.steps, disable=not show_progress)
+    with bar:
+      while not stop():
+        if target is not None and self.iteration >= target:
+          break
+        if seconds is not None and time.perf_counter() - start >= seconds:
+          break
+        self.iterate()
+        self.seconds = begun + time.perf_counter() - start
+        bar.update(per_iteration)
+        if self.iteration % self.config.eval_every == 0:
+          point = self.evaluate()
+          if hasattr(bar, "set_postfix"):
+            bar.set_postfix(win=f"{point['win_share']:.3f}", margin=f"{point['mean_margin']:.2f}")
+        if checkpoint is not None and time.perf_counter() - last_save >= checkpoint_seconds:
+          checkpoint()
+          last_save = time.perf_counter()
+    if self.curve[-1]["iteration"] != self.iteration:
+      self.evaluate()
+
+  def evaluate(self) -> dict:
+    """Plays `eval_games` games greedily against `eval_opponent` (the same deals each time);
+    appends the point to the curve and returns it."""
+    point = {"iteration": self.iteration, "steps": self.steps,
+             "seconds": round(self.seconds, 1),
+             **evaluate(self.params, self.config, self.config.eval_opponent,
+                        self.config.eval_games)}
+    self.curve.append(point)
+    return point
+
+  # ---- checkpoints
+
+  def network(self) -> Network:
+    """The agent as it stands, with its metadata."""
+    return Network({k: np.asarray(v) for k, v in self.params.items()}, self.metadata())
+
+  def metadata(self) -> dict:
+    return {"game": str(self.game), "observation_type": self.config.observation_type,
+            "algorithm": "ppo", "config": dataclasses.asdict(self.config),
+            "fixed_opponent": self.fixed_label, "groups": self.groups,
+            "iteration": self.iteration, "steps": self.steps,
+            "seconds": round(self.seconds, 1), "curve": self.curve,
+            "version": package_version(), "commit": git_commit(),
+            "libraries": {"jax": jax.__version__, "optax": optax.__version__,
+                          "numpy": np.__version__}}
+
+  def save(self, path: str, agent_path: str | None = None) -> None:
+    """The checkpoint at `path` (the agent with Adam's state, the key and every batch's state),
+    and, with `agent_path`, the agent alone there; each written atomically."""
+    network = self.network()
+    extra = {f"optimizer_{i}": np.asarray(leaf)
+             for i, leaf in enumerate(jax.tree_util.tree_leaves(self.opt_state))}
+    extra["key"] = np.asarray(jax.random.key_data(self.key) if jnp.issubdtype(
+        self.key.dtype, jax.dtypes.prng_key) else self.key)
+    for i, batch in enumerate(self.batches):
+      for name, array in batch.state().items():
+        extra[f"batch_{i}_{name}"] = array
+    network.save(path, extra)
+    if agent_path is not None:
+      Network(network.params, {k: v for k, v in network.metadata.items()}).save(agent_path)
+
+  @classmethod
+  def resume(cls, path: str, fixed_opponent=None) -> PPOTrainer:
+    """The training checkpointed at `path`, ready to run on; a ValueError names what is wrong
+    with the file."""
+    archive = archives.load(path, WHAT)
+    network = Network.load(path)
+    metadata = archive.metadata
+    if metadata.get("algorithm") != "ppo" or not isinstance(metadata.get("config"), dict):
+      raise archive.error("it is no PPO training checkpoint (an agent file without a training's"
+                          " state)")
+    try:
+      config = PPOConfig(**metadata["config"])
+    except TypeError as e:
+      raise archive.error(f"its config is not a PPO config ({e})") from None
+    trainer = cls(config, fixed_opponent, metadata.get("fixed_opponent", ""))
+    leaves, tree = jax.tree_util.tree_flatten(trainer.opt_state)
+    try:
+      stored = [archive.arrays[f"optimizer_{i}"] for i in range(len(leaves))]
+      states = [{name: archive.arrays[f"batch_{i}_{name}"] for name in batch.state()}
+                for i, batch in enumerate(trainer.batches)]
+      key = archive.arrays["key"]
+    except KeyError as e:
+      raise archive.error(f"it holds no {e.args[0]!r} array: it is no complete checkpoint"
+                          " of this training") from None
+    for leaf, value in zip(leaves, stored):
+      if np.shape(leaf) != value.shape:
+        raise archive.error("its optimizer state does not fit its network")
+    trainer.opt_state = jax.tree_util.tree_unflatten(tree, [jnp.asarray(v) for v in stored])
+    trainer.params = {k: jnp.asarray(v) for k, v in network.params.items()}
+    for batch, state in zip(trainer.batches, states):
+      batch.restore(state)
+    trainer.key = jnp.asarray(key, dtype=jnp.uint32)
+    trainer.iteration, trainer.steps = int(metadata["iteration"]), int(metadata["steps"])
+    trainer.seconds, trainer.curve = float(metadata["seconds"]), list(metadata["curve"])
+    return trainer
+
+
+def _split(total: int, shares: Sequence[float]) -> list[int]:
+  """`total` split in proportion to `shares` (largest remainders get the leftovers, first come
+  first)."""
+  exact = np.array(shares, dtype=float) / sum(shares) * total
+  sizes = np.floor(exact).astype(int)
+  for i in np.argsort(-(exact - sizes), kind="stable")[:total - sizes.sum()]:
+    sizes[i] += 1
+  return sizes.tolist()
+
+
+def evaluate(params, config: PPOConfig, opponent: str, games: int) -> dict:
+  """The greedy agent against compiled bot `opponent` in `games` games (seats split evenly,
+  deals from `EVAL_SEED`): mean return (the game's utility), the share of games in which it
+  outscores the opponents (margin > 0) with its Wilson 95% interval, and the ties' share."""
+  params_game = {**config.game_params(), "utility": "margin"}
+  game = pyspiel.load_game(config.game)
+  players = params_game["players"]
+  seats = list(range(players)) if config.seat == -1 else [config.seat]
+  sizes = _split(games, [1.0] * len(seats))
+  streams = np.random.SeedSequence(EVAL_SEED).spawn(len(seats))
+  margins = []
+  for seat, size, stream in zip(seats, sizes, streams):
+    if size == 0:
+      continue
+    batch = SushiGoBatch(size, opponents=compiled_opponents(game, opponent), seat=seat,
+                         observation_type=config.observation_type,
+                         seed=int(stream.generate_state(1, np.uint64)[0]), **params_game)
+    observations, masks = batch.reset()
+    finished = np.full(size, np.nan)
+    while np.isnan(finished).any():
+      actions = np.asarray(greedy_actions(params, observations, masks)).astype(np.int64)
+      observations, rewards, dones, masks = batch.step(actions)
+      first = dones & np.isnan(finished)
+      finished[first] = rewards[first]
+    margins.append(finished)
+  margins = np.concatenate(margins)
+  wins = int((margins > 0).sum())
+  interval = stats.binomtest(wins, len(margins)).proportion_ci(method="wilson")
+  return {"opponent": opponent, "games": len(margins), "mean_margin": float(margins.mean()),
+          "win_share": wins / len(margins), "win_low": float(interval.low),
+          "win_high": float(interval.high), "tie_share": float((margins == 0).mean())}

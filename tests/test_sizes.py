@@ -1,0 +1,207 @@
+"""Sizes before work: what cannot fit is refused before anything runs, with the estimate in the
+sentence; seating cycles counted without listing them; time estimates say where they come from;
+a solving result cut short is refused, not reported as fewer games; an empty game string is
+refused like any bad one."""
+
+from __future__ import annotations
+
+import json
+import resource
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from experiments import estimates
+from experiments import run_folder
+from experiments.cli import main
+from experiments.tournament import config as tournament_config
+from support import tournament_config as tournament_text
+
+SO_ISMCTS = '{ name = "search", bot = "so_ismcts", params = { iterations = %d } }'
+PIMC = '{ name = "search", bot = "pimc", params = { iterations = %d } }'
+TINY_GAME = "python_sushi_go(players=2,rounds=1)"
+
+
+def refusal(capsys, argv: list[str]) -> str:
+  """The one line of a command refused with exit status 2."""
+  with pytest.raises(SystemExit) as refused:
+    main(argv)
+  assert refused.value.code == 2
+  err = capsys.readouterr().err.strip().splitlines()
+  assert len(err) == 1 or err[-2].startswith("Note: "), err
+  return err[-1]
+
+
+@pytest.mark.parametrize("bot, iterations, what", [
+    (SO_ISMCTS, 10**15, "players[1] 'search' (so_ismcts iterations=1e+15) may take up to"),
+    (PIMC, 10**15, "players[1] 'search' (pimc iterations=1e+15) may take up to"),
+])
+def test_a_search_tree_that_cannot_fit_is_refused_before_the_bot_is_built(
+    tmp_path, capsys, bot, iterations, what):
+  config = tmp_path / "c.toml"
+  config.write_text(tournament_text("big", 1, TINY_GAME, 2, bot % iterations))
+  line = refusal(capsys, ["run", str(config), "--out", str(tmp_path / "run"), "--quiet"])
+  assert what in line and "of search tree" in line and "available; allowed: fewer iterations" \
+      in line, line
+  assert not (tmp_path / "run").exists()
+
+
+def test_the_tree_estimate_grows_with_the_iterations_and_the_trees():
+  from experiments.config import load_game  # pylint: disable=import-outside-toplevel
+  from solvers.search.ismcts import MOISMCTSBot, SOISMCTSBot  # pylint: disable=C0415
+  game = load_game("python_sushi_go(players=3)")
+  single = [SOISMCTSBot.decision_memory(game, {"iterations": n}) for n in (10, 1000, 10**6)]
+  assert single[0] < single[1] < single[2]
+  assert MOISMCTSBot.decision_memory(game, {"iterations": 1000}) > single[1]
+  assert SOISMCTSBot.decision_memory(game, {"iterations": 1000, "seconds": 0.1}) == 0
+
+
+@pytest.mark.parametrize("bot", ["so_ismcts", "mo_ismcts"])
+def test_the_tree_a_search_grows_stays_within_its_estimate(bot):
+  import solvers  # pylint: disable=import-outside-toplevel
+  from experiments.config import load_game  # pylint: disable=import-outside-toplevel
+  game = load_game("python_sushi_go(players=3)")
+  searcher = solvers.make_bot(bot, game, 0, 7, iterations=5000)
+  searcher.step(estimates.first_decision(game, 7))
+  tree = searcher._search.compiled_search.tree  # pylint: disable=protected-access
+  grown = sum(array.nbytes for array in (tree.node_rows, *tree.stats, tree.slot_parent,
+                                         tree.slot_key, tree.slot_child))
+  assert grown <= type(searcher).decision_memory(game, {"iterations": 5000})
+
+
+def test_a_trillion_games_are_refused_with_their_records_size(tmp_path, capsys):
+  config = tmp_path / "c.toml"
+  config.write_text(tournament_text("big", 1, TINY_GAME, 10**12))
+  line = refusal(capsys, ["run", str(config), "--out", str(tmp_path / "run"), "--quiet"])
+  assert line.startswith("sushigo run: error: the records of 1,000,000,000,000 games"), line
+  assert "PiB of memory; this machine has" in line
+
+
+def test_sixty_two_competitors_at_five_seats_are_refused_by_their_seating_cycle(tmp_path, capsys):
+  players = "\n".join(f'[[players]]\nname = "p{i}"\nbot = "random"\n' for i in range(62))
+  config = tmp_path / "c.toml"
+  config.write_text('[experiment]\nname = "many"\nseed = 1\nnum_games = 6\n'
+                    'games = ["python_sushi_go(players=5)"]\n\n' + players)
+  line = refusal(capsys, ["run", str(config), "--out", str(tmp_path / "run"), "--quiet"])
+  assert "the seating cycles (" in line and "of memory; this machine has" in line, line
+
+
+@settings(max_examples=60, deadline=None)
+@given(seats=st.integers(1, 6), competitors=st.integers(1, 7),
+       rotation=st.sampled_from(tournament_config.ROTATIONS), anchored=st.booleans())
+def test_the_cycle_is_counted_exactly_without_listing_it(seats, competitors, rotation, anchored):
+  anchor = 0 if anchored and competitors >= 2 and seats >= 2 else None
+  assert tournament_config.cycle_length(seats, competitors, rotation, anchor) == len(
+      tournament_config.schedule(seats, competitors, rotation, anchor))
+
+
+def test_a_record_file_over_the_file_size_limit_is_refused_before_the_first_game(tmp_path):
+  soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+  resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, hard))
+  try:
+    with pytest.raises(estimates.TooLarge, match="in one file; this process may write files of"
+                       " at most 97.7 KiB"):
+      estimates.check_disk("the games of this run", 10**6, tmp_path, "fewer games")
+  finally:
+    resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+
+
+def test_exploitability_games_that_cannot_be_listed_are_refused_as_games(tmp_path, capsys):
+  line = refusal(capsys, ["exploitability", "python_sushi_go(players=2,utility=margin)", "--bot",
+                          "random", "--games", str(10**12), "--out", str(tmp_path / "run"),
+                          "--quiet"])
+  assert line.startswith("sushigo exploitability: error: --games: its 400,000,000,000 units"), line
+  assert "fewer paired games (--games)" in line
+
+
+def test_a_responder_whose_tree_cannot_fit_is_refused_naming_it(tmp_path, capsys):
+  line = refusal(capsys, ["exploitability", "python_sushi_go(players=2,utility=margin)", "--bot",
+                          "random", "--responder", "ismcts:iterations=1000000000000000", "--out",
+                          str(tmp_path / "run"), "--quiet"])
+  assert line.startswith("sushigo exploitability: error: approximate responder"
+                         " 'ismcts:iterations=1000000000000000' (so_ismcts iterations=1e+15) may"
+                         " take up to "), line
+
+
+def test_more_workers_than_cores_are_warned(tmp_path, capsys, monkeypatch):
+  monkeypatch.setattr(estimates, "usable_cores", lambda: 1)
+  config = tmp_path / "c.toml"
+  config.write_text(tournament_text("tiny", 1, TINY_GAME, 2))
+  assert main(["run", str(config), "--out", str(tmp_path / "run"), "--workers", "2",
+               "--quiet"]) == 0
+  assert "Note: --workers 2 is more than the 1 core this process may use" in \
+      capsys.readouterr().err
+
+
+def test_a_long_run_gets_a_calibrated_time_estimate_and_a_resumed_one_a_stored_one(
+    tmp_path, capsys, monkeypatch):
+  monkeypatch.setattr(estimates, "LONG_RUN_SECONDS", 0.0)
+  config = tmp_path / "c.toml"
+  config.write_text(tournament_text("tiny", 1, TINY_GAME, 4))
+  run_dir = tmp_path / "run"
+  assert main(["run", str(config), "--out", str(run_dir)]) == 0
+  err = capsys.readouterr().err
+  assert "Note: estimated time " in err and "4 games at about" in err and \
+      "calibrated on a few timed decisions of each competitor" in err, err
+  records = run_dir / run_folder.RECORDS_FILE
+  records.write_text("".join(records.read_text().splitlines(keepends=True)[:3]))
+  assert main(["run", str(config), "--out", str(run_dir)]) == 0
+  assert "1 game at about" in capsys.readouterr().err and "the mean of the 3 stored timings"
+
+
+def test_a_solving_result_cut_short_is_refused_not_reported_as_fewer_games(tmp_path, capsys):
+  run_dir = tmp_path / "run"
+  assert main(["exploitability", "tiny", "--bot", "random", "--approximate", "--responder",
+               "ismcts:iterations=5", "--games", "12", "--out", str(run_dir), "--quiet"]) == 0
+  results = run_dir / run_folder.RESULTS_FILE
+  lines = results.read_text().splitlines(keepends=True)
+  number = next(n for n, line in enumerate(lines) if "agent" in json.loads(line))
+  cut = json.loads(lines[number])
+  cut["agent"], cut["self_play"] = cut["agent"][:3], cut["self_play"][:3]
+  lines[number] = json.dumps(cut) + "\n"
+  results.write_text("".join(lines))
+  capsys.readouterr()
+  for command in (["report", str(run_dir)], ["reproduce", str(run_dir)]):
+    line = refusal(capsys, command)
+    assert f"{results}, line {number + 1}: unit {cut['unit']}'s 'agent' holds 3 values, not" \
+        in line, line
+
+
+@pytest.mark.parametrize("argv", [
+    ["play", "--game", ""], ["train", "", "--iterations", "3", "--out", "x.npz"],
+    ["exploitability", "", "--bot", "random"], ["play", "--game", "  "],
+])
+def test_an_empty_game_string_is_refused_like_any_bad_one(capsys, argv, tmp_path, monkeypatch):
+  monkeypatch.chdir(tmp_path)
+  line = refusal(capsys, argv)
+  assert "game" in line and "allowed:" in line, line
+
+
+@pytest.mark.parametrize("left", [
+    ["manifest.json", "config.toml.123.0123abcd.tmp"],
+    ["manifest.json.77.deadbeef.tmp"],
+    ["manifest.json", "config.toml", "resolved_config.json.5.00ff00ff.tmp"],
+])
+def test_a_run_killed_while_preparing_its_folder_resumes(tmp_path, left):
+  config = tmp_path / "c.toml"
+  config.write_text(tournament_text("tiny", 1, TINY_GAME, 2))
+  run_dir = tmp_path / "run"
+  run_dir.mkdir()
+  for name in left:
+    (run_dir / name).write_text(json.dumps({"files": ["config.toml", "manifest.json"]})
+                                if name == "manifest.json" else "cut")
+  assert main(["run", str(config), "--out", str(run_dir), "--quiet"]) == 0
+  assert not list(run_dir.glob("*.tmp"))
+  assert len((run_dir / run_folder.RECORDS_FILE).read_text().splitlines()) == 2
+
+
+def test_a_folder_holding_someone_elses_config_is_still_refused(tmp_path, capsys):
+  config = tmp_path / "c.toml"
+  config.write_text(tournament_text("tiny", 1, TINY_GAME, 2))
+  run_dir = tmp_path / "run"
+  run_dir.mkdir()
+  (run_dir / "config.toml").write_text("mine")
+  line = refusal(capsys, ["run", str(config), "--out", str(run_dir), "--quiet"])
+  assert "is not empty and holds no run" in line
+  assert (run_dir / "config.toml").read_text() == "mine"
