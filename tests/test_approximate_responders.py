@@ -14,6 +14,7 @@ import solvers
 from solvers.equilibrium import approximate
 from solvers.equilibrium.learned_best_response import LearnedBestResponseBot
 from solvers.equilibrium.local_best_response import LocalBestResponseBot
+from solvers.learning.best_response import PPOBestResponseBot
 from solvers.search.ismcts import SOISMCTSBot
 from support import walk
 from sushigo_spiel.reduced_games import reduced_game_string
@@ -82,6 +83,10 @@ def test_each_responder_is_built_for_its_seat_with_its_parameters(seat):
   assert isinstance(learned, LearnedBestResponseBot)
   assert (learned.player_id, learned.seed, learned.params["games"]) == (seat, 6, 7)
   assert (learned.model, learned.policy_key) == (model, model.key)
+  ppo = approximate.make_responder(GAME, seat, 4, "ppo", {"iterations": 2}, model)
+  assert isinstance(ppo, PPOBestResponseBot)
+  assert (ppo.player_id, ppo.seed, ppo.params["iterations"]) == (seat, 4, 2)
+  assert (ppo.opponent, ppo.policy_key) == ("greedy", model.key)
   for in_rollouts in (True, False):
     ismcts = approximate.make_responder(GAME, seat, 7, "ismcts", {"iterations": 9}, model,
                                         model_in_rollouts=in_rollouts)
@@ -94,9 +99,9 @@ def test_each_responder_is_built_for_its_seat_with_its_parameters(seat):
 
 def test_responders_that_cannot_be_built_are_refused_naming_what_is_allowed():
   with pytest.raises(ValueError,
-                     match=r"^unknown responder 'mcts'; allowed: ismcts, lbr, learned$"):
+                     match=r"^unknown responder 'mcts'; allowed: ismcts, lbr, learned, ppo$"):
     approximate.make_responder(GAME, 0, 0, "mcts", {}, approximate.opponent_model(seated("random")))
-  for responder in ("lbr", "learned"):
+  for responder in ("lbr", "learned", "ppo"):
     with pytest.raises(ValueError, match=rf"^the {responder} responder needs a policy it can read"
                        r" at any table \(a saved policy, random, greedy, heuristic\); a search"
                        r" bot has none: use ismcts$"):
