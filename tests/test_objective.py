@@ -17,7 +17,7 @@ from solvers.bot import objective_game, resolve_objective
 from solvers.equilibrium import policies
 from solvers.search import pimc
 from sushigo_spiel.reduced_games import reduced_game_string
-from tests.support import deal, legal_names, load, play
+from support import deal, legal_names, load, play
 
 SEARCHERS = ("so_ismcts", "mo_ismcts", "pimc")
 MAKI, PUDDING = "Maki Roll 3", "Pudding"
