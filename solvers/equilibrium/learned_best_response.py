@@ -39,7 +39,7 @@ import pyspiel
 
 from solvers.bot import Bot, Policy
 from solvers.linear_q import LinearQ, feature_count, features
-from solvers.search.opponent_model import OpponentModel, check_opponent_model
+from solvers.search.opponent_model import OpponentModel, required_opponent_model
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
 from sushigo_spiel.drafting.sampling import draw_action
 
@@ -60,10 +60,8 @@ class LearnedBestResponseBot(Bot):
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None,
                opponent_model: OpponentModel | None = None, policy_key: str = "", **params):
     super().__init__(game, player_id, seed, **params)
-    if opponent_model is None:
-      raise ValueError("a learned best response needs the policy it trains against: pass"
-                       " opponent_model, an OpponentModel (solvers.search.opponent_model)")
-    check_opponent_model(opponent_model)
+    required_opponent_model(opponent_model,
+                            "a learned best response needs the policy it trains against")
     p = self.params
     if not isinstance(p["games"], int) or p["games"] < 1:
       raise ValueError(f"parameter 'games' is {p['games']!r}; allowed: an integer >= 1")

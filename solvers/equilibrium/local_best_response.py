@@ -42,7 +42,7 @@ import pyspiel
 from solvers.bot import Bot, Policy
 from solvers.equilibrium import validation
 from solvers.search import rollouts
-from solvers.search.opponent_model import OpponentModel, check_opponent_model
+from solvers.search.opponent_model import OpponentModel, required_opponent_model
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
 from sushigo_spiel.drafting.sampling import draw_action
 
@@ -59,10 +59,8 @@ class LocalBestResponseBot(Bot):
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None,
                opponent_model: OpponentModel | None = None, **params):
     super().__init__(game, player_id, seed, **params)
-    if opponent_model is None:
-      raise ValueError("a local best response needs the policy it responds to: pass"
-                       " opponent_model, an OpponentModel (solvers.search.opponent_model)")
-    check_opponent_model(opponent_model)
+    required_opponent_model(opponent_model,
+                            "a local best response needs the policy it responds to")
     self._check_params()
     self.model = opponent_model
     self._answers: dict = {}  # the policy's answers at this decision, by (table, player)

@@ -25,7 +25,7 @@ import pyspiel
 from solvers.bot import Bot, Policy
 from solvers.learning.network import Network
 from solvers.opponents import COMPILED_BOTS, compiled_opponents
-from solvers.search.opponent_model import OpponentModel, check_opponent_model
+from solvers.search.opponent_model import OpponentModel, required_opponent_model
 
 _KEPT = 16  # trained agents kept per process
 _AGENTS: collections.OrderedDict = collections.OrderedDict()
@@ -46,10 +46,8 @@ class PPOBestResponseBot(Bot):
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None,
                opponent_model: OpponentModel | None = None, policy_key: str = "", **params):
     super().__init__(game, player_id, seed, **params)
-    if opponent_model is None:
-      raise ValueError("a learned best response needs the policy it trains against: pass"
-                       " opponent_model, an OpponentModel (solvers.search.opponent_model)")
-    check_opponent_model(opponent_model)
+    required_opponent_model(opponent_model,
+                            "a learned best response needs the policy it trains against")
     compiled = opponent_model.compiled
     if compiled is None or compiled.kernel is not None or compiled.name not in COMPILED_BOTS:
       raise ValueError("the ppo responder trains against the policy in the batched core, which"

@@ -56,3 +56,12 @@ def check_opponent_model(model) -> None:
   if model is not None and not isinstance(model, OpponentModel):
     raise ValueError(f"opponent_model is {model!r}; allowed: an OpponentModel"
                      " (solvers.search.opponent_model), or None")
+
+
+def required_opponent_model(model, needs: str) -> None:
+  """A ValueError starting with `needs` (what the bot needs it for) when `model` is None, else
+  `check_opponent_model`'s."""
+  if model is None:
+    raise ValueError(f"{needs}: pass opponent_model, an OpponentModel"
+                     " (solvers.search.opponent_model)")
+  check_opponent_model(model)
