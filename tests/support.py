@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import collections
 import pathlib
 import random
+from fractions import Fraction
 
 import numpy as np
 import pyspiel
 
 import sushigo_spiel  # noqa: F401  (registers the game)
 from solvers import archives
+from sushigo_spiel.drafting import sampling
 
 # The canonical card names of the rules (docs/rules.md), written out here rather than read from the
 # package, so the tests do not take the names from the code they test.
@@ -167,3 +170,39 @@ def save_unchecked(path, policy) -> str:
   archives.save(path, arrays, {**policy.metadata, "game": str(policy.game),
                                "abstraction": policy.abstraction.name})
   return str(path)
+
+
+def exact_resample_distribution(monkeypatch, state, player) -> dict:
+  """Each table `state.resample_from_infostate(player, ...)` can give, with its exact probability:
+  every sequence of draws its sampler can make is walked, each card drawn with probability
+  count / total as `sampling.pick_index` draws it, in fractions."""
+  distribution = collections.defaultdict(Fraction)
+  prefix: list[int] = []
+  while True:
+    taken: list[tuple[list[int], int]] = []
+    probability = [Fraction(1)]
+
+    def pick(counts, uniform):
+      choices = [index for index, count in enumerate(counts) if count]
+      index = prefix[len(taken)] if len(taken) < len(prefix) else choices[0]
+      taken.append((choices, index))
+      probability[0] *= Fraction(counts[index], sum(counts))
+      return index
+
+    monkeypatch.setattr(sampling, "pick_index", pick)
+    table = state.resample_from_infostate(player, lambda: 0.0).table()
+    monkeypatch.undo()
+    distribution[table] += probability[0]
+    prefix = _next_prefix(taken)
+    if prefix is None:
+      return dict(distribution)
+
+
+def _next_prefix(taken):
+  """The draws of the next sequence to walk (depth first), or None after the last."""
+  while taken:
+    choices, index = taken.pop()
+    position = choices.index(index)
+    if position + 1 < len(choices):
+      return [index for _, index in taken] + [choices[position + 1]]
+  return None

@@ -1,8 +1,7 @@
 """The compiled core's determinization draws exactly the distribution of `resample_from_infostate`.
 
-On small games the distribution of `resample_from_infostate` is computed exactly: every sequence
-of draws its sampler can make is walked, each card drawn with probability count / total as
-`sampling.pick_index` draws it, in exact fractions. The core's determinization is sampled many
+On small games the distribution of `resample_from_infostate` is computed exactly
+(`support.exact_resample_distribution`). The core's determinization is sampled many
 times from one stream, and its outcomes must be exactly the possible ones, with frequencies a
 chi-square test accepts. (That both consume one stream identically is checked draw for draw in
 `test_compiled_core`.)
@@ -12,51 +11,15 @@ from __future__ import annotations
 
 import collections
 import random
-from fractions import Fraction
 
 import numpy as np
 import pytest
 from scipy import stats
 
 from sushigo_spiel.compiled import CompiledSushiGo, new_state
-from sushigo_spiel.drafting import sampling
-from support import CH, D, P, SA, SQ, T, deal, load, play
+from support import CH, D, P, SA, SQ, T, deal, exact_resample_distribution, load, play
 
 SAMPLES = 30_000
-
-
-def exact_resample_distribution(monkeypatch, state, player) -> dict:
-  """Each table `state.resample_from_infostate(player, ...)` can give, with its probability."""
-  distribution = collections.defaultdict(Fraction)
-  prefix: list[int] = []
-  while True:
-    taken: list[tuple[list[int], int]] = []
-    probability = [Fraction(1)]
-
-    def pick(counts, uniform):
-      choices = [index for index, count in enumerate(counts) if count]
-      index = prefix[len(taken)] if len(taken) < len(prefix) else choices[0]
-      taken.append((choices, index))
-      probability[0] *= Fraction(counts[index], sum(counts))
-      return index
-
-    monkeypatch.setattr(sampling, "pick_index", pick)
-    table = state.resample_from_infostate(player, lambda: 0.0).table()
-    monkeypatch.undo()
-    distribution[table] += probability[0]
-    prefix = _next_prefix(taken)
-    if prefix is None:
-      return dict(distribution)
-
-
-def _next_prefix(taken):
-  """The draws of the next sequence to walk (depth first), or None after the last."""
-  while taken:
-    choices, index = taken.pop()
-    position = choices.index(index)
-    if position + 1 < len(choices):
-      return [index for _, index in taken] + [choices[position + 1]]
-  return None
 
 
 def check_distribution(monkeypatch, state, player, seed):

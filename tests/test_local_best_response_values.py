@@ -168,11 +168,28 @@ def test_the_values_weigh_hidden_hands_by_the_policys_picks():
                       len(tables) - 1)]
 
   bot = responder(game, skewed_model(game), seed=1, worlds=600, depth=3, branching=64)
-  bot.dynamics = dataclasses.replace(bot.dynamics, determinize=exact_draw)
+  bot.dynamics = dataclasses.replace(bot.dynamics, determinize=exact_draw, deal_weight=None)
   values = bot.action_values(simultaneous_state(state).table())
   assert values.keys() == exact.keys()
   for action, value in values.items():
     assert value == pytest.approx(exact[action], abs=0.1)
+
+
+def test_with_the_games_own_draw_the_values_are_the_posterior_expectation():
+  """The same position with the worlds the game's `determinize` draws: it favours deals holding
+  more copies of the cards picked from the hidden hand, and `deal_weight` takes that back out. With
+  it the values (2,000 worlds) are the exact posterior expectation; without it they are off."""
+  game = pyspiel.load_game(THREE_HIDDEN)
+  state, joint = second_turn(game, seed=2)
+  exact = posterior_values(game, state, joint, me=0)
+  table = simultaneous_state(state).table()
+  values = responder(game, skewed_model(game), seed=1, worlds=2000, depth=3,
+                     branching=64).action_values(table)
+  assert max(abs(values[a] - exact[a]) for a in exact) < 0.06
+  unweighted = responder(game, skewed_model(game), seed=1, worlds=2000, depth=3, branching=64)
+  unweighted.dynamics = dataclasses.replace(unweighted.dynamics, deal_weight=None)
+  values = unweighted.action_values(table)
+  assert max(abs(values[a] - exact[a]) for a in exact) > 0.1
 
 
 def test_within_its_lookahead_on_a_table_it_can_read_the_values_are_exact():

@@ -5,11 +5,13 @@ current no-limit poker bots").
 At each of its decisions the responder plays the action with the best expected value against the
 policy, given what it knows:
 
-  range     K worlds are drawn uniformly among the positions the responder cannot tell apart
-            (the game's `determinize`), and each is weighted by the probability the policy gives
-            to the picks the other players actually made this round in that world (their
-            information sets replayed turn by turn). That is the posterior over hidden hands
-            given the policy, up to sampling; earlier rounds are public.
+  range     K worlds are drawn among the positions the responder cannot tell apart (the
+            game's `determinize`), each weighted back to chance's posterior (the game's
+            `deal_weight`) and by the probability the policy gives to the picks the other
+            players actually made this round in that world (their information sets replayed
+            turn by turn). That is the posterior over hidden hands given the policy, up to
+            sampling; earlier rounds are public. Sushi Draft's draw has no closed-form
+            probability, so there the worlds it draws are weighted by the policy alone.
   lookahead in each world, an expectimax over the next `depth` turns: the responder maximises,
             every other player follows the policy (its whole support, or `branching` joint
             actions drawn from it when the support is larger), chance is sampled. With two
@@ -120,7 +122,9 @@ class LocalBestResponseBot(Bot):
     policy (it never makes the picks seen), the draws count equally."""
     draws = [self.dynamics.determinize(self.rules, table, self.player_id, self._random.random)
              for _ in range(self.params["worlds"])]
-    weights = [self._reach(world) for world in draws]
+    deal_weight = self.dynamics.deal_weight or (lambda rules, world, player: 1.0)
+    weights = [self._reach(world) * deal_weight(self.rules, world, self.player_id)
+               for world in draws]
     if sum(weights) <= _MIN_WEIGHT:
       weights = [1.0] * len(draws)
     return list(zip(draws, weights))

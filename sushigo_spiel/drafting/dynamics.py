@@ -136,6 +136,11 @@ class Dynamics:
   infoset_key: Callable[[Any, Any, int], Hashable]
   """(rules, table, player): the player's perfect-recall information state as a hashable value,
   the same partition as the observer's information state string (tested), and much cheaper."""
+  deal_weight: Callable[[Any, Any, int], float] | None = None
+  """(rules, world, player): for a `world` that `determinize` drew for the player, chance's
+  probability of it over the draw's, up to a factor common to the worlds the player cannot tell
+  apart: the weight that makes the draws chance's posterior. None when the game's draw has no
+  such closed form (its worlds then count alike)."""
 
 
 def utilities(utility: str, scores: Sequence[int], winners: Sequence[int]) -> list[float]:

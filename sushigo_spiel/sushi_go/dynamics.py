@@ -20,4 +20,5 @@ DYNAMICS = Dynamics(
     observation=knowledge.observation,
     round_decisions=knowledge.round_decisions,
     infoset_key=knowledge.infoset_key,
+    deal_weight=knowledge.deal_weight,
 )

@@ -6,15 +6,19 @@ the player again holds what it held then, less the picks everybody saw). Everyth
 hands it has not held, the undealt deck and the robot's face-down pile, is unseen. `knowledge`
 answers this for the observers, the bots' views, the abstractions and determinization alike.
 
-Determinization redraws the unseen cards uniformly among the deals the player cannot tell apart
+Determinization redraws the unseen cards among the deals the player cannot tell apart
 (`resample_deals`, `resample_robot_round`); `determinize` rebuilds the current round's table from
 such a deal with the rules functions, and `SushiGoState.resample_from_infostate` replays it
 through pyspiel. Both consume the same uniforms in the same order, so the same stream gives the
-same table (tested).
+same table (tested). A hand's unseen cards are drawn uniformly and the cards picked from it this
+round put back, so a deal comes out as often as chance deals it times the probability that
+players picking a card uniformly at random make the picks seen; `deal_weight` divides that second
+factor out, giving chance's posterior back to whoever weighs the draws (tested by enumeration).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Hashable
 
 from sushigo_spiel.drafting.dynamics import CHANCE, SIMULTANEOUS, TERMINAL, Knowledge
@@ -116,6 +120,33 @@ def resample_deals(rules: R.Rules, table: R.Table, player: int,
     initial[k] = tuple(i - c + d + f
                        for i, c, d, f in zip(initial[k], current[k], drawn, known[k]))
   return initial
+
+
+def deal_weight(rules: R.Rules, world: R.Table, player: int) -> float:
+  """A weight that turns `determinize`'s draws for `player` into chance's posterior over the
+  deals it cannot tell apart: chance's probability of `world`'s deal over `determinize`'s, up to
+  a factor the same for every such world.
+
+  Each hand `player` has not seen was drawn as its unknown cards now (uniformly from the unseen
+  pool) with this round's picks from it put back: chance deals it in proportion to the ways of
+  choosing its dealt cards, the draw in proportion to the ways of choosing the unknown ones, so the
+  ratio is the product over card types of unknown! / dealt!. The robot's pile needs none: its
+  draws were chance's, and uniform draws are its posterior already.
+  """
+  if rules.robot or world.actor == TERMINAL or not world.turn:
+    return 1.0
+  n, turn = rules.num_players, world.turn
+  dealt = world.log[-turn].hands
+  log_weight = 0.0
+  for dealt_to in range(n):
+    now = holder(rules, world.round, dealt_to, turn)
+    if hand_seen(rules, world, player, now):
+      continue
+    known = _known_cards(rules, world, dealt_to)
+    for card, count in enumerate(dealt[dealt_to]):
+      unknown = world.hands[now][card] - known[card]
+      log_weight += math.lgamma(unknown + 1) - math.lgamma(count + 1)
+  return math.exp(log_weight)
 
 
 def resample_robot_round(rules: R.Rules, table: R.Table, player: int, uniform: Uniform
