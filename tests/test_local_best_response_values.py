@@ -241,8 +241,8 @@ def pure(policy: list[tuple[int, float]]) -> list[tuple[int, float]]:
 
 
 def test_beyond_the_lookahead_rollouts_play_the_continuation_for_the_responder():
-  """With a lookahead of the current turn only (depth 1, and depth 0 alike) the values are the
-  mean of the rollouts from the next turn. With the whole deck dealt, against a deterministic policy (the
+  """With a lookahead of the current turn only (depth 1, the least) the values are the mean of
+  the rollouts from the next turn. With the whole deck dealt, against a deterministic policy (the
   heuristic's most likely pick), with a deterministic continuation, every rollout is the same
   game: the responder's action, then the policy's picks for the opponent and the continuation's
   for the responder. The deal is one where the greedy continuation and the policy's play differ,
@@ -254,8 +254,8 @@ def test_beyond_the_lookahead_rollouts_play_the_continuation_for_the_responder()
   start = next(dealt for dealt, _ in deals(game) if len(dealt.legal_actions(0)) == 4)
   plays = {"policy": lambda state: pure(heuristic[0].get_policy(state))[0][0],
            "greedy": lambda state: _only(greedy.get_policy(state))}
-  for continuation, depth in itertools.product(("policy", "greedy"), (0, 1)):
-    bot = responder(game, model, seed=2, depth=depth, rollouts=3, continuation=continuation)
+  for continuation in ("policy", "greedy"):
+    bot = responder(game, model, seed=2, depth=1, rollouts=3, continuation=continuation)
     values = bot.action_values(simultaneous_state(start).table())
     for action, value in values.items():
       state = start.clone()
@@ -263,7 +263,7 @@ def test_beyond_the_lookahead_rollouts_play_the_continuation_for_the_responder()
       while not state.is_terminal():
         state.apply_actions([plays[continuation](state),
                              pure(heuristic[1].get_policy(state))[0][0]])
-      assert value == state.returns()[0], (continuation, depth, action)
+      assert value == state.returns()[0], (continuation, action)
 
 
 def _only(policy: list[tuple[int, float]]) -> int:
@@ -308,7 +308,7 @@ def test_a_policy_that_is_not_a_distribution_is_refused_with_its_information_sta
 def test_every_parameter_takes_its_least_value_and_nothing_below():
   game = load_reduced("tiny")
   model = skewed_model(game)
-  least = {"worlds": 1, "depth": 0, "branching": 1, "rollouts": 1}
+  least = {"worlds": 1, "depth": 1, "branching": 1, "rollouts": 1}
   responder(game, model, **least)
   for name, value in least.items():
     with pytest.raises(ValueError, match=rf"^parameter '{name}' is {value - 1}; allowed: an"

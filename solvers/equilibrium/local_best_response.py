@@ -73,7 +73,7 @@ class LocalBestResponseBot(Bot):
 
   def _check_params(self) -> None:
     p = self.params
-    for name, least in (("worlds", 1), ("depth", 0), ("branching", 1), ("rollouts", 1)):
+    for name, least in (("worlds", 1), ("depth", 1), ("branching", 1), ("rollouts", 1)):
       if not isinstance(p[name], int) or p[name] < least:
         raise ValueError(f"parameter {name!r} is {p[name]!r}; allowed: an integer >= {least}")
     if p["continuation"] not in CONTINUATIONS:
