@@ -78,6 +78,17 @@ def objective_game(game: pyspiel.Game, objective: str) -> pyspiel.Game:
   return pyspiel.load_game(game.get_type().short_name, {**game.get_parameters(), "utility": wanted})
 
 
+def returns_game(game: pyspiel.Game, objective: str) -> pyspiel.Game:
+  """`game` (simultaneous) with `utility` = `objective` ("margin" or "win"), whose returns are
+  exactly what a bot playing for `objective` maximises (margins even where `game` counts points),
+  for a bot that reads returns rather than searching (the responders). Only the utility changes."""
+  game = simultaneous_game(game)
+  if game.rules.utility == objective:
+    return game
+  return pyspiel.load_game(game.get_type().short_name, {**game.get_parameters(),
+                                                        "utility": objective})
+
+
 def budget_clock(name: str) -> Callable[[], float]:
   """The clock named `name` (of `CLOCKS`); a ValueError names the allowed ones."""
   if name not in CLOCKS:

@@ -3,6 +3,8 @@ game, exact exploitability no worse than the blueprint it starts from."""
 
 from __future__ import annotations
 
+import pathlib
+
 import numpy as np
 import pyspiel
 import pytest
@@ -220,6 +222,22 @@ def test_other_games_and_blueprints_are_refused(small_blueprint, three_player_bl
   with pytest.raises(ValueError, match="was trained for"):
     make_bot("subgame", load_reduced("medium"), 0, path=small_blueprint)
   assert load_blueprint(DEFAULT_BLUEPRINT).game.num_players() == 2
+
+
+@pytest.mark.parametrize("players, utility, objective, expected", [
+    (2, "margin", "auto", "blueprint_2p.npz"),
+    (2, "score", "margin", "blueprint_2p.npz"),
+    (2, "win", "auto", "blueprint_win_2p.npz"),
+    (2, "margin", "win", "blueprint_win_2p.npz"),
+    (4, "win", "auto", "blueprint_4p.npz"),  # no win blueprint stored at 4 players
+])
+def test_path_auto_plays_the_blueprint_trained_for_the_objective(players, utility, objective,
+                                                                  expected):
+  game = pyspiel.load_game(f"python_sushi_go(players={players},utility={utility})")
+  bot = make_bot("subgame", game, 0, objective=objective)
+  assert pathlib.Path(bot.params["path"]).name == expected
+  trained_for = load_blueprint(bot.params["path"]).game.rules.utility
+  assert trained_for == ("win" if expected == "blueprint_win_2p.npz" else "margin")
 
 
 def _subgame_policy(tree, path, checks=1, **params):

@@ -7,8 +7,9 @@ documented) and plays the average strategy the solve reaches at its own informat
 root: a coarse blueprint for the whole game and search at play time over the part at hand, the
 shape of Libratus and Pluribus. Each player's objective in the subgame is the bot's `objective`:
 its margin, or its win share (with the Pudding tie-break) at the game's end, which the leaves
-estimate by playing the continuations out. The blueprint (continuations, belief) is the margin
-blueprint under either objective.
+estimate by playing the continuations out (the win share plus `kernels.subgame.WIN_TIE_BREAK`
+times the margin, so that ties of the win share go to the larger margin). With `path="auto"` the
+blueprint (continuations, belief) is the stored one trained for the objective (`BLUEPRINTS`).
 
 Contract: a `pyspiel.Bot` of `python_sushi_go` without the robot, whose randomness comes from its
 seed; with only a budget (`seconds`, `clock`) it plays the stored blueprint of its player count
@@ -42,9 +43,12 @@ from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
 from sushigo_spiel.sushi_go.knowledge import round_decisions
 
 POLICY_DIRECTORY = pathlib.Path(__file__).resolve().parents[2] / "experiments/results/policies"
-# path="auto": the stored blueprint of the bot's player count (`sushigo train`, docs/blueprint.md)
-BLUEPRINTS = {2: "blueprint_2p.npz", 4: "blueprint_4p.npz"}
-DEFAULT_BLUEPRINT = str(POLICY_DIRECTORY / BLUEPRINTS[2])
+# path="auto": the stored blueprint of the bot's player count trained for its objective
+# (`experiments.train_blueprint --utility`, docs/blueprint.md); at a count with no win blueprint
+# stored, the margin one serves the win objective too.
+BLUEPRINTS = {(2, "margin"): "blueprint_2p.npz", (2, "win"): "blueprint_win_2p.npz",
+              (4, "margin"): "blueprint_4p.npz"}
+DEFAULT_BLUEPRINT = str(POLICY_DIRECTORY / BLUEPRINTS[2, "margin"])
 CONTINUATIONS = {"blueprint": subgame.BLUEPRINT, "heuristic": POLICIES["heuristic"],
                  "greedy": POLICIES["greedy"], "random": POLICIES["random"]}
 PRIORS = {"blueprint": subgame.BLUEPRINT, "uniform": subgame.UNIFORM}
@@ -60,13 +64,16 @@ CHUNK = 4  # iterations of a timed solve's first call, before the clock is read
 CHUNK_SHARE = 0.05  # a timed solve's chunk doubles while a call takes less of the budget
 
 
-def default_blueprint(num_players: int) -> str:
-  """The stored blueprint `path="auto"` plays at `num_players`; a ValueError where none is stored."""
-  if num_players not in BLUEPRINTS:
+def default_blueprint(num_players: int, objective: str = "margin") -> str:
+  """The stored blueprint `path="auto"` plays at `num_players` for `objective` ("margin" or
+  "win"; the margin one where no win one is stored); a ValueError where none is stored."""
+  if (num_players, "margin") not in BLUEPRINTS:
+    counts = sorted({n for n, _ in BLUEPRINTS})
     raise ValueError(f"no blueprint is stored for {num_players} players (path='auto' knows"
-                     f" {', '.join(f'{n} players' for n in BLUEPRINTS)}); train one with `sushigo"
+                     f" {', '.join(f'{n} players' for n in counts)}); train one with `sushigo"
                      " train --abstraction cards` and give its file as parameter 'path'")
-  return str(POLICY_DIRECTORY / BLUEPRINTS[num_players])
+  name = BLUEPRINTS.get((num_players, objective), BLUEPRINTS[num_players, "margin"])
+  return str(POLICY_DIRECTORY / name)
 
 
 class SubgameBot(Bot):
@@ -74,7 +81,10 @@ class SubgameBot(Bot):
 
   Parameters (`PARAMETERS`):
     path           the blueprint file (`sushigo train --abstraction cards` or `cards+rank`); auto
-                   (the default): the stored one of the player count (`BLUEPRINTS`: 2 and 4)
+                   (the default): the stored one of the player count and objective
+                   (`BLUEPRINTS`): at 2 players blueprint_2p.npz for the margin and
+                   blueprint_win_2p.npz (trained with utility=win) for the win; at 4 players
+                   blueprint_4p.npz for either
     iterations     MCCFR iterations per decision (when `seconds` is 0)
     seconds        > 0: iterate in chunks until this much time has passed (at least one chunk; a
                    chunk doubles while a call takes under 5% of the budget, so the last call may
@@ -164,7 +174,7 @@ class SubgameBot(Bot):
                        f" {rules.num_players} players: one of {', '.join(CONTINUATIONS)} (the"
                        " choice among several is a two-player, zero-sum device)")
     if params["path"] == "auto":
-      params["path"] = default_blueprint(rules.num_players)
+      params["path"] = default_blueprint(rules.num_players, self.objective)
     self.blueprint = self.load_saved(load_checked_blueprint, "blueprint")
     self.check_trained_for(self.blueprint.game, "blueprint")
     ensure_compiled()

@@ -10,6 +10,11 @@ as an exact best response does. Played, the bot takes the most probable legal ac
 lowest id): a deterministic strategy, so its gain over the policy is a lower bound on the policy's
 exploitability like any responder's.
 
+The agent's rewards are its `objective` (`solvers.bot`): "margin", "win" (the win share, the
+Pudding tie-break included), or "auto", the default, which follows the game's utility; the trainer
+plays the game scored by it (`solvers.bot.returns_game`), its rewards divided by `REWARD_SCALES`
+(the margin's 20 points, the win's 1, so that either is of the order of one).
+
 Training draws everything from `training_seed` (the trainer's seed); the paired evaluation games
 of `approximate.play_gain` draw from other streams. A trained agent is kept per (game, seat,
 policy, parameters) in the process, so the responders of one seat's paired games train once.
@@ -22,12 +27,13 @@ import collections
 import numpy as np
 import pyspiel
 
-from solvers.bot import Bot, Policy
+from solvers.bot import Bot, Policy, returns_game
 from solvers.learning.network import Network
 from solvers.opponents import COMPILED_BOTS, compiled_opponents
 from solvers.search.opponent_model import OpponentModel, required_opponent_model
 
 _KEPT = 16  # trained agents kept per process
+REWARD_SCALES = {"margin": 20.0, "win": 1.0}  # the rewards' divisor, by objective
 _AGENTS: collections.OrderedDict = collections.OrderedDict()
 
 
@@ -41,7 +47,8 @@ class PPOBestResponseBot(Bot):
   # however long they trained; these reached 0.89 of it after 50 iterations.
   PARAMETERS = {"iterations": 100, "training_seed": 0, "num_envs": 512, "rollout_steps": 8,
                 "epochs": 4, "minibatches": 8, "learning_rate": 1e-3, "entropy_coef": 0.01,
-                "gae_lambda": 1.0, "hidden": 256, "observation_type": "information_state"}
+                "gae_lambda": 1.0, "hidden": 256, "observation_type": "information_state",
+                "objective": "auto"}
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None,
                opponent_model: OpponentModel | None = None, policy_key: str = "", **params):
@@ -66,11 +73,11 @@ class PPOBestResponseBot(Bot):
     """The trainer's settings for this seat and policy."""
     from solvers.learning.ppo import PPOConfig  # pylint: disable=C0415 (JAX: on demand)
     p = self.params
-    return PPOConfig(game=str(self.game), seat=self.player_id, num_envs=int(p["num_envs"]),
+    return PPOConfig(game=str(returns_game(self.game, self.objective)), seat=self.player_id, num_envs=int(p["num_envs"]),
                      rollout_steps=int(p["rollout_steps"]), epochs=int(p["epochs"]),
                      minibatches=int(p["minibatches"]), learning_rate=p["learning_rate"],
                      entropy_coef=p["entropy_coef"], gae_lambda=p["gae_lambda"],
-                     hidden=int(p["hidden"]),
+                     hidden=int(p["hidden"]), reward_scale=REWARD_SCALES[self.objective],
                      observation_type=p["observation_type"], seed=int(p["training_seed"]),
                      eval_opponent=self.opponent, eval_every=max(1, p["iterations"] // 10),
                      eval_games=500)
