@@ -197,7 +197,8 @@ def _sample(logits, key):
   """One action a row drawn from softmax(logits) by inverse CDF (one uniform a row; an action of
   probability 0 is never drawn), and its log-probability."""
   log_probabilities = _log_probabilities(logits)
-  cumulative = jnp.cumsum(jnp.exp(log_probabilities), axis=-1)
+  # A parallel prefix sum: XLA's cumsum on CPU costs a quarter more of a collection step.
+  cumulative = jax.lax.associative_scan(jnp.add, jnp.exp(log_probabilities), axis=1)
   point = jax.random.uniform(key, (logits.shape[0], 1)) * cumulative[:, -1:]
   beyond = cumulative > point
   # Rounding can put the point at the total: the most probable action then.
