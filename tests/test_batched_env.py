@@ -234,8 +234,10 @@ def test_random_legal_plays_a_legal_action_drawn_from_the_seed():
     (dict(flavour=1), "python_sushi_go has no parameter 'flavour'; allowed: deal, deck"),
     (dict(players="3"), "parameter 'players' is '3'; allowed: a value of type int"),
     (dict(players=7), "parameter 'players' is 7; allowed: 2 to 5"),
-    (dict(opponents="pimc"), "opponent 'pimc'; allowed: random, greedy or external by name, or ('heuristic'"),
-    (dict(opponents="heuristic"), "opponent 'heuristic'; allowed: random, greedy or external by name, or"),
+    (dict(opponents="pimc"),
+     "opponent 'pimc'; allowed: random, greedy or external by name, or ('heuristic'"),
+    (dict(opponents="heuristic"),
+     "opponent 'heuristic'; allowed: random, greedy or external by name, or"),
     (dict(opponents=("heuristic", np.zeros(3))), "heuristic parameters array([0., 0., 0.]);"
      " allowed: the finite float64 array of solvers.policy_kernels.heuristic.parameters(values)"),
     (dict(opponents=[("greedy", np.zeros(13))]), "opponent ('greedy', array("),
@@ -348,3 +350,8 @@ def test_external_actions_are_checked():
                      r" dtype int64; allowed: None \(no seat is external\)"):
     SushiGoBatch(3, seed=0).step(legal, theirs)
   batch.step(legal, theirs)
+
+
+def test_a_step_before_reset_is_refused_with_external_seats_too():
+  with pytest.raises(RuntimeError, match=r"step\(\) before reset\(\)"):
+    SushiGoBatch(2, opponents="external", seed=0).step([0, 0], [[0], [0]])

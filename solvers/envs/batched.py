@@ -236,7 +236,7 @@ class SushiGoBatch(DraftingBatch):
   def step(self, actions, external_actions=None):
     """As `DraftingBatch.step`, with `external_actions` (games x external seats, each legal in
     its seat's mask) when an opponent seat is external (module docstring)."""
-    if self.external_seats or external_actions is not None:
+    if self._started and (self.external_seats or external_actions is not None):
       self._external_actions[...] = self._checked_external_actions(external_actions)
     return super().step(actions)
 
@@ -253,8 +253,11 @@ class SushiGoBatch(DraftingBatch):
     array = None if external_actions is None else np.asarray(external_actions)
     if not self.external_seats or array is None or array.shape != shape or \
         not np.issubdtype(array.dtype, np.integer):
-      raise ValueError(f"external_actions is {'None' if array is None else f'an array of shape {array.shape} and dtype {array.dtype}'};"
-                       f" allowed: {'None (no seat is external)' if not self.external_seats else f'{shape[0]} x {shape[1]} integers, one per game and external seat {self.external_seats}'}")
+      given = "None" if array is None else \
+          f"an array of shape {array.shape} and dtype {array.dtype}"
+      allowed = "None (no seat is external)" if not self.external_seats else \
+          f"{shape[0]} x {shape[1]} integers, one per game and external seat {self.external_seats}"
+      raise ValueError(f"external_actions is {given}; allowed: {allowed}")
     for slot, seat in enumerate(self.external_seats):
       column = array[:, slot]
       inside = (column >= 0) & (column < self.num_actions)
@@ -262,9 +265,9 @@ class SushiGoBatch(DraftingBatch):
       legal[inside] = self._external_masks[slot, np.flatnonzero(inside), column[inside]] == 1
       if not legal.all():
         game = int(np.flatnonzero(~legal)[0])
+        allowed = np.flatnonzero(self._external_masks[slot, game]).tolist()
         raise ValueError(f"external action {int(column[game])} of seat {seat} in game {game} is"
-                         f" not legal there; allowed: {np.flatnonzero(self._external_masks[slot, game]).tolist()},"
-                         " the external mask's ones")
+                         f" not legal there; allowed: {allowed}, the external mask's ones")
     return array
 
   def _seat_policies(self, opponents):
