@@ -74,7 +74,8 @@ FORWARD = "policy forward pass alone"
 def run(seconds: float = 5.0, repeats: int = 3, config=None) -> dict:
   """Interleaved measurements of the learner, the raw batches and the forward pass (`repeats`
   rounds of `seconds` each) for `config` (a `PPOConfig`; default: the default one); the medians,
-  the learner's CPU time split by phase, its first (cold) iteration and the target."""
+  the learner's CPU time split by phase, its first iteration's CPU seconds (XLA compiling, the
+  batches' kernels already compiled) and the target."""
   # JAX is imported here, so that `report` (which the docs' generator calls) does without it.
   from solvers.learning.ppo import PPOConfig, PPOTrainer  # pylint: disable=C0415
   config = config or PPOConfig()
@@ -82,11 +83,12 @@ def run(seconds: float = 5.0, repeats: int = 3, config=None) -> dict:
   alone = PPOTrainer(PPOConfig(**{**config.__dict__, "opponents": "random"}))
   measures = {LEARNER: _learner(league), LEAGUE: _raw(league), RANDOM: _raw(alone),
               FORWARD: _forward(league)}
+  for name, work in measures.items():
+    if name != LEARNER:
+      work()  # compiles the batches' kernels (when not cached) and the forward pass, warms up
   cold = time.process_time()
-  for work in measures.values():
-    work()  # compiles, warms up
-    if work is measures[LEARNER]:
-      cold = time.process_time() - cold
+  measures[LEARNER]()  # the first iteration compiles the collection and the update (XLA)
+  cold = time.process_time() - cold
   rates = {name: [] for name in measures}
   phases, learner_cpu, learner_steps = dict.fromkeys(league.phase_seconds, 0.0), 0.0, 0
   for _ in range(repeats):
