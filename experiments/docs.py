@@ -376,8 +376,8 @@ def _ppo_league(results: pathlib.Path) -> str:
   elif float(default["win_low"]) > float(past["win_high"]):
     verdict = "the default league is ahead, the intervals apart"
   else:
-    ahead = "the league with past selves" if float(past["win_share"]) > float(default["win_share"]) else \
-        "the default league"
+    ahead = "the league with past selves" if \
+        float(past["win_share"]) > float(default["win_share"]) else "the default league"
     verdict = (f"the intervals overlap: no league is shown better ({ahead} ahead by the point"
                " estimate)")
   return ("\n".join(lines) + f"\n\nAt iteration {shared[-1]:,}, {verdict}. Each point:"
