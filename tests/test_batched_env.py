@@ -348,7 +348,8 @@ def test_external_actions_are_checked():
     batch.step(legal, wrong)
   with pytest.raises(ValueError, match=r"external_actions is an array of shape \(3, 1\) and"
                      r" dtype int64; allowed: None \(no seat is external\)"):
-    SushiGoBatch(3, seed=0).step(legal, theirs)
+    plain = SushiGoBatch(3, seed=0)
+    plain.step(plain.reset()[1].argmax(axis=1), theirs)
   batch.step(legal, theirs)
 
 
