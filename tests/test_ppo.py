@@ -249,5 +249,8 @@ def test_past_selves_join_the_pool_and_resume_with_it(tmp_path):
   assert [iteration for iteration, _ in resumed.past_pool] == [1, 2]
   resumed.run(iterations=1, show_progress=False)
   assert all(np.array_equal(a, b) for a, b in zip(leaves(straight.params), leaves(resumed.params)))
+  default_league = ppo.PPOTrainer(ppo.PPOConfig(game=GAME, seed=3, **TINY))
+  assert all(np.array_equal(a, b) for a, b in zip(leaves(default_league.params),
+                                                  leaves(ppo.PPOTrainer(config).params)))
   with pytest.raises(ValueError, match="PPO setting past_pool is 0; allowed: an integer >= 1"):
     ppo.PPOConfig(past_pool=0)

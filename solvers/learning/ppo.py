@@ -35,8 +35,9 @@ Every `eval_every` iterations the agent, playing greedily (the most probable leg
 the learning curve holds its mean return and the share of games it outscores the opponent in, with
 a Wilson interval.
 
-Determinism: the seed fixes the initial weights (numpy), the environments' streams
-(`SeedSequence(seed)` spawned per group) and the JAX key that samples actions and shuffles
+Determinism: the seed fixes the initial weights (numpy; the same for every league, so leagues
+compare from one start), the environments' streams (`SeedSequence(seed)` spawned per group) and
+the JAX key that samples actions and shuffles
 minibatches. A checkpoint (`save`) holds the weights, Adam's state, the key, every batch's state
 (`SushiGoBatch.state`) and the curve, taken between iterations, so a resumed training continues with
 exactly the numbers of an uninterrupted one (on the same machine and library versions).
@@ -325,7 +326,8 @@ class PPOTrainer:
     if min(sizes) < 1:
       raise ValueError(f"num_envs {config.num_envs} is too few for {len(groups)} groups of"
                        " games (opponent and seat); allowed: at least one game per group")
-    streams = np.random.SeedSequence(config.seed).spawn(len(groups) + 1)
+    # The first stream makes the initial weights, the same whatever the league
+    weights_stream, *streams = np.random.SeedSequence(config.seed).spawn(len(groups) + 1)
     self.groups = [(name, seat, size) for (name, _, seat, _), size in zip(groups, sizes)]
     self.batches = [SushiGoBatch(size, opponents=spec, seat=seat,
                                  observation_type=config.observation_type,
@@ -335,7 +337,7 @@ class PPOTrainer:
       batch.reset()
     self.num_actions = self.batches[0].num_actions
     self.observation_size = self.batches[0].observation_size
-    init_rng = np.random.default_rng(streams[-1])
+    init_rng = np.random.default_rng(weights_stream)
     self.params = {k: jnp.asarray(v) for k, v in initial_parameters(
         self.observation_size, self.num_actions, config.hidden, init_rng).items()}
     self.optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm),
