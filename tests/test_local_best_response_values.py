@@ -323,3 +323,51 @@ def test_it_refuses_anything_but_an_opponent_model_with_whole_sentences():
     LocalBestResponseBot(game, 0, 1)
   with pytest.raises(ValueError, match=r"^opponent_model is .*; allowed: an OpponentModel"):
     LocalBestResponseBot(game, 0, 1, opponent_model=lambda rules, table, player: [])
+
+
+def test_the_lookahead_is_exactly_depth_turns_deep():
+  """With the whole deck dealt, a deterministic policy and a deterministic continuation, the
+  value of an action at `depth` d is: this turn's action, the best of the responder's next d - 1
+  choices (each opponent pick the policy's), then the greedy continuation to the end. Checked on
+  the first deals where depths 1 and 2, and 2 and 3, give other values (the greedy continuation is
+  worse than looking ahead there), so a lookahead a turn shorter or longer than asked fails."""
+  game = pyspiel.load_game(WHOLE_DEAL)
+  heuristic = [solvers.make_bot("heuristic", game, p, 0) for p in range(2)]
+  greedy = solvers.make_bot("greedy", game, 0, 0)
+  model = OpponentModel(lambda rules, table, player: pure(heuristic[player].policy_at(table)))
+
+  def opponent(state):
+    return pure(heuristic[1].get_policy(state))[0][0]
+
+  def limited(state, first: int, depth: int) -> float:
+    """The responder's return after `first` here, maximising `depth - 1` more turns."""
+    state = state.clone()
+    state.apply_actions([first, opponent(state)])
+    if state.is_terminal():
+      return state.returns()[0]
+    if depth > 1:
+      return max(limited(state, a, depth - 1) for a in state.legal_actions(0))
+    while not state.is_terminal():
+      state.apply_actions([_only(greedy.get_policy(state)), opponent(state)])
+    return state.returns()[0]
+
+  def oracle(state, depth: int) -> dict[int, float]:
+    return {a: limited(state, a, depth) for a in state.legal_actions(0)}
+
+  starts = [dealt for dealt, _ in deals(game) if len(dealt.legal_actions(0)) == 4]
+  telling = [next(s for s in starts if oracle(s, depth) != oracle(s, depth + 1))
+             for depth in (1, 2)]
+  for start in telling:
+    for depth in (1, 2, 3):
+      bot = responder(game, model, seed=3, depth=depth, rollouts=2, continuation="greedy")
+      values = bot.action_values(simultaneous_state(start).table())
+      assert values == oracle(start, depth), depth
+
+
+def test_it_plays_its_best_valued_action_and_the_lowest_of_ties():
+  game = load_reduced("tiny")
+  bot = responder(game, skewed_model(game))
+  bot.action_values = lambda table: {3: 1.5, 1: 1.5, 2: 0.5, 0: -2.0}
+  assert bot.policy_at(None) == [(3, 0.0), (1, 1.0), (2, 0.0), (0, 0.0)]
+  bot.action_values = lambda table: {0: -2.0, 2: 0.5}
+  assert bot.policy_at(None) == [(0, 0.0), (2, 1.0)]
