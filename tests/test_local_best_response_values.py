@@ -371,3 +371,23 @@ def test_it_plays_its_best_valued_action_and_the_lowest_of_ties():
   assert bot.policy_at(None) == [(3, 0.0), (1, 1.0), (2, 0.0), (0, 0.0)]
   bot.action_values = lambda table: {0: -2.0, 2: 0.5}
   assert bot.policy_at(None) == [(0, 0.0), (2, 1.0)]
+
+
+def test_chance_that_ends_the_game_inside_the_lookahead_pays_the_returns_there():
+  """The dynamics' contract lets chance end a game (`skip_chance` runs "until a simultaneous node
+  or the end of the game"); neither game does, so a stand-in chance does: after the last choice of
+  the first round it jumps to a finished game, whose returns are then every action's value."""
+  game = pyspiel.load_game(TWO_ROUNDS)
+  state = next(child for dealt, _ in deals(game) for child in _after_first_turns(dealt)
+               if len(child.legal_actions(0)) == 2)
+  finished = state.clone()
+  while not finished.is_terminal():
+    if finished.is_chance_node():
+      finished.apply_action(finished.chance_outcomes()[0][0])
+    else:
+      finished.apply_actions([finished.legal_actions(p)[0] for p in range(2)])
+  end = simultaneous_state(finished).table()
+  bot = responder(game, skewed_model(game), worlds=1, depth=2)
+  bot.dynamics = dataclasses.replace(bot.dynamics, skip_chance=lambda rules, table, uniform: end)
+  values = bot.action_values(simultaneous_state(state).table())
+  assert values == dict.fromkeys(state.legal_actions(0), finished.returns()[0])
