@@ -44,9 +44,13 @@ def skewed(legal: list[int]) -> list[tuple[int, float]]:
   return [(a, w / total) for a, w in zip(legal, weights)]
 
 
-def skewed_model(game: pyspiel.Game) -> OpponentModel:
-  return OpponentModel(lambda rules, table, player:
-                       skewed(game.dynamics.legal_actions(rules, table, player)))
+def skewed_model(game: pyspiel.Game, support_only: bool = False) -> OpponentModel:
+  """The `skewed` policy; with `support_only`, its answers leave out the actions it never plays
+  (a distribution over the legal actions all the same)."""
+  def policy(rules, table, player):
+    answer = skewed(game.dynamics.legal_actions(rules, table, player))
+    return [(a, p) for a, p in answer if p > 0] if support_only else answer
+  return OpponentModel(policy)
 
 
 def state_policy(state: pyspiel.State, player: int) -> list[tuple[int, float]]:
@@ -148,12 +152,14 @@ def consistent_worlds(game: pyspiel.Game, state: pyspiel.State, first_joint: lis
   return worlds
 
 
-def test_the_values_weigh_hidden_hands_by_the_policys_picks():
+@pytest.mark.parametrize("support_only", [False, True], ids=["every_action", "support_only"])
+def test_the_values_weigh_hidden_hands_by_the_policys_picks(support_only):
   """At the second turn of a 3-player round with hidden cards, with worlds drawn from the chance
   posterior (here by an exact sampler over the enumerated deals, so that the test sees the
   responder's weighting alone), the responder's values (600 worlds, lookahead to the end) equal
   the exact posterior expectation: each world weighted by the probability that the policy made
-  the picks seen, not counted alike, and not weighted by the responder's own picks."""
+  the picks seen, not counted alike, and not weighted by the responder's own picks. A pick the
+  policy's answer leaves out is one it never makes."""
   game = pyspiel.load_game(THREE_HIDDEN)
   state, joint = second_turn(game, seed=2)
   worlds = consistent_worlds(game, state, joint, me=0)
@@ -167,7 +173,8 @@ def test_the_values_weigh_hidden_hands_by_the_policys_picks():
     return tables[min(int(np.searchsorted(cumulative, uniform() * cumulative[-1])),
                       len(tables) - 1)]
 
-  bot = responder(game, skewed_model(game), seed=1, worlds=600, depth=3, branching=64)
+  bot = responder(game, skewed_model(game, support_only), seed=1, worlds=600, depth=3,
+                  branching=64)
   bot.dynamics = dataclasses.replace(bot.dynamics, determinize=exact_draw, deal_weight=None)
   values = bot.action_values(simultaneous_state(state).table())
   assert values.keys() == exact.keys()
