@@ -398,3 +398,46 @@ def test_chance_that_ends_the_game_inside_the_lookahead_pays_the_returns_there()
   bot.dynamics = dataclasses.replace(bot.dynamics, skip_chance=lambda rules, table, uniform: end)
   values = bot.action_values(simultaneous_state(state).table())
   assert values == dict.fromkeys(state.legal_actions(0), finished.returns()[0])
+
+
+@pytest.mark.parametrize("reaches, deal_weight, share", [
+    ((0.3, 0.1), 1.0, 0.75),  # weighted by the policy's probability of the picks seen
+    ((1e-12, 0.5e-12), 2.0, 0.5),  # both at most 1e-12: every world contradicts it, counted alike
+    ((2e-12, 0.5e-12), 0.5, 0.5),  # weights 1e-12 and 0 in all: counted alike
+    ((3e-12, 0.5e-12), 0.5, 1.0),  # weights above 1e-12 and 0: the first world alone
+], ids=["weighted", "both_at_most_1e-12", "total_1e-12", "one_above"])
+def test_worlds_the_policy_hardly_makes_count_as_contradicting_it(reaches, deal_weight, share):
+  """Two worlds (deals where the responder holds the same hand), each with a pick of player 1
+  (made at a table of another deal, so that the lookahead does not meet that answer) the policy
+  makes with the given probability (player 2's pick is sure), and a stand-in deal weight: the values are the worlds'
+  expectimax values mixed with the first world's `share`. A world whose picks the policy makes
+  with probability at most 1e-12 counts as contradicting it; when the worlds' weights add up to
+  at most 1e-12, every world counts alike."""
+  game = pyspiel.load_game(THREE_HIDDEN)
+  same_hand: dict[tuple, list] = {}
+  for dealt, _ in deals(game):
+    same_hand.setdefault(tuple(dealt.legal_actions(0)), []).append(dealt)
+  hand, states = next((hand, found) for hand, found in same_hand.items()
+                      if len(hand) == 4 and len(found) > 1)
+  exact = [{a: expectimax(s, 0, state_policy, a) for a in s.legal_actions(0)} for s in states[:2]]
+  assert exact[0] != exact[1]
+  worlds = [simultaneous_state(s).table() for s in states[:2]]
+  befores = [simultaneous_state(s).table() for found in same_hand.values() if found != states
+             for s in found][:2]
+  seen = [game.dynamics.legal_actions(game.rules, table, 1)[:2] for table in befores]
+  answers = {(table, 1): [(pick, reach), (other, 1 - reach)]
+             for table, (pick, other), reach in zip(befores, seen, reaches)}
+  sure = [game.dynamics.legal_actions(game.rules, table, 2)[0] for table in befores]
+  answers.update({(table, 2): [(pick, 1.0)] for table, pick in zip(befores, sure)})
+  model = skewed_model(game)
+  draws = iter(worlds * 2)
+  bot = responder(game, OpponentModel(lambda rules, table, player: answers.get(
+      (table, player)) or model.policy(rules, table, player)), worlds=2, depth=4, branching=64)
+  bot.dynamics = dataclasses.replace(
+      bot.dynamics, determinize=lambda rules, table, player, uniform: next(draws),
+      deal_weight=lambda rules, world, player: deal_weight,
+      round_decisions=lambda rules, world: [(befores[worlds.index(world)], [
+          0, seen[worlds.index(world)][0], sure[worlds.index(world)]])])
+  values = bot.action_values(worlds[0])
+  assert values == pytest.approx({a: share * exact[0][a] + (1 - share) * exact[1][a]
+                                  for a in exact[0]}, abs=1e-9)
