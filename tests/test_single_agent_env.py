@@ -119,7 +119,7 @@ def test_losing_on_an_illegal_action_returns_the_last_observation_and_its_mask()
     np.testing.assert_array_equal(last[key], value)
   np.testing.assert_array_equal(info["action_mask"], kept["action_mask"])
   assert set(info) == {"illegal_action", "action_mask"}
-  assert not env.players.agents
+  assert env.players.agents == []  # no live agent, a list as PettingZoo's API has it
   env.reset(seed=1)  # a new episode leaves what the last one returned as it was
   for key, value in kept.items():
     np.testing.assert_array_equal(last[key], value)
@@ -140,3 +140,17 @@ def test_rendering_is_the_parallel_environments():
   assert env.render() == f"Game: {env.game}"
   env.step(lowest_legal(observation))
   assert env.render() == env.players.render() != f"Game: {env.game}"
+
+
+def test_calls_out_of_order_are_refused_in_whole_sentences():
+  env = SushiGoEnv(players=2)
+  with pytest.raises(RuntimeError, match=r"^step\(\) before reset\(\): call reset\(\) first$"):
+    env.step(0)
+  with pytest.raises(RuntimeError,
+                     match=r"^action_masks\(\) before reset\(\): call reset\(\) first$"):
+    env.action_masks()
+  observation, _ = env.reset(seed=0)
+  env.step(int(np.flatnonzero(observation["action_mask"] == 0)[0]))  # "lose": the episode ends
+  with pytest.raises(RuntimeError,
+                     match=r"^the episode is over: call reset\(\) to start a new one$"):
+    env.step(0)
