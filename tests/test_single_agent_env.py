@@ -20,15 +20,16 @@ def lowest_legal(observation) -> int:
   return int(np.flatnonzero(observation["action_mask"])[0])
 
 
-def by_hand(seed: int, seat: int, opponents: list[str], **params) -> list[tuple]:
+def by_hand(seed: int, seat: int, opponents: list, **params) -> list[tuple]:
   """The episode the module docstring describes, replayed on the PettingZoo environment: the
   generator seeded by `seed` draws each opponent seat's bot seed in seat order, then the deal's
   seed; the learner plays its lowest legal action. Each step's (observation, reward, done)."""
   rng, _ = gymnasium.utils.seeding.np_random(seed)
   players = DraftingParallelEnv("python_sushi_go", None, "observation", **params)
   others = [p for p in range(players.game.num_players()) if p != seat]
-  bots = {p: make_bot(name, players.game, p, int(rng.integers(SEEDS_BELOW)))
-          for p, name in zip(others, opponents)}
+  specs = [{"bot": spec, "params": {}} if isinstance(spec, str) else spec for spec in opponents]
+  bots = {p: make_bot(spec["bot"], players.game, p, int(rng.integers(SEEDS_BELOW)),
+                      **spec["params"]) for p, spec in zip(others, specs)}
   observations, _ = players.reset(seed=int(rng.integers(SEEDS_BELOW)))
   me = players.possible_agents[seat]
   steps = [(observations[me]["observation"].tolist(), 0.0, False)]
@@ -54,9 +55,10 @@ def played(env: SushiGoEnv, seed: int) -> list[tuple]:
 
 @pytest.mark.parametrize("seat", [0, 1, 2])
 def test_episodes_follow_the_documented_seeding_and_seating(seat):
-  """Three players, two different opponents (one per other seat, in seat order): every step is
-  the one replayed by hand, for two seeds and each seat of the learner."""
-  opponents = ["greedy", "heuristic"]
+  """Three players, two different opponents (one per other seat, in seat order; the heuristic
+  with a temperature, so that it draws from its seed): every step is the one replayed by hand,
+  for two seeds and each seat of the learner."""
+  opponents = ["greedy", {"bot": "heuristic", "params": {"temperature": 2.0}}]
   for seed in (3, 11):
     env = SushiGoEnv(players=3, seat=seat, opponents=opponents, utility="margin")
     assert played(env, seed) == by_hand(seed, seat, opponents, players=3, utility="margin")
