@@ -135,8 +135,16 @@ def test_the_action_mask_is_the_observations_as_booleans():
   np.testing.assert_array_equal(mask, observation["action_mask"] == 1)
 
 
+def test_the_observation_type_is_passed_on():
+  env = SushiGoEnv(players=3, seat=1, observation_type="information_state")
+  observation, _ = env.reset(seed=0)
+  np.testing.assert_array_equal(observation["observation"],
+                                env.players.pyspiel_state().information_state_tensor(1))
+
+
 def test_rendering_is_the_parallel_environments():
   env = SushiGoEnv(players=2, render_mode="ansi")
+  assert env.render_mode == "ansi"  # read by Gymnasium's wrappers and checker
   assert env.metadata["render_modes"] == ["human", "ansi"]
   observation, _ = env.reset(seed=0)
   assert env.render() == f"Game: {env.game}"
