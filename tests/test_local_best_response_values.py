@@ -409,10 +409,10 @@ def test_chance_that_ends_the_game_inside_the_lookahead_pays_the_returns_there()
 def test_worlds_the_policy_hardly_makes_count_as_contradicting_it(reaches, deal_weight, share):
   """Two worlds (deals where the responder holds the same hand), each with a pick of player 1
   (made at a table of another deal, so that the lookahead does not meet that answer) the policy
-  makes with the given probability (player 2's pick is sure), and a stand-in deal weight: the values are the worlds'
-  expectimax values mixed with the first world's `share`. A world whose picks the policy makes
-  with probability at most 1e-12 counts as contradicting it; when the worlds' weights add up to
-  at most 1e-12, every world counts alike."""
+  makes with the given probability (player 2's pick is sure), and a stand-in deal weight: the
+  values are the worlds' expectimax values mixed with the first world's `share`. A world whose
+  picks the policy makes with probability at most 1e-12 counts as contradicting it; when the
+  worlds' weights add up to at most 1e-12, every world counts alike."""
   game = pyspiel.load_game(THREE_HIDDEN)
   same_hand: dict[tuple, list] = {}
   for dealt, _ in deals(game):

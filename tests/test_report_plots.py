@@ -60,7 +60,8 @@ def planted(module, old: str, new: str) -> dict:
   source = inspect.getsource(module)
   assert source.count(old) == 1, f"{old!r} is not found exactly once in {module.__name__}"
   namespace = {"__name__": module.__name__}
-  exec(compile(source.replace(old, new), module.__file__, "exec"), namespace)  # pylint: disable=exec-used
+  code = compile(source.replace(old, new), module.__file__, "exec")
+  exec(code, namespace)  # pylint: disable=exec-used
   return namespace
 
 
@@ -357,7 +358,8 @@ PLANTED = {
         "rates[names.index(column), names.index(row)]"),
     "win matrix texts transposed": (summary, "ax.text(j, i,", "ax.text(i, j,"),
     "significance marks inverted": (
-        summary, '("*" if pairing.significant else "")', '("*" if not pairing.significant else "")'),
+        summary, '("*" if pairing.significant else "")',
+        '("*" if not pairing.significant else "")'),
     "ratings' bars one sigma wide": (
         summary, "yerr=[RATING_ERROR_SIGMAS * result.ratings[n].sigma",
         "yerr=[result.ratings[n].sigma"),
