@@ -4,6 +4,7 @@ game, exact exploitability no worse than the blueprint it starts from."""
 from __future__ import annotations
 
 import pathlib
+import random
 
 import numpy as np
 import pyspiel
@@ -27,6 +28,7 @@ from sushigo_spiel.compiled.sushi_go import codec
 from sushigo_spiel.compiled.sushi_go.layout import DECK_AT, HANDS_AT, PUDDINGS_AT, TYPES, build_spec
 from sushigo_spiel.compiled.sushi_go.moves import legal_actions
 from sushigo_spiel.reduced_games import load_reduced
+from sushigo_spiel.sushi_go import knowledge
 
 
 BLUEPRINT_4P = "experiments/results/policies/blueprint_4p.npz"  # the stored four-player blueprint
@@ -377,11 +379,24 @@ def test_reach_weights_are_the_trembling_blueprints_probabilities_of_the_picks_p
     state.apply_actions(actions)
   assert bot.reach_weight(state.table()) == pytest.approx(expected, rel=1e-12)
   assert 0 < expected < 1e-3  # six picks, each far from certain under the model
+  _check_world_weights(game, bot, state)
   uniform = make_bot("subgame", game, 0, 1, path=BLUEPRINT_4P, iterations=1, worlds=4,
                      belief="uniform")
   for searcher in (bot, uniform):
     searcher.step(state)
     assert searcher.worlds_used == 4
+
+
+def _check_world_weights(game, bot, state):
+  """Drawn worlds weigh their reach times chance's posterior over the draw (`deal_weight`,
+  exact by tests/test_deal_weight.py), and that correction differs between worlds."""
+  rng, corrections = random.Random(6), set()
+  for _ in range(20):
+    world = game.dynamics.determinize(game.rules, state.table(), 0, rng.random)
+    correction = knowledge.deal_weight(game.rules, world, 0)
+    assert bot.world_weight(world) == pytest.approx(correction * bot.reach_weight(world), rel=1e-12)
+    corrections.add(round(correction, 9))
+  assert len(corrections) > 1
 
 
 @pytest.fixture(scope="module")

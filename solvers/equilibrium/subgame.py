@@ -40,7 +40,7 @@ from sushigo_spiel.compiled.sushi_go.knowledge import determinize, hand_seen, wi
 from sushigo_spiel.compiled.sushi_go.layout import (HANDS_AT, HAND_SIZE, ROUND_DECK_AT, TURN, TYPES,
                                                     build_spec)
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
-from sushigo_spiel.sushi_go.knowledge import round_decisions
+from sushigo_spiel.sushi_go.knowledge import deal_weight, round_decisions
 
 POLICY_DIRECTORY = pathlib.Path(__file__).resolve().parents[2] / "experiments/results/policies"
 # path="auto": the stored blueprint of the bot's player count trained for its objective
@@ -103,8 +103,9 @@ class SubgameBot(Bot):
                    values differ by what differs, not by the deals) | independent
     prior          uniform (the default) | blueprint: what regret matching plays with no
                    positive regret
-    belief         reach | uniform: the root worlds weighted by the others' picks under the
-                   blueprint, or not (the same at two players; docs/subgame.md)
+    belief         reach | uniform: the root worlds weighted to chance's posterior and by the
+                   others' picks under the blueprint, or kept as determinization draws them (the
+                   same at two players; docs/subgame.md)
     root           own | public: the subgame rooted at the player's information set, or (two
                    players) at the round's public state, both players' hands sampled
                    (docs/subgame.md)
@@ -253,7 +254,7 @@ class SubgameBot(Bot):
     worlds = np.stack([determinize(spec, pos, player, self.stream)
                        for _ in range(int(self.params["worlds"]))])
     if pos[TURN] > 0 and self.params["belief"] == "reach":
-      weights = np.array([self.reach_weight(codec.decode(self.rules, spec, world))
+      weights = np.array([self.world_weight(codec.decode(self.rules, spec, world))
                           for world in worlds])
       worlds = worlds[self.rng.choice(len(worlds), size=len(worlds), p=weights / weights.sum())]
     return worlds, np.ones(len(worlds)), len(worlds)
@@ -282,6 +283,12 @@ class SubgameBot(Bot):
           worlds.append(with_deal(spec, pos, hands))
           weights.append(weight)
     return np.stack(worlds), np.array(weights), len(worlds) - len(theirs)
+
+  def world_weight(self, table) -> float:
+    """A drawn world's weight in the belief: the determinization's draw turned into chance's
+    posterior over deals (`knowledge.deal_weight`: the draw reads picks as uniform pickers'), times
+    the trembling blueprint's probability of this round's picks in it (`reach_weight`)."""
+    return deal_weight(self.rules, table, self.player_id) * self.reach_weight(table)
 
   def reach_weight(self, table) -> float:
     """The probability of this round's picks of the other players at `table` (a world), each
