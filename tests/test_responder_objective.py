@@ -39,11 +39,22 @@ def _responder(cls, game, **params):
   return cls(game, 0, 0, opponent_model=_model(game), **params)
 
 
-@pytest.mark.parametrize("cls", RESPONDERS)
-def test_auto_follows_the_games_utility(cls):
-  for utility, objective in (("score", "margin"), ("margin", "margin"), ("win", "win")):
-    assert _responder(cls, load(players=2, utility=utility)).objective == objective
-  assert _responder(cls, load(players=2, utility="win"), objective="margin").objective == "margin"
+def test_auto_maximises_the_games_own_returns():
+  """Under "auto" (the default) a responder maximises what its gain is measured in: at the
+  tie-break, 7 points for either pick in a game scored by points, the win share under win."""
+  for utility, expected in (("score", {MAKI: 7.0, PUDDING: 7.0}), ("margin", {MAKI: 0.0,
+                                                                            PUDDING: 0.0}),
+                            ("win", {MAKI: 0.0, PUDDING: 1.0})):
+    game, state = _tie_break(utility)
+    names = {a: state.action_to_string(0, a) for a in state.legal_actions(0)}
+    values = _responder(LocalBestResponseBot, game).action_values(state.table())
+    assert {names[a]: v for a, v in values.items()} == pytest.approx(expected), utility
+    config = _responder(PPOBestResponseBot, game).config()
+    assert config.game == str(game) and config.reward_scale == REWARD_SCALES[utility]
+  game, _ = _tie_break("score")
+  points = _responder(LearnedBestResponseBot, game, games=300).trained().weights
+  margin = _responder(LearnedBestResponseBot, game, objective="margin", games=300)
+  assert not (points == margin.trained().weights).all()
 
 
 @pytest.mark.parametrize("cls", RESPONDERS)
@@ -80,7 +91,7 @@ def test_the_learned_responder_trains_on_its_objective():
             _responder(LearnedBestResponseBot, scored, games=300).trained().weights).all()
     if objective == "win":
       assert state.action_to_string(0, bot.step(state)) == PUDDING
-  margin = _responder(LearnedBestResponseBot, game, games=300).trained().weights  # auto: margin
+  margin = _responder(LearnedBestResponseBot, game, objective="margin", games=300).trained().weights
   assert not (margin == _responder(LearnedBestResponseBot, game, objective="win",
                                    games=300).trained().weights).all()
 

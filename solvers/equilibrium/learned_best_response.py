@@ -12,9 +12,9 @@ in the batched environment:
   target  = the agent's return at the end of the game, else max over legal a' of Q(s', a'),
             s' its next decision (chance between them sampled)
 
-The return is the agent's `objective` (`solvers.bot`): "margin", "win" (the win share, the Pudding
-tie-break included), or "auto", the default, which follows the game's utility; it is read in the
-game scored by it (`solvers.bot.returns_game`).
+The return is the agent's `objective`: "auto", the default, the game's own returns (what its gain
+is measured in), or "margin" or "win" (the win share, the Pudding tie-break included); it is read
+in the game scored by it (`solvers.bot.responder_game`).
 
 It explores epsilon-greedily, epsilon and the learning rate decaying linearly over the games (to
 `FINAL_EPSILON` and `FINAL_RATE` of their first values). Q-learning learns the values of the
@@ -41,7 +41,7 @@ import random
 import numpy as np
 import pyspiel
 
-from solvers.bot import Bot, Policy, returns_game
+from solvers.bot import Bot, Policy, responder_game
 from solvers.linear_q import LinearQ, feature_count, features
 from solvers.search.opponent_model import OpponentModel, required_opponent_model
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
@@ -105,7 +105,7 @@ class LearnedBestResponseBot(Bot):
   def train(self) -> LinearQ:
     """Trains a fresh model against the policy (module docstring)."""
     rules, dynamics, me = self.rules, self.dynamics, self.player_id
-    scoring = returns_game(self.game, self.objective).rules
+    scoring = responder_game(self.game, self.params["objective"]).rules
     games, rate0, epsilon0 = (self.params[k] for k in ("games", "learning_rate", "epsilon"))
     stream = np.random.SeedSequence(self.params["training_seed"],
                                     spawn_key=(TRAINING_STREAM, me))

@@ -23,9 +23,9 @@ policy, given what it knows:
             own play from the responder's seat), or a rollout policy (random, greedy,
             heuristic).
 
-The responder maximises its `objective` (`solvers.bot`): "margin", "win" (the win share, the
-Pudding tie-break included), or "auto", the default, which follows the game's utility; every return
-above (terminals, rollouts) is read in the game scored by it (`solvers.bot.returns_game`).
+The responder maximises its `objective`: "auto", the default, the game's own returns (what its gain
+is measured in), or "margin" or "win" (the win share, the Pudding tie-break included); every return
+above (terminals, rollouts) is read in the game scored by it (`solvers.bot.responder_game`).
 
 The responder is a bot; its gain over the policy's own return, measured in paired games, is a
 valid lower bound on the policy's exploitability whatever the responder's model, and a tight one
@@ -45,7 +45,7 @@ import random
 import numpy as np
 import pyspiel
 
-from solvers.bot import Bot, Policy, returns_game
+from solvers.bot import Bot, Policy, responder_game
 from solvers.equilibrium import validation
 from solvers.search import rollouts
 from solvers.search.opponent_model import OpponentModel, required_opponent_model
@@ -69,7 +69,7 @@ class LocalBestResponseBot(Bot):
                             "a local best response needs the policy it responds to")
     self._check_params()
     self.model = opponent_model
-    self.scoring = returns_game(self.game, self.objective).rules  # what the returns read
+    self.scoring = responder_game(self.game, self.params["objective"]).rules  # what returns read
     self._answers: dict = {}  # the policy's answers at this decision, by (table, player)
     continuation = self.params["continuation"]
     self._continuation = self._modelled if continuation == "policy" else \

@@ -10,10 +10,10 @@ as an exact best response does. Played, the bot takes the most probable legal ac
 lowest id): a deterministic strategy, so its gain over the policy is a lower bound on the policy's
 exploitability like any responder's.
 
-The agent's rewards are its `objective` (`solvers.bot`): "margin", "win" (the win share, the
-Pudding tie-break included), or "auto", the default, which follows the game's utility; the trainer
-plays the game scored by it (`solvers.bot.returns_game`), its rewards divided by `REWARD_SCALES`
-(the margin's 20 points, the win's 1, so that either is of the order of one).
+The agent's rewards are its `objective`: "auto", the default, the game's own returns (what its gain
+is measured in), or "margin" or "win" (the win share, the Pudding tie-break included); the trainer
+plays the game scored by it (`solvers.bot.responder_game`), its rewards divided by `REWARD_SCALES`
+(20 points for scores and margins, 1 for the win, so that either is of the order of one).
 
 Training draws everything from `training_seed` (the trainer's seed); the paired evaluation games
 of `approximate.play_gain` draw from other streams. A trained agent is kept per (game, seat,
@@ -27,13 +27,13 @@ import collections
 import numpy as np
 import pyspiel
 
-from solvers.bot import Bot, Policy, returns_game
+from solvers.bot import Bot, Policy, responder_game
 from solvers.learning.network import Network
 from solvers.opponents import COMPILED_BOTS, compiled_opponents
 from solvers.search.opponent_model import OpponentModel, required_opponent_model
 
 _KEPT = 16  # trained agents kept per process
-REWARD_SCALES = {"margin": 20.0, "win": 1.0}  # the rewards' divisor, by objective
+REWARD_SCALES = {"score": 20.0, "margin": 20.0, "win": 1.0}  # the rewards' divisor, by utility
 _AGENTS: collections.OrderedDict = collections.OrderedDict()
 
 
@@ -73,11 +73,12 @@ class PPOBestResponseBot(Bot):
     """The trainer's settings for this seat and policy."""
     from solvers.learning.ppo import PPOConfig  # pylint: disable=C0415 (JAX: on demand)
     p = self.params
-    return PPOConfig(game=str(returns_game(self.game, self.objective)), seat=self.player_id, num_envs=int(p["num_envs"]),
+    game = responder_game(self.game, p["objective"])
+    return PPOConfig(game=str(game), seat=self.player_id, num_envs=int(p["num_envs"]),
                      rollout_steps=int(p["rollout_steps"]), epochs=int(p["epochs"]),
                      minibatches=int(p["minibatches"]), learning_rate=p["learning_rate"],
                      entropy_coef=p["entropy_coef"], gae_lambda=p["gae_lambda"],
-                     hidden=int(p["hidden"]), reward_scale=REWARD_SCALES[self.objective],
+                     hidden=int(p["hidden"]), reward_scale=REWARD_SCALES[game.rules.utility],
                      observation_type=p["observation_type"], seed=int(p["training_seed"]),
                      eval_opponent=self.opponent, eval_every=max(1, p["iterations"] // 10),
                      eval_games=500)
