@@ -789,7 +789,7 @@ def _two_trainers(folder: pathlib.Path) -> Outcome:
           "8", "--out", "b.npz", "--quiet"]
   first = cli(args, folder)
   time.sleep(4)
-  second = finish(cli([*args[:-3], "b.npz", "--resume", "--quiet"], folder))
+  second = finish(cli([*args[:-1], "--resume", "--quiet"], folder))
   done = finish(first)
   if second.status != 2 or done.status != 0:
     return Outcome(3, second.out + done.out, f"second {second.status}: {second.err}; first"
