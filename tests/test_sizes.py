@@ -364,3 +364,14 @@ def test_a_solving_run_gets_a_calibrated_time_estimate(tmp_path, capsys, monkeyp
   err = capsys.readouterr().err
   assert "Note: estimated time " in err and "calibrated on a few timed decisions of each" \
       " competitor and responder, and the tree's size at a measured cost a node" in err, err
+
+
+def test_the_web_game_refuses_bots_whose_turn_a_person_cannot_wait_for(capsys, tmp_path,
+                                                                       monkeypatch):
+  monkeypatch.chdir(tmp_path)
+  line = refusal(capsys, ["play", "--web", "--game", "python_sushi_go(players=4)", "--bot",
+                          "pimc", "--param", "worlds=1000000000000000", "--port", "0"])
+  assert line.startswith("sushigo play: error: --bot pimc --param worlds=1000000000000000: each"
+                         " turn the bots would take about "), line
+  assert "(3 seat(s), calibrated on a few timed decisions under a scaled-down budget); allowed:" \
+      " a budget whose turn takes at most 60.0 min (a person waits for it)" in line, line

@@ -29,6 +29,7 @@ GAMES = {"python_sushi_go": "python_sushi_go(players=3)",
          "python_sushi_draft": "python_sushi_draft(players=3)"}
 _ANSWER_SHOWN = 20  # characters of a wrong answer echoed back
 WEB_TURN_SECONDS = 5.0  # bots' turns estimated to take longer get a note before the server starts
+WEB_TURN_LIMIT = 3600.0  # and those estimated to take longer than this are refused
 
 
 class _Abandoned(Exception):
@@ -97,8 +98,9 @@ def _play_web(args: argparse.Namespace, seed: int) -> int:
 
 def _check_web_sizes(args: argparse.Namespace, bot: str, params: dict, seed: int) -> None:
   """Refuses, before the server starts, bots whose search trees cannot fit together in memory
-  (each bot seat keeps its own), and notes how long the person waits for the bots each turn
-  when that is long (each bot's decision timed under a scaled-down budget and scaled)."""
+  (each bot seat keeps its own) or whose turn would outlast `WEB_TURN_LIMIT`, and notes how long
+  the person waits for the bots each turn when that is long (each bot's decision timed under a
+  scaled-down budget and scaled)."""
   game = pyspiel.load_game(args.game)
   seats = game.num_players() - 1
   option = f"--bot {bot}{''.join(' --param ' + text for text in args.param)}"
@@ -110,6 +112,11 @@ def _check_web_sizes(args: argparse.Namespace, bot: str, params: dict, seed: int
     args.error(str(e))
   except ValueError as e:
     args.error(f"{option}: {e}")
+  if wait > WEB_TURN_LIMIT:
+    args.error(f"{option}: each turn the bots would take about {estimates.format_seconds(wait)}"
+               f" together ({seats} seat(s), calibrated on a few timed decisions under a"
+               " scaled-down budget); allowed: a budget whose turn takes at most"
+               f" {estimates.format_seconds(WEB_TURN_LIMIT)} (a person waits for it)")
   if wait >= WEB_TURN_SECONDS:
     estimates.print_notes([f"each turn the bots take about {estimates.format_seconds(wait)}"
                            f" together ({seats} seat(s), calibrated on a few timed decisions"

@@ -32,10 +32,10 @@ from solvers.bot import Bot, Policy, budget_clock, checked_parameters, scaled_bu
 from sushigo_spiel.drafting.adapter import history_steps, simultaneous_state
 
 
-# A node of OpenSpiel's ISMCTS tree without its key, bytes: traced with tracemalloc over searches
-# of 1,000 to 4,000 simulations at the opening of Sushi Go (2, 4 and 5 players), 870 to 1,090
-# bytes a node including keys of 100 to 300 characters.
-NODE_BYTES = 900
+# A node of OpenSpiel's ISMCTS tree without its key, bytes: searches of 2,000 simulations traced
+# with tracemalloc, at the opening and at the last round's start of Sushi Go (2 and 4 players)
+# and Sushi Draft (3), took 670 to 1,210 bytes a node besides its key.
+NODE_BYTES = 1_000
 
 
 def _longest_key(game: pyspiel.Game) -> int:
