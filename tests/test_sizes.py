@@ -374,4 +374,16 @@ def test_the_web_game_refuses_bots_whose_turn_a_person_cannot_wait_for(capsys, t
   assert line.startswith("sushigo play: error: --bot pimc --param worlds=1000000000000000: each"
                          " turn the bots would take about "), line
   assert "(3 seat(s), calibrated on a few timed decisions under a scaled-down budget); allowed:" \
-      " a budget whose turn takes at most 60.0 min (a person waits for it)" in line, line
+      " a budget whose turn takes at most 1.0 h (a person waits for it)" in line, line
+
+
+@pytest.mark.parametrize("value, sentence", [
+    (str(2**62), "(openspiel_ismcts iterations=4.61169e+18) may take up to"),
+    ("1.5", "parameter 'iterations' is 1.5; allowed: an integer >= 1"),
+])
+def test_the_web_game_refuses_openspiel_ismcts_budgets_it_cannot_run(capsys, tmp_path, monkeypatch,
+                                                                    value, sentence):
+  monkeypatch.chdir(tmp_path)
+  line = refusal(capsys, ["play", "--web", "--game", "python_sushi_go(players=2)", "--bot",
+                          "openspiel_ismcts", "--param", f"iterations={value}", "--port", "0"])
+  assert sentence in line, line

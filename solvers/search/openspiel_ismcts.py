@@ -21,6 +21,7 @@ OpenSpiel's C++ ISMCTS is not used: it crashes on wrapped Python games.
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -36,6 +37,12 @@ from sushigo_spiel.drafting.adapter import history_steps, simultaneous_state
 # with tracemalloc, at the opening and at the last round's start of Sushi Go (2 and 4 players)
 # and Sushi Draft (3), took 670 to 1,210 bytes a node besides its key.
 NODE_BYTES = 1_000
+
+
+def _is_count(value) -> bool:
+  """Whether a parameter's value is a whole number >= 1."""
+  return isinstance(value, (int, float)) and not isinstance(value, bool) and \
+      math.isfinite(value) and value >= 1 and value == int(value)
 
 
 def _longest_key(game: pyspiel.Game) -> int:
@@ -71,11 +78,9 @@ class OpenSpielISMCTSBot(Bot):
     its key, bounded by the longest key of a game of `game` played at random (the keys grow
     with the history, so a search late in the game comes closest to this figure)."""
     p = checked_parameters(cls, params)
-    iterations = p["iterations"]
-    if p["seconds"] > 0 or not isinstance(iterations, (int, float)) or \
-        not 1 <= iterations < 2**62:
+    if p["seconds"] > 0 or not _is_count(p["iterations"]):
       return 0  # a time budget bounds it; other budgets are refused by the bot
-    return int(iterations) * (NODE_BYTES + _longest_key(game))
+    return int(p["iterations"]) * (NODE_BYTES + _longest_key(game))
 
   @classmethod
   def timing_parameters(cls, params: dict) -> tuple[dict, float]:
@@ -84,6 +89,9 @@ class OpenSpielISMCTSBot(Bot):
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
     super().__init__(game, player_id, seed, **params)
+    if not _is_count(self.params["iterations"]):
+      raise ValueError(f"parameter 'iterations' is {self.params['iterations']}; allowed: an"
+                       " integer >= 1")
     if not self.params["seconds"] >= 0:
       raise ValueError(f"parameter 'seconds' is {self.params['seconds']}; allowed: a number >= 0"
                        " (0: the budget is `iterations`)")
