@@ -387,3 +387,14 @@ def test_the_web_game_refuses_openspiel_ismcts_budgets_it_cannot_run(capsys, tmp
   line = refusal(capsys, ["play", "--web", "--game", "python_sushi_go(players=2)", "--bot",
                           "openspiel_ismcts", "--param", f"iterations={value}", "--port", "0"])
   assert sentence in line, line
+
+
+@pytest.mark.parametrize("bot", ["pimc", "so_ismcts", "openspiel_ismcts"])
+def test_exploitability_refuses_a_bot_whose_tree_cannot_fit_before_building_it(capsys, tmp_path,
+                                                                               bot):
+  line = refusal(capsys, ["exploitability", "python_sushi_go(players=2,utility=margin)", "--bot",
+                          bot, "--param", f"iterations={10**15}", "--games", "2", "--out",
+                          str(tmp_path / "r"), "--quiet"])
+  assert line.startswith(f"sushigo exploitability: error: --bot {bot} ({bot} iterations=1e+15)"
+                         " may take up to "), line
+  assert not (tmp_path / "r").exists()
