@@ -351,9 +351,18 @@ def test_a_ppo_batch_that_cannot_fit_is_refused_before_it_is_built(capsys, tmp_p
   line = refusal(capsys, ["train", "python_sushi_go(players=2)", "--algorithm", "ppo", "--ppo",
                           f"num_envs={10**12}", "--iterations", "1", "--out",
                           str(tmp_path / "p.npz")])
-  assert line.startswith("sushigo train: error: PPO's 1,000,000,000,000 games (--ppo num_envs)"
-                         " and its rollout of 16 steps each would take "), line
-  assert "allowed: fewer num_envs or rollout_steps" in line
+  assert line.startswith("sushigo train: error: PPO's 1,000,000,000,000 games (--ppo num_envs),"
+                         " its rollout of 16 steps each and its network of 128 units a layer"
+                         " would take "), line
+  assert "allowed: fewer num_envs, rollout_steps or hidden (--ppo)" in line
+
+
+def test_a_ppo_network_that_cannot_fit_is_refused_before_it_is_drawn(capsys, tmp_path):
+  pytest.importorskip("jax")
+  line = refusal(capsys, ["train", "python_sushi_go(players=2)", "--algorithm", "ppo", "--ppo",
+                          f"hidden={10**9}", "--iterations", "1", "--out",
+                          str(tmp_path / "p.npz")])
+  assert "its network of 1,000,000,000 units a layer would take " in line, line
 
 
 def test_a_solving_run_gets_a_calibrated_time_estimate(tmp_path, capsys, monkeypatch):

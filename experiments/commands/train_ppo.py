@@ -82,10 +82,10 @@ def train_ppo(args: argparse.Namespace) -> int:
           raise ValueError(f"{args.out} (--out) exists; pass --resume to continue its training,"
                            " or --force to train afresh over it, or choose another --out")
         estimates.check_memory([estimates.Need(
-            f"PPO's {config.num_envs:,} games (--ppo num_envs) and its rollout of"
-            f" {config.rollout_steps:,} steps each would take", "of memory",
-            ppo_memory(config), "fewer num_envs or rollout_steps (--ppo), or a machine with the"
-            " memory")])
+            f"PPO's {config.num_envs:,} games (--ppo num_envs), its rollout of"
+            f" {config.rollout_steps:,} steps each and its network of {config.hidden:,} units a"
+            " layer would take", "of memory", ppo_memory(config), "fewer num_envs,"
+            " rollout_steps or hidden (--ppo), or a machine with the memory")])
         trainer = ppo.PPOTrainer(config)
 
       def save() -> None:
@@ -118,16 +118,21 @@ _MEASURED_ENVS = 16
 
 def ppo_memory(config) -> int:
   """What a PPO training of `config` holds: its games' arrays (measured on a batch of
-  `_MEASURED_ENVS`) and, each iteration, the rollout's arrays (per step of a game: the
-  observation as float32, the action mask, the action and four float32 figures) twice over,
-  once as collected and once as the update's device arrays."""
+  `_MEASURED_ENVS`), each iteration the rollout's arrays (per step of a game: the observation
+  as float32, the action mask, the action and four float32 figures) twice over, once as
+  collected and once as the update's device arrays, and its network of two hidden layers."""
   opponents = compiled_opponents(pyspiel.load_game(config.game), "random")
   batch = SushiGoBatch(_MEASURED_ENVS, opponents=opponents, seed=0,
                        observation_type=config.observation_type, **config.game_params())
   per_env = -(-sum(value.nbytes for value in vars(batch).values()
                    if isinstance(value, np.ndarray)) // _MEASURED_ENVS)
   per_step = 4 * batch.observation_size + batch.num_actions + 4 + 4 * 4
-  return config.num_envs * (per_env + 2 * config.rollout_steps * per_step)
+  hidden, inputs = config.hidden, batch.observation_size
+  weights = inputs * hidden + hidden * hidden + hidden * (batch.num_actions + 1)
+  # the network: its initial draw (float64) and its QR factors, then float32 weights, gradients
+  # and Adam's two moments
+  network = 3 * 8 * max(inputs, hidden) * hidden + 4 * 4 * weights
+  return config.num_envs * (per_env + 2 * config.rollout_steps * per_step) + network
 
 
 def _differences(stored, given) -> str:

@@ -465,6 +465,7 @@ SEARCH_BOTS = ("so_ismcts", "mo_ismcts", "pimc", "openspiel_ismcts", "subgame")
 ABSURD_BUDGETS = {"1e15": str(10**15), "2e62": str(2**62), "1e30": "1e30", "zero": "0",
                   "neg": "-1", "half": "1.5", "nan": "nan", "inf": "inf", "word": "many"}
 HUGE_WORLDS = {"pimc": "worlds", "subgame": "worlds"}
+BOUNDED_TREES = ("subgame",)  # whose memory does not grow with iterations: long, not refused
 
 
 def estimate_cases() -> list[Case]:
@@ -487,15 +488,21 @@ def estimate_cases() -> list[Case]:
                            "--param", f"{HUGE_WORLDS[bot]}={value}", "--port", "0"], timeout=60))
   for bot in SEARCH_BOTS:
     for name in ("1e15", "2e62", "neg", "nan"):
+      if bot == "pimc" and name == "neg":
+        continue  # PIMC's automatic budget, a valid choice
+      long = bot in BOUNDED_TREES and name in ("1e15", "2e62")
       cases.append(Case(f"estimates/exploitability-{bot}-{name}",
                         ["exploitability", "python_sushi_go(players=2,utility=margin)", "--bot",
                          bot, "--param", f"iterations={ABSURD_BUDGETS[name]}", "--games", "2",
-                         "--out", "r", "--quiet"], timeout=90))
+                         "--out", "r", *([] if long else ["--quiet"])],
+                        expect="long" if long else "refuse", timeout=90))
     text = TOURNAMENT.replace('bot = "greedy"', f'bot = "{bot}"\nparams = {{ iterations ='
                               f' {10**15} }}').replace(TINY_GAME, "python_sushi_go(players=2)")
-    cases.append(Case(f"estimates/run-{bot}-1e15", ["run", "c.toml", "--out", "run", "--quiet"],
+    long = bot in BOUNDED_TREES
+    cases.append(Case(f"estimates/run-{bot}-1e15", ["run", "c.toml", "--out", "run",
+                                                    *([] if long else ["--quiet"])],
                       setup=lambda folder, text=text: (folder / "c.toml").write_text(text),
-                      timeout=90))
+                      expect="long" if long else "refuse", timeout=90))
     text = text.replace("{ iterations = 1000000000000000 }", "{ iterations = 4 }")
     cases.append(Case(f"estimates/run-{bot}-4-workers-64",
                       ["run", "c.toml", "--out", "run", "--quiet", "--workers", "64"],
@@ -505,8 +512,9 @@ def estimate_cases() -> list[Case]:
   for bot, param in HUGE_WORLDS.items():
     text = TOURNAMENT.replace('bot = "greedy"', f'bot = "{bot}"\nparams = {{ {param} ='
                               f' {10**15} }}').replace(TINY_GAME, "python_sushi_go(players=2)")
-    cases.append(Case(f"estimates/run-{bot}-worlds-1e15", ["run", "c.toml", "--out", "run",
-                                                            "--quiet"], timeout=90,
+    # a world's tree does not grow with the worlds: a long run, its time estimated first
+    cases.append(Case(f"estimates/run-{bot}-worlds-1e15", ["run", "c.toml", "--out", "run"],
+                      expect="long", timeout=90,
                       setup=lambda folder, text=text: (folder / "c.toml").write_text(text)))
   bench = {"search-1e9": ["--search", "--seconds", "1e9"],
            "search-1e300": ["--search", "--seconds", "1e300"],
