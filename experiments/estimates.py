@@ -157,6 +157,20 @@ def _existing(path: pathlib.Path) -> pathlib.Path:
   return path
 
 
+def check_blueprint(workers: int, out: str) -> None:
+  """Refuses (`TooLarge`) a blueprint training whose tables (regrets, averages and offer weights,
+  float64, 2**`DEFAULT_TABLE_BITS` slots each; one set in each of `workers` processes) cannot fit
+  in memory, or whose checkpoint (at most every slot of each table as its index and its value)
+  cannot fit on the disk under `out`."""
+  from solvers.equilibrium import blueprint  # pylint: disable=import-outside-toplevel (numba)
+  bits = blueprint.DEFAULT_TABLE_BITS
+  check_memory([Need(f"the blueprint's tables, one set in each of {workers:,} process(es), would"
+                     " take", "of memory", workers * (3 * 8 << bits),
+                     "fewer --workers, or a machine with the memory")])
+  check_disk(f"the checkpoint {out}", 3 * 16 << bits, pathlib.Path(out),
+             "--out on a disk with the room")
+
+
 def record_bytes(seats: int) -> int:
   """A game record's bytes as JSON (`RECORD_BYTES`)."""
   return RECORD_BYTES + RECORD_BYTES_PER_SEAT * seats

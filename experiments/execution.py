@@ -70,7 +70,7 @@ class Experiment:
   # (`experiments.estimates`), if the kind estimates them
   sizes: Callable[[RunConfig, int], tuple[list[estimates.Need], int]] | None = None
   # a unit's seconds on one worker, calibrated, and how ("calibrated on ..."), if the kind can
-  unit_seconds: Callable[[RunConfig], tuple[float, str]] | None = None
+  unit_seconds: Callable[[RunConfig], tuple[float, str] | None] | None = None
 
   def read(self, config: RunConfig, run_dir: pathlib.Path) -> dict[int, dict]:
     """The results stored in `run_dir`, each checked against `config` (`run_folder.read_results`)."""
@@ -144,9 +144,10 @@ def _duration(experiment: Experiment, config: RunConfig, run_dir: pathlib.Path, 
     if seconds:
       return estimates.Duration(missing, experiment.results.noun, sum(seconds) / len(seconds),
                                 f"the mean of the {len(seconds):,} stored timings")
-  if experiment.unit_seconds is None:
+  cost = experiment.unit_seconds(config) if experiment.unit_seconds else None
+  if cost is None:
     return None
-  each, source = experiment.unit_seconds(config)
+  each, source = cost
   return estimates.Duration(missing, experiment.results.noun, each, source)
 
 

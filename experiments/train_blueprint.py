@@ -90,6 +90,7 @@ def main(argv=None) -> int:
   estimates.print_notes([estimates.workers_note(args.workers)])
   game = pyspiel.load_game(GAME.format(players=args.players, utility=args.utility))
   try:
+    estimates.check_blueprint(args.workers, args.out)
     file_errors.check_output_file(args.out, "--out")
     with run_lock.writing_file(args.out, "--out"):
       return _train(args, parser, game)

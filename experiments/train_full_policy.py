@@ -23,7 +23,7 @@ import time
 import numpy as np
 import pyspiel
 
-from experiments import file_errors, run_lock
+from experiments import estimates, file_errors, run_lock
 from experiments.run_folder import RunError
 from experiments.stats import mean_interval, wilson_interval
 from solvers import baselines
@@ -34,6 +34,10 @@ from sushigo_spiel.sushi_go import rules as R
 from sushigo_spiel.sushi_go import scoring
 
 GAME = "python_sushi_go(players=2,utility=margin)"
+# The rates of the stored policy's training (experiments/results/policies/full_2p_mccfr.npz, its
+# first checkpoint): 25,000 iterations in 104.7 s, 200 games evaluated in 3.8 s.
+SECONDS_PER_ITERATION = 104.7 / 25_000
+SECONDS_PER_GAME = 3.8 / 200
 
 
 def evaluate(game: pyspiel.Game, path: str, games: int, seed: int) -> dict:
@@ -76,6 +80,11 @@ def main(argv=None) -> None:
   args = parser.parse_args(argv)
   if args.iterations < 1 or args.checkpoint_every < 1 or args.games < 1:
     parser.error("--iterations, --checkpoint-every and --games must be 1 or more")
+  checkpoints = -(-args.iterations // args.checkpoint_every)
+  estimates.print_notes([estimates.time_note(estimates.Duration(
+      1, "training", args.iterations * SECONDS_PER_ITERATION
+      + checkpoints * args.games * SECONDS_PER_GAME, f"{args.iterations:,} iterations and"
+      f" {checkpoints:,} evaluations of {args.games:,} games at the stored policy's rates"))])
   try:
     file_errors.check_output_file(args.out, "--out")
     with run_lock.writing_file(args.out, "--out"):

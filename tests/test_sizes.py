@@ -205,3 +205,205 @@ def test_a_folder_holding_someone_elses_config_is_still_refused(tmp_path, capsys
   line = refusal(capsys, ["run", str(config), "--out", str(run_dir), "--quiet"])
   assert "is not empty and holds no run" in line
   assert (run_dir / "config.toml").read_text() == "mine"
+
+
+def _late_decision(game, seed: int):
+  """A decision node at the start of `game`'s last round, its chance and picks drawn from
+  `seed`."""
+  import numpy as np  # pylint: disable=import-outside-toplevel
+  rng, state = np.random.default_rng(seed), game.new_initial_state()
+  while state.is_chance_node() or len(state.round_records()) < game.rules.rounds - 1:
+    if state.is_chance_node():
+      outcomes, probabilities = zip(*state.chance_outcomes())
+      state.apply_action(outcomes[rng.choice(len(outcomes), p=probabilities)])
+    else:
+      state.apply_actions([int(rng.choice(state.legal_actions(p)))
+                           for p in range(game.num_players())])
+  return state
+
+
+def _traced_decision(bot, state) -> int:
+  """The peak bytes `bot` allocates deciding at `state`, traced by tracemalloc."""
+  import tracemalloc  # pylint: disable=import-outside-toplevel
+  tracemalloc.start()
+  try:
+    bot.step(state)
+    return tracemalloc.get_traced_memory()[1]
+  finally:
+    tracemalloc.stop()
+
+
+@pytest.mark.parametrize("params", [{}, {"worlds": 64}, {"root": "public", "ranges": 5}])
+def test_a_subgame_solve_takes_the_memory_its_estimate_says(params):
+  import solvers  # pylint: disable=import-outside-toplevel
+  from experiments.config import load_game  # pylint: disable=import-outside-toplevel
+  game = load_game("python_sushi_go(players=2)")
+  bot = solvers.make_bot("subgame", game, 0, 5, **params)
+  state = estimates.first_decision(game, 5)
+  bot.step(state)  # compiles the kernels on first use
+  traced = _traced_decision(bot, state)
+  estimate = type(bot).decision_memory(game, params)
+  assert traced / 2.5 <= estimate <= traced * 2.5, (traced, estimate)
+
+
+def test_openspiel_ismcts_takes_at_most_its_estimate_and_comes_within_its_factor_late():
+  import solvers  # pylint: disable=import-outside-toplevel
+  from experiments.config import load_game  # pylint: disable=import-outside-toplevel
+  game = load_game("python_sushi_go(players=2)")
+  params = {"iterations": 600}
+  estimate = solvers.bot_class("openspiel_ismcts").decision_memory(game, params)
+  opening = _traced_decision(solvers.make_bot("openspiel_ismcts", game, 0, 3, **params),
+                             estimates.first_decision(game, 3))
+  late = _traced_decision(solvers.make_bot("openspiel_ismcts", game, 0, 3, **params),
+                          _late_decision(game, 3))
+  assert opening <= estimate and late / 2.5 <= estimate <= late * 2.5, (opening, late, estimate)
+  assert solvers.bot_class("openspiel_ismcts").decision_memory(
+      game, {"iterations": 600, "seconds": 1.0}) == 0
+
+
+def test_the_web_game_refuses_a_bot_whose_tree_cannot_fit_before_serving(capsys, tmp_path,
+                                                                          monkeypatch):
+  monkeypatch.chdir(tmp_path)
+  line = refusal(capsys, ["play", "--web", "--game", "python_sushi_go(players=3)", "--bot",
+                          "so_ismcts", "--param", "iterations=1000000000000000"])
+  assert line.startswith("sushigo play: error: --bot so_ismcts --param"
+                         " iterations=1000000000000000, at 2 seat(s), (so_ismcts iterations=1e+15)"
+                         " may take up to "), line
+  assert "available; allowed: fewer iterations" in line
+
+
+def refusal_and_notes(capsys, argv: list[str]) -> tuple[str, str]:
+  """The refusal line of a command refused with exit status 2, and everything it wrote to
+  stderr before it."""
+  with pytest.raises(SystemExit) as refused:
+    main(argv)
+  assert refused.value.code == 2
+  err = capsys.readouterr().err.strip()
+  return err.splitlines()[-1], err
+
+
+def test_the_web_game_notes_a_long_turn_of_the_bots(capsys, tmp_path, monkeypatch):
+  import socket  # pylint: disable=import-outside-toplevel
+  from experiments.commands import play  # pylint: disable=import-outside-toplevel
+  monkeypatch.chdir(tmp_path)
+  monkeypatch.setattr(play, "WEB_TURN_SECONDS", 0.0)
+  with socket.socket() as taken:
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    line, err = refusal_and_notes(capsys, [
+        "play", "--web", "--game", "python_sushi_go(players=2)", "--bot", "so_ismcts", "--param",
+        "iterations=500", "--port", str(port)])
+  assert line.startswith(f"sushigo play: error: --port {port}:"), line
+  assert "Note: each turn the bots take about " in err and "(1 seat(s), calibrated on a few" \
+      " timed decisions under a scaled-down budget)" in err, err
+
+
+def test_bench_refuses_a_search_whose_tree_outgrows_memory_in_its_seconds(capsys):
+  line = refusal(capsys, ["bench", "--search", "--seconds", "1e9"])
+  assert line.startswith("sushigo bench: error: --search --seconds 1e+09: mo_ismcts (mo_ismcts"
+                         " iterations=1e+14) may take up to "), line
+  assert "allowed: a smaller --seconds" in line
+
+
+def test_bench_counts_its_timed_measurements_and_notes_them_when_long(capsys, monkeypatch):
+  from solvers.opponents import COMPILED_BOTS  # pylint: disable=import-outside-toplevel
+  monkeypatch.setattr(estimates, "LONG_RUN_SECONDS", 0.0)
+  line, err = refusal_and_notes(capsys, [
+      "bench", "--seconds", "2", "--repeats", "3", "--players", "2", "4", "--draft-players", "3",
+      "--rl", "--json", "missing/x.json"])
+  assert "missing/x.json" in line, line
+  games, rl = 2 * 4 * 3, (len(COMPILED_BOTS) + 3) * 3  # the game, 2 and 4 players, the draft
+  assert f"Note: estimated time {estimates.format_seconds((games + rl) * 2)}:" \
+      f" {games + rl} timed measurements at about 2 s each (each lasts --seconds)" in err, err
+
+
+def test_a_blueprint_training_whose_tables_cannot_fit_is_refused(
+    capsys, tmp_path, monkeypatch):
+  monkeypatch.setattr(estimates, "usable_cores", lambda: 10**7)
+  line = refusal(capsys, ["train", "python_sushi_go(players=2)", "--abstraction", "cards",
+                          "--algorithm", "probe-mccfr", "--iterations", str(10**9), "--workers",
+                          str(10**7), "--out", str(tmp_path / "b.npz")])
+  assert line.startswith("sushigo train: error: the blueprint's tables, one set in each of"
+                         " 10,000,000 process(es), would take 228.9 TiB of memory"), line
+  assert not (tmp_path / "b.npz").exists()
+
+
+def test_a_long_blueprint_training_gets_its_time_at_the_stored_rate(capsys, tmp_path):
+  line, err = refusal_and_notes(capsys, [
+      "train", "python_sushi_go(players=4)", "--abstraction", "cards", "--algorithm",
+      "probe-mccfr", "--iterations", str(10**8), "--out", str(tmp_path / "no" / "b.npz")])
+  assert "does not exist" in line, line
+  assert "Note: estimated time 6.8 days: 100,000,000 iterations at about 0.0058 s each (the rate" \
+      " the stored blueprint of 4 players was trained at) on 1 worker" in err, err
+
+
+def test_a_long_tabular_training_gets_its_time_before_anything(capsys, tmp_path):
+  line, err = refusal_and_notes(capsys, ["train", "small", "--iterations", str(10**7), "--out",
+                                         str(tmp_path / "missing" / "a.npz")])
+  assert "missing" in line, line
+  assert "Note: estimated time " in err and "10,000,000 iterations at about" in err and \
+      "nodes at 1.3e-07 s each, as CFR+ on `small` measured" in err, err
+
+
+def test_a_ppo_batch_that_cannot_fit_is_refused_before_it_is_built(capsys, tmp_path):
+  pytest.importorskip("jax")
+  line = refusal(capsys, ["train", "python_sushi_go(players=2)", "--algorithm", "ppo", "--ppo",
+                          f"num_envs={10**12}", "--iterations", "1", "--out",
+                          str(tmp_path / "p.npz")])
+  assert line.startswith("sushigo train: error: PPO's 1,000,000,000,000 games (--ppo num_envs),"
+                         " its rollout of 16 steps each and its network of 128 units a layer"
+                         " would take "), line
+  assert "allowed: fewer num_envs, rollout_steps or hidden (--ppo)" in line
+
+
+def test_a_ppo_network_that_cannot_fit_is_refused_before_it_is_drawn(capsys, tmp_path):
+  pytest.importorskip("jax")
+  line = refusal(capsys, ["train", "python_sushi_go(players=2)", "--algorithm", "ppo", "--ppo",
+                          f"hidden={10**9}", "--iterations", "1", "--out",
+                          str(tmp_path / "p.npz")])
+  assert "its network of 1,000,000,000 units a layer would take " in line, line
+
+
+def test_a_solving_run_gets_a_calibrated_time_estimate(tmp_path, capsys, monkeypatch):
+  monkeypatch.setattr(estimates, "LONG_RUN_SECONDS", 0.0)
+  assert main(["exploitability", "tiny", "--bot", "so_ismcts", "--param", "iterations=20",
+               "--approximate", "--responder", "ismcts:iterations=5", "--games", "2", "--out",
+               str(tmp_path / "run")]) == 0
+  err = capsys.readouterr().err
+  assert "Note: estimated time " in err and "calibrated on a few timed decisions of each" \
+      " competitor and responder, and the tree's size at a measured cost a node" in err, err
+
+
+def test_the_web_game_refuses_bots_whose_turn_a_person_cannot_wait_for(capsys, tmp_path,
+                                                                       monkeypatch):
+  monkeypatch.chdir(tmp_path)
+  line = refusal(capsys, ["play", "--web", "--game", "python_sushi_go(players=4)", "--bot",
+                          "pimc", "--param", "worlds=1000000000000000", "--port", "0"])
+  assert line.startswith("sushigo play: error: --bot pimc --param worlds=1000000000000000: each"
+                         " turn the bots would take about "), line
+  assert "(3 seat(s), calibrated on a few timed decisions under a scaled-down budget); allowed:" \
+      " a budget whose turn takes at most 1.0 h (a person waits for it)" in line, line
+
+
+@pytest.mark.parametrize("value, sentence", [
+    (str(2**62), "(openspiel_ismcts iterations=4.61169e+18) may take up to"),
+    ("1.5", "parameter 'iterations' is 1.5; allowed: an integer >= 1"),
+])
+def test_the_web_game_refuses_openspiel_ismcts_budgets_it_cannot_run(capsys, tmp_path, monkeypatch,
+                                                                    value, sentence):
+  monkeypatch.chdir(tmp_path)
+  line = refusal(capsys, ["play", "--web", "--game", "python_sushi_go(players=2)", "--bot",
+                          "openspiel_ismcts", "--param", f"iterations={value}", "--port", "0"])
+  assert sentence in line, line
+
+
+@pytest.mark.parametrize("bot", ["pimc", "so_ismcts", "openspiel_ismcts"])
+def test_exploitability_refuses_a_bot_whose_tree_cannot_fit_before_building_it(capsys, tmp_path,
+                                                                               bot):
+  line = refusal(capsys, ["exploitability", "python_sushi_go(players=2,utility=margin)", "--bot",
+                          bot, "--param", f"iterations={10**15}", "--games", "2", "--out",
+                          str(tmp_path / "r"), "--quiet"])
+  assert line.startswith(f"sushigo exploitability: error: --bot {bot} ({bot} iterations=1e+15)"
+                         " may take up to "), line
+  assert not (tmp_path / "r").exists()

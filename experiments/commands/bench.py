@@ -6,6 +6,10 @@ to a missing folder at the end."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import math
+
+import pyspiel
 
 from experiments import estimates
 from experiments import file_errors
@@ -15,7 +19,15 @@ from experiments.bench import equilibrium as equilibrium_bench
 from experiments.bench import game as game_bench
 from experiments.bench import search as search_bench
 from solvers.equilibrium import blueprint
+from solvers.opponents import COMPILED_BOTS
 from sushigo_spiel import reduced_games
+
+# Iterations per CPU second of the fastest compiled searcher, rounded up from the fastest rate
+# `sushigo bench --search` measured (so_ismcts and mo_ismcts, 2 players: 70,607/s, docs/speed.md),
+# and of OpenSpiel's ISMCTS (its rate there: 400 to 553/s): what a time-budgeted search's tree
+# can grow to.
+MAX_ITERATIONS_PER_SECOND = 100_000
+REFERENCE_ITERATIONS_PER_SECOND = 1_000
 
 
 def bench(args: argparse.Namespace) -> int:
@@ -31,6 +43,7 @@ def bench(args: argparse.Namespace) -> int:
   if args.training_abstraction not in blueprint.ABSTRACTIONS:
     args.error(f"--training-abstraction {args.training_abstraction!r}: unknown; allowed:"
                f" {', '.join(blueprint.ABSTRACTIONS)}")
+  _check_sizes(args)
   if args.json:
     try:
       file_errors.check_output_file(args.json, "--json")
@@ -74,6 +87,48 @@ def bench(args: argparse.Namespace) -> int:
     figures["ppo"] = _ppo(args)
   _write_figures(args, figures)
   return 0
+
+
+def _check_sizes(args: argparse.Namespace) -> None:
+  """Refuses, before the first measurement, search trees that cannot fit (a search given
+  --seconds grows its tree at its rate), and notes the time the measurements take when long."""
+  try:
+    estimates.check_memory(search_trees(args) if args.search else [])
+  except estimates.TooLarge as e:
+    args.error(str(e))
+  estimates.print_notes([estimates.time_note(duration(args))])
+
+
+def search_trees(args: argparse.Namespace) -> list[estimates.Need]:
+  """The tree each searcher of --search grows in --seconds at the opening of the largest player
+  count, at `MAX_ITERATIONS_PER_SECOND` (`REFERENCE_ITERATIONS_PER_SECOND` for OpenSpiel's)."""
+  game = pyspiel.load_game(game_bench.sushi_go_string(max(args.search_players)))
+  needs = []
+  for name, rate in [*((searcher, MAX_ITERATIONS_PER_SECOND) for searcher in
+                       search_bench.SEARCHERS),
+                     (search_bench.REFERENCE, REFERENCE_ITERATIONS_PER_SECOND)]:
+    iterations = min(max(1, math.ceil(rate * args.seconds)), 2**62 - 1)
+    need = estimates.bot_memory(name, game, {"iterations": iterations},
+                                f"--search --seconds {args.seconds:g}: {name}")
+    needs.append(dataclasses.replace(need, allowed="a smaller --seconds, or a machine with the"
+                                     " memory"))
+  return needs
+
+
+def duration(args: argparse.Namespace) -> estimates.Duration:
+  """The timed measurements the options ask for, each lasting --seconds by design (compiling
+  and the training's fixed iterations aside)."""
+  games = 2 * (1 + len(set(args.players)) + len(set(args.draft_players))) * args.repeats
+  if args.cold:
+    games = 0
+  searches = 0
+  if args.search and not args.cold:
+    players = len(set(args.search_players))
+    searches = args.repeats + players * (4 + 6 * args.repeats) + 5 * args.repeats
+  rl = (len(COMPILED_BOTS) + 3) * args.repeats if args.rl and not args.cold else 0
+  ppo = 3 * args.repeats if args.ppo and not args.cold else 0
+  return estimates.Duration(games + searches + rl + ppo, "timed measurement", args.seconds,
+                            "each lasts --seconds")
 
 
 def _write_figures(args: argparse.Namespace, figures: dict) -> None:

@@ -12,6 +12,7 @@ shown only when no human plays. With --web, one person plays any bot in the brow
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import pathlib
 import random
 
@@ -19,6 +20,7 @@ import pyspiel
 
 import solvers
 from experiments import config
+from experiments import estimates
 from sushigo_spiel.drafting.sampling import draw_index
 from sushigo_spiel.drafting.text import header, indented_table, position
 
@@ -26,6 +28,8 @@ from sushigo_spiel.drafting.text import header, indented_table, position
 GAMES = {"python_sushi_go": "python_sushi_go(players=3)",
          "python_sushi_draft": "python_sushi_draft(players=3)"}
 _ANSWER_SHOWN = 20  # characters of a wrong answer echoed back
+WEB_TURN_SECONDS = 5.0  # bots' turns estimated to take longer get a note before the server starts
+WEB_TURN_LIMIT = 3600.0  # and those estimated to take longer than this are refused
 
 
 class _Abandoned(Exception):
@@ -71,6 +75,7 @@ def _play_web(args: argparse.Namespace, seed: int) -> int:
       args.error(f"--param {e}")
     params[name] = value
   records = pathlib.Path(args.records or "web-games.jsonl").resolve()
+  _check_web_sizes(args, bot, params, seed)
   try:
     session = play_server.Session(args.game, bot, params, seed, (args.human or [0])[0], records)
     server = play_server.serve(session, args.port or 0)
@@ -89,6 +94,33 @@ def _play_web(args: argparse.Namespace, seed: int) -> int:
   finally:
     server.server_close()
   return 0
+
+
+def _check_web_sizes(args: argparse.Namespace, bot: str, params: dict, seed: int) -> None:
+  """Refuses, before the server starts, bots whose search trees cannot fit together in memory
+  (each bot seat keeps its own) or whose turn would outlast `WEB_TURN_LIMIT`, and notes how long
+  the person waits for the bots each turn when that is long (each bot's decision timed under a
+  scaled-down budget and scaled)."""
+  game = pyspiel.load_game(args.game)
+  seats = game.num_players() - 1
+  option = f"--bot {bot}{''.join(' --param ' + text for text in args.param)}"
+  try:
+    need = estimates.bot_memory(bot, game, params, f"{option}, at {seats} seat(s),")
+    estimates.check_memory([dataclasses.replace(need, bytes=need.bytes * seats)])
+    wait = seats * estimates.decision_seconds(bot, game, params, seed)
+  except estimates.TooLarge as e:
+    args.error(str(e))
+  except ValueError as e:
+    args.error(f"{option}: {e}")
+  if wait > WEB_TURN_LIMIT:
+    args.error(f"{option}: each turn the bots would take about {estimates.format_seconds(wait)}"
+               f" together ({seats} seat(s), calibrated on a few timed decisions under a"
+               " scaled-down budget); allowed: a budget whose turn takes at most"
+               f" {estimates.format_seconds(WEB_TURN_LIMIT)} (a person waits for it)")
+  if wait >= WEB_TURN_SECONDS:
+    estimates.print_notes([f"each turn the bots take about {estimates.format_seconds(wait)}"
+                           f" together ({seats} seat(s), calibrated on a few timed decisions"
+                           " under a scaled-down budget)"])
 
 
 def _load_game(game_string: str, error) -> pyspiel.Game:

@@ -36,6 +36,12 @@ from solvers.equilibrium.tree_size import check_tree_size
 from sushigo_spiel import reduced_games
 
 DRAFTING_GAMES = ("python_sushi_go", "python_sushi_draft")
+# CPU seconds of a full-width iteration per node of the tree: CFR+ on `small` took 7.8 ms an
+# iteration over its 60,374 nodes (`sushigo bench --equilibrium`, docs/speed.md).
+CFR_SECONDS_PER_NODE = 7.8e-3 / 60_374
+# Blueprint iterations (probe-mccfr, `cards`) per CPU second, by players: the stored blueprints'
+# training (blueprint_2p.npz: 18,100 iterations in 64.8 s; blueprint_4p.npz: 57,800 in 337.6 s).
+BLUEPRINT_ITERATIONS_PER_SECOND = {2: 18_100 / 64.8, 4: 57_800 / 337.6}
 
 
 def train(args: argparse.Namespace) -> int:
@@ -92,6 +98,23 @@ def _check_nash_conv_tree(args: argparse.Namespace) -> None:
     estimates.check_memory([estimates.Need(
         f"the tree of {args.game} ({size.nodes:,} nodes, estimated) would take", "of memory",
         size.memory, "a smaller game, or a machine with the memory")])
+    if args.iterations and args.algorithm in policy_io.FULL_WIDTH and \
+        args.abstraction not in blueprint.ABSTRACTIONS:
+      estimates.print_notes([estimates.time_note(estimates.Duration(
+          args.iterations, "iteration", size.nodes * CFR_SECONDS_PER_NODE,
+          f"{size.nodes:,} nodes at {CFR_SECONDS_PER_NODE:.2g} s each, as CFR+ on `small`"
+          " measured"))])
+
+
+def _check_blueprint_sizes(args: argparse.Namespace, game: pyspiel.Game) -> None:
+  """`estimates.check_blueprint`, and the time of a long --iterations budget at the rate the
+  stored blueprints were trained at."""
+  estimates.check_blueprint(args.workers, args.out)
+  if args.iterations:
+    players = min(game.num_players(), max(BLUEPRINT_ITERATIONS_PER_SECOND))
+    estimates.print_notes([estimates.time_note(estimates.Duration(
+        args.iterations, "iteration", 1 / BLUEPRINT_ITERATIONS_PER_SECOND[players],
+        f"the rate the stored blueprint of {players} players was trained at"), args.workers)])
 
 
 def _check_overwrite(args: argparse.Namespace, resumable: str) -> None:
@@ -114,6 +137,7 @@ def _train_blueprint(args: argparse.Namespace) -> int:
   try:
     game = pyspiel.load_game(name)
     _check_nash_conv_tree(args)
+    _check_blueprint_sizes(args, game)
     file_errors.check_output_file(args.out, "--out")
     with run_lock.writing_file(args.out, "--out"):
       if args.resume:

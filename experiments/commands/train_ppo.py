@@ -24,8 +24,13 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from experiments import file_errors, run_lock, stopping  # noqa: E402
+import numpy as np  # noqa: E402
+import pyspiel  # noqa: E402
+
+from experiments import estimates, file_errors, run_lock, stopping  # noqa: E402
 from experiments.run_folder import RunError  # noqa: E402
+from solvers.envs.batched import SushiGoBatch  # noqa: E402
+from solvers.opponents import compiled_opponents  # noqa: E402
 from sushigo_spiel import reduced_games  # noqa: E402
 
 CURVE_FIELDS = ("iteration", "steps", "seconds", "opponent", "games", "mean_margin", "win_share",
@@ -76,6 +81,11 @@ def train_ppo(args: argparse.Namespace) -> int:
         if os.path.lexists(args.out) and not args.force:
           raise ValueError(f"{args.out} (--out) exists; pass --resume to continue its training,"
                            " or --force to train afresh over it, or choose another --out")
+        estimates.check_memory([estimates.Need(
+            f"PPO's {config.num_envs:,} games (--ppo num_envs), its rollout of"
+            f" {config.rollout_steps:,} steps each and its network of {config.hidden:,} units a"
+            " layer would take", "of memory", ppo_memory(config), "fewer num_envs,"
+            " rollout_steps or hidden (--ppo), or a machine with the memory")])
         trainer = ppo.PPOTrainer(config)
 
       def save() -> None:
@@ -101,6 +111,28 @@ def train_ppo(args: argparse.Namespace) -> int:
     print(f"Stopped at iteration {trainer.iteration:,}. {hint}", file=sys.stderr)
     return stopping.EXIT_STATUS
   return 0
+
+
+_MEASURED_ENVS = 16
+
+
+def ppo_memory(config) -> int:
+  """What a PPO training of `config` holds: its games' arrays (measured on a batch of
+  `_MEASURED_ENVS`), each iteration the rollout's arrays (per step of a game: the observation
+  as float32, the action mask, the action and four float32 figures) twice over, once as
+  collected and once as the update's device arrays, and its network of two hidden layers."""
+  opponents = compiled_opponents(pyspiel.load_game(config.game), "random")
+  batch = SushiGoBatch(_MEASURED_ENVS, opponents=opponents, seed=0,
+                       observation_type=config.observation_type, **config.game_params())
+  per_env = -(-sum(value.nbytes for value in vars(batch).values()
+                   if isinstance(value, np.ndarray)) // _MEASURED_ENVS)
+  per_step = 4 * batch.observation_size + batch.num_actions + 4 + 4 * 4
+  hidden, inputs = config.hidden, batch.observation_size
+  weights = inputs * hidden + hidden * hidden + hidden * (batch.num_actions + 1)
+  # the network: its initial draw (float64) and its QR factors, then float32 weights, gradients
+  # and Adam's two moments
+  network = 3 * 8 * max(inputs, hidden) * hidden + 4 * 4 * weights
+  return config.num_envs * (per_env + 2 * config.rollout_steps * per_step) + network
 
 
 def _differences(stored, given) -> str:

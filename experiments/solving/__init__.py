@@ -279,6 +279,44 @@ def sizes(config: SolvingConfig, workers: int) -> tuple[list[estimates.Need], in
   return needs, count * approximate.UNIT_BYTES // estimates.IN_MEMORY_FACTOR
 
 
+# CPU seconds of building a game's tree and best responding on it, per node: `small` (60,374
+# nodes) took 2.2 s to build; reading the random bot at every information set and best
+# responding to it took 12.1 s in all (`measures.bot_nash_conv`, timed with time.process_time).
+TREE_SECONDS_PER_NODE = 12.1 / 60_374
+
+
+def unit_seconds(config: SolvingConfig) -> tuple[float, str] | None:
+  """A unit's seconds on one worker, averaged over the units, calibrated, for the kinds that
+  measure competitors: an exact unit walks the tree (`TREE_SECONDS_PER_NODE`) and reads the
+  competitor at each information set; a unit of paired games plays, per game, every decision
+  of the responder's game and of self-play. Each bot's decision is timed at the first decision
+  (`estimates.decision_seconds`, a responder at its full budget). None for the other kinds."""
+  if config.kind not in (exploitability.KIND, approximate.KIND):
+    return None
+  total, units = 0.0, config.units()
+  decisions: dict[tuple[str, str], float] = {}
+  for unit in units:
+    label, name = unit["game"], unit["competitor"]
+    game, competitor = config.game(label), config.competitor(name)
+    if (label, name) not in decisions:
+      decisions[label, name] = estimates.decision_seconds(competitor.bot, game, competitor.params,
+                                                          config.seed)
+    if "games" not in unit:
+      size = tree_size.estimate_tree_size(game)
+      total += size.nodes * TREE_SECONDS_PER_NODE + size.decision_nodes * decisions[label, name]
+      continue
+    key = (label, name, unit.get("responder", approximate.DEFAULT_RESPONDER))
+    if key not in decisions:
+      decisions[key] = approximate.responder_seconds(config, game, competitor, key[2])
+    seats = game.num_players()
+    turns, _ = estimates.decisions_per_game(game, config.seed)
+    first, end = unit["games"]
+    total += (end - first) * turns * (decisions[key] + (2 * seats - 1) * decisions[label, name])
+  return total / len(units), ("calibrated on a few timed decisions of each competitor and"
+                              " responder, and the tree's size at a measured cost a node")
+
+
 SOLVING = execution.Experiment(results=RESULTS, parse=parse, size=lambda c: len(c.units()),
                                play=run_numbered_unit, report=report, report_files=report_files,
-                               check=result_problem, sizes=sizes)
+                               check=result_problem, sizes=sizes,
+                               unit_seconds=unit_seconds)

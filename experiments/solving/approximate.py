@@ -50,7 +50,7 @@ import solvers
 from experiments import config as config_lib
 from experiments import estimates
 from experiments import stats
-from experiments.config import ConfigError, key
+from experiments.config import Competitor, ConfigError, key
 from experiments.solving import figures
 from experiments.solving import measures
 from experiments.solving.kind import Kind, Report, SolvingConfig, Unit
@@ -188,6 +188,23 @@ def check(config: SolvingConfig) -> None:
         except ValueError as e:
           raise ConfigError(f"approximate responder {name!r} against {competitor.name!r} on"
                             f" {label}: {e}") from None
+
+
+def responder_seconds(config: SolvingConfig, game: pyspiel.Game, competitor: Competitor,
+                      name: str) -> float:
+  """Seconds one decision of responder `name` against `competitor` takes at the first decision
+  of `game`, at its full budget (timed once after an untimed decision, which may compile)."""
+  responder = responders(config.section)[name]
+  bots = [solvers.make_bot(competitor.bot, game, p, 0, **competitor.params)
+          for p in range(game.num_players())]
+  bot = approximate.make_responder(game, 0, 0, responder["responder"], responder["params"],
+                                   approximate.opponent_model(bots),
+                                   config.section["model_in_rollouts"])
+  state = estimates.first_decision(game, config.seed)
+  bot.step(state)
+  start = time.perf_counter()
+  bot.step(state)
+  return time.perf_counter() - start
 
 
 def exact_on(config: SolvingConfig, label: str) -> bool:

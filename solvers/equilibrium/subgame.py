@@ -27,7 +27,8 @@ import pathlib
 import numpy as np
 import pyspiel
 
-from solvers.bot import Bot, Policy, budget_clock, checked_parameters, objective_game, scaled_budget
+from solvers.bot import (Bot, Policy, budget_clock, checked_parameters, objective_game,
+                         scaled_budget)
 from solvers.equilibrium.kernels import subgame
 from solvers.equilibrium.kernels.compiling import ensure_compiled
 from solvers.equilibrium.kernels.mccfr import WALKS
@@ -37,8 +38,10 @@ from solvers.search.rollouts import compiled_policy_parameters
 from sushigo_spiel.compiled.rng import new_state
 from sushigo_spiel.compiled.sushi_go import codec
 from sushigo_spiel.compiled.sushi_go.knowledge import determinize, hand_seen, with_deal
-from sushigo_spiel.compiled.sushi_go.layout import (HANDS_AT, HAND_SIZE, ROUND_DECK_AT, TURN, TYPES,
+from sushigo_spiel.compiled.sushi_go.layout import (HANDS_AT, HAND_SIZE, POSITION_DTYPE,
+                                                    POSITION_SIZE, ROUND_DECK_AT, TURN, TYPES,
                                                     build_spec)
+from sushigo_spiel.drafting.adapter import simultaneous_game
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
 from sushigo_spiel.sushi_go.knowledge import deal_weight, round_decisions
 
@@ -137,6 +140,25 @@ class SubgameBot(Bot):
       "objective": "auto",
   }
   GAMES = ("python_sushi_go",)
+
+  @classmethod
+  def decision_memory(cls, game: pyspiel.Game, params: dict) -> int:
+    """What one solve allocates whatever its budget: its regret and average tables (2**`TABLE_BITS`
+    slots each), its leaf memo (2**`MEMO_BITS` slots, a value per continuation and player) and its
+    root worlds (`worlds`, times `ranges` + 1 with `root` public; a position each, a key per
+    player). The blueprint is held by the bot itself."""
+    p = checked_parameters(cls, params)
+    rules = simultaneous_game(game).rules
+    if game.get_type().short_name not in cls.GAMES or rules.robot:
+      return 0  # refused by the bot
+    players, continuations = rules.num_players, len(str(p["continuations"]).split("/"))
+    tables = 2 * 8 << TABLE_BITS
+    memo = ((8 + 8 * continuations * players) << MEMO_BITS) + 8
+    worlds = int(p["worlds"]) if _is_count(p["worlds"]) else 1
+    if p["root"] == "public" and _is_count(p["ranges"]):
+      worlds *= int(p["ranges"]) + 1
+    position = int(build_spec(rules)[POSITION_SIZE]) * np.dtype(POSITION_DTYPE).itemsize
+    return tables + memo + worlds * (position + 8 * players + 8)
 
   @classmethod
   def timing_parameters(cls, params: dict) -> tuple[dict, float]:
@@ -300,6 +322,12 @@ class SubgameBot(Bot):
           model = self.blueprint.probabilities(self.rules, before, other)
           weight *= (1 - TREMBLE) * model.get(action, 0.0) + TREMBLE / len(model)
     return weight
+
+
+def _is_count(value) -> bool:
+  """Whether a parameter's value is an integer >= 1 (other values are refused by the bot)."""
+  return isinstance(value, (int, float)) and math.isfinite(value) and value >= 1 and \
+      value == int(value)
 
 
 def _conditional_ratio(pool: np.ndarray, mine: np.ndarray, own: np.ndarray,

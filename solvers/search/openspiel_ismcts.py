@@ -21,6 +21,7 @@ OpenSpiel's C++ ISMCTS is not used: it crashes on wrapped Python games.
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -30,6 +31,33 @@ from open_spiel.python.algorithms import mcts
 
 from solvers.bot import Bot, Policy, budget_clock, checked_parameters, scaled_budget
 from sushigo_spiel.drafting.adapter import history_steps, simultaneous_state
+
+
+# A node of OpenSpiel's ISMCTS tree without its key, bytes: searches of 2,000 simulations traced
+# with tracemalloc, at the opening and at the last round's start of Sushi Go (2 and 4 players)
+# and Sushi Draft (3), took 670 to 1,210 bytes a node besides its key.
+NODE_BYTES = 1_000
+
+
+def _is_count(value) -> bool:
+  """Whether a parameter's value is a whole number >= 1."""
+  return isinstance(value, (int, float)) and not isinstance(value, bool) and \
+      math.isfinite(value) and value >= 1 and value == int(value)
+
+
+def _longest_key(game: pyspiel.Game) -> int:
+  """The longest information-state string of a game of `game`'s turn-based form played at
+  random (seeded), in characters."""
+  turn_based = pyspiel.convert_to_turn_based(game)
+  state, rng, longest = turn_based.new_initial_state(), np.random.default_rng(0), 0
+  while not state.is_terminal():
+    if state.is_chance_node():
+      outcomes, probabilities = zip(*state.chance_outcomes())
+      state.apply_action(outcomes[rng.choice(len(outcomes), p=probabilities)])
+    else:
+      longest = max(longest, len(state.information_state_string()))
+      state.apply_action(int(rng.choice(state.legal_actions())))
+  return longest
 
 
 class OpenSpielISMCTSBot(Bot):
@@ -44,12 +72,26 @@ class OpenSpielISMCTSBot(Bot):
                 "objective": "auto"}
 
   @classmethod
+  def decision_memory(cls, game: pyspiel.Game, params: dict) -> int:
+    """OpenSpiel's search adds at most one node per simulation to a dict keyed by the player's
+    information-state string: `NODE_BYTES` a node (its statistics, one per action tried) plus
+    its key, bounded by the longest key of a game of `game` played at random (the keys grow
+    with the history, so a search late in the game comes closest to this figure)."""
+    p = checked_parameters(cls, params)
+    if p["seconds"] > 0 or not _is_count(p["iterations"]):
+      return 0  # a time budget bounds it; other budgets are refused by the bot
+    return int(p["iterations"]) * (NODE_BYTES + _longest_key(game))
+
+  @classmethod
   def timing_parameters(cls, params: dict) -> tuple[dict, float]:
     return scaled_budget(checked_parameters(cls, params), ("iterations",),
                          {"iterations": 20, "seconds": 0.01})
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None, **params):
     super().__init__(game, player_id, seed, **params)
+    if not _is_count(self.params["iterations"]):
+      raise ValueError(f"parameter 'iterations' is {self.params['iterations']}; allowed: an"
+                       " integer >= 1")
     if not self.params["seconds"] >= 0:
       raise ValueError(f"parameter 'seconds' is {self.params['seconds']}; allowed: a number >= 0"
                        " (0: the budget is `iterations`)")

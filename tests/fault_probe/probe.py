@@ -461,6 +461,127 @@ def size_cases() -> list[Case]:
   return cases
 
 
+SEARCH_BOTS = ("so_ismcts", "mo_ismcts", "pimc", "openspiel_ismcts", "subgame")
+ABSURD_BUDGETS = {"1e15": str(10**15), "2e62": str(2**62), "1e30": "1e30", "zero": "0",
+                  "neg": "-1", "half": "1.5", "nan": "nan", "inf": "inf", "word": "many"}
+HUGE_WORLDS = {"pimc": "worlds", "subgame": "worlds"}
+BOUNDED_TREES = ("subgame",)  # whose memory does not grow with iterations: long, not refused
+
+
+def estimate_cases() -> list[Case]:
+  """Sizes known before work, over the commands that estimate them: `play --web` with absurd
+  budgets (every one must be refused before the server starts: one accepted serves until the
+  time limit, a hang), `exploitability` and `run` with huge search trees, `bench` and the
+  trainings with huge sizes, and more workers than cores."""
+  cases = []
+  for bot in SEARCH_BOTS:
+    for name, value in ABSURD_BUDGETS.items():
+      if bot == "pimc" and name == "neg":
+        continue  # iterations -1: PIMC's automatic budget, a valid choice
+      cases.append(Case(f"estimates/web-{bot}-iterations-{name}",
+                        ["play", "--web", "--game", "python_sushi_go(players=2)", "--bot", bot,
+                         "--param", f"iterations={value}", "--port", "0"], timeout=60))
+    for value in ("1000000000000000", "0"):
+      if bot in HUGE_WORLDS:
+        cases.append(Case(f"estimates/web-{bot}-worlds-{value[:2]}",
+                          ["play", "--web", "--game", "python_sushi_go(players=4)", "--bot", bot,
+                           "--param", f"{HUGE_WORLDS[bot]}={value}", "--port", "0"], timeout=60))
+  for bot in SEARCH_BOTS:
+    for name in ("1e15", "2e62", "neg", "nan"):
+      if bot == "pimc" and name == "neg":
+        continue  # PIMC's automatic budget, a valid choice
+      long = bot in BOUNDED_TREES and name in ("1e15", "2e62")
+      cases.append(Case(f"estimates/exploitability-{bot}-{name}",
+                        ["exploitability", "python_sushi_go(players=2,utility=margin)", "--bot",
+                         bot, "--param", f"iterations={ABSURD_BUDGETS[name]}", "--games", "2",
+                         "--out", "r", *([] if long else ["--quiet"])],
+                        expect="long" if long else "refuse", timeout=90))
+    text = TOURNAMENT.replace('bot = "greedy"', f'bot = "{bot}"\nparams = {{ iterations ='
+                              f' {10**15} }}').replace(TINY_GAME, "python_sushi_go(players=2)")
+    long = bot in BOUNDED_TREES
+    cases.append(Case(f"estimates/run-{bot}-1e15", ["run", "c.toml", "--out", "run",
+                                                    *([] if long else ["--quiet"])],
+                      setup=lambda folder, text=text: (folder / "c.toml").write_text(text),
+                      expect="long" if long else "refuse", timeout=90))
+    text = text.replace("{ iterations = 1000000000000000 }", "{ iterations = 4 }")
+    cases.append(Case(f"estimates/run-{bot}-4-workers-64",
+                      ["run", "c.toml", "--out", "run", "--quiet", "--workers", "64"],
+                      expect="work", timeout=120,
+                      setup=lambda folder, text=text: (folder / "c.toml").write_text(
+                          text.replace("num_games = 4", "num_games = 2"))))
+  for bot, param in HUGE_WORLDS.items():
+    text = TOURNAMENT.replace('bot = "greedy"', f'bot = "{bot}"\nparams = {{ {param} ='
+                              f' {10**15} }}').replace(TINY_GAME, "python_sushi_go(players=2)")
+    # a world's tree does not grow with the worlds: a long run, its time estimated first
+    cases.append(Case(f"estimates/run-{bot}-worlds-1e15", ["run", "c.toml", "--out", "run"],
+                      expect="long", timeout=90,
+                      setup=lambda folder, text=text: (folder / "c.toml").write_text(text)))
+  bench = {"search-1e9": ["--search", "--seconds", "1e9"],
+           "search-1e300": ["--search", "--seconds", "1e300"],
+           "search-inf": ["--search", "--seconds", "inf"],
+           "search-players-9": ["--search", "--search-players", "9"],
+           "repeats-huge": ["--repeats", str(10**12), "--json", "missing/x.json"],
+           "seconds-huge-json": ["--seconds", "1e12", "--json", "missing/x.json"],
+           "training-workers-0": ["--training-workers", "0"],
+           "training-iterations-0": ["--training-workers", "2", "--training-iterations", "0"],
+           "repeats-neg": ["--repeats", "-3"], "seconds-neg": ["--seconds", "-1"],
+           "players-1": ["--players", "1"], "draft-players-9": ["--draft-players", "9"],
+           "equilibrium-huge-json": ["--equilibrium", "--equilibrium-game", "huge"]}
+  for name, argv in bench.items():
+    cases.append(Case(f"estimates/bench-{name}", ["bench", *argv], timeout=60))
+  cases.append(Case("estimates/bench-seconds-1e9-long", ["bench", "--seconds", "1e9"],
+                    expect="long", timeout=40))
+  train = {
+      "blueprint-workers-1e7": ["python_sushi_go(players=2)", "--abstraction", "cards",
+                                "--algorithm", "probe-mccfr", "--iterations", "3", "--workers",
+                                str(10**7)],
+      "blueprint-iterations-huge": ["python_sushi_go(players=2)", "--abstraction", "cards",
+                                    "--algorithm", "probe-mccfr", "--iterations", str(10**18),
+                                    "--out", "missing/b.npz"],
+      "blueprint-seconds-huge": ["python_sushi_go(players=2)", "--abstraction", "cards",
+                                 "--algorithm", "probe-mccfr", "--seconds", "1e300", "--out",
+                                 "missing/b.npz"],
+      "tabular-iterations-huge": ["small", "--iterations", str(10**18), "--out",
+                                  "missing/a.npz"],
+      "tabular-large-huge": ["large", "--algorithm", "cfr+", "--iterations", str(10**12),
+                             "--out", "missing/a.npz"],
+      "tabular-max-nodes-huge": ["tiny", "--iterations", "3", "--max-nodes", str(10**18),
+                                 "--out", "missing/a.npz"],
+      "ppo-num-envs-1e12": ["python_sushi_go(players=2)", "--algorithm", "ppo", "--ppo",
+                            f"num_envs={10**12}", "--iterations", "1"],
+      "ppo-rollout-1e12": ["python_sushi_go(players=2)", "--algorithm", "ppo", "--ppo",
+                           f"rollout_steps={10**12}", "--iterations", "1"],
+      "ppo-hidden-1e9": ["python_sushi_go(players=2)", "--algorithm", "ppo", "--ppo",
+                         f"hidden={10**9}", "--iterations", "1"],
+      "ppo-num-envs-0": ["python_sushi_go(players=2)", "--algorithm", "ppo", "--ppo",
+                         "num_envs=0", "--iterations", "1"],
+      "ppo-num-envs-nan": ["python_sushi_go(players=2)", "--algorithm", "ppo", "--ppo",
+                           "num_envs=nan", "--iterations", "1"],
+  }
+  for name, argv in train.items():
+    out = [] if "--out" in argv else ["--out", "a.npz"]
+    cases.append(Case(f"estimates/train-{name}", ["train", *argv, *out, "--quiet"], timeout=90))
+  scripts = {
+      "train_blueprint": [["--seconds", "1", "--workers", str(10**7)],
+                          ["--seconds", "1e300", "--out", "missing/b.npz"],
+                          ["--seconds", "1", "--games", "0"]],
+      "train_full_policy": [["--iterations", str(10**15), "--out", "missing/p.npz"],
+                            ["--checkpoint-every", "0"], ["--games", str(-1)]],
+      "train_linear_q": [["--num-envs", str(2**62)], ["--num-envs", "-1"],
+                         ["--minutes", "-1"], ["--steps", str(-5)]],
+  }
+  for script, lists in scripts.items():
+    for i, argv in enumerate(lists):
+      args = argv if "--out" in argv else [*argv, "--out", "m.npz"]
+      cases.append(Case(f"estimates/script-{script}-{i}", process=lambda folder, script=script,
+                        args=args: finish(subprocess.Popen(
+                            [PYTHON, "-m", f"experiments.{script}", *args], cwd=folder,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)},
+                            start_new_session=True), timeout=180)))
+  return cases
+
+
 def specs_index(specs: dict, name: str) -> int:
   return list(specs).index(name)
 
@@ -789,7 +910,7 @@ def _two_trainers(folder: pathlib.Path) -> Outcome:
           "8", "--out", "b.npz", "--quiet"]
   first = cli(args, folder)
   time.sleep(4)
-  second = finish(cli([*args[:-3], "b.npz", "--resume", "--quiet"], folder))
+  second = finish(cli([*args[:-1], "--resume", "--quiet"], folder))
   done = finish(first)
   if second.status != 2 or done.status != 0:
     return Outcome(3, second.out + done.out, f"second {second.status}: {second.err}; first"
@@ -808,7 +929,8 @@ def _reproduces(folder: pathlib.Path) -> str | None:
 
 
 def all_cases(material: Material) -> list[Case]:
-  return [*option_cases(), *config_cases(), *size_cases(), *corruption_cases(material),
+  return [*option_cases(), *config_cases(), *size_cases(), *estimate_cases(),
+          *corruption_cases(material),
           *policy_cases(material), *disk_cases(material), *script_cases(), *process_cases()]
 
 
