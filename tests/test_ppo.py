@@ -213,6 +213,63 @@ def test_one_agent_is_trained_once_for_every_seat_and_its_setting_checked():
     PPOBestResponseBot(game, 0, 0, opponent_model=model, one_agent=1)
 
 
+FULL_GAME_CONFIG = """[experiment]
+name = "full"
+kind = "approximate_exploitability"
+seed = 1
+games = ["python_sushi_go(players=2,utility=margin)"]
+
+[approximate]
+num_games = 2
+
+[approximate.responders]
+{responders}
+
+[[players]]
+name = "heuristic"
+bot = "heuristic"
+"""
+
+
+def test_the_full_game_command_trains_once_keeps_the_curve_and_bounds(tmp_path, monkeypatch):
+  from experiments import ppo_best_response
+  from solvers.learning.best_response import PPOBestResponseBot
+  config = tmp_path / "full.toml"
+  config.write_text(FULL_GAME_CONFIG.format(responders='"ppo" = { responder = "ppo", iterations ='
+                                            ' 2, num_envs = 16, rollout_steps = 2, minibatches ='
+                                            ' 2, hidden = 8, one_agent = true, observation_type'
+                                            ' = "observation" }'))
+  trainings = []
+  train = PPOBestResponseBot.train
+  monkeypatch.setattr(PPOBestResponseBot, "train",
+                      lambda self, **kw: trainings.append(self.player_id) or train(self, **kw))
+  curve, run = tmp_path / "curve.csv", tmp_path / "run"
+  assert ppo_best_response.main(["--full-game", str(config), "--out", str(run), "--curve",
+                                 str(curve)]) == 0
+  assert len(trainings) == 1  # one agent, trained before the paired games and reused by them
+  with curve.open(newline="") as file:
+    points = list(csv.DictReader(file))
+  assert [(p["competitor"], p["responder"], p["seats"], p["iteration"]) for p in points] == [
+      ("heuristic", "ppo", "all", str(i)) for i in range(3)]
+  results = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+  assert sorted((r["seat"], len(r["agent"]), len(r["self_play"])) for r in results) == [
+      (0, 2, 2), (1, 2, 2)]
+  assert (run / "summary.md").exists()
+
+
+def test_the_full_game_command_refuses_a_config_it_cannot_train(tmp_path, capsys):
+  from experiments import ppo_best_response
+  config = tmp_path / "full.toml"
+  config.write_text(FULL_GAME_CONFIG.format(
+      responders='"lbr" = { responder = "lbr", worlds = 1 }'))
+  with pytest.raises(SystemExit, match="no ppo responder plays a competitor; nothing to train"):
+    ppo_best_response.main(["--full-game", str(config), "--out", str(tmp_path / "run"),
+                            "--curve", str(tmp_path / "curve.csv")])
+  with pytest.raises(SystemExit):
+    ppo_best_response.main(["--full-game", str(config), "--out", str(tmp_path / "run")])
+  assert "--full-game needs --curve, the file for the learning curves" in capsys.readouterr().err
+
+
 @pytest.mark.slow
 def test_the_learned_best_response_finds_most_of_the_exact_gain_on_small():
   """With its default parameters, the responder finds at least 0.9 of the exact best response's
