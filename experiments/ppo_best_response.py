@@ -78,19 +78,19 @@ def full_game(config_path: pathlib.Path, out: pathlib.Path, curve: pathlib.Path)
   run folder `out` in this process (one worker), whose paired games play the agents just trained;
   the exit status of `sushigo run`."""
   try:
-    config = solving.parse(config_path.read_text(encoding="utf-8"))
+    run_config = solving.parse(config_path.read_text(encoding="utf-8"))
   except (OSError, ConfigError) as e:
     raise SystemExit(f"{config_path}: {e}") from None
-  if config.kind is not approximate_kind.KIND:
-    raise SystemExit(f"{config_path}: kind {config.kind.name!r}; allowed:"
+  if run_config.kind is not approximate_kind.KIND:
+    raise SystemExit(f"{config_path}: kind {run_config.kind.name!r}; allowed:"
                      f" {approximate_kind.KIND.name!r}")
   rows = []
-  for label, _ in config.games:
-    game = config.game(label)
-    for competitor in config.players:
+  for label, _ in run_config.games:
+    game = run_config.game(label)
+    for competitor in run_config.players:
       model = approximate.opponent_model([make_bot(competitor.bot, game, p, 0, **competitor.params)
                                           for p in range(game.num_players())])
-      for name, responder in approximate_kind.responders(config.section).items():
+      for name, responder in approximate_kind.responders(run_config.section).items():
         if responder["responder"] != "ppo" or not approximate_kind.plays(responder,
                                                                          competitor.name):
           continue
@@ -141,6 +141,9 @@ def main(argv: list[str] | None = None) -> int:
       parser.error(f"--param {text!r}: allowed keys: {', '.join(PPOBestResponseBot.PARAMETERS)}")
     params[key] = value
   if args.full_game:
+    if args.param:
+      parser.error("--param sets the reduced games' responder; with --full-game the config's"
+                   " responders hold their parameters")
     if not args.curve:
       parser.error("--full-game needs --curve, the file for the learning curves")
     return full_game(pathlib.Path(args.full_game), pathlib.Path(args.out),

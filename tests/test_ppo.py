@@ -268,6 +268,13 @@ def test_the_full_game_command_refuses_a_config_it_cannot_train(tmp_path, capsys
   with pytest.raises(SystemExit):
     ppo_best_response.main(["--full-game", str(config), "--out", str(tmp_path / "run")])
   assert "--full-game needs --curve, the file for the learning curves" in capsys.readouterr().err
+  config.write_text(FULL_GAME_CONFIG.format(responders='"ppo" = { responder = "ppo" }')
+                    .replace('bot = "heuristic"', 'bot = "so_ismcts"'))
+  # refused with the config, before anything trains
+  with pytest.raises(SystemExit, match=r"approximate responder 'ppo' against 'heuristic' on .*:"
+                     " the ppo responder needs a policy it can read at any table"):
+    ppo_best_response.main(["--full-game", str(config), "--out", str(tmp_path / "run"),
+                            "--curve", str(tmp_path / "curve.csv")])
 
 
 @pytest.mark.slow
