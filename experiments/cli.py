@@ -311,8 +311,8 @@ def _add_train_command(commands) -> None:
                      " Sushi Go game strings) (default: %(default)s)")
   train.add_argument("--opponents", metavar="BOT:SHARE,...",
                      help="with --algorithm ppo: the league the agent trains against, compiled"
-                     " bots (random, greedy, heuristic) with their shares of the games (default:"
-                     " heuristic:6,greedy:1,random:1)")
+                     " bots (random, greedy, heuristic) and past (the agent's past selves) with"
+                     " their shares of the games (default: heuristic:6,greedy:1,random:1)")
   train.add_argument("--ppo", action="append", default=[], metavar="KEY=VALUE",
                      help="with --algorithm ppo: a training setting (num_envs, rollout_steps,"
                      " epochs, minibatches, learning_rate, entropy_coef, hidden, eval_every,"

@@ -366,6 +366,43 @@ def _ppo_best_response_curve(results: pathlib.Path) -> str:
           " was trained for.\n")
 
 
+LEAGUES = (("default", "default league"), ("past", "with past selves"))
+
+
+def _ppo_league(results: pathlib.Path) -> str:
+  """The default league's curve beside the league with past selves' (same seed and iterations),
+  and which is ahead at the last point shared."""
+  from solvers.learning.network import Network  # pylint: disable=import-outside-toplevel
+  curves = {run: {int(p["iteration"]): p for p in read_csv(
+      results / "ppo-league-2p" / run / "checkpoint.curve.csv")} for run, _ in LEAGUES}
+  leagues = {run: Network.load(str(results / "ppo-league-2p" / run / "checkpoint.npz"))
+             .metadata["config"]["opponents"] for run, _ in LEAGUES}
+  shared = sorted(set.intersection(*(set(curve) for curve in curves.values())))
+  header = "| iteration | " + " | ".join(
+      f"{label} (`{leagues[run]}`): margin, outscores the heuristic" for run, label in LEAGUES)
+  lines = [header + " |", "|---:|" + "---|" * len(LEAGUES)]
+  for iteration in shared:
+    cells = [f"{float(curves[run][iteration]['mean_margin']):+.2f},"
+             f" {float(curves[run][iteration]['win_share']):.3f}"
+             f" [{float(curves[run][iteration]['win_low']):.3f},"
+             f" {float(curves[run][iteration]['win_high']):.3f}]" for run, _ in LEAGUES]
+    lines.append(f"| {iteration:,} | " + " | ".join(cells) + " |")
+  last = {run: curves[run][shared[-1]] for run, _ in LEAGUES}
+  default, past = (last[run] for run, _ in LEAGUES)
+  if float(past["win_low"]) > float(default["win_high"]):
+    verdict = "the league with past selves is ahead, the intervals apart"
+  elif float(default["win_low"]) > float(past["win_high"]):
+    verdict = "the default league is ahead, the intervals apart"
+  else:
+    ahead = "the league with past selves" if \
+        float(past["win_share"]) > float(default["win_share"]) else "the default league"
+    verdict = (f"the intervals overlap: no league is shown better ({ahead} ahead by the point"
+               " estimate)")
+  return ("\n".join(lines) + f"\n\nAt iteration {shared[-1]:,}, {verdict}. Each point:"
+          f" {default['games']} games against the compiled heuristic, the same deals every time,"
+          " half in each seat, the agent playing greedily.\n")
+
+
 def _ppo_snapshot(results: pathlib.Path) -> str:
   """What the stored snapshot of the PPO agent had trained for."""
   from solvers.learning.network import Network  # pylint: disable=import-outside-toplevel
@@ -559,6 +596,8 @@ BLOCKS: dict[str, Block] = {
     "ppo-best-response-curve": Block(("ppo-best-response/full-game-curve.csv",),
                                      _ppo_best_response_curve),
     "ppo-speed": Block(("bench/ppo.json",), _ppo_speed),
+    "ppo-league": Block(("ppo-league-2p/*/checkpoint.curve.csv",
+                         "ppo-league-2p/*/checkpoint.npz"), _ppo_league),
     "subgame-strength": Block(
         ("subgame-vs-heuristic/summary.md", "subgame-head-to-head/summary.md",
          "subgame-vs-searchers/summary.md"),

@@ -16,7 +16,8 @@ then runs the config into the run folder `--out` in this process, so that the pa
 the bound play the agents just trained (`sushigo run CONFIG` trains the same agents, without the
 curves):
 
-  python -m experiments.ppo_best_response --full-game experiments/configs/exploitability_full_ppo.toml \
+  python -m experiments.ppo_best_response \
+      --full-game experiments/configs/exploitability_full_ppo.toml \
       --out experiments/results/exploitability-full-ppo \
       --curve experiments/results/ppo-best-response/full-game-curve.csv
 """

@@ -208,8 +208,38 @@ def input_paths(config: RunConfig) -> list[str]:
     elif isinstance(value, list):
       for item in value:
         walk(item)
-  walk(config.resolved())
+  resolved = config.resolved()
+  walk(resolved)
+  for path in _stored_blueprints(resolved):
+    if path not in paths:
+      paths.append(path)
   return paths
+
+
+def _stored_blueprints(resolved: dict) -> list[str]:
+  """The stored blueprints the config's `subgame` players read through `path="auto"` (their
+  default) in its games: the file depends on the game's player count and the bot's objective."""
+  players = [p for p in resolved.get("players", [])
+             if p.get("bot") == "subgame" and p.get("params", {}).get("path", "auto") == "auto"]
+  if not players:
+    return []
+  import pyspiel  # pylint: disable=C0415 (only configs with a subgame bot need it)
+  from solvers.bot import resolve_objective  # pylint: disable=C0415
+  from solvers.equilibrium.subgame import default_blueprint  # pylint: disable=C0415
+  paths = []
+  for game_string in resolved.get("experiment", {}).get("games", []):
+    try:
+      game = pyspiel.load_game(game_string)
+      utility = game.get_parameters().get("utility", "score")
+      for player in players:
+        objective = resolve_objective(player.get("params", {}).get("objective", "auto"), utility)
+        paths.append(default_blueprint(game.num_players(), objective))
+    except (ValueError, pyspiel.SpielError):
+      continue  # a game or an objective the bot refuses, in its own words, when it is built
+  # Relative to the working folder where the file lies under it, as configs write paths, so that
+  # the digests' keys are the same in every clone.
+  return [os.path.relpath(path) if not os.path.relpath(path).startswith("..") else path
+          for path in paths if os.path.isfile(path)]
 
 
 def input_digests(config: RunConfig) -> dict[str, str]:

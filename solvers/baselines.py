@@ -123,15 +123,24 @@ class GreedyBot(ViewBot):
 
 
   def policy(self, view: PlayerView) -> Policy:
+    tallies = table_tallies(view)
     return one_hot_best({action: immediate_points(view, view.player, view.rules.action_cards(
-        action)) for action in view.legal_actions})
+        action), tallies) for action in view.legal_actions})
 
 
-def immediate_points(view: PlayerView, player: int, cards: Sequence[int]) -> int:
-  """Points `player` would score this round with `cards` added, if the round ended now."""
+def table_tallies(view: PlayerView) -> list[scoring.TableauTally]:
+  """Each player's tableau tallied as it lies."""
+  return [scoring.tally(view.rules.cards[c] for c in tableau) for tableau in view.tableaus]
+
+
+def immediate_points(view: PlayerView, player: int, cards: Sequence[int],
+                     tallies: Sequence[scoring.TableauTally] | None = None) -> int:
+  """Points `player` would score this round with `cards` added, if the round ended now;
+  `tallies` are `table_tallies(view)` when the caller has them already."""
   rules = view.rules
-  tallies = [scoring.tally(rules.cards[c] for c in tableau) for tableau in view.tableaus]
-  tallies[player] = scoring.tally(rules.cards[c] for c in (*view.tableaus[player], *cards))
+  tallies = list(tallies if tallies is not None else table_tallies(view))
+  if cards:
+    tallies[player] = scoring.tally(rules.cards[c] for c in (*view.tableaus[player], *cards))
   return sum(scoring.round_breakdown(tallies, rules.soy_sauce)[player].values())
 
 
@@ -262,6 +271,8 @@ class _Valuer:
                      for kept, t in zip(view.puddings, view.tableaus)]
     self._availability: dict[tuple[int, int], tuple[float, ...]] = {}
     self._receiver_points: dict[int, int] = {}
+    self._tallies: list[scoring.TableauTally] | None = None  # with the receiver's points now
+    self._receiver_now = 0
 
   # ----- the hands to come
 
@@ -451,7 +462,10 @@ class _Valuer:
     """Immediate points `card` would give the next player (who receives this hand)."""
     if card not in self._receiver_points:
       receiver = (self.me + self.rules.direction(self.view.round)) % self.view.num_players
-      self._receiver_points[card] = immediate_points(self.view, receiver, (card,)) - \
-          immediate_points(self.view, receiver, ())
+      if self._tallies is None:
+        self._tallies = table_tallies(self.view)
+        self._receiver_now = immediate_points(self.view, receiver, (), self._tallies)
+      self._receiver_points[card] = \
+          immediate_points(self.view, receiver, (card,), self._tallies) - self._receiver_now
     return self._receiver_points[card]
 

@@ -78,6 +78,24 @@ def objective_game(game: pyspiel.Game, objective: str) -> pyspiel.Game:
   return pyspiel.load_game(game.get_type().short_name, {**game.get_parameters(), "utility": wanted})
 
 
+def responder_game(game: pyspiel.Game, objective: str) -> pyspiel.Game:
+  """The game whose returns a best responder maximises, for its parameter `objective` as given:
+  under "auto" `game` itself (simultaneous), whose returns are what its gain is measured in, so the
+  bound is as tight as the responder can make it; else `returns_game(game, objective)`."""
+  return simultaneous_game(game) if objective == "auto" else returns_game(game, objective)
+
+
+def returns_game(game: pyspiel.Game, objective: str) -> pyspiel.Game:
+  """`game` (simultaneous) with `utility` = `objective` ("margin" or "win"), whose returns are
+  exactly what a bot playing for `objective` maximises (margins even where `game` counts points),
+  for a bot that reads returns rather than searching (the responders). Only the utility changes."""
+  game = simultaneous_game(game)
+  if game.rules.utility == objective:
+    return game
+  return pyspiel.load_game(game.get_type().short_name, {**game.get_parameters(),
+                                                        "utility": objective})
+
+
 def budget_clock(name: str) -> Callable[[], float]:
   """The clock named `name` (of `CLOCKS`); a ValueError names the allowed ones."""
   if name not in CLOCKS:

@@ -234,8 +234,10 @@ def test_random_legal_plays_a_legal_action_drawn_from_the_seed():
     (dict(flavour=1), "python_sushi_go has no parameter 'flavour'; allowed: deal, deck"),
     (dict(players="3"), "parameter 'players' is '3'; allowed: a value of type int"),
     (dict(players=7), "parameter 'players' is 7; allowed: 2 to 5"),
-    (dict(opponents="pimc"), "opponent 'pimc'; allowed: random, greedy by name, or ('heuristic'"),
-    (dict(opponents="heuristic"), "opponent 'heuristic'; allowed: random, greedy by name, or"),
+    (dict(opponents="pimc"),
+     "opponent 'pimc'; allowed: random, greedy or external by name, or ('heuristic'"),
+    (dict(opponents="heuristic"),
+     "opponent 'heuristic'; allowed: random, greedy or external by name, or"),
     (dict(opponents=("heuristic", np.zeros(3))), "heuristic parameters array([0., 0., 0.]);"
      " allowed: the finite float64 array of solvers.policy_kernels.heuristic.parameters(values)"),
     (dict(opponents=[("greedy", np.zeros(13))]), "opponent ('greedy', array("),
@@ -286,3 +288,71 @@ def test_bots_named_as_in_configs_become_compiled_policies():
     compiled_opponents(GAME_3P, {"bot": "heuristic", "params": {"deny": 1.0}})
   with pytest.raises(ValueError, match="opponents names 3 bots; allowed: one, or one per"):
     compiled_opponents(GAME_3P, ["greedy"] * 3)
+
+
+@pytest.mark.parametrize("kind", list(observation.KINDS))
+@pytest.mark.parametrize("variant", ["2p", "4p-soy-alternate-margin"])
+def test_external_seats_observe_as_the_observer_and_play_the_given_actions(variant, kind):
+  params = VARIANTS[variant]
+  players = params["players"]
+  external = [1, players - 1] if players > 2 else [1]
+  opponents = ["external"] + ["greedy"] * (players - 3) + ["external"] if players > 2 \
+      else "external"
+  batch = SushiGoBatch(4, opponents=opponents, seat=0, observation_type=kind, seed=2, **params)
+  assert batch.external_seats == external
+  game = pyspiel.load_game("python_sushi_go", params)
+  greedy = {p: make_bot("greedy", game, p) for p in range(1, players) if p not in external}
+  compiled, rules = CompiledSushiGo(batch.rules), batch.rules
+  python_observer = observation.observer(rules, observation.KINDS[kind])
+  rng = np.random.default_rng(0)
+  observations, masks = batch.reset()
+  dones = 0
+  for _ in range(45):
+    chosen = np.stack([random_legal(batch.external_masks()[slot], rng)
+                       for slot in range(len(external))], axis=1)
+    actions = random_legal(masks, rng)
+    expected = []
+    for index in range(batch.num_envs):
+      table = compiled.decode(batch.positions()[index])
+      for slot, seat in enumerate(external):
+        python_observer.set_from_table(table, seat)
+        np.testing.assert_array_equal(batch.external_observations()[slot, index],
+                                      python_observer.tensor)
+        assert np.flatnonzero(batch.external_masks()[slot, index]).tolist() == \
+            R.legal_actions(rules, table, seat)
+      joint = [int(actions[index])] + [
+          int(chosen[index, external.index(p)]) if p in external else
+          max(greedy[p].policy_at(table), key=lambda e: e[1])[0] for p in range(1, players)]
+      expected.append(R.play(rules, table, joint))
+    observations, _, done, masks = batch.step(actions, chosen)
+    for index, table in enumerate(expected):
+      assert done[index] == (table.actor == TERMINAL)
+      if not done[index] and table.actor == SIMULTANEOUS:
+        assert compiled.decode(batch.positions()[index]) == table
+    dones += done.sum()
+  assert dones >= batch.num_envs  # every slot went through a reset
+
+
+def test_external_actions_are_checked():
+  batch = SushiGoBatch(3, opponents="external", seed=0)
+  masks = batch.reset()[1]
+  legal = masks.argmax(axis=1)
+  theirs = batch.external_masks()[0].argmax(axis=1)[:, None]
+  with pytest.raises(ValueError, match=r"external_actions is None; allowed: 3 x 1 integers, one"
+                     r" per game and external seat \[1\]"):
+    batch.step(legal)
+  wrong = theirs.copy()
+  wrong[2, 0] = np.flatnonzero(batch.external_masks()[0, 2] == 0)[0]
+  with pytest.raises(ValueError, match=f"external action {wrong[2, 0]} of seat 1 in game 2 is"
+                     " not legal there"):
+    batch.step(legal, wrong)
+  with pytest.raises(ValueError, match=r"external_actions is an array of shape \(3, 1\) and"
+                     r" dtype int64; allowed: None \(no seat is external\)"):
+    plain = SushiGoBatch(3, seed=0)
+    plain.step(plain.reset()[1].argmax(axis=1), theirs)
+  batch.step(legal, theirs)
+
+
+def test_a_step_before_reset_is_refused_with_external_seats_too():
+  with pytest.raises(RuntimeError, match=r"step\(\) before reset\(\)"):
+    SushiGoBatch(2, opponents="external", seed=0).step([0, 0], [[0], [0]])

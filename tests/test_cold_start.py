@@ -69,6 +69,9 @@ def test_the_cold_bench_reports_each_figure_against_its_target():
   assert re.search(r"every kernel set cold, CPU s +95\.0 +<= 90 +FAIL", report)
   assert re.search(r"Sushi Go core +20\.0 +30\.0", report)
   assert re.search(r"quickstart, warm +20\.0 +25\.0", report)
+  assert "Load average" not in report
+  loaded = cold.report({**figures, "load_before": 0.4, "load_after": 1.25})
+  assert "Load average (1 min) at the start 0.4, at the end 1.2" in loaded
 
 
 def test_the_speed_page_shows_the_stored_cold_start_figures():

@@ -5,11 +5,13 @@ both digests; a run recorded before digests (as the stored ones) still resumes a
 from __future__ import annotations
 
 import json
+import pathlib
 
 import pytest
 
 from experiments import run_folder
 from experiments import runner
+from experiments.tournament import config as tournament_config
 from experiments.cli import main
 from experiments.config import ConfigError
 from experiments.run_folder import RunError
@@ -123,3 +125,31 @@ def test_a_damaged_policy_file_given_to_exploitability_is_named_as_policy(tmp_pa
   err = capsys.readouterr().err
   assert refused.value.code == 2 and f"--policy {policy} is not a valid policy file" in err
   assert "--param:" not in err
+
+
+def test_the_stored_blueprint_a_subgame_bot_reads_by_default_is_an_input(tmp_path, monkeypatch):
+  """`path="auto"` (the subgame bot's default) reads a stored blueprint chosen by the game's player
+  count and the bot's objective: that file's digest is recorded like a named one."""
+  monkeypatch.chdir(pathlib.Path(__file__).resolve().parents[1])
+  config = tmp_path / "config.toml"
+  config.write_text("""
+[experiment]
+name = "auto-inputs"
+seed = 3
+games = ["python_sushi_go(players=2)", "python_sushi_go(players=4)"]
+num_games = 4
+
+[[players]]
+name = "subgame (win)"
+bot = "subgame"
+params = { objective = "win" }
+
+[[players]]
+name = "random"
+bot = "random"
+""")
+  parsed = tournament_config.load(config)
+  expected = [str(pathlib.Path("experiments/results/policies") / name)
+              for name in ("blueprint_win_2p.npz", "blueprint_4p.npz")]
+  assert run_folder.input_paths(parsed) == expected
+  assert list(run_folder.input_digests(parsed)) == expected

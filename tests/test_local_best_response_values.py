@@ -44,9 +44,13 @@ def skewed(legal: list[int]) -> list[tuple[int, float]]:
   return [(a, w / total) for a, w in zip(legal, weights)]
 
 
-def skewed_model(game: pyspiel.Game) -> OpponentModel:
-  return OpponentModel(lambda rules, table, player:
-                       skewed(game.dynamics.legal_actions(rules, table, player)))
+def skewed_model(game: pyspiel.Game, support_only: bool = False) -> OpponentModel:
+  """The `skewed` policy; with `support_only`, its answers leave out the actions it never plays
+  (a distribution over the legal actions all the same)."""
+  def policy(rules, table, player):
+    answer = skewed(game.dynamics.legal_actions(rules, table, player))
+    return [(a, p) for a, p in answer if p > 0] if support_only else answer
+  return OpponentModel(policy)
 
 
 def state_policy(state: pyspiel.State, player: int) -> list[tuple[int, float]]:
@@ -148,12 +152,14 @@ def consistent_worlds(game: pyspiel.Game, state: pyspiel.State, first_joint: lis
   return worlds
 
 
-def test_the_values_weigh_hidden_hands_by_the_policys_picks():
+@pytest.mark.parametrize("support_only", [False, True], ids=["every_action", "support_only"])
+def test_the_values_weigh_hidden_hands_by_the_policys_picks(support_only):
   """At the second turn of a 3-player round with hidden cards, with worlds drawn from the chance
   posterior (here by an exact sampler over the enumerated deals, so that the test sees the
   responder's weighting alone), the responder's values (600 worlds, lookahead to the end) equal
   the exact posterior expectation: each world weighted by the probability that the policy made
-  the picks seen, not counted alike, and not weighted by the responder's own picks."""
+  the picks seen, not counted alike, and not weighted by the responder's own picks. A pick the
+  policy's answer leaves out is one it never makes."""
   game = pyspiel.load_game(THREE_HIDDEN)
   state, joint = second_turn(game, seed=2)
   worlds = consistent_worlds(game, state, joint, me=0)
@@ -167,7 +173,8 @@ def test_the_values_weigh_hidden_hands_by_the_policys_picks():
     return tables[min(int(np.searchsorted(cumulative, uniform() * cumulative[-1])),
                       len(tables) - 1)]
 
-  bot = responder(game, skewed_model(game), seed=1, worlds=600, depth=3, branching=64)
+  bot = responder(game, skewed_model(game, support_only), seed=1, worlds=600, depth=3,
+                  branching=64)
   bot.dynamics = dataclasses.replace(bot.dynamics, determinize=exact_draw, deal_weight=None)
   values = bot.action_values(simultaneous_state(state).table())
   assert values.keys() == exact.keys()
@@ -323,3 +330,114 @@ def test_it_refuses_anything_but_an_opponent_model_with_whole_sentences():
     LocalBestResponseBot(game, 0, 1)
   with pytest.raises(ValueError, match=r"^opponent_model is .*; allowed: an OpponentModel"):
     LocalBestResponseBot(game, 0, 1, opponent_model=lambda rules, table, player: [])
+
+
+def test_the_lookahead_is_exactly_depth_turns_deep():
+  """With the whole deck dealt, a deterministic policy and a deterministic continuation, the
+  value of an action at `depth` d is: this turn's action, the best of the responder's next d - 1
+  choices (each opponent pick the policy's), then the greedy continuation to the end. Checked on
+  the first deals where depths 1 and 2, and 2 and 3, give other values (the greedy continuation is
+  worse than looking ahead there), so a lookahead a turn shorter or longer than asked fails."""
+  game = pyspiel.load_game(WHOLE_DEAL)
+  heuristic = [solvers.make_bot("heuristic", game, p, 0) for p in range(2)]
+  greedy = solvers.make_bot("greedy", game, 0, 0)
+  model = OpponentModel(lambda rules, table, player: pure(heuristic[player].policy_at(table)))
+
+  def opponent(state):
+    return pure(heuristic[1].get_policy(state))[0][0]
+
+  def limited(state, first: int, depth: int) -> float:
+    """The responder's return after `first` here, maximising `depth - 1` more turns."""
+    state = state.clone()
+    state.apply_actions([first, opponent(state)])
+    if state.is_terminal():
+      return state.returns()[0]
+    if depth > 1:
+      return max(limited(state, a, depth - 1) for a in state.legal_actions(0))
+    while not state.is_terminal():
+      state.apply_actions([_only(greedy.get_policy(state)), opponent(state)])
+    return state.returns()[0]
+
+  def oracle(state, depth: int) -> dict[int, float]:
+    return {a: limited(state, a, depth) for a in state.legal_actions(0)}
+
+  starts = [dealt for dealt, _ in deals(game) if len(dealt.legal_actions(0)) == 4]
+  telling = [next(s for s in starts if oracle(s, depth) != oracle(s, depth + 1))
+             for depth in (1, 2)]
+  for start in telling:
+    for depth in (1, 2, 3):
+      bot = responder(game, model, seed=3, depth=depth, rollouts=2, continuation="greedy")
+      values = bot.action_values(simultaneous_state(start).table())
+      assert values == oracle(start, depth), depth
+
+
+def test_it_plays_its_best_valued_action_and_the_lowest_of_ties():
+  game = load_reduced("tiny")
+  bot = responder(game, skewed_model(game))
+  bot.action_values = lambda table: {3: 1.5, 1: 1.5, 2: 0.5, 0: -2.0}
+  assert bot.policy_at(None) == [(3, 0.0), (1, 1.0), (2, 0.0), (0, 0.0)]
+  bot.action_values = lambda table: {0: -2.0, 2: 0.5}
+  assert bot.policy_at(None) == [(0, 0.0), (2, 1.0)]
+
+
+def test_chance_that_ends_the_game_inside_the_lookahead_pays_the_returns_there():
+  """The dynamics' contract lets chance end a game (`skip_chance` runs "until a simultaneous node
+  or the end of the game"); neither game does, so a stand-in chance does: after the last choice of
+  the first round it jumps to a finished game, whose returns are then every action's value."""
+  game = pyspiel.load_game(TWO_ROUNDS)
+  state = next(child for dealt, _ in deals(game) for child in _after_first_turns(dealt)
+               if len(child.legal_actions(0)) == 2)
+  finished = state.clone()
+  while not finished.is_terminal():
+    if finished.is_chance_node():
+      finished.apply_action(finished.chance_outcomes()[0][0])
+    else:
+      finished.apply_actions([finished.legal_actions(p)[0] for p in range(2)])
+  end = simultaneous_state(finished).table()
+  bot = responder(game, skewed_model(game), worlds=1, depth=2)
+  bot.dynamics = dataclasses.replace(bot.dynamics, skip_chance=lambda rules, table, uniform: end)
+  values = bot.action_values(simultaneous_state(state).table())
+  assert values == dict.fromkeys(state.legal_actions(0), finished.returns()[0])
+
+
+@pytest.mark.parametrize("reaches, deal_weight, share", [
+    ((0.3, 0.1), 1.0, 0.75),  # weighted by the policy's probability of the picks seen
+    ((1e-12, 0.5e-12), 2.0, 0.5),  # both at most 1e-12: every world contradicts it, counted alike
+    ((2e-12, 0.5e-12), 0.5, 0.5),  # weights 1e-12 and 0 in all: counted alike
+    ((3e-12, 0.5e-12), 0.5, 1.0),  # weights above 1e-12 and 0: the first world alone
+], ids=["weighted", "both_at_most_1e-12", "total_1e-12", "one_above"])
+def test_worlds_the_policy_hardly_makes_count_as_contradicting_it(reaches, deal_weight, share):
+  """Two worlds (deals where the responder holds the same hand), each with a pick of player 1
+  (made at a table of another deal, so that the lookahead does not meet that answer) the policy
+  makes with the given probability (player 2's pick is sure), and a stand-in deal weight: the
+  values are the worlds' expectimax values mixed with the first world's `share`. A world whose
+  picks the policy makes with probability at most 1e-12 counts as contradicting it; when the
+  worlds' weights add up to at most 1e-12, every world counts alike."""
+  game = pyspiel.load_game(THREE_HIDDEN)
+  same_hand: dict[tuple, list] = {}
+  for dealt, _ in deals(game):
+    same_hand.setdefault(tuple(dealt.legal_actions(0)), []).append(dealt)
+  hand, states = next((hand, found) for hand, found in same_hand.items()
+                      if len(hand) == 4 and len(found) > 1)
+  exact = [{a: expectimax(s, 0, state_policy, a) for a in s.legal_actions(0)} for s in states[:2]]
+  assert exact[0] != exact[1]
+  worlds = [simultaneous_state(s).table() for s in states[:2]]
+  befores = [simultaneous_state(s).table() for found in same_hand.values() if found != states
+             for s in found][:2]
+  seen = [game.dynamics.legal_actions(game.rules, table, 1)[:2] for table in befores]
+  answers = {(table, 1): [(pick, reach), (other, 1 - reach)]
+             for table, (pick, other), reach in zip(befores, seen, reaches)}
+  sure = [game.dynamics.legal_actions(game.rules, table, 2)[0] for table in befores]
+  answers.update({(table, 2): [(pick, 1.0)] for table, pick in zip(befores, sure)})
+  model = skewed_model(game)
+  draws = iter(worlds * 2)
+  bot = responder(game, OpponentModel(lambda rules, table, player: answers.get(
+      (table, player)) or model.policy(rules, table, player)), worlds=2, depth=4, branching=64)
+  bot.dynamics = dataclasses.replace(
+      bot.dynamics, determinize=lambda rules, table, player, uniform: next(draws),
+      deal_weight=lambda rules, world, player: deal_weight,
+      round_decisions=lambda rules, world: [(befores[worlds.index(world)], [
+          0, seen[worlds.index(world)][0], sure[worlds.index(world)]])])
+  values = bot.action_values(worlds[0])
+  assert values == pytest.approx({a: share * exact[0][a] + (1 - share) * exact[1][a]
+                                  for a in exact[0]}, abs=1e-9)

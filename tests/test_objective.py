@@ -178,3 +178,41 @@ def test_the_subgame_bot_plays_for_its_objective():
       assert state.action_to_string(0, bot.step(state)) == PUDDING
     else:
       assert weights[pudding] == pytest.approx(weights[maki])
+
+
+def _full_game_safe_lead():
+  """The full two-player game at its last choice with player 0 far ahead: in the first round it
+  takes nine Sashimi (30 points) while player 1 takes Egg Nigiri, Chopsticks and a Wasabi; in the
+  next two they pick alike until player 0 holds a Salmon Nigiri and a Squid Nigiri. Either pick
+  wins the game; the Squid wins it by 2 points more (its 3 kept and the Salmon's 2 passed on, not
+  the reverse)."""
+  game = load(players=2)
+  state = game.new_initial_state()
+  deal(state, [["Sashimi"] * 5 + ["Egg Nigiri"] * 3 + ["Chopsticks"] * 2,
+               ["Sashimi"] * 5 + ["Egg Nigiri"] * 2 + ["Chopsticks"] * 2 + ["Wasabi"]])
+  for _ in range(9):
+    other = next(name for name in ("Chopsticks", "Wasabi", "Egg Nigiri")
+                 if name in legal_names(state, 1))
+    play(state, ["Sashimi", other])
+  level = ["Maki Roll 2", "Tempura"] * 3 + ["Maki Roll 2", "Dumpling"] * 2
+  deal(state, [level, level])
+  for pick in level[:9]:
+    play(state, [pick, pick])
+  deal(state, [["Salmon Nigiri", "Squid Nigiri"] + ["Tempura", "Dumpling"] * 4,
+               ["Salmon Nigiri"] * 2 + ["Tempura", "Dumpling"] * 4])
+  for pick in ["Tempura", "Dumpling"] * 4:
+    play(state, [pick, pick])
+  assert legal_names(state, 0) == ["Salmon Nigiri", "Squid Nigiri"]  # the Salmon's id is lower
+  points = game.dynamics.scores(game.rules, state.table())
+  assert points[0] > points[1] + 20, points
+  return state
+
+
+def test_the_subgame_bot_playing_for_the_win_breaks_ties_by_the_margin():
+  """Where every pick wins, win shares alone value them all alike (and the argmax would take the
+  lowest id, the Salmon): the win objective's leaves add `WIN_TIE_BREAK` times the margin, so the
+  bot still takes the Squid, as the margin objective does."""
+  state = _full_game_safe_lead()
+  for objective in ("win", "margin"):
+    bot = solvers.make_bot("subgame", state.get_game(), 0, 0, objective=objective, iterations=50)
+    assert state.action_to_string(0, bot.step(state)) == "Squid Nigiri", objective

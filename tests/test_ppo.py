@@ -297,3 +297,43 @@ def test_the_stored_validation_is_consistent(path):
     assert row["ratio"] == pytest.approx(row["learned"] / row["exact"])
     # no strategy gains more than a best response, seat by seat
     assert all(s["learned_gain"] <= s["exact_gain"] + 1e-9 for s in row["seats"])
+
+
+def test_sampled_actions_follow_the_policy():
+  """Inverse-CDF sampling: 20,000 draws from one state's policy match its probabilities."""
+  rng = np.random.default_rng(4)
+  params = net.initial_parameters(7, 96, 8, rng)
+  params["policy"] = params["policy"] * 100
+  masks = np.zeros((20000, 96), np.int8)
+  masks[:, [3, 10, 11, 50, 95]] = 1
+  observations = np.repeat(rng.integers(0, 5, (1, 7)).astype(np.float32), 20000, axis=0)
+  probabilities = net.Network(params, {}).probabilities(observations[:1], masks[:1])[0]
+  actions, log_p, _ = ppo.sample_actions({k: jnp.asarray(v) for k, v in params.items()},
+                                         observations, masks, jax.random.PRNGKey(1))
+  counts = np.bincount(np.asarray(actions), minlength=96)
+  assert counts[masks[0] == 0].sum() == 0
+  assert np.abs(counts / 20000 - probabilities).max() < 0.015
+  assert np.allclose(np.exp(np.asarray(log_p)), probabilities[np.asarray(actions)], atol=1e-5)
+
+
+def test_past_selves_join_the_pool_and_resume_with_it(tmp_path):
+  config = ppo.PPOConfig(game=GAME, seed=3, opponents="heuristic:1,past:1", past_every=1,
+                         past_pool=2, **TINY)
+  straight = ppo.PPOTrainer(config)
+  assert [iteration for iteration, _ in straight.past_pool] == [0]
+  straight.run(iterations=3, show_progress=False)
+  assert [iteration for iteration, _ in straight.past_pool] == [2, 3]
+  assert np.array_equal(straight.past_pool[-1][1]["hidden_1"], straight.params["hidden_1"])
+  assert set(straight.phase_seconds) == set(ppo.PHASES)
+  first = ppo.PPOTrainer(config)
+  first.run(iterations=2, show_progress=False)
+  first.save(str(tmp_path / "c.npz"))
+  resumed = ppo.PPOTrainer.resume(str(tmp_path / "c.npz"))
+  assert [iteration for iteration, _ in resumed.past_pool] == [1, 2]
+  resumed.run(iterations=1, show_progress=False)
+  assert all(np.array_equal(a, b) for a, b in zip(leaves(straight.params), leaves(resumed.params)))
+  default_league = ppo.PPOTrainer(ppo.PPOConfig(game=GAME, seed=3, **TINY))
+  assert all(np.array_equal(a, b) for a, b in zip(leaves(default_league.params),
+                                                  leaves(ppo.PPOTrainer(config).params)))
+  with pytest.raises(ValueError, match="PPO setting past_pool is 0; allowed: an integer >= 1"):
+    ppo.PPOConfig(past_pool=0)

@@ -3,6 +3,9 @@ game, exact exploitability no worse than the blueprint it starts from."""
 
 from __future__ import annotations
 
+import pathlib
+import random
+
 import numpy as np
 import pyspiel
 import pytest
@@ -25,6 +28,7 @@ from sushigo_spiel.compiled.sushi_go import codec
 from sushigo_spiel.compiled.sushi_go.layout import DECK_AT, HANDS_AT, PUDDINGS_AT, TYPES, build_spec
 from sushigo_spiel.compiled.sushi_go.moves import legal_actions
 from sushigo_spiel.reduced_games import load_reduced
+from sushigo_spiel.sushi_go import knowledge
 
 
 BLUEPRINT_4P = "experiments/results/policies/blueprint_4p.npz"  # the stored four-player blueprint
@@ -222,6 +226,22 @@ def test_other_games_and_blueprints_are_refused(small_blueprint, three_player_bl
   assert load_blueprint(DEFAULT_BLUEPRINT).game.num_players() == 2
 
 
+@pytest.mark.parametrize("players, utility, objective, expected", [
+    (2, "margin", "auto", "blueprint_2p.npz"),
+    (2, "score", "margin", "blueprint_2p.npz"),
+    (2, "win", "auto", "blueprint_win_2p.npz"),
+    (2, "margin", "win", "blueprint_win_2p.npz"),
+    (4, "win", "auto", "blueprint_4p.npz"),  # no win blueprint stored at 4 players
+])
+def test_path_auto_plays_the_blueprint_trained_for_the_objective(players, utility, objective,
+                                                                  expected):
+  game = pyspiel.load_game(f"python_sushi_go(players={players},utility={utility})")
+  bot = make_bot("subgame", game, 0, objective=objective)
+  assert pathlib.Path(bot.params["path"]).name == expected
+  trained_for = load_blueprint(bot.params["path"]).game.rules.utility
+  assert trained_for == ("win" if expected == "blueprint_win_2p.npz" else "margin")
+
+
 def _subgame_policy(tree, path, checks=1, **params):
   """The subgame bot's policy array on `tree`, read once per information set (and `checks` more
   times at redealt states, which must give the same answer). Unless `params` say otherwise the
@@ -359,11 +379,24 @@ def test_reach_weights_are_the_trembling_blueprints_probabilities_of_the_picks_p
     state.apply_actions(actions)
   assert bot.reach_weight(state.table()) == pytest.approx(expected, rel=1e-12)
   assert 0 < expected < 1e-3  # six picks, each far from certain under the model
+  _check_world_weights(game, bot, state)
   uniform = make_bot("subgame", game, 0, 1, path=BLUEPRINT_4P, iterations=1, worlds=4,
                      belief="uniform")
   for searcher in (bot, uniform):
     searcher.step(state)
     assert searcher.worlds_used == 4
+
+
+def _check_world_weights(game, bot, state):
+  """Drawn worlds weigh their reach times chance's posterior over the draw (`deal_weight`,
+  exact by tests/test_deal_weight.py), and that correction differs between worlds."""
+  rng, corrections = random.Random(6), set()
+  for _ in range(20):
+    world = game.dynamics.determinize(game.rules, state.table(), 0, rng.random)
+    correction = knowledge.deal_weight(game.rules, world, 0)
+    assert bot.world_weight(world) == pytest.approx(correction * bot.reach_weight(world), rel=1e-12)
+    corrections.add(round(correction, 9))
+  assert len(corrections) > 1
 
 
 @pytest.fixture(scope="module")

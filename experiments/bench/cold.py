@@ -91,7 +91,7 @@ def timed(command: list[str], cwd: pathlib.Path, cache: pathlib.Path) -> tuple[f
 def run(root: pathlib.Path | None = None, sets: bool = True, quickstart: bool = True) -> dict:
   """The figures (CPU and wall seconds): each set's cold compile, the quickstart cold and warm."""
   root = pathlib.Path(__file__).resolve().parents[2] if root is None else root
-  figures: dict = {"sets": [], "skipped": []}
+  figures: dict = {"sets": [], "skipped": [], "load_before": os.getloadavg()[0]}
   with tempfile.TemporaryDirectory(prefix="sushigo-cold-") as temp:
     copy = pathlib.Path(temp) / "copy"
     copy_packages(root, copy)
@@ -109,11 +109,15 @@ def run(root: pathlib.Path | None = None, sets: bool = True, quickstart: bool = 
                    "--out", str(pathlib.Path(temp) / f"run-{name}")]
         cpu, wall, _ = timed(command, copy, cache)
         figures[f"quickstart_{name}"] = {"cpu": cpu, "wall": wall}
+  figures["load_after"] = os.getloadavg()[0]
   return figures
 
 
 def report(figures: dict) -> str:
   lines = ["Cold start, in a temporary copy with an empty kernel cache; CPU and wall seconds."]
+  if "load_before" in figures:
+    lines.append(f"Load average (1 min) at the start {figures['load_before']:.1f}, at the end"
+                 f" {figures['load_after']:.1f}: contention inflates CPU seconds, wall far more.")
   if figures["sets"]:
     rows = [[entry["set"], f"{entry['cpu']:.1f}", f"{entry['wall']:.1f}"]
             for entry in figures["sets"]]

@@ -7,13 +7,17 @@ A step is one game's decision of the learner with the opponents' answers and cha
 `experiments.bench.rl`. Both wall time and CPU time (`time.process_time`, all threads of this
 process: JAX's update runs on both cores) are reported, since the machine may be shared. Runs
 are interleaved and repeated; medians are reported. Target: the learner at 200,000 steps/s (wall)
-or more.
+or more. The learner's CPU time is split by phase (`PPOTrainer.phase_seconds`); the environment's
+phase is split into stepping and the compiled opponents' actions by the raw runs (league less
+random opponents), and the policy's into the forward pass (measured alone) and the rest.
 """
 
 from __future__ import annotations
 
 import statistics
 import time
+
+import numpy as np
 
 from experiments.bench.game import target
 from sushigo_spiel.drafting.text import format_table
@@ -33,7 +37,8 @@ def _timed(work, seconds: float) -> tuple[float, float, int]:
 def _raw(trainer):
   def work() -> int:
     for batch in trainer.batches:
-      batch.step(batch.state()["masks"].argmax(axis=1))
+      external = batch.external_masks().argmax(axis=2).T if batch.external_seats else None
+      batch.step(batch.masks().argmax(axis=1), external)
     return trainer.config.num_envs
   return work
 
@@ -45,30 +50,86 @@ def _learner(trainer):
   return work
 
 
+def _forward(trainer):
+  """The learner's forward pass alone on a step's observations, as collection makes it."""
+  import jax  # pylint: disable=import-outside-toplevel
+  import jax.numpy as jnp  # pylint: disable=import-outside-toplevel
+  from solvers.learning.network import forward  # pylint: disable=import-outside-toplevel
+  passes = jax.jit(lambda params, observations, masks: forward(params, observations, masks, jnp))
+  observations = np.concatenate([batch.state()["observations"] for batch in trainer.batches])
+  masks = np.concatenate([batch.masks() for batch in trainer.batches])
+
+  def work() -> int:
+    np.asarray(passes(trainer.params, observations, masks)[0])
+    return trainer.config.num_envs
+  return work
+
+
+LEARNER = "learner (collection + update), league"
+LEAGUE = "environment alone, league"
+RANDOM = "environment alone, random opponents"
+FORWARD = "policy forward pass alone"
+
+
 def run(seconds: float = 5.0, repeats: int = 3, config=None) -> dict:
-  """Interleaved measurements of the learner and the raw batches (`repeats` rounds of `seconds`
-  each) for `config` (a `PPOConfig`; default: the default one); the medians and the target."""
+  """Interleaved measurements of the learner, the raw batches and the forward pass (`repeats`
+  rounds of `seconds` each) for `config` (a `PPOConfig`; default: the default one); the medians,
+  the learner's CPU time split by phase, its first iteration's CPU seconds (XLA compiling, the
+  batches' kernels already compiled) and the target."""
   # JAX is imported here, so that `report` (which the docs' generator calls) does without it.
   from solvers.learning.ppo import PPOConfig, PPOTrainer  # pylint: disable=C0415
   config = config or PPOConfig()
   league = PPOTrainer(config)
   alone = PPOTrainer(PPOConfig(**{**config.__dict__, "opponents": "random"}))
-  measures = {"learner (collection + update), league": _learner(league),
-              "environment alone, league": _raw(league),
-              "environment alone, random opponents": _raw(alone)}
-  for work in measures.values():
-    work()  # compiles, warms up
+  measures = {LEARNER: _learner(league), LEAGUE: _raw(league), RANDOM: _raw(alone),
+              FORWARD: _forward(league)}
+  for name, work in measures.items():
+    if name != LEARNER:
+      work()  # compiles the batches' kernels (when not cached) and the forward pass, warms up
+  cold = time.process_time()
+  measures[LEARNER]()  # the first iteration compiles the collection and the update (XLA)
+  cold = time.process_time() - cold
   rates = {name: [] for name in measures}
+  phases, learner_cpu, learner_steps = dict.fromkeys(league.phase_seconds, 0.0), 0.0, 0
   for _ in range(repeats):
     for name, work in measures.items():
-      rates[name].append(_timed(work, seconds)[:2])
+      before = dict(league.phase_seconds)
+      wall_rate, cpu_rate, steps = _timed(work, seconds)
+      rates[name].append((wall_rate, cpu_rate))
+      if name == LEARNER:
+        for phase in phases:
+          phases[phase] += league.phase_seconds[phase] - before[phase]
+        learner_cpu, learner_steps = learner_cpu + steps / cpu_rate, learner_steps + steps
   medians = {name: (statistics.median(r[0] for r in values),
                     statistics.median(r[1] for r in values)) for name, values in rates.items()}
-  learner = medians["learner (collection + update), league"][0]
+  per_step = {phase: seconds_ / learner_steps * 1e6 for phase, seconds_ in phases.items()}
+  learner = medians[LEARNER]
   return {"config": config.__dict__, "seconds": seconds, "repeats": repeats,
-          "steps_per_s": medians,
-          "learner_share_of_environment": learner / medians["environment alone, league"][0],
-          "targets": [target("PPO learner: steps/s (wall)", learner, MIN_LEARNER_STEPS)]}
+          "steps_per_s": {name: medians[name] for name in (LEARNER, LEAGUE, RANDOM)},
+          "forward_per_s": medians[FORWARD],
+          "cold_iteration_cpu_s": cold,
+          "phase_microseconds_per_step": per_step,
+          "learner_microseconds_per_step": learner_cpu / learner_steps * 1e6,
+          "learner_share_of_environment": learner[0] / medians[LEAGUE][0],
+          "learner_share_of_environment_cpu": learner[1] / medians[LEAGUE][1],
+          "targets": [target("PPO learner: steps/s (wall)", learner[0], MIN_LEARNER_STEPS)]}
+
+
+def _phase_rows(figures: dict) -> list[tuple[str, float]]:
+  """The learner's CPU microseconds a step by phase, the environment's and the policy's split by
+  the raw measurements of the same run."""
+  phases = figures["phase_microseconds_per_step"]
+  rates = figures["steps_per_s"]
+  opponents = 1e6 / rates[LEAGUE][1] - 1e6 / rates[RANDOM][1]
+  forward = 1e6 / figures["forward_per_s"][1]
+  rows = [("environment stepping (league less its opponents)", phases["environment"] - opponents),
+          ("compiled opponents' actions (league less random, raw)", opponents),
+          ("policy forward pass (measured alone)", forward),
+          ("sampling and transfers (policy phase less forward)", phases["policy"] - forward),
+          ("update (advantages, epochs of minibatches)", phases["update"])]
+  rows.append(("Python between phases", figures["learner_microseconds_per_step"] -
+               sum(phases.values())))
+  return rows
 
 
 def report(figures: dict) -> str:
@@ -76,13 +137,26 @@ def report(figures: dict) -> str:
   lines = [f"PPO on {config['game']}: {config['num_envs']} games x {config['rollout_steps']}"
            f" steps an iteration, {config['epochs']} epochs of {config['minibatches']}"
            f" minibatches, hidden {config['hidden']}; league {config['opponents']}. Median of"
-           f" {figures['repeats']} interleaved run(s) of {figures['seconds']:g} s each.", ""]
+           f" {figures['repeats']} interleaved run(s) of {figures['seconds']:g} s each, warm"
+           " (compiled)."
+           + (f" The first, cold iteration (XLA compiling) took"
+              f" {figures['cold_iteration_cpu_s']:.1f} CPU s." if "cold_iteration_cpu_s" in
+              figures else ""), ""]
   rows = [("measure", "steps/s (wall)", "steps/s (CPU)")]
   rows += [(name, f"{wall:,.0f}", f"{cpu:,.0f}")
            for name, (wall, cpu) in figures["steps_per_s"].items()]
   lines += format_table(rows)
   lines += ["", f"The learner runs at {figures['learner_share_of_environment']:.2f} of its"
-            " environment's raw speed (wall).", ""]
+            " environment's raw speed (wall)"
+            + (f", {figures['learner_share_of_environment_cpu']:.2f} (CPU)." if
+               "learner_share_of_environment_cpu" in figures else "."), ""]
+  if "phase_microseconds_per_step" in figures:
+    total = figures["learner_microseconds_per_step"]
+    rows = [("learner phase", "CPU µs a step", "share")]
+    rows += [(name, f"{value:.2f}", f"{value / total:.2f}") for name, value in
+             _phase_rows(figures)]
+    rows.append(("learner, all phases", f"{total:.2f}", "1.00"))
+    lines += format_table(rows) + [""]
   rows = [("target", "value", "minimum", "result")]
   rows += [(t["name"], f"{t['value']:,.0f}", f">= {t['minimum']:,}",
             "PASS" if t["passed"] else "BELOW") for t in figures["targets"]]

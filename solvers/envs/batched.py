@@ -23,6 +23,13 @@ game (zero otherwise); that step's `dones` is True and its observation and mask 
 of the new game's first decision (the end of a game holds no decision, and its reward is final).
 The arrays returned are the environment's own, overwritten by the next call: copy what you keep.
 
+An opponent seat may be `"external"`: its actions come from the caller, not from a compiled policy
+(a network's past self, say). The kernels write every external seat's observation and mask beside
+the learner's (`external_observations()`, `external_masks()`: external seats in seat order x games
+x entries), and a step takes their actions too: `batch.step(actions, external_actions)`, one
+column per external seat (games x external seats), each legal in its mask (a ValueError names the
+first that is not).
+
 An action outside a game's mask is handled by the rule `illegal_action` (`ILLEGAL_ACTIONS`, as
 `SushiGo-v0`'s): "raise" (the batch's default: a ValueError naming the game and its legal actions,
 nothing stepped), "random_legal" (a uniformly drawn legal action is played instead, from the
@@ -65,10 +72,11 @@ from sushigo_spiel.envs.games import load_game
 from sushigo_spiel.sushi_go.rules import Rules
 
 # The opponents' compiled policies by name, and those that take a parameter array; LEARNER marks
-# the learning player's seat.
+# the learning player's seat, EXTERNAL a seat whose actions the caller gives.
 OPPONENTS = POLICIES
 PARAMETERISED = tuple(name for name, code in POLICIES.items() if code in policies.PARAMETERISED)
 LEARNER = -1
+EXTERNAL = -2
 # What a step does with an action outside a game's mask (see the module docstring), by code.
 RAISE, RANDOM_LEGAL, LOSE = range(3)
 ILLEGAL_ACTIONS = {"raise": RAISE, "random_legal": RANDOM_LEGAL, "lose": LOSE}
@@ -215,22 +223,77 @@ class SushiGoBatch(DraftingBatch):
     super().__init__(num_envs, opponents, seat, observation_type, seed, illegal_action,
                      illegal_reward, params)
     self._written = np.zeros(num_envs, dtype=np.int64)
+    self.external_seats = [int(p) for p in np.flatnonzero(self.seat_policies == EXTERNAL)]
+    external = len(self.external_seats)
+    self._external_slots = np.full(self.num_players, -1, dtype=np.int64)
+    self._external_slots[self.external_seats] = np.arange(external)
+    self._external_actions = np.zeros((num_envs, external), dtype=np.int64)
+    self._external_written = np.zeros((external, num_envs), dtype=np.int64)
+    self._external_observations = np.zeros((external, num_envs, self.observation_size),
+                                           dtype=np.float32)
+    self._external_masks = np.zeros((external, num_envs, self.num_actions), dtype=np.int8)
+
+  def step(self, actions, external_actions=None):
+    """As `DraftingBatch.step`, with `external_actions` (games x external seats, each legal in
+    its seat's mask) when an opponent seat is external (module docstring)."""
+    if self._started and (self.external_seats or external_actions is not None):
+      self._external_actions[...] = self._checked_external_actions(external_actions)
+    return super().step(actions)
+
+  def external_observations(self) -> np.ndarray:
+    """The external seats' observations of their next decisions (seats x games x entries)."""
+    return self._external_observations
+
+  def external_masks(self) -> np.ndarray:
+    """The external seats' legal-action masks (seats x games x actions)."""
+    return self._external_masks
+
+  def _checked_external_actions(self, external_actions) -> np.ndarray:
+    shape = (self.num_envs, len(self.external_seats))
+    array = None if external_actions is None else np.asarray(external_actions)
+    if not self.external_seats or array is None or array.shape != shape or \
+        not np.issubdtype(array.dtype, np.integer):
+      given = "None" if array is None else \
+          f"an array of shape {array.shape} and dtype {array.dtype}"
+      allowed = "None (no seat is external)" if not self.external_seats else \
+          f"{shape[0]} x {shape[1]} integers, one per game and external seat {self.external_seats}"
+      raise ValueError(f"external_actions is {given}; allowed: {allowed}")
+    for slot, seat in enumerate(self.external_seats):
+      column = array[:, slot]
+      inside = (column >= 0) & (column < self.num_actions)
+      legal = inside.copy()
+      legal[inside] = self._external_masks[slot, np.flatnonzero(inside), column[inside]] == 1
+      if not legal.all():
+        game = int(np.flatnonzero(~legal)[0])
+        allowed = np.flatnonzero(self._external_masks[slot, game]).tolist()
+        raise ValueError(f"external action {int(column[game])} of seat {seat} in game {game} is"
+                         f" not legal there; allowed: {allowed}, the external mask's ones")
+    return array
 
   def _seat_policies(self, opponents):
     return _seat_policies(opponents, self.seat, self.num_players)
 
   def _members(self) -> dict[str, np.ndarray]:
-    return {**super()._members(), "written": self._written}
+    members = {**super()._members(), "written": self._written}
+    if self.external_seats:
+      members.update(external_written=self._external_written,
+                     external_observations=self._external_observations,
+                     external_masks=self._external_masks)
+    return members
+
+  def _external(self) -> tuple:
+    return (self._external_slots, self._external_written, self._external_observations,
+            self._external_masks)
 
   def _reset_games(self):
     reset_games(self.spec, self._positions, self._start, self._rng, self.seat, self._kind,
-                self._offsets, self._written, self._observations, self._masks)
+                self._offsets, self._written, self._observations, self._masks, *self._external())
 
   def _step_games(self, actions):
     step_games(self.spec, self._positions, actions, self.seat_policies, self.seat_parameters,
                self._rng, self._start, self._kind, self._offsets, self._written,
                self._observations, self._masks, self._rewards, self._dones, self._rule,
-               self.illegal_reward, self._illegal)
+               self.illegal_reward, self._illegal, self._external_actions, *self._external())
 
 
 def checked_illegal_reward(value) -> None:
@@ -260,10 +323,14 @@ def _seat_policies(opponents, seat: int, players: int) -> tuple[np.ndarray, np.n
   codes, rows = [], []
   for entry in given:
     name, values = entry if isinstance(entry, tuple) and len(entry) == 2 else (entry, None)
+    if name == "external" and values is None:
+      codes.append(EXTERNAL)
+      rows.append(np.zeros(heuristic.PARAMETERS_SIZE))
+      continue
     if not isinstance(name, str) or name not in OPPONENTS or \
         (values is None) != (name not in PARAMETERISED):
       plain = [known for known in OPPONENTS if known not in PARAMETERISED]
-      raise ValueError(f"opponent {entry!r}; allowed: {', '.join(plain)} by name, or"
+      raise ValueError(f"opponent {entry!r}; allowed: {', '.join(plain)} or external by name, or"
                        f" ({' or '.join(map(repr, PARAMETERISED))}, parameters) with the array of"
                        " solvers.policy_kernels.heuristic.parameters(values);"
                        " solvers.opponents.compiled_opponents names bots as experiment configs do")
@@ -304,19 +371,26 @@ def _fresh_seed() -> int:
 
 
 @njit
-def reset_games(g, positions, start, rng, seat, kind, offsets, written, observations, masks):
-  """Starts a new game in every slot and observes its first decision."""
+def reset_games(g, positions, start, rng, seat, kind, offsets, written, observations, masks,
+                external_slots, external_written, external_observations, external_masks):
+  """Starts a new game in every slot and observes its first decision (the learner's and the
+  external seats')."""
   legal = np.empty(g[NUM_ACTIONS], dtype=np.int64)
   for i in range(len(positions)):
     _new_game(g, positions[i], start, rng, i, written, observations)
     _observe(g, positions[i], seat, kind, offsets, written, observations, masks, i, legal)
+    _observe_external(g, positions[i], kind, offsets, external_slots, external_written,
+                      external_observations, external_masks, i, legal, True)
 
 
 @njit
 def step_games(g, positions, actions, seat_policies, seat_parameters, rng, start, kind, offsets,
-               written, observations, masks, rewards, dones, rule, penalty, illegal):
+               written, observations, masks, rewards, dones, rule, penalty, illegal,
+               external_actions, external_slots, external_written, external_observations,
+               external_masks):
   """One learner decision in every game (see the module docstring); an action outside a game's
-  mask is played by `rule` (RANDOM_LEGAL, LOSE) and marked in `illegal`."""
+  mask is played by `rule` (RANDOM_LEGAL, LOSE) and marked in `illegal`; an EXTERNAL seat plays
+  its column of `external_actions`."""
   n = g[PLAYERS]
   legal = np.empty(g[NUM_ACTIONS], dtype=np.int64)
   joint = np.empty(n, dtype=np.int64)
@@ -334,12 +408,18 @@ def step_games(g, positions, actions, seat_policies, seat_parameters, rng, start
       rewards[i], dones[i] = penalty, True
       _new_game(g, pos, start, rng, i, written, observations)
       _observe(g, pos, seat, kind, offsets, written, observations, masks, i, legal)
+      _observe_external(g, pos, kind, offsets, external_slots, external_written,
+                        external_observations, external_masks, i, legal, True)
       continue
     if illegal[i]:
       action = legal[pick_uniformly(legal_actions(g, pos, seat, legal), rng)]
     for p in range(n):
-      joint[p] = action if p == seat else \
-          policy_action(g, pos, p, rng, legal, seat_policies[p], seat_parameters[p])
+      if p == seat:
+        joint[p] = action
+      elif seat_policies[p] == EXTERNAL:
+        joint[p] = external_actions[i, external_slots[p]]
+      else:
+        joint[p] = policy_action(g, pos, p, rng, legal, seat_policies[p], seat_parameters[p])
     play(g, pos, joint)
     skip_chance(g, pos, rng)
     if pos[ACTOR] == ACTOR_TERMINAL:
@@ -347,6 +427,8 @@ def step_games(g, positions, actions, seat_policies, seat_parameters, rng, start
       rewards[i], dones[i] = utilities[seat], True
       _new_game(g, pos, start, rng, i, written, observations)
     _observe(g, pos, seat, kind, offsets, written, observations, masks, i, legal)
+    _observe_external(g, pos, kind, offsets, external_slots, external_written,
+                      external_observations, external_masks, i, legal, dones[i])
 
 
 @njit(inline="always")
@@ -371,29 +453,57 @@ def _observe(g, pos, seat, kind, offsets, written, observations, masks, i, legal
     masks[i, legal[j]] = 1
 
 
+@njit(inline="always")
+def _observe_external(g, pos, kind, offsets, external_slots, external_written,
+                      external_observations, external_masks, i, legal, fresh):
+  """Writes slot `i`'s observation and mask for every external seat; `fresh`: a new game starts
+  there, whose information states are cleared first (as `_new_game` does the learner's)."""
+  for p in range(len(external_slots)):
+    slot = external_slots[p]
+    if slot < 0:
+      continue
+    if fresh:
+      external_written[slot, i] = 0
+      external_observations[slot, i, :] = 0
+    _observe(g, pos, p, kind, offsets, external_written[slot], external_observations[slot],
+             external_masks[slot], i, legal)
+
+
 # --------------------------------------------------------------------------------------------
 # Compiling on first use
 
 
 def _exercise_kernels() -> None:
   """Resets and steps a small batch of each observation kind once, on the robot variant (which
-  exercises every piece of both tensors)."""
+  exercises every piece of both tensors), the opponent a compiled policy for one kind and
+  external for the other."""
   rules = Rules.from_params(players=2, robot=True)
   spec = build_spec(rules)
   start = initial_position(spec)
   for kind in observation.KINDS.values():
+    size = observation.tensor_size(rules, kind)
     offsets = observation.piece_offsets(rules, kind)
     positions = np.empty((2, len(start)), dtype=start.dtype)
     written = np.zeros(2, dtype=np.int64)
-    observations = np.zeros((2, observation.tensor_size(rules, kind)), dtype=np.float32)
+    observations = np.zeros((2, size), dtype=np.float32)
     masks = np.zeros((2, rules.num_distinct_actions), dtype=np.int8)
+    external = int(kind == observation.OBSERVATION)
+    slots = np.array([-1, 0 if external else -1], dtype=np.int64)
+    external_written = np.zeros((external, 2), dtype=np.int64)
+    external_observations = np.zeros((external, 2, size), dtype=np.float32)
+    external_masks = np.zeros((external, 2, rules.num_distinct_actions), dtype=np.int8)
     rng = new_state(0)
-    reset_games(spec, positions, start, rng, 0, kind, offsets, written, observations, masks)
+    reset_games(spec, positions, start, rng, 0, kind, offsets, written, observations, masks,
+                slots, external_written, external_observations, external_masks)
     actions = np.array([np.flatnonzero(row)[0] for row in masks], dtype=np.int64)
-    step_games(spec, positions, actions, np.array([LEARNER, OPPONENTS["heuristic"]]),
+    external_actions = np.array([[np.flatnonzero(row)[0]] for row in external_masks[0]] if
+                                external else np.zeros((2, 0)), dtype=np.int64)
+    step_games(spec, positions, actions,
+               np.array([LEARNER, EXTERNAL if external else OPPONENTS["heuristic"]]),
                np.zeros((2, heuristic.PARAMETERS_SIZE)), rng, start, kind, offsets, written,
                observations, masks, np.zeros(2, dtype=np.float32), np.zeros(2, dtype=bool),
-               RAISE, 0.0, np.zeros(2, dtype=bool))
+               RAISE, 0.0, np.zeros(2, dtype=bool), external_actions, slots, external_written,
+               external_observations, external_masks)
     observation.encode_observation(spec, positions[0], 1, observation.piece_offsets(
         rules, observation.OBSERVATION), np.zeros(observation.tensor_size(
             rules, observation.OBSERVATION), dtype=np.float32))

@@ -12,6 +12,10 @@ in the batched environment:
   target  = the agent's return at the end of the game, else max over legal a' of Q(s', a'),
             s' its next decision (chance between them sampled)
 
+The return is the agent's `objective`: "auto", the default, the game's own returns (what its gain
+is measured in), or "margin" or "win" (the win share, the Pudding tie-break included); it is read
+in the game scored by it (`solvers.bot.responder_game`).
+
 It explores epsilon-greedily, epsilon and the learning rate decaying linearly over the games (to
 `FINAL_EPSILON` and `FINAL_RATE` of their first values). Q-learning learns the values of the
 greedy policy whatever the exploration, so the greedy agent approximates a best response to the
@@ -37,7 +41,7 @@ import random
 import numpy as np
 import pyspiel
 
-from solvers.bot import Bot, Policy
+from solvers.bot import Bot, Policy, responder_game
 from solvers.linear_q import LinearQ, feature_count, features
 from solvers.search.opponent_model import OpponentModel, required_opponent_model
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
@@ -55,7 +59,8 @@ class LearnedBestResponseBot(Bot):
   policy and parameters in this process. `policy_key` names the policy in that cache; without it
   nothing is cached."""
 
-  PARAMETERS = {"games": 20_000, "training_seed": 0, "learning_rate": 0.1, "epsilon": 0.3}
+  PARAMETERS = {"games": 20_000, "training_seed": 0, "learning_rate": 0.1, "epsilon": 0.3,
+                "objective": "auto"}
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None,
                opponent_model: OpponentModel | None = None, policy_key: str = "", **params):
@@ -100,6 +105,7 @@ class LearnedBestResponseBot(Bot):
   def train(self) -> LinearQ:
     """Trains a fresh model against the policy (module docstring)."""
     rules, dynamics, me = self.rules, self.dynamics, self.player_id
+    scoring = responder_game(self.game, self.params["objective"]).rules
     games, rate0, epsilon0 = (self.params[k] for k in ("games", "learning_rate", "epsilon"))
     stream = np.random.SeedSequence(self.params["training_seed"],
                                     spawn_key=(TRAINING_STREAM, me))
@@ -127,7 +133,7 @@ class LearnedBestResponseBot(Bot):
         table = dynamics.play(rules, table, [
             action if p == me else draw_action(self.model.policy(rules, table, p), uniform)
             for p in players])
-      _step(weights, *previous, dynamics.returns(rules, table)[me], rate)
+      _step(weights, *previous, dynamics.returns(scoring, table)[me], rate)
     return LinearQ(weights, {"game": str(self.game), "observation_type": "observation",
                              "seat": me, "policy": self.policy_key, **self.params})
 

@@ -23,6 +23,10 @@ policy, given what it knows:
             own play from the responder's seat), or a rollout policy (random, greedy,
             heuristic).
 
+The responder maximises its `objective`: "auto", the default, the game's own returns (what its gain
+is measured in), or "margin" or "win" (the win share, the Pudding tie-break included); every return
+above (terminals, rollouts) is read in the game scored by it (`solvers.bot.responder_game`).
+
 The responder is a bot; its gain over the policy's own return, measured in paired games, is a
 valid lower bound on the policy's exploitability whatever the responder's model, and a tight one
 when the lookahead reaches far. The policy is read through an opponent model
@@ -41,7 +45,7 @@ import random
 import numpy as np
 import pyspiel
 
-from solvers.bot import Bot, Policy
+from solvers.bot import Bot, Policy, responder_game
 from solvers.equilibrium import validation
 from solvers.search import rollouts
 from solvers.search.opponent_model import OpponentModel, required_opponent_model
@@ -56,7 +60,7 @@ class LocalBestResponseBot(Bot):
   """A local best response to the policy `opponent_model` describes (module docstring)."""
 
   PARAMETERS = {"worlds": 16, "depth": 1, "branching": 16, "rollouts": 4,
-                "continuation": "policy"}
+                "continuation": "policy", "objective": "auto"}
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None,
                opponent_model: OpponentModel | None = None, **params):
@@ -65,6 +69,7 @@ class LocalBestResponseBot(Bot):
                             "a local best response needs the policy it responds to")
     self._check_params()
     self.model = opponent_model
+    self.scoring = responder_game(self.game, self.params["objective"]).rules  # what returns read
     self._answers: dict = {}  # the policy's answers at this decision, by (table, player)
     continuation = self.params["continuation"]
     self._continuation = self._modelled if continuation == "policy" else \
@@ -154,13 +159,13 @@ class LocalBestResponseBot(Bot):
   def _value(self, table, depth: int) -> float:
     rules, dynamics = self.rules, self.dynamics
     if table.actor == TERMINAL:
-      return dynamics.returns(rules, table)[self.player_id]
+      return dynamics.returns(self.scoring, table)[self.player_id]
     if depth <= 0:
       return self._rollouts(table)
     if table.actor == CHANCE:
       table = dynamics.skip_chance(rules, table, self._random.random)
       if table.actor == TERMINAL:
-        return dynamics.returns(rules, table)[self.player_id]
+        return dynamics.returns(self.scoring, table)[self.player_id]
     return max(self._after_action(table, action, depth)
                for action in dynamics.legal_actions(rules, table, self.player_id))
 
@@ -181,9 +186,10 @@ class LocalBestResponseBot(Bot):
   def _rollouts(self, table) -> float:
     policies = [self._continuation if player == self.player_id else self._modelled
                 for player in range(self.rules.num_players)]
-    count = self.params["rollouts"]
-    return sum(rollouts.rollout(self.dynamics, self.rules, table, policies, self._random.random)
-               [self.player_id] for _ in range(count)) / count
+    count, dynamics = self.params["rollouts"], self.dynamics
+    return sum(dynamics.returns(self.scoring, rollouts.playout(
+        dynamics, self.rules, table, policies, self._random.random))[self.player_id]
+               for _ in range(count)) / count
 
   def _modelled(self, rules, table, player: int, uniform) -> int:
     return draw_action(self._policy(rules, table, player), uniform)

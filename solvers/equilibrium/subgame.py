@@ -7,8 +7,9 @@ documented) and plays the average strategy the solve reaches at its own informat
 root: a coarse blueprint for the whole game and search at play time over the part at hand, the
 shape of Libratus and Pluribus. Each player's objective in the subgame is the bot's `objective`:
 its margin, or its win share (with the Pudding tie-break) at the game's end, which the leaves
-estimate by playing the continuations out. The blueprint (continuations, belief) is the margin
-blueprint under either objective.
+estimate by playing the continuations out (the win share plus `kernels.subgame.WIN_TIE_BREAK`
+times the margin, so that ties of the win share go to the larger margin). With `path="auto"` the
+blueprint (continuations, belief) is the stored one trained for the objective (`BLUEPRINTS`).
 
 Contract: a `pyspiel.Bot` of `python_sushi_go` without the robot, whose randomness comes from its
 seed; with only a budget (`seconds`, `clock`) it plays the stored blueprint of its player count
@@ -39,12 +40,15 @@ from sushigo_spiel.compiled.sushi_go.knowledge import determinize, hand_seen, wi
 from sushigo_spiel.compiled.sushi_go.layout import (HANDS_AT, HAND_SIZE, ROUND_DECK_AT, TURN, TYPES,
                                                     build_spec)
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
-from sushigo_spiel.sushi_go.knowledge import round_decisions
+from sushigo_spiel.sushi_go.knowledge import deal_weight, round_decisions
 
 POLICY_DIRECTORY = pathlib.Path(__file__).resolve().parents[2] / "experiments/results/policies"
-# path="auto": the stored blueprint of the bot's player count (`sushigo train`, docs/blueprint.md)
-BLUEPRINTS = {2: "blueprint_2p.npz", 4: "blueprint_4p.npz"}
-DEFAULT_BLUEPRINT = str(POLICY_DIRECTORY / BLUEPRINTS[2])
+# path="auto": the stored blueprint of the bot's player count trained for its objective
+# (`experiments.train_blueprint --utility`, docs/blueprint.md); at a count with no win blueprint
+# stored, the margin one serves the win objective too.
+BLUEPRINTS = {(2, "margin"): "blueprint_2p.npz", (2, "win"): "blueprint_win_2p.npz",
+              (4, "margin"): "blueprint_4p.npz"}
+DEFAULT_BLUEPRINT = str(POLICY_DIRECTORY / BLUEPRINTS[2, "margin"])
 CONTINUATIONS = {"blueprint": subgame.BLUEPRINT, "heuristic": POLICIES["heuristic"],
                  "greedy": POLICIES["greedy"], "random": POLICIES["random"]}
 PRIORS = {"blueprint": subgame.BLUEPRINT, "uniform": subgame.UNIFORM}
@@ -60,13 +64,16 @@ CHUNK = 4  # iterations of a timed solve's first call, before the clock is read
 CHUNK_SHARE = 0.05  # a timed solve's chunk doubles while a call takes less of the budget
 
 
-def default_blueprint(num_players: int) -> str:
-  """The stored blueprint `path="auto"` plays at `num_players`; a ValueError where none is stored."""
-  if num_players not in BLUEPRINTS:
+def default_blueprint(num_players: int, objective: str = "margin") -> str:
+  """The stored blueprint `path="auto"` plays at `num_players` for `objective` ("margin" or
+  "win"; the margin one where no win one is stored); a ValueError where none is stored."""
+  if (num_players, "margin") not in BLUEPRINTS:
+    counts = sorted({n for n, _ in BLUEPRINTS})
     raise ValueError(f"no blueprint is stored for {num_players} players (path='auto' knows"
-                     f" {', '.join(f'{n} players' for n in BLUEPRINTS)}); train one with `sushigo"
+                     f" {', '.join(f'{n} players' for n in counts)}); train one with `sushigo"
                      " train --abstraction cards` and give its file as parameter 'path'")
-  return str(POLICY_DIRECTORY / BLUEPRINTS[num_players])
+  name = BLUEPRINTS.get((num_players, objective), BLUEPRINTS[num_players, "margin"])
+  return str(POLICY_DIRECTORY / name)
 
 
 class SubgameBot(Bot):
@@ -74,7 +81,10 @@ class SubgameBot(Bot):
 
   Parameters (`PARAMETERS`):
     path           the blueprint file (`sushigo train --abstraction cards` or `cards+rank`); auto
-                   (the default): the stored one of the player count (`BLUEPRINTS`: 2 and 4)
+                   (the default): the stored one of the player count and objective
+                   (`BLUEPRINTS`): at 2 players blueprint_2p.npz for the margin and
+                   blueprint_win_2p.npz (trained with utility=win) for the win; at 4 players
+                   blueprint_4p.npz for either
     iterations     MCCFR iterations per decision (when `seconds` is 0)
     seconds        > 0: iterate in chunks until this much time has passed (at least one chunk; a
                    chunk doubles while a call takes under 5% of the budget, so the last call may
@@ -93,8 +103,9 @@ class SubgameBot(Bot):
                    values differ by what differs, not by the deals) | independent
     prior          uniform (the default) | blueprint: what regret matching plays with no
                    positive regret
-    belief         reach | uniform: the root worlds weighted by the others' picks under the
-                   blueprint, or not (the same at two players; docs/subgame.md)
+    belief         reach | uniform: the root worlds weighted to chance's posterior and by the
+                   others' picks under the blueprint, or kept as determinization draws them (the
+                   same at two players; docs/subgame.md)
     root           own | public: the subgame rooted at the player's information set, or (two
                    players) at the round's public state, both players' hands sampled
                    (docs/subgame.md)
@@ -164,7 +175,7 @@ class SubgameBot(Bot):
                        f" {rules.num_players} players: one of {', '.join(CONTINUATIONS)} (the"
                        " choice among several is a two-player, zero-sum device)")
     if params["path"] == "auto":
-      params["path"] = default_blueprint(rules.num_players)
+      params["path"] = default_blueprint(rules.num_players, self.objective)
     self.blueprint = self.load_saved(load_checked_blueprint, "blueprint")
     self.check_trained_for(self.blueprint.game, "blueprint")
     ensure_compiled()
@@ -243,7 +254,7 @@ class SubgameBot(Bot):
     worlds = np.stack([determinize(spec, pos, player, self.stream)
                        for _ in range(int(self.params["worlds"]))])
     if pos[TURN] > 0 and self.params["belief"] == "reach":
-      weights = np.array([self.reach_weight(codec.decode(self.rules, spec, world))
+      weights = np.array([self.world_weight(codec.decode(self.rules, spec, world))
                           for world in worlds])
       worlds = worlds[self.rng.choice(len(worlds), size=len(worlds), p=weights / weights.sum())]
     return worlds, np.ones(len(worlds)), len(worlds)
@@ -272,6 +283,12 @@ class SubgameBot(Bot):
           worlds.append(with_deal(spec, pos, hands))
           weights.append(weight)
     return np.stack(worlds), np.array(weights), len(worlds) - len(theirs)
+
+  def world_weight(self, table) -> float:
+    """A drawn world's weight in the belief: the determinization's draw turned into chance's
+    posterior over deals (`knowledge.deal_weight`: the draw reads picks as uniform pickers'), times
+    the trembling blueprint's probability of this round's picks in it (`reach_weight`)."""
+    return deal_weight(self.rules, table, self.player_id) * self.reach_weight(table)
 
   def reach_weight(self, table) -> float:
     """The probability of this round's picks of the other players at `table` (a world), each

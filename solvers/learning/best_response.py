@@ -10,6 +10,11 @@ as an exact best response does. Played, the bot takes the most probable legal ac
 lowest id): a deterministic strategy, so its gain over the policy is a lower bound on the policy's
 exploitability like any responder's.
 
+The agent's rewards are its `objective`: "auto", the default, the game's own returns (what its gain
+is measured in), or "margin" or "win" (the win share, the Pudding tie-break included); the trainer
+plays the game scored by it (`solvers.bot.responder_game`), its rewards divided by `REWARD_SCALES`
+(20 points for scores and margins, 1 for the win, so that either is of the order of one).
+
 Training draws everything from `training_seed` (the trainer's seed); the paired evaluation games
 of `approximate.play_gain` draw from other streams. A trained agent is kept per (game, seat,
 policy, parameters) in the process, so the responders of one seat's paired games train once. With
@@ -25,12 +30,13 @@ import collections
 import numpy as np
 import pyspiel
 
-from solvers.bot import Bot, Policy
+from solvers.bot import Bot, Policy, responder_game
 from solvers.learning.network import Network
 from solvers.opponents import COMPILED_BOTS, compiled_opponents
 from solvers.search.opponent_model import OpponentModel, required_opponent_model
 
 _KEPT = 16  # trained agents kept per process
+REWARD_SCALES = {"score": 20.0, "margin": 20.0, "win": 1.0}  # the rewards' divisor, by utility
 _AGENTS: collections.OrderedDict = collections.OrderedDict()
 
 
@@ -48,7 +54,7 @@ class PPOBestResponseBot(Bot):
   PARAMETERS = {"iterations": 150, "training_seed": 0, "num_envs": 512, "rollout_steps": 8,
                 "epochs": 4, "minibatches": 8, "learning_rate": 1e-3, "entropy_coef": 0.2,
                 "gae_lambda": 1.0, "hidden": 256, "observation_type": "information_state",
-                "one_agent": False}
+                "one_agent": False, "objective": "auto"}
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None,
                opponent_model: OpponentModel | None = None, policy_key: str = "", **params):
@@ -76,11 +82,12 @@ class PPOBestResponseBot(Bot):
     """The trainer's settings for this seat and policy."""
     from solvers.learning.ppo import PPOConfig  # pylint: disable=C0415 (JAX: on demand)
     p = self.params
-    return PPOConfig(game=str(self.game), seat=self._trained_seat(), num_envs=int(p["num_envs"]),
+    game = responder_game(self.game, p["objective"])
+    return PPOConfig(game=str(game), seat=self._trained_seat(), num_envs=int(p["num_envs"]),
                      rollout_steps=int(p["rollout_steps"]), epochs=int(p["epochs"]),
                      minibatches=int(p["minibatches"]), learning_rate=p["learning_rate"],
                      entropy_coef=p["entropy_coef"], gae_lambda=p["gae_lambda"],
-                     hidden=int(p["hidden"]),
+                     hidden=int(p["hidden"]), reward_scale=REWARD_SCALES[game.rules.utility],
                      observation_type=p["observation_type"], seed=int(p["training_seed"]),
                      eval_opponent=self.opponent, eval_every=max(1, p["iterations"] // 10),
                      eval_games=500)

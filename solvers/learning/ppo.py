@@ -15,17 +15,29 @@ advantages normalised per minibatch. Rewards are the game's utility at the step 
 divided by `reward_scale`. Collection and the update of one iteration are one jitted call each per
 step and per iteration, so the loop's Python costs little beside the kernels.
 
-The league (`opponents`): bots with a compiled policy (random, greedy, heuristic), each given a
-share of the `num_envs` games, and each share split over the learner's seats (every seat for
-`seat=None`). Each group of games is a `SushiGoBatch` of its own.
+The league (`opponents`): bots with a compiled policy (random, greedy, heuristic) and `past`, the
+learner's past selves, each given a share of the `num_envs` games, and each share split over the
+learner's seats (every seat for `seat=-1`). Each group of games is a `SushiGoBatch` of its own.
+Past selves play the batch's external seats (`SushiGoBatch.external_observations`): a pool of
+snapshots of the learner, the initial network first, a new one every `past_every` iterations, the
+oldest dropped beyond `past_pool`; each iteration draws one snapshot (uniformly, from the JAX key)
+to play every past-self seat, sampling from its policy. A game under way when the draw changes
+goes on with the new snapshot.
+
+Collection is one jitted call a step (the learner's forward pass and its masked sampling, and the
+past selves' when the league has them), whose one result array comes back to numpy; sampling is
+inverse-CDF with one uniform per game. The rollout's arrays are allocated once. `phase_seconds`
+sums the CPU seconds (`time.process_time`, every thread) of each phase: the policy (forward passes
+and sampling), the environment (the batches' steps, compiled opponents included) and the update.
 
 Every `eval_every` iterations the agent, playing greedily (the most probable legal action), plays
 `eval_games` fresh games against `eval_opponent` with the same deals each time (seats split evenly):
 the learning curve holds its mean return and the share of games it outscores the opponent in, with
 a Wilson interval.
 
-Determinism: the seed fixes the initial weights (numpy), the environments' streams
-(`SeedSequence(seed)` spawned per group) and the JAX key that samples actions and shuffles
+Determinism: the seed fixes the initial weights (numpy; the same for every league, so leagues
+compare from one start), the environments' streams (`SeedSequence(seed)` spawned per group) and
+the JAX key that samples actions and shuffles
 minibatches. A checkpoint (`save`) holds the weights, Adam's state, the key, every batch's state
 (`SushiGoBatch.state`) and the curve, taken between iterations, so a resumed training continues with
 exactly the numbers of an uninterrupted one (on the same machine and library versions).
@@ -57,6 +69,9 @@ from solvers.provenance import git_commit, package_version
 GAME_NAME = "python_sushi_go"
 EVAL_SEED = 2026
 OBSERVATION_TYPES = ("observation", "information_state")  # the evaluation games' deals: the same at every point of every curve
+PAST = "past"  # the league entry of the learner's past selves
+LEAGUE_ENTRIES = (*COMPILED_BOTS, PAST)
+PHASES = ("policy", "environment", "update")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,11 +97,13 @@ class PPOConfig:
   eval_every: int = 50
   eval_games: int = 1000
   eval_opponent: str = "heuristic"
+  past_every: int = 25  # a snapshot of the learner joins the past selves' pool this often
+  past_pool: int = 4  # the pool's size (the newest snapshots)
   seed: int = 0
 
   def __post_init__(self):
     positive = ("num_envs", "rollout_steps", "epochs", "minibatches", "hidden", "eval_every",
-                "eval_games")
+                "eval_games", "past_every", "past_pool")
     for name in positive:
       value = getattr(self, name)
       if not isinstance(value, int) or isinstance(value, bool) or value < 1:
@@ -141,9 +158,9 @@ class PPOConfig:
         weight = float(share) if share else 1.0
       except ValueError:
         weight = -1.0
-      if name not in COMPILED_BOTS or not 0 < weight < math.inf:
+      if name not in LEAGUE_ENTRIES or not 0 < weight < math.inf:
         raise ValueError(f"PPO opponents entry {entry.strip()!r}; allowed: BOT or BOT:SHARE with"
-                         f" BOT one of {', '.join(COMPILED_BOTS)} and SHARE a positive number,"
+                         f" BOT one of {', '.join(LEAGUE_ENTRIES)} and SHARE a positive number,"
                          " separated by commas")
       league.append((name, weight))
     return league
@@ -177,13 +194,43 @@ def _log_probabilities(logits):
   return jax.nn.log_softmax(logits, axis=-1)
 
 
+def _sample(logits, key):
+  """One action a row drawn from softmax(logits) by inverse CDF (one uniform a row; an action of
+  probability 0 is never drawn), and its log-probability."""
+  log_probabilities = _log_probabilities(logits)
+  # A parallel prefix sum: XLA's cumsum on CPU costs a quarter more of a collection step.
+  cumulative = jax.lax.associative_scan(jnp.add, jnp.exp(log_probabilities), axis=1)
+  point = jax.random.uniform(key, (logits.shape[0], 1)) * cumulative[:, -1:]
+  beyond = cumulative > point
+  # Rounding can put the point at the total: the most probable action then.
+  actions = jnp.where(beyond[:, -1], jnp.argmax(beyond, axis=-1), jnp.argmax(logits, axis=-1))
+  return actions, jnp.take_along_axis(log_probabilities, actions[:, None], axis=1)[:, 0]
+
+
 @jax.jit
 def sample_actions(params, observations, masks, key):
   """Actions drawn from the masked policy, their log-probabilities and the states' values."""
   logits, values = forward(params, observations, masks, jnp)
-  actions = jax.random.categorical(key, logits, axis=-1)
-  log_p = jnp.take_along_axis(_log_probabilities(logits), actions[:, None], axis=1)[:, 0]
+  actions, log_p = _sample(logits, key)
   return actions, log_p, values
+
+
+@jax.jit
+def _collect(params, observations, masks, key):
+  """`sample_actions` as one array (actions, log-probabilities, values: 3 x games), so that one
+  transfer brings a step's results back."""
+  actions, log_p, values = sample_actions(params, observations, masks, key)
+  return jnp.stack([actions.astype(jnp.float32), log_p, values])
+
+
+@jax.jit
+def _collect_with_past(params, observations, masks, past_params, past_observations, past_masks,
+                       key):
+  """`_collect` for the learner, and the past self's sampled actions at its seats."""
+  learner_key, past_key = jax.random.split(key)
+  past_logits, _ = forward(past_params, past_observations, past_masks, jnp)
+  return (_collect(params, observations, masks, learner_key),
+          _sample(past_logits, past_key)[0])
 
 
 @jax.jit
@@ -273,13 +320,14 @@ class PPOTrainer:
     if fixed_opponent is not None:
       groups = [(fixed_label or "fixed policy", fixed_opponent, seat, 1.0) for seat in seats]
     else:
-      groups = [(name, compiled_opponents(self.game, name), seat, share / len(seats))
-                for name, share in config.league() for seat in seats]
+      groups = [(name, "external" if name == PAST else compiled_opponents(self.game, name), seat,
+                 share / len(seats)) for name, share in config.league() for seat in seats]
     sizes = _split(config.num_envs, [share for *_, share in groups])
     if min(sizes) < 1:
       raise ValueError(f"num_envs {config.num_envs} is too few for {len(groups)} groups of"
                        " games (opponent and seat); allowed: at least one game per group")
-    streams = np.random.SeedSequence(config.seed).spawn(len(groups) + 1)
+    # The first stream makes the initial weights, the same whatever the league
+    weights_stream, *streams = np.random.SeedSequence(config.seed).spawn(len(groups) + 1)
     self.groups = [(name, seat, size) for (name, _, seat, _), size in zip(groups, sizes)]
     self.batches = [SushiGoBatch(size, opponents=spec, seat=seat,
                                  observation_type=config.observation_type,
@@ -289,7 +337,7 @@ class PPOTrainer:
       batch.reset()
     self.num_actions = self.batches[0].num_actions
     self.observation_size = self.batches[0].observation_size
-    init_rng = np.random.default_rng(streams[-1])
+    init_rng = np.random.default_rng(weights_stream)
     self.params = {k: jnp.asarray(v) for k, v in initial_parameters(
         self.observation_size, self.num_actions, config.hidden, init_rng).items()}
     self.optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm),
@@ -300,7 +348,16 @@ class PPOTrainer:
     self.curve: list[dict] = []
     self.last_stats: dict = {}
     self._update = make_update(config, self.optimizer)
-    self._eval_batches = None
+    # The past selves: their batches, the pool (parameters and the iteration each was taken at)
+    self.past_batches = [batch for batch in self.batches if batch.external_seats]
+    self.past_pool: list[tuple[int, dict]] = [(0, self.params)] if self.past_batches else []
+    self.phase_seconds = dict.fromkeys(PHASES, 0.0)
+    steps, games = config.rollout_steps, config.num_envs
+    self._rollout = (np.empty((steps, games, self.observation_size), np.float32),
+                     np.empty((steps, games, self.num_actions), np.int8),
+                     np.empty((steps, games), np.int32), np.empty((steps, games), np.float32),
+                     np.empty((steps, games), np.float32), np.empty((steps, games), np.float32),
+                     np.empty((steps, games), np.float32))
 
   # ---- one iteration
 
@@ -308,37 +365,59 @@ class PPOTrainer:
     """Collects one rollout from every group and updates the network once (module docstring)."""
     config = self.config
     steps, games = config.rollout_steps, config.num_envs
-    observations = np.empty((steps, games, self.observation_size), np.float32)
-    masks = np.empty((steps, games, self.num_actions), np.int8)
-    actions = np.empty((steps, games), np.int32)
-    log_p = np.empty((steps, games), np.float32)
-    values = np.empty((steps, games), np.float32)
-    rewards = np.empty((steps, games), np.float32)
-    dones = np.empty((steps, games), np.float32)
+    observations, masks, actions, log_p, values, rewards, dones = self._rollout
     bounds = np.cumsum([0] + [batch.num_envs for batch in self.batches])
     now_obs = np.concatenate([batch._observations for batch in self.batches])  # noqa: SLF001
     now_masks = np.concatenate([batch._masks for batch in self.batches])  # noqa: SLF001
+    past_params = None
+    if self.past_pool:
+      self.key, key = jax.random.split(self.key)
+      past_params = self.past_pool[int(jax.random.randint(key, (), 0, len(self.past_pool)))][1]
+    clock, phases = time.process_time(), self.phase_seconds
     for t in range(steps):
       self.key, key = jax.random.split(self.key)
       observations[t], masks[t] = now_obs, now_masks
-      chosen, chosen_log_p, chosen_values = sample_actions(self.params, now_obs, now_masks, key)
-      actions[t] = np.asarray(chosen)
-      log_p[t], values[t] = np.asarray(chosen_log_p), np.asarray(chosen_values)
+      if past_params is None:
+        collected, past_actions = np.asarray(_collect(self.params, now_obs, now_masks, key)), None
+      else:
+        collected, past_actions = (np.asarray(x) for x in _collect_with_past(
+            self.params, now_obs, now_masks, past_params, *self._past_inputs(), key))
+      actions[t] = collected[0]
+      log_p[t], values[t] = collected[1], collected[2]
+      clock = _charge(phases, "policy", clock)
+      taken = 0
       for i, batch in enumerate(self.batches):
         lo, hi = bounds[i], bounds[i + 1]
-        obs, reward, done, mask = batch.step(actions[t, lo:hi].astype(np.int64))
+        external = None
+        if batch.external_seats:
+          count = batch.num_envs * len(batch.external_seats)
+          external = past_actions[taken:taken + count].reshape(len(batch.external_seats), -1).T
+          taken += count
+        obs, reward, done, mask = batch.step(actions[t, lo:hi], external)
         now_obs[lo:hi], now_masks[lo:hi] = obs, mask
-        rewards[t, lo:hi] = reward / config.reward_scale
+        np.divide(reward, config.reward_scale, out=rewards[t, lo:hi])
         dones[t, lo:hi] = done
+      clock = _charge(phases, "environment", clock)
     last_values = forward(self.params, now_obs, now_masks, jnp)[1]
+    clock = _charge(phases, "policy", clock)
     self.key, key = jax.random.split(self.key)
     self.params, self.opt_state, stats = self._update(
         self.params, self.opt_state, (observations, masks, actions, log_p, values, rewards, dones),
         last_values, key)
     self.last_stats = dict(zip(("loss", "value_loss", "entropy", "clipped"),
                                (float(s) for s in stats)))
+    _charge(phases, "update", clock)
     self.iteration += 1
     self.steps += steps * games
+    if self.past_pool and self.iteration % config.past_every == 0:
+      self.past_pool = [*self.past_pool, (self.iteration, self.params)][-config.past_pool:]
+
+  def _past_inputs(self) -> tuple[np.ndarray, np.ndarray]:
+    """The past selves' observations and masks, batch after batch, seat after seat."""
+    return (np.concatenate([batch.external_observations().reshape(-1, self.observation_size)
+                            for batch in self.past_batches]),
+            np.concatenate([batch.external_masks().reshape(-1, self.num_actions)
+                            for batch in self.past_batches]))
 
   # ---- the run
 
@@ -398,6 +477,7 @@ class PPOTrainer:
             "algorithm": "ppo", "config": dataclasses.asdict(self.config),
             "fixed_opponent": self.fixed_label, "groups": self.groups,
             "iteration": self.iteration, "steps": self.steps,
+            "past_iterations": [iteration for iteration, _ in self.past_pool],
             "seconds": round(self.seconds, 1), "curve": self.curve,
             "version": package_version(), "commit": git_commit(),
             "libraries": {"jax": jax.__version__, "optax": optax.__version__,
@@ -414,6 +494,9 @@ class PPOTrainer:
     for i, batch in enumerate(self.batches):
       for name, array in batch.state().items():
         extra[f"batch_{i}_{name}"] = array
+    for k, (_, params) in enumerate(self.past_pool):
+      for name in PARAMETER_NAMES:
+        extra[f"past_{k}_{name}"] = np.asarray(params[name])
     network.save(path, extra)
     if agent_path is not None:
       Network(network.params, {k: v for k, v in network.metadata.items()}).save(agent_path)
@@ -439,6 +522,9 @@ class PPOTrainer:
       states = [{name: archive.arrays[f"batch_{i}_{name}"] for name in batch.state()}
                 for i, batch in enumerate(trainer.batches)]
       key = archive.arrays["key"]
+      pool = [(int(iteration), {name: jnp.asarray(archive.arrays[f"past_{k}_{name}"])
+                                for name in PARAMETER_NAMES})
+              for k, iteration in enumerate(metadata.get("past_iterations", []))]
     except KeyError as e:
       raise archive.error(f"it holds no {e.args[0]!r} array: it is no complete checkpoint"
                           " of this training") from None
@@ -450,9 +536,19 @@ class PPOTrainer:
     for batch, state in zip(trainer.batches, states):
       batch.restore(state)
     trainer.key = jnp.asarray(key, dtype=jnp.uint32)
+    if bool(pool) != bool(trainer.past_batches):
+      raise archive.error("its pool of past selves does not fit its league")
+    trainer.past_pool = pool
     trainer.iteration, trainer.steps = int(metadata["iteration"]), int(metadata["steps"])
     trainer.seconds, trainer.curve = float(metadata["seconds"]), list(metadata["curve"])
     return trainer
+
+
+def _charge(phases: dict[str, float], phase: str, since: float) -> float:
+  """Adds the CPU seconds from `since` to now to `phase`; returns now."""
+  now = time.process_time()
+  phases[phase] += now - since
+  return now
 
 
 def _split(total: int, shares: Sequence[float]) -> list[int]:
