@@ -331,21 +331,39 @@ def _linear_q_final(results: pathlib.Path) -> str:
           f" {interval(*random_play)}.\n")
 
 
-def _ppo_curve(results: pathlib.Path) -> str:
-  """The PPO training's learning curve against the heuristic: a few points and the last."""
-  points = read_csv(results / "ppo-2p" / "checkpoint.curve.csv")
+def _curve_rows(points: list[dict[str, str]], opponent: str) -> list[str]:
+  """A learning curve's table: about eight of its points and the last."""
   shown = points[::max(1, len(points) // 8)]
   if shown[-1] is not points[-1]:
     shown.append(points[-1])
-  lines = ["| iteration | steps | training seconds | mean margin | outscores the heuristic"
+  return ([f"| iteration | steps | training seconds | mean margin | outscores the {opponent}"
            " [Wilson 95%] |", "|---:|---:|---:|---:|---|"]
-  lines += [f"| {int(p['iteration']):,} | {int(p['steps']):,} | {float(p['seconds']):,.0f} |"
-            f" {float(p['mean_margin']):+.2f} | {float(p['win_share']):.3f}"
-            f" [{float(p['win_low']):.3f}, {float(p['win_high']):.3f}] |" for p in shown]
+          + [f"| {int(p['iteration']):,} | {int(p['steps']):,} | {float(p['seconds']):,.0f} |"
+             f" {float(p['mean_margin']):+.2f} | {float(p['win_share']):.3f}"
+             f" [{float(p['win_low']):.3f}, {float(p['win_high']):.3f}] |" for p in shown])
+
+
+def _ppo_curve(results: pathlib.Path) -> str:
+  """The PPO training's learning curve against the heuristic: a few points and the last."""
+  points = read_csv(results / "ppo-2p" / "checkpoint.curve.csv")
   last = points[-1]
-  return ("\n".join(lines) + f"\n\nEach point: {last['games']} games against the compiled"
-          " heuristic, the same deals every time, half in each seat, the agent playing greedily."
-          "\n")
+  return ("\n".join(_curve_rows(points, "heuristic")) + f"\n\nEach point: {last['games']} games"
+          " against the compiled heuristic, the same deals every time, half in each seat, the"
+          " agent playing greedily.\n")
+
+
+def _ppo_best_response_curve(results: pathlib.Path) -> str:
+  """The full-game PPO responder's learning curve(s), one per trained agent."""
+  points = read_csv(results / "ppo-best-response" / "full-game-curve.csv")
+  parts = []
+  for seats in dict.fromkeys(p["seats"] for p in points):
+    agent = [p for p in points if p["seats"] == seats]
+    title = "One agent for both seats" if seats == "all" else f"The agent of seat {seats}"
+    parts.append(f"{title}, against the {agent[-1]['opponent']}:\n\n"
+                 + "\n".join(_curve_rows(agent, agent[-1]["opponent"])))
+  return ("\n\n".join(parts) + f"\n\nEach point: {points[-1]['games']} games against the"
+          " compiled policy, the same deals every time, the agent playing greedily in the seats it"
+          " was trained for.\n")
 
 
 LEAGUES = (("default", "default league"), ("past", "with past selves"))
@@ -404,11 +422,17 @@ def _ppo_best_response(results: pathlib.Path) -> str:
     ratio = "—" if row["ratio"] is None else f"{row['ratio']:.3f}"
     lines.append(f"| {row['game']} | {row['policy']} | {row['exact']:.4f} |"
                  f" {row['learned']:.4f} | {ratio} |")
-  params = ", ".join(f"{k}={v}" for k, v in stored[0]["params"].items())
+  def shown(params: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in params.items())
+  if all(result["params"] == stored[0]["params"] for result in stored):
+    params = f"Responder parameters: {shown(stored[0]['params'])}."
+  else:  # runs stored with other defaults say so, game by game
+    params = " ".join(f"Responder parameters on {path.stem}: {shown(result['params'])}."
+                      for path, result in zip(files, stored))
   unfinished = [path.stem for path, result in zip(files, stored) if not result["complete"]]
   note = (f" Still running when stored: {', '.join(unfinished)} (rows are written as they"
           " finish)." if unfinished else "")
-  return "\n".join(lines) + f"\n\nResponder parameters: {params}.{note}\n"
+  return "\n".join(lines) + f"\n\n{params}{note}\n"
 
 
 def _ppo_speed(results: pathlib.Path) -> str:
@@ -569,6 +593,8 @@ BLOCKS: dict[str, Block] = {
     "ppo-curve": Block(("ppo-2p/checkpoint.curve.csv",), _ppo_curve),
     "ppo-snapshot": Block(("ppo-2p/agent-snapshot.npz",), _ppo_snapshot),
     "ppo-best-response": Block(("ppo-best-response/*.json",), _ppo_best_response),
+    "ppo-best-response-curve": Block(("ppo-best-response/full-game-curve.csv",),
+                                     _ppo_best_response_curve),
     "ppo-speed": Block(("bench/ppo.json",), _ppo_speed),
     "ppo-league": Block(("ppo-league-2p/*/checkpoint.curve.csv",
                          "ppo-league-2p/*/checkpoint.npz"), _ppo_league),

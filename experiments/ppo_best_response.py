@@ -8,20 +8,33 @@ paired games estimates, without their sampling noise.
 
   python -m experiments.ppo_best_response --games small \
       --out experiments/results/ppo-best-response/small.json      (and medium, large)
+
+On the full game, where no exact figure exists, `--full-game CONFIG` takes an approximate
+exploitability config with ppo responders: it trains them against its competitors, writes their
+learning curves (the greedy agent's mean margin against the policy on fixed deals) to `--curve`,
+then runs the config into the run folder `--out` in this process, so that the paired games of
+the bound play the agents just trained (`sushigo run CONFIG` trains the same agents, without the
+curves):
+
+  python -m experiments.ppo_best_response \
+      --full-game experiments/configs/exploitability_full_ppo.toml \
+      --out experiments/results/exploitability-full-ppo \
+      --curve experiments/results/ppo-best-response/full-game-curve.csv
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
 import json
 import pathlib
 import time
 
-import numpy as np
-
-from experiments import run_folder
+from experiments import cli, config, run_folder, solving
+from experiments.config import ConfigError
+from experiments.solving import approximate as approximate_kind
 from solvers import make_bot
-from solvers.equilibrium import exploitability
+from solvers.equilibrium import approximate, exploitability
 from solvers.equilibrium.game_tree import GameTree
 from solvers.learning.best_response import PPOBestResponseBot
 from solvers.provenance import git_commit, package_version
@@ -60,21 +73,82 @@ def validate(game_name: str, policy: str, params: dict) -> dict:
           "seconds": round(time.perf_counter() - start, 1)}
 
 
+def full_game(config_path: pathlib.Path, out: pathlib.Path, curve: pathlib.Path) -> int:
+  """Trains the ppo responders of the approximate-exploitability config at `config_path` against
+  each of its competitors, writes their learning curves to `curve`, then runs the config into the
+  run folder `out` in this process (one worker), whose paired games play the agents just trained;
+  the exit status of `sushigo run`."""
+  try:
+    run_config = solving.parse(config_path.read_text(encoding="utf-8"))
+  except (OSError, ConfigError) as e:
+    raise SystemExit(f"{config_path}: {e}") from None
+  if run_config.kind is not approximate_kind.KIND:
+    raise SystemExit(f"{config_path}: kind {run_config.kind.name!r}; allowed:"
+                     f" {approximate_kind.KIND.name!r}")
+  rows = []
+  for label, _ in run_config.games:
+    game = run_config.game(label)
+    for competitor in run_config.players:
+      model = approximate.opponent_model([make_bot(competitor.bot, game, p, 0, **competitor.params)
+                                          for p in range(game.num_players())])
+      for name, responder in approximate_kind.responders(run_config.section).items():
+        if responder["responder"] != "ppo" or not approximate_kind.plays(responder,
+                                                                         competitor.name):
+          continue
+        trained = []
+        for seat in range(game.num_players()):
+          # Keyed as the paired games will key it: the agent trains once, here.
+          network = approximate.make_responder(game, seat, 0, "ppo", responder["params"],
+                                               model).trained()
+          if any(network is other for other in trained):  # one agent for every seat
+            continue
+          trained.append(network)
+          seats = "all" if network.metadata["config"]["seat"] == -1 else str(seat)
+          rows += [{"game": label, "competitor": competitor.name, "responder": name,
+                    "seats": seats, **point} for point in network.metadata["curve"]]
+          print(f"{competitor.name}, {name}, seats {seats}: trained in"
+                f" {network.metadata['seconds']:.0f} s, mean margin at the end"
+                f" {rows[-1]['mean_margin']:.2f}", flush=True)
+  if not rows:
+    raise SystemExit(f"{config_path}: no ppo responder plays a competitor; nothing to train")
+  curve.parent.mkdir(parents=True, exist_ok=True)
+  with open(curve, "w", newline="", encoding="utf-8") as file:
+    writer = csv.DictWriter(file, fieldnames=list(rows[0]))
+    writer.writeheader()
+    writer.writerows(rows)
+  return cli.main(["run", str(config_path), "--out", str(out), "--workers", "1", "--quiet"])
+
+
 def main(argv: list[str] | None = None) -> int:
   parser = argparse.ArgumentParser(description=__doc__.partition("\n\n")[0])
   parser.add_argument("--games", nargs="+", default=list(GAMES), choices=GAMES)
   parser.add_argument("--policies", nargs="+", default=list(POLICIES), choices=POLICIES)
   parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                       help="a responder parameter (PPOBestResponseBot.PARAMETERS)")
-  parser.add_argument("--out", required=True, help="the results file (.json)")
+  parser.add_argument("--out", required=True,
+                      help="the results file (.json); with --full-game, the run folder")
+  parser.add_argument("--full-game", metavar="CONFIG",
+                      help="an approximate exploitability config with ppo responders: train them,"
+                      " keep their curves, run it (module docstring)")
+  parser.add_argument("--curve", help="with --full-game: the learning curves' file (.csv)")
   args = parser.parse_args(argv)
   params = {}
   for text in args.param:
-    key, _, value = text.partition("=")
-    default = PPOBestResponseBot.PARAMETERS.get(key)
-    if default is None:
+    try:
+      key, value = config.assignment(text)
+    except ValueError as e:
+      parser.error(f"--param {e}")
+    if key not in PPOBestResponseBot.PARAMETERS:
       parser.error(f"--param {text!r}: allowed keys: {', '.join(PPOBestResponseBot.PARAMETERS)}")
-    params[key] = type(default)(value)
+    params[key] = value
+  if args.full_game:
+    if args.param:
+      parser.error("--param sets the reduced games' responder; with --full-game the config's"
+                   " responders hold their parameters")
+    if not args.curve:
+      parser.error("--full-game needs --curve, the file for the learning curves")
+    return full_game(pathlib.Path(args.full_game), pathlib.Path(args.out),
+                     pathlib.Path(args.curve))
   out = pathlib.Path(args.out)
   out.parent.mkdir(parents=True, exist_ok=True)
   rows = []

@@ -194,13 +194,96 @@ def test_the_ppo_responder_refuses_a_policy_the_core_cannot_play():
     PPOBestResponseBot(game, 0, 0, opponent_model=OpponentModel(lambda *a: None, None, "x"))
 
 
+def test_one_agent_is_trained_once_for_every_seat_and_its_setting_checked():
+  from solvers.equilibrium import approximate
+  from solvers.learning.best_response import PPOBestResponseBot
+  game = pyspiel.load_game(GAME)
+  model = approximate.opponent_model([make_bot("random", game, p, 0) for p in range(2)])
+  params = {"iterations": 1, "num_envs": 8, "rollout_steps": 2, "minibatches": 2, "hidden": 8}
+  shared = [approximate.make_responder(game, seat, 0, "ppo", {**params, "one_agent": True},
+                                       model) for seat in range(2)]
+  assert [bot.config().seat for bot in shared] == [-1, -1]
+  assert shared[0].trained() is shared[1].trained()
+  # one group of games a seat, half the games each
+  assert [tuple(group[1:]) for group in shared[0].trained().metadata["groups"]] == [(0, 4), (1, 4)]
+  apart = [approximate.make_responder(game, seat, 0, "ppo", params, model) for seat in range(2)]
+  assert [bot.config().seat for bot in apart] == [0, 1]
+  assert apart[0].trained() is not apart[1].trained()
+  with pytest.raises(ValueError, match="parameter 'one_agent' is 1; allowed: true or false"):
+    PPOBestResponseBot(game, 0, 0, opponent_model=model, one_agent=1)
+
+
+FULL_GAME_CONFIG = """[experiment]
+name = "full"
+kind = "approximate_exploitability"
+seed = 1
+games = ["python_sushi_go(players=2,utility=margin)"]
+
+[approximate]
+num_games = 2
+
+[approximate.responders]
+{responders}
+
+[[players]]
+name = "heuristic"
+bot = "heuristic"
+"""
+
+
+def test_the_full_game_command_trains_once_keeps_the_curve_and_bounds(tmp_path, monkeypatch):
+  from experiments import ppo_best_response
+  from solvers.learning.best_response import PPOBestResponseBot
+  config = tmp_path / "full.toml"
+  config.write_text(FULL_GAME_CONFIG.format(responders='"ppo" = { responder = "ppo", iterations ='
+                                            ' 2, num_envs = 16, rollout_steps = 2, minibatches ='
+                                            ' 2, hidden = 8, one_agent = true, observation_type'
+                                            ' = "observation" }'))
+  trainings = []
+  train = PPOBestResponseBot.train
+  monkeypatch.setattr(PPOBestResponseBot, "train",
+                      lambda self, **kw: trainings.append(self.player_id) or train(self, **kw))
+  curve, run = tmp_path / "curve.csv", tmp_path / "run"
+  assert ppo_best_response.main(["--full-game", str(config), "--out", str(run), "--curve",
+                                 str(curve)]) == 0
+  assert len(trainings) == 1  # one agent, trained before the paired games and reused by them
+  with curve.open(newline="") as file:
+    points = list(csv.DictReader(file))
+  assert [(p["competitor"], p["responder"], p["seats"], p["iteration"]) for p in points] == [
+      ("heuristic", "ppo", "all", str(i)) for i in range(3)]
+  results = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+  assert sorted((r["seat"], len(r["agent"]), len(r["self_play"])) for r in results) == [
+      (0, 2, 2), (1, 2, 2)]
+  assert (run / "summary.md").exists()
+
+
+def test_the_full_game_command_refuses_a_config_it_cannot_train(tmp_path, capsys):
+  from experiments import ppo_best_response
+  config = tmp_path / "full.toml"
+  config.write_text(FULL_GAME_CONFIG.format(
+      responders='"lbr" = { responder = "lbr", worlds = 1 }'))
+  with pytest.raises(SystemExit, match="no ppo responder plays a competitor; nothing to train"):
+    ppo_best_response.main(["--full-game", str(config), "--out", str(tmp_path / "run"),
+                            "--curve", str(tmp_path / "curve.csv")])
+  with pytest.raises(SystemExit):
+    ppo_best_response.main(["--full-game", str(config), "--out", str(tmp_path / "run")])
+  assert "--full-game needs --curve, the file for the learning curves" in capsys.readouterr().err
+  config.write_text(FULL_GAME_CONFIG.format(responders='"ppo" = { responder = "ppo" }')
+                    .replace('bot = "heuristic"', 'bot = "so_ismcts"'))
+  # refused with the config, before anything trains
+  with pytest.raises(SystemExit, match=r"approximate responder 'ppo' against 'heuristic' on .*:"
+                     " the ppo responder needs a policy it can read at any table"):
+    ppo_best_response.main(["--full-game", str(config), "--out", str(tmp_path / "run"),
+                            "--curve", str(tmp_path / "curve.csv")])
+
+
 @pytest.mark.slow
 def test_the_learned_best_response_finds_most_of_the_exact_gain_on_small():
-  """The target is 0.9 of the exact gain; the default settings reach 0.89 on this machine (the
-  stored run), so the test holds them to 0.85: a regression below that fails."""
-  from experiments.ppo_best_response import validate
+  """With its default parameters, the responder finds at least 0.9 of the exact best response's
+  gain against the greedy bot on `small`, summed over the seats (valued exactly on the tree)."""
+  from experiments.ppo_best_response import TARGET, validate
   row = validate("small", "greedy", {})
-  assert row["exact"] > 0.5 and row["ratio"] >= 0.85, row
+  assert row["exact"] > 0.5 and row["ratio"] >= TARGET, row
 
 
 @pytest.mark.parametrize("path", sorted(
