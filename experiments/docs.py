@@ -455,8 +455,16 @@ def _cold_start(results: pathlib.Path) -> str:
           f" CPU seconds, warm {quickstart['quickstart_warm']['cpu']:.0f}; compiling every kernel"
           f" set cold {'takes' if latest else 'took'} {sets['all_sets']['cpu']:.0f}"
           f"{'' if latest else f' ({label}; not measured since)'} (`sushigo bench --cold`, on the"
-          " development machine's two cores shared with other jobs, whose contention inflates CPU"
-          " seconds; [Speed](docs/speed.md#cold-start)).\n")
+          f" development machine's two cores, {_load(quickstart)}; [Speed](docs/speed.md#cold-start"
+          ")).\n")
+
+
+def _load(figures: dict) -> str:
+  """How busy the machine was during a stored cold run, as its figures recorded it."""
+  if "load_before" not in figures:
+    return "shared with other jobs, whose contention inflates CPU seconds"
+  return (f"load average {figures['load_before']:.1f} at the start and"
+          f" {figures['load_after']:.1f} at the end")
 
 
 def _rl_speed(results: pathlib.Path) -> str:
@@ -496,7 +504,7 @@ def _cold_runs(results: pathlib.Path) -> list[tuple[str, dict]]:
 # The stored `sushigo bench --cold` runs docs/speed.md compares, a column each: (label, the stem of
 # its files STEM-sets.json and STEM-quickstart.json in experiments/results/bench/cold/).
 COLD_RUNS = (("every set at once (6d08e44)", "before"), ("first use", "first-use"),
-             ("first use, fewer compiles", "after"))
+             ("first use, fewer compiles", "after"), ("quiet machine", "quiet"))
 
 
 def _cold_start_comparison(results: pathlib.Path) -> str:
