@@ -20,7 +20,7 @@ GAMES = {
                     "deck=tempura:3/maki1:3/sashimi:3/dumpling:3)",
 }
 SEED = 9
-LBR = {"worlds": 2, "depth": 0, "rollouts": 1}  # a cheap responder: the pairing is under test
+LBR = {"worlds": 2, "depth": 1, "rollouts": 1}  # a cheap responder: the pairing is under test
 
 
 def chance_outcomes(state: pyspiel.State) -> list[int]:

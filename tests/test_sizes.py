@@ -6,6 +6,7 @@ refused like any bad one."""
 from __future__ import annotations
 
 import json
+import re
 import resource
 
 import pytest
@@ -407,3 +408,29 @@ def test_exploitability_refuses_a_bot_whose_tree_cannot_fit_before_building_it(c
   assert line.startswith(f"sushigo exploitability: error: --bot {bot} ({bot} iterations=1e+15)"
                          " may take up to "), line
   assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.parametrize("kind, table", [
+    ("convergence", 'algorithms = ["cfr+", "es-mccfr"]\nabstraction = "identity"\n'
+                    'iterations = { "cfr+" = 300, es-mccfr = 20000 }\ncheckpoints = 3'),
+    ("abstraction", 'abstractions = ["identity", "buckets:2", "cards"]\nalgorithm = "cfr+"\n'
+                    'iterations = 300\nblueprint_iterations = 20000'),
+])
+def test_the_solver_training_kinds_get_a_calibrated_time_estimate(tmp_path, capsys, monkeypatch,
+                                                                  kind, table):
+  """A convergence or abstraction run notes its time before it starts, from each solver's timed
+  iterations and a timed evaluation, within a factor 4 of the CPU time the run then takes (CPU
+  time: the units' recorded timings are wall seconds, which a loaded machine stretches)."""
+  from experiments import runner
+  monkeypatch.setattr(estimates, "LONG_RUN_SECONDS", 0.0)
+  config = tmp_path / "config.toml"
+  config.write_text(f'[experiment]\nname = "t"\nkind = "{kind}"\nseed = 1\ngames = ["tiny"]\n\n'
+                    f'[{kind}]\n{table}\n')
+  start = resource.getrusage(resource.RUSAGE_SELF)
+  runner.run(config, out=tmp_path / "run")
+  end = resource.getrusage(resource.RUSAGE_SELF)
+  err = capsys.readouterr().err
+  assert "calibrated on each solver's iterations and an exact evaluation, timed" in err, err
+  estimate = float(re.search(r"Note: estimated time ([0-9.]+) s", err).group(1))
+  spent = end.ru_utime - start.ru_utime + end.ru_stime - start.ru_stime  # the report's included
+  assert spent / 4 <= estimate <= spent * 4, (estimate, spent)

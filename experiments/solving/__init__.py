@@ -290,7 +290,16 @@ def unit_seconds(config: SolvingConfig) -> tuple[float, str] | None:
   measure competitors: an exact unit walks the tree (`TREE_SECONDS_PER_NODE`) and reads the
   competitor at each information set; a unit of paired games plays, per game, every decision
   of the responder's game and of self-play. Each bot's decision is timed at the first decision
-  (`estimates.decision_seconds`, a responder at its full budget). None for the other kinds."""
+  (`estimates.decision_seconds`, a responder at its full budget). The kinds that train solvers
+  (convergence, abstraction) time each solver's iterations and an exact evaluation
+  (`measures.iteration_seconds`, `measures.evaluation_seconds`). None for the other kinds."""
+  training = {convergence.KIND.name: convergence.unit_seconds,
+              abstraction.KIND.name: abstraction.unit_seconds}.get(config.kind.name)
+  if training is not None:
+    units = config.units()
+    total = sum(training(config, config.game(unit["game"]), unit, config.seed) for unit in units)
+    return total / len(units), ("calibrated on each solver's iterations and an exact evaluation,"
+                                " timed")
   if config.kind not in (exploitability.KIND, approximate.KIND):
     return None
   total, units = 0.0, config.units()

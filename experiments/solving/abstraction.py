@@ -78,6 +78,20 @@ def run_unit(config: SolvingConfig, game: pyspiel.Game, unit: Unit, seed: int) -
           **measures.solver_nash_conv(game, solver)}
 
 
+def unit_seconds(config: SolvingConfig, game: pyspiel.Game, unit: Unit, seed: int) -> float:
+  """A unit's CPU seconds, estimated: its iterations at the solver's calibrated rate and one
+  exact evaluation."""
+  abstraction = unit["abstraction"]
+  if abstraction in blueprint.ABSTRACTIONS:
+    solver = BlueprintTrainer(blueprint.CompiledMCCFR(
+        game, BLUEPRINT_ALGORITHM, seed=seed, abstraction=abstraction,
+        table_bits=BLUEPRINT_TABLE_BITS))
+    return (config.section["blueprint_iterations"] * measures.iteration_seconds(solver)
+            + measures.evaluation_seconds(game))
+  return (config.section["iterations"] * measures.algorithm_iteration_seconds(
+      config.section["algorithm"], game, seed) + measures.evaluation_seconds(game))
+
+
 def _run_action_centred(config: SolvingConfig, game: pyspiel.Game, abstraction: str,
                         seed: int) -> dict[str, Any]:
   """A blueprint abstraction's unit: compiled es-mccfr, its keys met, its policy's NashConv."""

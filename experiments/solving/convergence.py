@@ -81,6 +81,16 @@ def run_unit(config: SolvingConfig, game: pyspiel.Game, unit: Unit, seed: int) -
   return {"abstraction": config.section["abstraction"], "points": points}
 
 
+def unit_seconds(config: SolvingConfig, game: pyspiel.Game, unit: Unit, seed: int) -> float:
+  """A unit's CPU seconds, estimated: its iterations at the solver's calibrated rate and an
+  exact evaluation at each checkpoint."""
+  algorithm = unit["algorithm"]
+  total = config.section["iterations"][algorithm]
+  marks = np.unique(np.geomspace(1, total, config.section["checkpoints"]).round().astype(int))
+  return (total * measures.algorithm_iteration_seconds(algorithm, game, seed)
+          + len(marks) * measures.evaluation_seconds(game))
+
+
 def report(config: SolvingConfig, results: list[dict], plots: pathlib.Path) -> Report:
   del config
   rows = [["game", "algorithm", "abstraction", "iterations", "seconds", "cpu_seconds",

@@ -8,6 +8,7 @@ games its exploitability (half the NashConv).
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import numpy as np
@@ -28,6 +29,44 @@ from sushigo_spiel import reduced_games
 ALGORITHMS = tuple(policy_io.ALGORITHMS)
 
 _TREES: dict[str, GameTree] = {}  # game string -> its tree, built once per process
+
+
+CALIBRATION_SECONDS = 0.25  # of a solver's iterations timed to estimate a unit's time
+_EVALUATION_SECONDS: dict[str, float] = {}
+_ITERATION_SECONDS: dict[tuple[str, str, int], float] = {}
+
+
+def iteration_seconds(solver) -> float:
+  """CPU seconds of one more iteration of `solver` (a `RegretSolver` or a `BlueprintTrainer`),
+  calibrated: after a first iteration, which builds what the solver needs, the iterations that
+  fit in `CALIBRATION_SECONDS`, timed."""
+  def done() -> int:
+    return solver.solver.iterations if hasattr(solver, "solver") else solver.iterations
+  solver.run(iterations=1)
+  before, start = done(), time.process_time()
+  solver.run(seconds=CALIBRATION_SECONDS)
+  return (time.process_time() - start) / max(1, done() - before)
+
+
+def algorithm_iteration_seconds(algorithm: str, game: pyspiel.Game, seed: int) -> float:
+  """`iteration_seconds` of `algorithm` on `game` unabstracted, timed once a process: an
+  iteration walks the same tree (full width) or samples the same histories whatever the
+  abstraction, which only merges the tables it writes."""
+  key = (algorithm, str(game), seed)
+  if key not in _ITERATION_SECONDS:
+    _ITERATION_SECONDS[key] = iteration_seconds(make_solver(algorithm, game, "identity", seed))
+  return _ITERATION_SECONDS[key]
+
+
+def evaluation_seconds(game: pyspiel.Game) -> float:
+  """CPU seconds of one exact evaluation on `game` (NashConv of a solver's average strategy on
+  its tree, the tree built beforehand), timed once a process and game."""
+  if str(game) not in _EVALUATION_SECONDS:
+    solver = make_solver("cfr+", game, "identity", 0)
+    start = time.process_time()
+    solver_nash_conv(game, solver)
+    _EVALUATION_SECONDS[str(game)] = time.process_time() - start
+  return _EVALUATION_SECONDS[str(game)]
 
 
 def tree(game: pyspiel.Game, max_nodes: int = MAX_TREE_NODES) -> GameTree:
