@@ -570,16 +570,7 @@ def estimate_cases() -> list[Case]:
       "train_linear_q": [["--num-envs", str(2**62)], ["--num-envs", "-1"],
                          ["--minutes", "-1"], ["--steps", str(-5)]],
   }
-  for script, lists in scripts.items():
-    for i, argv in enumerate(lists):
-      args = argv if "--out" in argv else [*argv, "--out", "m.npz"]
-      cases.append(Case(f"estimates/script-{script}-{i}", process=lambda folder, script=script,
-                        args=args: finish(subprocess.Popen(
-                            [PYTHON, "-m", f"experiments.{script}", *args], cwd=folder,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "PYTHONPATH": str(ROOT)},
-                            start_new_session=True), timeout=180)))
-  return cases
+  return cases + training_script_cases("estimates/script-", scripts)
 
 
 def specs_index(specs: dict, name: str) -> int:
@@ -855,11 +846,17 @@ TRAINING_SCRIPTS = {
 
 def script_cases() -> list[Case]:
   """Bad options of the `python -m experiments.train_*` scripts, as processes."""
+  return training_script_cases("scripts/", TRAINING_SCRIPTS)
+
+
+def training_script_cases(prefix: str, scripts: dict[str, list[list[str]]]) -> list[Case]:
+  """A case `<prefix><script>-<i>` for each argument list of each `experiments.<script>`, run
+  as a process (an `--out` added where the list has none)."""
   cases = []
-  for script, lists in TRAINING_SCRIPTS.items():
+  for script, lists in scripts.items():
     for i, argv in enumerate(lists):
       args = argv if "--out" in argv else [*argv, "--out", "m.npz"]
-      cases.append(Case(f"scripts/{script}-{i}", process=lambda folder, script=script,
+      cases.append(Case(f"{prefix}{script}-{i}", process=lambda folder, script=script,
                         args=args: finish(subprocess.Popen(
                             [PYTHON, "-m", f"experiments.{script}", *args], cwd=folder,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
