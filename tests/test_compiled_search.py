@@ -101,15 +101,18 @@ def test_a_heuristic_opponent_model_runs_in_the_compiled_search():
   assert SOISMCTSBot(game, 0, 1, opponent_model=tuned_model).engine == "python"
 
 
-def test_compiled_smmcts_worlds_keep_the_python_values():
-  """One world, the same stream: the compiled SM-MCTS gives the Python solver's values."""
-  game = load(players=2, utility="margin", **SMALL)
+@pytest.mark.parametrize("utility", ["margin", "win"])
+def test_compiled_smmcts_worlds_keep_the_python_values(utility):
+  """One world, the same stream: the compiled SM-MCTS gives the Python solver's values (under
+  `utility=win` with the margin's tie-break)."""
+  game = load(players=2, utility=utility, **SMALL)
   rules, table = game.rules, _table(game, seed=3, turn=1)
   search_game = SearchGame("python_sushi_go", rules)
   settings = smmcts.Settings(
       selection=Selection.named("ucb1", 0.7, 0.1),
       playout=PlayoutPolicies(search_game.policy_code("random"), 0.0, NO_POLICY, 0),
-      players=2, searcher=0, iterations=150, from_scores=False, win=False, margin_scale=16.0,
+      players=2, searcher=0, iterations=150, from_scores=False, win=utility == "win",
+      margin_scale=16.0,
       max_depth=game.max_game_length(), actions=game.num_distinct_actions())
   sampler = WorldSampler(search_game, settings, seed=5)
   value_sums, counts, policy_sums = sampler.sample(search_game.core.encode(table), 1, 0.0)

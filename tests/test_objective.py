@@ -216,3 +216,17 @@ def test_the_subgame_bot_playing_for_the_win_breaks_ties_by_the_margin():
   for objective in ("win", "margin"):
     bot = solvers.make_bot("subgame", state.get_game(), 0, 0, objective=objective, iterations=50)
     assert state.action_to_string(0, bot.step(state)) == "Squid Nigiri", objective
+
+
+@pytest.mark.parametrize("engine", [None, "python"], ids=["compiled", "python"])
+@pytest.mark.parametrize("name, params", [("so_ismcts", {}), ("mo_ismcts", {}), ("pimc", {}),
+                                          ("pimc", {"world_solver": "smmcts"})])
+def test_the_searchers_playing_for_the_win_break_ties_by_the_margin(name, params, engine):
+  """Where every pick wins, win shares alone value them all alike, and the searchers would take
+  the lowest id, the Salmon (PIMC's argmax; ISMCTS's visits, spread evenly by equal rewards): the
+  win objective's ends add `WIN_TIE_BREAK` times the margin, so they take the Squid, as the
+  margin objective does, in both engines and with every world solver."""
+  state = _full_game_safe_lead()
+  for objective in ("win", "margin"):
+    picked = _pick(name, state, 0, objective=objective, engine=engine, iterations=200, **params)
+    assert picked == "Squid Nigiri", objective

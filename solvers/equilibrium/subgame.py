@@ -7,7 +7,7 @@ documented) and plays the average strategy the solve reaches at its own informat
 root: a coarse blueprint for the whole game and search at play time over the part at hand, the
 shape of Libratus and Pluribus. Each player's objective in the subgame is the bot's `objective`:
 its margin, or its win share (with the Pudding tie-break) at the game's end, which the leaves
-estimate by playing the continuations out (the win share plus `kernels.subgame.WIN_TIE_BREAK`
+estimate by playing the continuations out (the win share plus `compiled.utilities.WIN_TIE_BREAK`
 times the margin, so that ties of the win share go to the larger margin). With `path="auto"` the
 blueprint (continuations, belief) is the stored one trained for the objective (`BLUEPRINTS`).
 

@@ -2,7 +2,8 @@
 multiple-observer, with decoupled simultaneous selection: the bots `so_ismcts` and `mo_ismcts`.
 
 `ISMCTSBot` checks its parameters, resolves the objective (what its playouts' ends are worth:
-the margin or the win share, `solvers.bot`), chooses an engine and turns the root
+the margin, or the win share plus `compiled.utilities.WIN_TIE_BREAK` times the margin, so that
+ties of the win share go to the larger margin; `solvers.bot`), chooses an engine and turns the root
 statistics into its move: the most visited action (`final=visits`) or the root's mixed strategy
 (`final=mixed`). The engines (`ismcts_engines.py`) run the search behind one call:
 `PythonISMCTS`, the readable reference on the rules' tables, and `CompiledISMCTS`, the same
@@ -30,6 +31,7 @@ from solvers.search.ismcts_engines import (CompiledISMCTS, Objective, PythonISMC
 from solvers.search.kernels import game as compiled_games
 from solvers.search.opponent_model import CompiledPolicy, OpponentModel, check_opponent_model
 from solvers.search.selection import FINAL_KINDS, POLICIES, Bandit, make_bandit_factory
+from sushigo_spiel.compiled.utilities import WIN_TIE_BREAK
 
 
 class ISMCTSBot(Bot):
@@ -141,7 +143,8 @@ class ISMCTSBot(Bot):
     return Objective(margin=self.objective == "margin",
                      from_scores=self.search_game.rules.utility == "score", offset=low,
                      scale=1.0 / (high - low),
-                     margin_scale=float(self.rules.rounds * self.rules.hand_size * 2))
+                     margin_scale=float(self.rules.rounds * self.rules.hand_size * 2),
+                     tie_break=WIN_TIE_BREAK if self.objective == "win" else 0.0)
 
   # ----- the engine
 

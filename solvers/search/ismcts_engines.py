@@ -37,17 +37,22 @@ class RootSearch(Protocol):
 
 class Objective(NamedTuple):
   """What the bandits learn, as rewards in [0, 1]: the utility less `offset` times `scale` (its
-  bounds mapped to [0, 1]), or with `margin` the margin (taken from the scores when
-  `from_scores`), `margin_scale` points of margin to one half, clipped."""
+  bounds mapped to [0, 1]) plus `tie_break` times the margin (the win objective's
+  `compiled.utilities.WIN_TIE_BREAK`, which may take a reward that far outside [0, 1]; 0 for the
+  others), or with `margin` the margin (taken from the scores when `from_scores`),
+  `margin_scale` points of margin to one half, clipped."""
   margin: bool
   from_scores: bool
   offset: float
   scale: float
   margin_scale: float
+  tie_break: float
 
-  def rewards(self, utilities: Sequence[float]) -> list[float]:
+  def rewards(self, utilities: Sequence[float], final_margins: Sequence[float]) -> list[float]:
+    """The rewards of a finished game's `utilities`, its players' margins `final_margins`."""
     if not self.margin:
-      return [(u - self.offset) * self.scale for u in utilities]
+      return [(u - self.offset) * self.scale + self.tie_break * m
+              for u, m in zip(utilities, final_margins)]
     half = 2.0 * self.margin_scale
     return [min(1.0, max(0.0, 0.5 + m / half))
             for m in (margins(utilities) if self.from_scores else utilities)]
@@ -128,7 +133,6 @@ class PythonISMCTS:
         path.append((bandit, p, action, probability))
       before, world = world, dynamics.skip_chance(rules, play(rules, world, joint), uniform)
       if world.actor == TERMINAL:
-        utilities = dynamics.returns(rules, world)
         break
       expanded = False
       for t, owner in enumerate(owners):
@@ -139,9 +143,12 @@ class PythonISMCTS:
           expanded = True
         nodes[t] = child
       if expanded:
-        utilities = rollouts.rollout(dynamics, rules, world, self.rollout_policies, uniform)
+        world = rollouts.playout(dynamics, rules, world, self.rollout_policies, uniform)
         break
-    rewards = self.searcher.objective.rewards(utilities)
+    objective = self.searcher.objective
+    final_margins = margins(dynamics.scores(rules, world)) if objective.tie_break \
+        else [0.0] * n
+    rewards = objective.rewards(dynamics.returns(rules, world), final_margins)
     for bandit, p, action, probability in path:
       bandit.update(action, rewards[p], probability)
 
@@ -175,7 +182,8 @@ class CompiledISMCTS:
         players=search_game.core.num_players, searcher=player,
         prior=code(None if params["prior"] == "none" else params["prior"]), model=code(model),
         margin=objective.margin, from_scores=objective.from_scores, offset=objective.offset,
-        scale=objective.scale, margin_scale=objective.margin_scale, max_depth=max_depth,
+        scale=objective.scale, margin_scale=objective.margin_scale,
+        tie_break=objective.tie_break, max_depth=max_depth,
         actions=search_game.core.rules.num_distinct_actions)
     self.compiled_search = ISMCTSSearch(search_game, searcher.owners, settings, seed,
                                         searcher.clock)

@@ -6,10 +6,11 @@ known, so only the players' simultaneous choices and the deals of later rounds r
 is solved by a world solver (`world_solvers.py`: simultaneous-move MCTS, exact two-player
 backward induction with matrix games, paranoid, or max-n) and the per-world action values are
 averaged; a world's ends are worth the bot's objective to every player (the margin, or the win
-share: `objective`). The decision is the action with the best mean value (`final=argmax`, ties
-to the lower action id) or a draw from the mean of the per-world policies (`final=policy`). Its known failure
-modes, strategy fusion and non-locality (`tests/test_pimc.py` shows the first on a 6-card deck),
-and its results: docs/search.md. Parameters: `PIMCBot`.
+share plus `compiled.utilities.WIN_TIE_BREAK` times the margin: `objective`). The decision is
+the action with the best mean value (`final=argmax`, ties to the lower action id) or a draw from
+the mean of the per-world policies (`final=policy`). Its known failure modes, strategy fusion
+and non-locality (`tests/test_pimc.py` shows the first on a 6-card deck), and its results:
+docs/search.md. Parameters: `PIMCBot`.
 
 Worlds solved by SM-MCTS run in the compiled core (`solvers.search.kernels.smmcts`: sampling,
 search and rollouts, from a stream seeded with the bot's seed; its reference is
@@ -69,8 +70,8 @@ class PIMCBot(Bot):
     selection, c, gamma   the SM-MCTS bandit (`selection.py`: ucb1 | exp3 | regret_matching)
     final             argmax | policy
     objective         auto | margin | win: what the worlds' ends are worth to every player (the
-                      margin, or the win share with the Pudding tie-break); auto follows the
-                      game's utility (`solvers.bot`)
+                      margin, or the win share with the Pudding tie-break plus WIN_TIE_BREAK
+                      times the margin); auto follows the game's utility (`solvers.bot`)
   """
 
   PARAMETERS = {

@@ -7,8 +7,10 @@ averages them over worlds.
 
 Objective. Worlds are valued by the game's utility, except that `utility=score` is replaced by the
 margin (own score minus the mean of the others), in every solver: the two-player and paranoid
-solvers need a zero-sum objective, and one objective keeps the solvers comparable. `margin` and
-`win` are used as they are (with two players both are zero-sum, up to a constant for `win`).
+solvers need a zero-sum objective, and one objective keeps the solvers comparable. `margin` is
+used as it is, `win` plus `compiled.utilities.WIN_TIE_BREAK` times the margin, so that ties of the
+win share go to the larger margin (with two players both are zero-sum, up to a constant for
+`win`).
 
 Solvers (`kind`):
   smmcts    simultaneous-move MCTS: decoupled bandits (`selection.py`: one per player per node),
@@ -60,6 +62,7 @@ from typing import NamedTuple
 import numpy as np
 
 from solvers.search import matrix_game, rollouts, selection
+from sushigo_spiel.compiled.utilities import WIN_TIE_BREAK
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL, margins
 from sushigo_spiel.sushi_go import rules as R
 from sushigo_spiel.sushi_go.dynamics import DYNAMICS
@@ -99,10 +102,25 @@ class Settings(NamedTuple):
 
 def objective(rules: R.Rules, returns: Sequence[float]) -> list[float]:
   """The solvers' objective per player from the game's returns: the margin under
-  `utility=score`, the returns otherwise."""
+  `utility=score`, the returns otherwise (under `utility=win` see `final_values`)."""
   if rules.utility != "score":
     return list(returns)
   return margins(returns)
+
+
+def final_values(rules: R.Rules, returns: Sequence[float],
+                 final_scores: Callable[[], Sequence[float]]) -> list[float]:
+  """The solvers' objective per player at the end of a game: `objective` of its `returns`, plus
+  under `utility=win` WIN_TIE_BREAK times the margin of the scores `final_scores()` gives."""
+  values = objective(rules, returns)
+  if rules.utility != "win":
+    return values
+  return [v + WIN_TIE_BREAK * m for v, m in zip(values, margins(final_scores()))]
+
+
+def table_values(rules: R.Rules, table: R.Table) -> list[float]:
+  """`final_values` of a finished table."""
+  return final_values(rules, R.returns(rules, table), lambda: R.scores(rules, table))
 
 
 def check_kind(kind: str, num_players: int) -> None:
@@ -139,19 +157,22 @@ class _Leaves:
     if core is not None:
       position = core.policies.core.encode(table)
       for _ in range(settings.rollouts):
-        total += objective(rules, core.policies.playout(position.copy(), core.stream, core.name,
-                                                        core.parameters))
+        finished = position.copy()
+        total += final_values(rules, core.policies.playout(finished, core.stream, core.name,
+                                                           core.parameters),
+                              lambda: core.policies.core.scores(finished))
       return total / settings.rollouts
     policies = [settings.rollout_policy] * rules.num_players
     for _ in range(settings.rollouts):
-      total += objective(rules, rollouts.rollout(DYNAMICS, rules, table, policies, self.uniform))
+      total += table_values(rules, rollouts.playout(DYNAMICS, rules, table, policies,
+                                                    self.uniform))
     return total / settings.rollouts
 
   def round_end(self, table: R.Table) -> np.ndarray:
     """The value of a table between rounds (or at the end of the game)."""
     rules = self.rules
     if table.actor == TERMINAL:
-      return np.array(objective(rules, R.returns(rules, table)))
+      return np.array(table_values(rules, table))
     robot_puddings = table.robot.puddings if table.robot else -1
     if self.additive:
       so_far = np.array(margins(R.totals(table)))
@@ -267,9 +288,10 @@ class _Node:
 class SMMCTS:
   """Simultaneous-move MCTS on one world with decoupled selection (see the module docstring).
 
-  Rewards handed to the bandits lie in [0, 1]: the win utility as it is, margins mapped linearly
-  with `margin_scale` points of margin to one half (clipped), a scale at which typical margins
-  use most of the range rather than a sliver of the loose score bounds.
+  Rewards handed to the bandits lie in [0, 1]: the win value as it is (`table_values`: outside
+  [0, 1] by at most the tie-break), margins mapped linearly with `margin_scale` points of margin
+  to one half (clipped), a scale at which typical margins use most of the range rather than a
+  sliver of the loose score bounds.
   """
 
   def __init__(self, rules: R.Rules, settings: Settings, rng: np.random.Generator):
@@ -306,13 +328,13 @@ class SMMCTS:
       child_table = R.skip_chance(rules, child_table, rng.random)
       key = (key, child_table.hands, child_table.robot)
     if child_table.actor == TERMINAL:
-      values = objective(rules, R.returns(rules, child_table))
+      values = table_values(rules, child_table)
     else:
       child = node.children.get(key)
       if child is None:
         node.children[key] = _Node(rules, child_table, self.settings.bandit_factory)
-        values = objective(rules, rollouts.rollout(DYNAMICS, rules, child_table, self._policies,
-                                                    rng.random))
+        values = table_values(rules, rollouts.playout(DYNAMICS, rules, child_table,
+                                                      self._policies, rng.random))
       else:
         values = self._simulate(child, child_table)
     for bandit, (action, probability), value in zip(node.bandits, choices, values):

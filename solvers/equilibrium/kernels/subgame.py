@@ -85,15 +85,12 @@ from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_SIMULTANEOUS, A
                                                     HAND_SIZE, NUM_ACTIONS, PLAYERS, PUDDINGS_AT,
                                                     ROUND, TURN, TYPES)
 from sushigo_spiel.compiled.sushi_go.scoring import returns, scores
+from sushigo_spiel.compiled.utilities import WIN_TIE_BREAK
 
 BLUEPRINT = -1  # the continuation (and prior) code of the blueprint's policy
 UNIFORM = -2  # the prior code of the uniform strategy
 _LEAF_MARK = 0x1EAF  # folded into a key: the opponent's choice of continuation
 _ROUND_END_MARK = 0xE0D
-# The margin's weight in a win value: where win shares tie (a game won, or lost, whatever the
-# pick), the larger margin is preferred. A gap of 100 points of margin weighs 0.1, under the
-# smallest step of a win estimate over the bot's default 2 playouts (half a tie over 2: 0.25).
-WIN_TIE_BREAK = 0.001
 
 
 @cached_type

@@ -33,12 +33,12 @@ def _compile() -> None:
   owners, sums = np.zeros(1, np.int64), (np.zeros(1), np.zeros(1, np.int64), np.zeros(1))
   selection, playout = Selection(0, 0.0, 0.0, 0.0), PlayoutPolicies(0, 0.0, NO_POLICY, 0)
   ismcts_settings = ismcts.Settings(selection, playout, 2, 0, NO_POLICY, NO_POLICY, False, False,
-                                    0.0, 1.0, 1.0, 1, 2)
+                                    0.0, 1.0, 1.0, 0.0, 1, 2)
   smmcts_settings = smmcts.Settings(selection, playout, 2, 0, 1, False, False, 1.0, 1, 2)
-  ismcts.run.compile(_signature(types.int64, spec, position, owners, ismcts_settings, arrays, rng,
-                                1))
-  smmcts.solve_worlds.compile(_signature(types.void, spec, position, smmcts_settings, arrays, rng,
-                                         1, sums))
+  ismcts.run.compile(_signature(types.int64, spec, spec, position, owners, ismcts_settings,
+                                arrays, rng, 1))
+  smmcts.solve_worlds.compile(_signature(types.void, spec, spec, position, smmcts_settings, arrays,
+                                         rng, 1, sums))
   for kernel in (ismcts.run, smmcts.solve_worlds):
     kernel.disable_compile()
 
@@ -51,7 +51,8 @@ _HERE = pathlib.Path(__file__).resolve().parent
 _COMPILED = pathlib.Path(sushigo_spiel.__file__).resolve().parent / "compiled"
 KERNELS = KernelSet(
     "search kernels",
-    [_COMPILED / f"{name}.py" for name in ("hashing", "interface", "jit", "rng", "sampling")] +
+    [_COMPILED / f"{name}.py" for name in ("hashing", "interface", "jit", "rng", "sampling",
+                                           "utilities")] +
     [_HERE / f"{name}.py" for name in ("bandits", "game", "ismcts", "playing", "smmcts", "tree")],
     _compiled_by_setup, ismcts.run, setup=_compile)
 

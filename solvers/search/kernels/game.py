@@ -12,6 +12,7 @@ entry, given when the search game is made. A game missing from `GAMES` is search
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 from typing import Callable, NamedTuple
 
@@ -59,16 +60,21 @@ def _load(path: str):
 
 class SearchGame:
   """One game's compiled core bound for the search kernels: `core` (the core object), `spec`,
-  `functions` (the tuple the kernels take), `policies` (policy name -> code) and `parameters`
-  (the policies' parameter array; None when not given, and then the policies reading it are
-  refused). `policy_kernel` replaces the game's registered policy kernel."""
+  `margin_spec` (the spec of the same game scored by margins, from which a search playing for the
+  win reads a finished game's margins: `compiled.utilities.WIN_TIE_BREAK`), `functions` (the
+  tuple the kernels take), `policies` (policy name -> code) and `parameters` (the policies'
+  parameter array; None when not given, and then the policies reading it are refused).
+  `policy_kernel` replaces the game's registered policy kernel."""
 
   def __init__(self, short_name: str, rules, parameters: np.ndarray | None = None,
                policy_kernel: PolicyKernel | None = None):
     registration = GAMES[short_name]
-    self.core = _load(registration.core)(rules)
+    core_class = _load(registration.core)
+    self.core = core_class(rules)
     _load(registration.kernel_set).ensure()
     self.spec = self.core.spec
+    self.margin_spec = self.spec if rules.utility == "margin" else \
+        core_class(dataclasses.replace(rules, utility="margin")).spec
     if policy_kernel is None:
       policy_kernel = PolicyKernel(_load(registration.policy_action),
                                    dict(_load(registration.policies)), registration.parameterised)

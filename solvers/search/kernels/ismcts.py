@@ -32,7 +32,8 @@ NO_POLICY = playing.NO_POLICY
 class Settings(NamedTuple):
   """One search's settings. `prior` and `model` are policy codes or NO_POLICY; with `margin` the
   bandits learn margins (`playing.reward`, taken from the scores when `from_scores`), else the
-  utility less `offset` times `scale`."""
+  utility less `offset` times `scale`, plus `tie_break` times the margin (the win objective's
+  `compiled.utilities.WIN_TIE_BREAK`, 0 otherwise)."""
   selection: bandits.Selection
   playout: playing.PlayoutPolicies
   players: int
@@ -44,37 +45,41 @@ class Settings(NamedTuple):
   offset: float
   scale: float
   margin_scale: float
+  tie_break: float
   max_depth: int
   actions: int
 
 
 @njit
-def run(game, g, root, owners, settings, tree, rng, iterations):
+def run(game, g, margin_g, root, owners, settings, tree, rng, iterations):
   """Up to `iterations` iterations from `root` (a position at a simultaneous node); returns how
-  many were done. `owners[t]` is the owner of tree t, the searcher first."""
+  many were done. `owners[t]` is the owner of tree t, the searcher first; `margin_g` is the spec
+  of the game scored by margins (`game.SearchGame.margin_spec`), read when `settings.tie_break`."""
   n, depth = settings.players, settings.max_depth
   scratch = _scratch(n, depth, settings.actions, len(root))
   for done in range(iterations):
     if not trees.has_room(tree, len(owners), depth * n):
       return done
-    _iterate(game, g, root, owners, settings, tree, rng, scratch)
+    _iterate(game, g, margin_g, root, owners, settings, tree, rng, scratch)
   return iterations
 
 
 @njit
 def _scratch(players, depth, actions, size):
   """The buffers one iteration works in: legal actions (and the prior's), the joint action, the
-  position before a step, utilities, and the path (row, player, action, probability, arms)."""
+  position before a step, utilities, margins, and the path (row, player, action, probability,
+  arms)."""
   return (np.empty(actions, dtype=np.int64), np.empty(actions, dtype=np.int64),
           np.empty(players, dtype=np.int64), np.empty(size, dtype=np.int32),
-          np.empty(players), np.empty(actions),
+          np.empty(players), np.zeros(players), np.empty(actions),
           np.empty((depth * players, 4), dtype=np.int64), np.empty(depth * players),
           np.empty((depth * players, actions), dtype=np.int64))
 
 
 @njit
-def _iterate(game, g, root, owners, settings, tree, rng, scratch):
-  legal, spare, joint, before, utilities, probabilities, path, path_p, path_arms = scratch
+def _iterate(game, g, margin_g, root, owners, settings, tree, rng, scratch):
+  legal, spare, joint, before, utilities, margins, probabilities, path, path_p, path_arms = \
+      scratch
   n, me, model, prior = settings.players, settings.searcher, settings.model, settings.prior
   selection = settings.selection
   nodes = np.arange(len(owners))
@@ -114,10 +119,13 @@ def _iterate(game, g, root, owners, settings, tree, rng, scratch):
       break
   if settings.margin:
     playing.objective(utilities, settings.from_scores)
+  elif settings.tie_break:
+    game[RETURNS](margin_g, world, margins)  # `world` is the finished game
   for step in range(steps):
     row, p, action, count = path[step, 0], path[step, 1], path[step, 2], path[step, 3]
     reward = (playing.reward(utilities[p], False, settings.margin_scale) if settings.margin
-              else (utilities[p] - settings.offset) * settings.scale)
+              else (utilities[p] - settings.offset) * settings.scale +
+              settings.tie_break * margins[p])
     bandits.update(tree[1], row, action, reward, path_p[step], selection.kind, path_arms[step],
                    count)
 

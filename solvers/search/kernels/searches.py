@@ -74,8 +74,8 @@ class ISMCTSSearch:
                  for array in self.tree.stats)
 
   def _batch(self, position: np.ndarray, count: int) -> int:
-    done = ismcts.run(self.game.functions, self.game.spec, position, self.owners, self.settings,
-                      self.tree.arrays(), self.rng, count)
+    done = ismcts.run(self.game.functions, self.game.spec, self.game.margin_spec, position,
+                      self.owners, self.settings, self.tree.arrays(), self.rng, count)
     if done < count:  # room for the next iteration; `grow` doubles what is short
       settings = self.settings
       self.tree.grow(len(self.owners), settings.max_depth * settings.players)
@@ -102,8 +102,8 @@ class WorldSampler:
     sums = (np.zeros(actions), np.zeros(actions, dtype=np.int64), np.zeros(actions))
 
     def batch(count: int) -> int:
-      smmcts.solve_worlds(self.game.functions, self.game.spec, position, self.settings,
-                          self.tree.arrays(), self.rng, count, sums)
+      smmcts.solve_worlds(self.game.functions, self.game.spec, self.game.margin_spec, position,
+                          self.settings, self.tree.arrays(), self.rng, count, sums)
       return count
 
     self.worlds = run_timed(batch, seconds, worlds, self.clock)

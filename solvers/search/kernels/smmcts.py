@@ -5,9 +5,11 @@ node, one node added per iteration, one rollout from it, later deals sampled; La
 Lisy et al. 2013), on one tree (`tree.py`) reset for every world. A node's children are keyed by
 the joint action, and by the whole position after it when chance followed (a new round's deal),
 as the Python solver keys them by the joint action and the hands dealt. Values are the solvers'
-objective (the margin under `utility=score`, the returns otherwise) and the bandits learn them as
-rewards in [0, 1]: win utilities as they are, margins mapped linearly with `margin_scale` points
-to one half, clipped. The settings are one `Settings`, a NamedTuple as `ismcts.Settings`.
+objective (the margin under `utility=score`, the returns otherwise, and under `utility=win` the
+win share plus `compiled.utilities.WIN_TIE_BREAK` times the margin, read with the margin spec) and
+the bandits learn them as rewards: win values as they are, margins mapped linearly with
+`margin_scale` points to one half, clipped to [0, 1]. The settings are one `Settings`, a
+NamedTuple as `ismcts.Settings`.
 
 `solve_worlds` samples worlds with the game's `determinize` and adds, per world, the searcher's
 value of each visited root action and its mixed root policy (visit frequencies for UCB1, the
@@ -26,11 +28,12 @@ from solvers.search.kernels.playing import objective, reward
 from sushigo_spiel.compiled import hashing
 from sushigo_spiel.compiled.interface import DETERMINIZE, LEGAL_ACTIONS, PLAY, RETURNS, SKIP_CHANCE
 from sushigo_spiel.compiled.jit import njit
+from sushigo_spiel.compiled.utilities import WIN_TIE_BREAK
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
 
 class Settings(NamedTuple):
   """One sampler's settings: `from_scores` takes margins from the scores (`utility=score`), `win`
-  learns the returns as they are (`utility=win`); `iterations` per world."""
+  learns the win values (`utility=win`, the module docstring); `iterations` per world."""
   selection: bandits.Selection
   playout: playing.PlayoutPolicies
   players: int
@@ -44,20 +47,21 @@ class Settings(NamedTuple):
 
 
 @njit
-def solve_worlds(game, g, root, settings, tree, rng, worlds, sums):
+def solve_worlds(game, g, margin_g, root, settings, tree, rng, worlds, sums):
   """Samples `worlds` worlds for the searcher at `root` and solves each with
   `settings.iterations` iterations, adding to `sums` (value sums in objective units, value
-  counts, policy sums: arrays by action id)."""
+  counts, policy sums: arrays by action id). `margin_g` is the spec of the game scored by margins
+  (`game.SearchGame.margin_spec`), read with `settings.win`."""
   n, actions, depth = settings.players, settings.actions, settings.max_depth
   scratch = (np.empty(actions, dtype=np.int64), np.empty(n, dtype=np.int64), np.empty(n),
-             np.empty(n), np.empty(actions), np.empty(len(root), dtype=np.int32),
+             np.empty(n), np.empty(n), np.empty(actions), np.empty(len(root), dtype=np.int32),
              np.empty((depth, n, 3), dtype=np.int64), np.empty((depth, n)),
              np.empty((depth, n, actions), dtype=np.int64))
   for _ in range(worlds):
     world = game[DETERMINIZE](g, root, settings.searcher, rng)
     _reset(tree)
     for _ in range(settings.iterations):
-      _simulate(game, g, world, settings, tree, rng, scratch)
+      _simulate(game, g, margin_g, world, settings, tree, rng, scratch)
     _add_root(tree, settings, sums)
 
 
@@ -71,10 +75,10 @@ def _reset(tree):
 
 
 @njit
-def _simulate(game, g, world, settings, tree, rng, scratch):
+def _simulate(game, g, margin_g, world, settings, tree, rng, scratch):
   """One iteration from the root (node 0) of `world`; the path is (row, action, count) per step
   and player, with the probabilities and arms of the choices."""
-  legal, joint, values, rewards, probabilities, pos, path, path_p, path_arms = scratch
+  legal, joint, values, margins, rewards, probabilities, pos, path, path_p, path_arms = scratch
   n, selection = settings.players, settings.selection
   pos[:] = world
   node, depth = 0, 0
@@ -102,6 +106,10 @@ def _simulate(game, g, world, settings, tree, rng, scratch):
       playing.playout(game, g, pos, rng, settings.playout, legal, joint, values)
       break
   objective(values, settings.from_scores)
+  if settings.win:  # `pos` is the finished game
+    game[RETURNS](margin_g, pos, margins)
+    for p in range(n):
+      values[p] += WIN_TIE_BREAK * margins[p]
   for p in range(n):
     rewards[p] = reward(values[p], settings.win, settings.margin_scale)
   for step in range(depth):
