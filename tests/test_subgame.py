@@ -231,7 +231,9 @@ def test_other_games_and_blueprints_are_refused(small_blueprint, three_player_bl
     (2, "score", "margin", "blueprint_2p.npz"),
     (2, "win", "auto", "blueprint_win_2p.npz"),
     (2, "margin", "win", "blueprint_win_2p.npz"),
-    (4, "win", "auto", "blueprint_4p.npz"),  # no win blueprint stored at 4 players
+    (4, "margin", "auto", "blueprint_4p.npz"),
+    (4, "win", "auto", "blueprint_win_4p.npz"),
+    (4, "score", "win", "blueprint_win_4p.npz"),
 ])
 def test_path_auto_plays_the_blueprint_trained_for_the_objective(players, utility, objective,
                                                                   expected):
@@ -239,7 +241,8 @@ def test_path_auto_plays_the_blueprint_trained_for_the_objective(players, utilit
   bot = make_bot("subgame", game, 0, objective=objective)
   assert pathlib.Path(bot.params["path"]).name == expected
   trained_for = load_blueprint(bot.params["path"]).game.rules.utility
-  assert trained_for == ("win" if expected == "blueprint_win_2p.npz" else "margin")
+  assert trained_for == ("win" if expected.startswith("blueprint_win") else "margin")
+  assert load_blueprint(bot.params["path"]).game.num_players() == players
 
 
 def _subgame_policy(tree, path, checks=1, **params):

@@ -47,10 +47,9 @@ from sushigo_spiel.sushi_go.knowledge import deal_weight, round_decisions
 
 POLICY_DIRECTORY = pathlib.Path(__file__).resolve().parents[2] / "experiments/results/policies"
 # path="auto": the stored blueprint of the bot's player count trained for its objective
-# (`experiments.train_blueprint --utility`, docs/blueprint.md); at a count with no win blueprint
-# stored, the margin one serves the win objective too.
+# (`experiments.train_blueprint --utility`, docs/blueprint.md).
 BLUEPRINTS = {(2, "margin"): "blueprint_2p.npz", (2, "win"): "blueprint_win_2p.npz",
-              (4, "margin"): "blueprint_4p.npz"}
+              (4, "margin"): "blueprint_4p.npz", (4, "win"): "blueprint_win_4p.npz"}
 DEFAULT_BLUEPRINT = str(POLICY_DIRECTORY / BLUEPRINTS[2, "margin"])
 CONTINUATIONS = {"blueprint": subgame.BLUEPRINT, "heuristic": POLICIES["heuristic"],
                  "greedy": POLICIES["greedy"], "random": POLICIES["random"]}
@@ -69,14 +68,13 @@ CHUNK_SHARE = 0.05  # a timed solve's chunk doubles while a call takes less of t
 
 def default_blueprint(num_players: int, objective: str = "margin") -> str:
   """The stored blueprint `path="auto"` plays at `num_players` for `objective` ("margin" or
-  "win"; the margin one where no win one is stored); a ValueError where none is stored."""
-  if (num_players, "margin") not in BLUEPRINTS:
+  "win"); a ValueError where none is stored."""
+  if (num_players, objective) not in BLUEPRINTS:
     counts = sorted({n for n, _ in BLUEPRINTS})
     raise ValueError(f"no blueprint is stored for {num_players} players (path='auto' knows"
                      f" {', '.join(f'{n} players' for n in counts)}); train one with `sushigo"
                      " train --abstraction cards` and give its file as parameter 'path'")
-  name = BLUEPRINTS.get((num_players, objective), BLUEPRINTS[num_players, "margin"])
-  return str(POLICY_DIRECTORY / name)
+  return str(POLICY_DIRECTORY / BLUEPRINTS[num_players, objective])
 
 
 class SubgameBot(Bot):
@@ -85,9 +83,9 @@ class SubgameBot(Bot):
   Parameters (`PARAMETERS`):
     path           the blueprint file (`sushigo train --abstraction cards` or `cards+rank`); auto
                    (the default): the stored one of the player count and objective
-                   (`BLUEPRINTS`): at 2 players blueprint_2p.npz for the margin and
-                   blueprint_win_2p.npz (trained with utility=win) for the win; at 4 players
-                   blueprint_4p.npz for either
+                   (`BLUEPRINTS`): blueprint_2p.npz and blueprint_4p.npz for the margin,
+                   blueprint_win_2p.npz and blueprint_win_4p.npz (trained with utility=win)
+                   for the win
     iterations     MCCFR iterations per decision (when `seconds` is 0)
     seconds        > 0: iterate in chunks until this much time has passed (at least one chunk; a
                    chunk doubles while a call takes under 5% of the budget, so the last call may
