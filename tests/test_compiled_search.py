@@ -213,16 +213,18 @@ def test_bad_search_parameters_are_refused(params, message):
     solvers.make_bot("so_ismcts", load(players=2), 0, seed=0, engine="compiled", **params)
 
 
+@pytest.mark.parametrize("objective", ["auto", "win"])
 @pytest.mark.parametrize("bot_class", [SOISMCTSBot, MOISMCTSBot], ids=["so", "mo"])
-def test_sushi_draft_searches_on_its_core_with_the_python_statistics(bot_class):
+def test_sushi_draft_searches_on_its_core_with_the_python_statistics(bot_class, objective):
   """Sushi Draft's core is registered for the searches: by default the bots search it compiled,
-  and on one stream they keep the Python search's statistics to the last bit."""
+  and on one stream they keep the Python search's statistics to the last bit (playing for the
+  win too, with the margin's tie-break)."""
   game = pyspiel.load_game("python_sushi_draft(players=3)")
   assert solvers.make_bot("mo_ismcts", game, 0, seed=0, iterations=20).engine == "compiled"
   state = random_playout(game.new_initial_state(), random.Random(3),
                          stop=lambda s: s.is_simultaneous_node() and s.table().turn == 2)
-  compiled = bot_class(game, 1, 11, engine="compiled", iterations=300)
-  python = bot_class(game, 1, 11, engine="python", iterations=300)
+  compiled = bot_class(game, 1, 11, engine="compiled", iterations=300, objective=objective)
+  python = bot_class(game, 1, 11, engine="python", iterations=300, objective=objective)
   python._search.rng = Xoshiro256(python.stream_seed)  # pylint: disable=protected-access
   actions = game.num_distinct_actions()
   expected = _statistics(python.search_table(state.table()), actions)
