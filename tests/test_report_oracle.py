@@ -34,6 +34,7 @@ from openskill.models import PlackettLuce
 
 import sushigo_spiel  # noqa: F401  (registers python_sushi_go, for the solving runs' game types)
 from experiments.cli import main
+from experiments.tournament import summary
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "experiments" / "results"
@@ -418,8 +419,12 @@ SOURCES = ("stored", "regenerated")
 @pytest.mark.parametrize("run", TOURNAMENTS)
 def test_summary_md_heading_and_group_sizes(run, source, oracles, regenerated):
   config, oracle = oracles[run]
-  head, sections = markdown_sections(
-      (report_dir(run, source, regenerated) / "summary.md").read_text())
+  check_heading_and_group_sizes((report_dir(run, source, regenerated) / "summary.md").read_text(),
+                                config, oracle)
+
+
+def check_heading_and_group_sizes(text: str, config: dict, oracle: dict) -> None:
+  head, sections = markdown_sections(text)
   total = sum(group["games"] for label, group in oracle.items() if label != OVERALL)
   assert head[:3] == [f"# {config['experiment']['name']}", "",
                       f"{total} games, seed {config['experiment']['seed']}."]
@@ -432,8 +437,12 @@ def test_summary_md_heading_and_group_sizes(run, source, oracles, regenerated):
 @pytest.mark.parametrize("run", TOURNAMENTS)
 def test_summary_md_tables_cell_by_cell(run, source, oracles, regenerated):
   config, oracle = oracles[run]
-  _, sections = markdown_sections(
-      (report_dir(run, source, regenerated) / "summary.md").read_text())
+  check_summary_tables((report_dir(run, source, regenerated) / "summary.md").read_text(), config,
+                       oracle, run)
+
+
+def check_summary_tables(text: str, config: dict, oracle: dict, run: str) -> None:
+  _, sections = markdown_sections(text)
   for label, group in oracle.items():
     table = markdown_tables(sections[label])[0]
     lucky = all(f["corrected_score"] is not None for f in group["figures"].values())
@@ -466,8 +475,12 @@ def test_summary_md_tables_cell_by_cell(run, source, oracles, regenerated):
 @pytest.mark.parametrize("run", TOURNAMENTS)
 def test_head_to_head_md_cell_by_cell(run, source, oracles, regenerated):
   _, oracle = oracles[run]
-  _, sections = markdown_sections(
-      (report_dir(run, source, regenerated) / "summary.md").read_text())
+  check_head_to_head_tables((report_dir(run, source, regenerated) / "summary.md").read_text(),
+                            oracle, run)
+
+
+def check_head_to_head_tables(text: str, oracle: dict, run: str) -> None:
+  _, sections = markdown_sections(text)
   for label, group in oracle.items():
     lines = sections[label]
     assert "Head to head (row vs column):" in lines
@@ -550,14 +563,19 @@ CSV_CASES = [(run, "regenerated") for run in TOURNAMENTS] + [
 @pytest.mark.parametrize("run, source", CSV_CASES)
 def test_summary_csv_cell_by_cell(run, source, oracles, regenerated):
   _, oracle = oracles[run]
-  path = report_dir(run, source, regenerated) / "summary.csv"
+  check_summary_csv(report_dir(run, source, regenerated) / "summary.csv", oracle, run,
+                    current=source == "regenerated")
+
+
+def check_summary_csv(path: pathlib.Path, oracle: dict, run: str, current: bool) -> None:
+  """The cells of a summary.csv; `current` when it was written by the current report code (older
+  reports lack the luck columns, or the AIVAT ones)."""
   with path.open(newline="", encoding="utf-8") as file:
     rows = list(csv.reader(file))
   header = rows[0]
   assert header[:len(CSV_BASE)] == CSV_BASE
-  # older reports lack the luck columns, or the AIVAT ones
   assert header[len(CSV_BASE):] in ([], CSV_CORRECTED, CSV_CORRECTED + CSV_AIVAT)
-  if source == "regenerated":
+  if current:
     assert header == CSV_BASE + CSV_CORRECTED + CSV_AIVAT
   expected_keys = [(label, name) for label, group in oracle.items() for name in group["order"]]
   assert [(row[0], row[1]) for row in rows[1:]] == expected_keys
@@ -586,6 +604,39 @@ def test_summary_csv_cell_by_cell(run, source, oracles, regenerated):
                             for report in ("summary.md", "results.csv")])
 def test_regenerated_report_equals_the_stored_one(run, report, regenerated):
   assert (regenerated[run] / report).read_bytes() == (stored_dir(run) / report).read_bytes()
+
+
+# Every STRIDE-th record of each tournament (by index): samples of 60 to 150 games whose reports
+# take a second to write, so the report code can be judged by many quick runs (its mutation tests).
+SAMPLE_STRIDES = {"quickstart": 18, "search-round-robin": 2, "cfr-head-to-head": 20,
+                  "subgame-4p-head-to-head": 3, "blueprint-head-to-head": 8}
+
+
+def sampled_run(name: str, destination: pathlib.Path) -> tuple[dict, list[dict]]:
+  """A run folder at `destination` holding the config of the stored run `name` and a sample of its
+  records (a run with the other games not played yet); its resolved config and the sample."""
+  source = QUICKSTART_DATA if name == "quickstart" else stored_dir(name)
+  destination.mkdir()
+  for file in ("config.toml", "resolved_config.json"):
+    shutil.copy(source / file, destination / file)
+  sample = [r for r in read_records(source) if r["index"] % SAMPLE_STRIDES[name] == 0]
+  (destination / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in sample))
+  return json.loads((source / "resolved_config.json").read_text()), sample
+
+
+@pytest.mark.parametrize("run", TOURNAMENTS)
+def test_a_sample_of_each_tournament_is_reported_cell_by_cell(run, tmp_path):
+  """The report of a sample of a tournament's records against the oracle of that sample: headings,
+  group sizes, every cell of summary.md's tables and of summary.csv."""
+  config, sample = sampled_run(run, tmp_path / run)
+  oracle = tournament_oracle(config, sample)
+  printed = summary.write_report(tmp_path / run, quiet=True)
+  text = (tmp_path / run / "summary.md").read_text()
+  assert printed == text
+  check_heading_and_group_sizes(text, config, oracle)
+  check_summary_tables(text, config, oracle, f"{run} (sample)")
+  check_head_to_head_tables(text, oracle, f"{run} (sample)")
+  check_summary_csv(tmp_path / run / "summary.csv", oracle, f"{run} (sample)", current=True)
 
 
 @pytest.mark.slow
