@@ -34,6 +34,7 @@ from openskill.models import PlackettLuce
 
 import sushigo_spiel  # noqa: F401  (registers python_sushi_go, for the solving runs' game types)
 from experiments.cli import main
+from experiments.run_folder import RunError
 from experiments.tournament import summary
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -577,6 +578,11 @@ def check_summary_csv(path: pathlib.Path, oracle: dict, run: str, current: bool)
   assert header[len(CSV_BASE):] in ([], CSV_CORRECTED, CSV_CORRECTED + CSV_AIVAT)
   if current:
     assert header == CSV_BASE + CSV_CORRECTED + CSV_AIVAT
+    assert b"\r" not in path.read_bytes(), f"{run}: lines end in \\n alone"
+    for row in rows[1:]:
+      for column, cell in zip(header[4:], row[4:]):
+        assert cell == "" or float(cell) == round(float(cell), CSV_DIGITS), \
+            f"{run}, {row[0]}, {row[1]}, {column}: {cell} is not rounded to {CSV_DIGITS} digits"
   expected_keys = [(label, name) for label, group in oracle.items() for name in group["order"]]
   assert [(row[0], row[1]) for row in rows[1:]] == expected_keys
   for row in rows[1:]:
@@ -606,10 +612,15 @@ def test_regenerated_report_equals_the_stored_one(run, report, regenerated):
   assert (regenerated[run] / report).read_bytes() == (stored_dir(run) / report).read_bytes()
 
 
-# Every STRIDE-th record of each tournament (by index): samples of 60 to 150 games whose reports
+# Every STRIDE-th record of each tournament (by index): samples of 60 to 240 games whose reports
 # take a second to write, so the report code can be judged by many quick runs (its mutation tests).
-SAMPLE_STRIDES = {"quickstart": 18, "search-round-robin": 2, "cfr-head-to-head": 20,
-                  "subgame-4p-head-to-head": 3, "blueprint-head-to-head": 8}
+# Prime strides, so that a sample meets every seating of the schedule's cycles.
+SAMPLE_STRIDES = {"quickstart": 17, "search-round-robin": 1, "cfr-head-to-head": 19,
+                  "subgame-4p-head-to-head": 5, "blueprint-head-to-head": 7}
+
+
+def write_records(folder: pathlib.Path, records: list[dict]) -> None:
+  (folder / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
 
 
 def sampled_run(name: str, destination: pathlib.Path) -> tuple[dict, list[dict]]:
@@ -620,23 +631,90 @@ def sampled_run(name: str, destination: pathlib.Path) -> tuple[dict, list[dict]]
   for file in ("config.toml", "resolved_config.json"):
     shutil.copy(source / file, destination / file)
   sample = [r for r in read_records(source) if r["index"] % SAMPLE_STRIDES[name] == 0]
-  (destination / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in sample))
+  write_records(destination, sample)
   return json.loads((source / "resolved_config.json").read_text()), sample
 
 
 @pytest.mark.parametrize("run", TOURNAMENTS)
-def test_a_sample_of_each_tournament_is_reported_cell_by_cell(run, tmp_path):
+def test_a_sample_of_each_tournament_is_reported_cell_by_cell(run, tmp_path, capsys):
   """The report of a sample of a tournament's records against the oracle of that sample: headings,
-  group sizes, every cell of summary.md's tables and of summary.csv."""
+  group sizes, every cell of summary.md's tables and of summary.csv. The report is printed (unless
+  quiet), and written again alike over the first (its plots folder then exists)."""
   config, sample = sampled_run(run, tmp_path / run)
   oracle = tournament_oracle(config, sample)
-  printed = summary.write_report(tmp_path / run, quiet=True)
+  printed = summary.write_report(tmp_path / run)
   text = (tmp_path / run / "summary.md").read_text()
-  assert printed == text
+  assert printed == text and capsys.readouterr().out == text + "\n"
+  csv_bytes = (tmp_path / run / "summary.csv").read_bytes()
+  assert summary.write_report(tmp_path / run, quiet=True) == text
+  assert capsys.readouterr().out == ""
+  assert (tmp_path / run / "summary.csv").read_bytes() == csv_bytes
   check_heading_and_group_sizes(text, config, oracle)
   check_summary_tables(text, config, oracle, f"{run} (sample)")
   check_head_to_head_tables(text, oracle, f"{run} (sample)")
   check_summary_csv(tmp_path / run / "summary.csv", oracle, f"{run} (sample)", current=True)
+
+
+def layout(text: str) -> list[str]:
+  """A report's lines with every number masked and every table row reduced to its cell count: what
+  stays the same whatever the figures."""
+  return [f"| {len(line.split(' | '))} cells" if line.startswith("|") else re.sub(r"\d+", "#", line)
+          for line in text.split("\n")]
+
+
+@pytest.mark.parametrize("run", [run for run, reports in CURRENT_REPORTS.items()
+                                 if "summary.md" in reports])
+def test_a_sampled_report_is_laid_out_as_the_stored_one(run, tmp_path):
+  """Headings, blank lines, table shapes and the notes (the AIVAT note only where a group recorded
+  the decision terms) of a sample's report are those of the stored report of the whole run."""
+  sampled_run(run, tmp_path / run)
+  text = summary.write_report(tmp_path / run, quiet=True)
+  assert layout(text) == layout((stored_dir(run) / "summary.md").read_text())
+  assert ("AIVAT: the luck-corrected figure" in text) == (run == "blueprint-head-to-head")
+
+
+def test_a_sampled_run_without_its_config_file_or_schedule_is_reported_alike(tmp_path):
+  """Older run folders: without config.toml (records then unchecked) or without the resolved
+  config's schedule (the games counted from num_games and games), the report is the same."""
+  sampled_run("quickstart", tmp_path / "whole")
+  expected = summary.write_report(tmp_path / "whole", quiet=True)
+  sampled_run("quickstart", tmp_path / "no-config")
+  (tmp_path / "no-config" / "config.toml").unlink()
+  assert summary.write_report(tmp_path / "no-config", quiet=True) == expected
+  resolved = tmp_path / "no-schedule" / "resolved_config.json"
+  sampled_run("quickstart", tmp_path / "no-schedule")
+  older = json.loads(resolved.read_text())
+  assert older.pop("schedule")["total_games"] == 2160
+  resolved.write_text(json.dumps(older))
+  assert summary.write_report(tmp_path / "no-schedule", quiet=True) == expected
+
+
+def test_a_record_the_config_does_not_play_is_refused(tmp_path):
+  folder = tmp_path / "run"
+  _, sample = sampled_run("quickstart", folder)
+  sample[3]["seats"] = sample[3]["seats"][::-1]
+  write_records(folder, sample)
+  with pytest.raises(RunError, match=f"^{re.escape(str(folder / 'records.jsonl'))}, line 4: game"
+                     f" {sample[3]['index']} is recorded with seats "):
+    summary.write_report(folder, quiet=True)
+
+
+@pytest.mark.parametrize("missing", ["resolved_config.json", "records.jsonl"])
+def test_a_folder_without_a_runs_files_is_refused(missing, tmp_path):
+  sampled_run("quickstart", tmp_path / "run")
+  (tmp_path / "run" / missing).unlink()
+  with pytest.raises(FileNotFoundError,
+                     match=f"^{re.escape(str(tmp_path / 'run'))} is not a run folder: {missing}"
+                           " is missing$"):
+    summary.write_report(tmp_path / "run", quiet=True)
+
+
+def test_a_run_without_games_is_refused(tmp_path):
+  sampled_run("quickstart", tmp_path / "run")
+  write_records(tmp_path / "run", [])
+  with pytest.raises(ValueError, match=f"^{re.escape(str(tmp_path / 'run' / 'records.jsonl'))}"
+                                       " holds no games$"):
+    summary.write_report(tmp_path / "run", quiet=True)
 
 
 @pytest.mark.slow
