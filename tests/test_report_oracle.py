@@ -321,6 +321,14 @@ def assert_number(printed: str, value: float, digits: int, where: str) -> None:
       f"{where}: printed {printed}, the oracle gives {value:.{digits + 4}f}"
 
 
+def assert_printed(printed: str, value: float, digits: int, where: str) -> None:
+  """A figure of summary.md: printed with exactly `digits` decimals ("nan" if undefined), within
+  half a unit of the last of them of `value`."""
+  assert printed == "nan" or re.fullmatch(rf"-?\d+\.\d{{{digits}}}", printed), \
+      f"{where}: {printed!r} is not printed with {digits} decimals"
+  assert_number(printed, value, digits, where)
+
+
 ESTIMATE = re.compile(r"^(\S+) \[(?:(\S+), (\S+)|n/a)\](?: \((\S+?)(?:, (\S+))?\))?$")
 
 
@@ -331,23 +339,23 @@ def assert_estimate(cell: str, estimate, digits: int, where: str, ratio: float |
   match = ESTIMATE.match(cell)
   assert match, f"{where}: {cell!r} is not an estimate"
   value, low, high = estimate
-  assert_number(match[1], value, digits, where)
+  assert_printed(match[1], value, digits, where)
   if math.isnan(low):
     assert match[2] is None, f"{where}: {cell!r} has bounds, the oracle has none"
   else:
     assert match[2] is not None, f"{where}: {cell!r} has no bounds"
-    assert_number(match[2], low, digits, where + " (low)")
-    assert_number(match[3], high, digits, where + " (high)")
+    assert_printed(match[2], low, digits, where + " (low)")
+    assert_printed(match[3], high, digits, where + " (high)")
   if ratio is None:
     assert match[4] is None, f"{where}: {cell!r} has a variance ratio"
   else:
     assert match[4] is not None, f"{where}: {cell!r} has no variance ratio"
-    assert_number(match[4], ratio, 2, where + " (variance ratio)")
+    assert_printed(match[4], ratio, 2, where + " (variance ratio)")
   if second_ratio is None:
     assert match[5] is None, f"{where}: {cell!r} has a second variance ratio"
   else:
     assert match[5] is not None, f"{where}: {cell!r} has no second variance ratio"
-    assert_number(match[5], second_ratio, 2, where + " (variance ratio to luck-corrected)")
+    assert_printed(match[5], second_ratio, 2, where + " (variance ratio to luck-corrected)")
 
 
 def markdown_tables(lines: list[str]) -> list[list[list[str]]]:
@@ -468,8 +476,8 @@ def check_summary_tables(text: str, config: dict, oracle: dict, run: str) -> Non
                           ratio=figures[f"aivat_{metric}_variance_ratio"],
                           second_ratio=figures[f"aivat_{metric}_luck_ratio"])
       mu, sigma = cells[RATING_HEADER].split(" ± ")
-      assert_number(mu, group["ratings"][row[0]][0], 1, f"{where}, rating mu")
-      assert_number(sigma, group["ratings"][row[0]][1], 1, f"{where}, rating sigma")
+      assert_printed(mu, group["ratings"][row[0]][0], 1, f"{where}, rating mu")
+      assert_printed(sigma, group["ratings"][row[0]][1], 1, f"{where}, rating sigma")
 
 
 @pytest.mark.parametrize("source", SOURCES)
@@ -500,12 +508,12 @@ def check_head_to_head_tables(text: str, oracle: dict, run: str) -> None:
         else:
           match = re.fullmatch(r"(\S+) \(p(<0\.001|=\S+)\)(\*?)", cell)
           assert match, f"{where}: {cell!r}"
-          assert_number(match[1], pairing["share"], 2, where)
+          assert_printed(match[1], pairing["share"], 2, where)
           if match[2] == "<0.001":
             assert pairing["p"] < 0.001, f"{where}: p = {pairing['p']}"
           else:
             assert pairing["p"] >= 0.001, where
-            assert_number(match[2][1:], pairing["p"], 3, f"{where}, p-value")
+            assert_printed(match[2][1:], pairing["p"], 3, f"{where}, p-value")
           assert (match[3] == "*") == pairing["significant"], f"{where}: Holm mark"
 
 
@@ -656,10 +664,11 @@ def test_a_sample_of_each_tournament_is_reported_cell_by_cell(run, tmp_path, cap
 
 
 def layout(text: str) -> list[str]:
-  """A report's lines with every number masked and every table row reduced to its cell count: what
-  stays the same whatever the figures."""
-  return [f"| {len(line.split(' | '))} cells" if line.startswith("|") else re.sub(r"\d+", "#", line)
-          for line in text.split("\n")]
+  """A report's lines with every number masked and every table row but the rule row (the columns'
+  alignment) reduced to its cell count: what stays the same whatever the figures."""
+  return [line if re.fullmatch(r"[|:\s-]+", line)  # a table's rule row: its alignments
+          else f"| {len(line.split(' | '))} cells" if line.startswith("|")
+          else re.sub(r"\d+", "#", line) for line in text.split("\n")]
 
 
 @pytest.mark.parametrize("run", [run for run, reports in CURRENT_REPORTS.items()
