@@ -34,6 +34,8 @@ from openskill.models import PlackettLuce
 
 import sushigo_spiel  # noqa: F401  (registers python_sushi_go, for the solving runs' game types)
 from experiments.cli import main
+from experiments.run_folder import RunError
+from experiments.tournament import summary
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "experiments" / "results"
@@ -319,6 +321,14 @@ def assert_number(printed: str, value: float, digits: int, where: str) -> None:
       f"{where}: printed {printed}, the oracle gives {value:.{digits + 4}f}"
 
 
+def assert_printed(printed: str, value: float, digits: int, where: str) -> None:
+  """A figure of summary.md: printed with exactly `digits` decimals ("nan" if undefined), within
+  half a unit of the last of them of `value`."""
+  assert printed == "nan" or re.fullmatch(rf"-?\d+\.\d{{{digits}}}", printed), \
+      f"{where}: {printed!r} is not printed with {digits} decimals"
+  assert_number(printed, value, digits, where)
+
+
 ESTIMATE = re.compile(r"^(\S+) \[(?:(\S+), (\S+)|n/a)\](?: \((\S+?)(?:, (\S+))?\))?$")
 
 
@@ -329,23 +339,23 @@ def assert_estimate(cell: str, estimate, digits: int, where: str, ratio: float |
   match = ESTIMATE.match(cell)
   assert match, f"{where}: {cell!r} is not an estimate"
   value, low, high = estimate
-  assert_number(match[1], value, digits, where)
+  assert_printed(match[1], value, digits, where)
   if math.isnan(low):
     assert match[2] is None, f"{where}: {cell!r} has bounds, the oracle has none"
   else:
     assert match[2] is not None, f"{where}: {cell!r} has no bounds"
-    assert_number(match[2], low, digits, where + " (low)")
-    assert_number(match[3], high, digits, where + " (high)")
+    assert_printed(match[2], low, digits, where + " (low)")
+    assert_printed(match[3], high, digits, where + " (high)")
   if ratio is None:
     assert match[4] is None, f"{where}: {cell!r} has a variance ratio"
   else:
     assert match[4] is not None, f"{where}: {cell!r} has no variance ratio"
-    assert_number(match[4], ratio, 2, where + " (variance ratio)")
+    assert_printed(match[4], ratio, 2, where + " (variance ratio)")
   if second_ratio is None:
     assert match[5] is None, f"{where}: {cell!r} has a second variance ratio"
   else:
     assert match[5] is not None, f"{where}: {cell!r} has no second variance ratio"
-    assert_number(match[5], second_ratio, 2, where + " (variance ratio to luck-corrected)")
+    assert_printed(match[5], second_ratio, 2, where + " (variance ratio to luck-corrected)")
 
 
 def markdown_tables(lines: list[str]) -> list[list[list[str]]]:
@@ -418,8 +428,12 @@ SOURCES = ("stored", "regenerated")
 @pytest.mark.parametrize("run", TOURNAMENTS)
 def test_summary_md_heading_and_group_sizes(run, source, oracles, regenerated):
   config, oracle = oracles[run]
-  head, sections = markdown_sections(
-      (report_dir(run, source, regenerated) / "summary.md").read_text())
+  check_heading_and_group_sizes((report_dir(run, source, regenerated) / "summary.md").read_text(),
+                                config, oracle)
+
+
+def check_heading_and_group_sizes(text: str, config: dict, oracle: dict) -> None:
+  head, sections = markdown_sections(text)
   total = sum(group["games"] for label, group in oracle.items() if label != OVERALL)
   assert head[:3] == [f"# {config['experiment']['name']}", "",
                       f"{total} games, seed {config['experiment']['seed']}."]
@@ -432,8 +446,12 @@ def test_summary_md_heading_and_group_sizes(run, source, oracles, regenerated):
 @pytest.mark.parametrize("run", TOURNAMENTS)
 def test_summary_md_tables_cell_by_cell(run, source, oracles, regenerated):
   config, oracle = oracles[run]
-  _, sections = markdown_sections(
-      (report_dir(run, source, regenerated) / "summary.md").read_text())
+  check_summary_tables((report_dir(run, source, regenerated) / "summary.md").read_text(), config,
+                       oracle, run)
+
+
+def check_summary_tables(text: str, config: dict, oracle: dict, run: str) -> None:
+  _, sections = markdown_sections(text)
   for label, group in oracle.items():
     table = markdown_tables(sections[label])[0]
     lucky = all(f["corrected_score"] is not None for f in group["figures"].values())
@@ -458,16 +476,20 @@ def test_summary_md_tables_cell_by_cell(run, source, oracles, regenerated):
                           ratio=figures[f"aivat_{metric}_variance_ratio"],
                           second_ratio=figures[f"aivat_{metric}_luck_ratio"])
       mu, sigma = cells[RATING_HEADER].split(" ± ")
-      assert_number(mu, group["ratings"][row[0]][0], 1, f"{where}, rating mu")
-      assert_number(sigma, group["ratings"][row[0]][1], 1, f"{where}, rating sigma")
+      assert_printed(mu, group["ratings"][row[0]][0], 1, f"{where}, rating mu")
+      assert_printed(sigma, group["ratings"][row[0]][1], 1, f"{where}, rating sigma")
 
 
 @pytest.mark.parametrize("source", SOURCES)
 @pytest.mark.parametrize("run", TOURNAMENTS)
 def test_head_to_head_md_cell_by_cell(run, source, oracles, regenerated):
   _, oracle = oracles[run]
-  _, sections = markdown_sections(
-      (report_dir(run, source, regenerated) / "summary.md").read_text())
+  check_head_to_head_tables((report_dir(run, source, regenerated) / "summary.md").read_text(),
+                            oracle, run)
+
+
+def check_head_to_head_tables(text: str, oracle: dict, run: str) -> None:
+  _, sections = markdown_sections(text)
   for label, group in oracle.items():
     lines = sections[label]
     assert "Head to head (row vs column):" in lines
@@ -486,12 +508,12 @@ def test_head_to_head_md_cell_by_cell(run, source, oracles, regenerated):
         else:
           match = re.fullmatch(r"(\S+) \(p(<0\.001|=\S+)\)(\*?)", cell)
           assert match, f"{where}: {cell!r}"
-          assert_number(match[1], pairing["share"], 2, where)
+          assert_printed(match[1], pairing["share"], 2, where)
           if match[2] == "<0.001":
             assert pairing["p"] < 0.001, f"{where}: p = {pairing['p']}"
           else:
             assert pairing["p"] >= 0.001, where
-            assert_number(match[2][1:], pairing["p"], 3, f"{where}, p-value")
+            assert_printed(match[2][1:], pairing["p"], 3, f"{where}, p-value")
           assert (match[3] == "*") == pairing["significant"], f"{where}: Holm mark"
 
 
@@ -550,15 +572,25 @@ CSV_CASES = [(run, "regenerated") for run in TOURNAMENTS] + [
 @pytest.mark.parametrize("run, source", CSV_CASES)
 def test_summary_csv_cell_by_cell(run, source, oracles, regenerated):
   _, oracle = oracles[run]
-  path = report_dir(run, source, regenerated) / "summary.csv"
+  check_summary_csv(report_dir(run, source, regenerated) / "summary.csv", oracle, run,
+                    current=source == "regenerated")
+
+
+def check_summary_csv(path: pathlib.Path, oracle: dict, run: str, current: bool) -> None:
+  """The cells of a summary.csv; `current` when it was written by the current report code (older
+  reports lack the luck columns, or the AIVAT ones)."""
   with path.open(newline="", encoding="utf-8") as file:
     rows = list(csv.reader(file))
   header = rows[0]
   assert header[:len(CSV_BASE)] == CSV_BASE
-  # older reports lack the luck columns, or the AIVAT ones
   assert header[len(CSV_BASE):] in ([], CSV_CORRECTED, CSV_CORRECTED + CSV_AIVAT)
-  if source == "regenerated":
+  if current:
     assert header == CSV_BASE + CSV_CORRECTED + CSV_AIVAT
+    assert b"\r" not in path.read_bytes(), f"{run}: lines end in \\n alone"
+    for row in rows[1:]:
+      for column, cell in zip(header[4:], row[4:]):
+        assert cell == "" or float(cell) == round(float(cell), CSV_DIGITS), \
+            f"{run}, {row[0]}, {row[1]}, {column}: {cell} is not rounded to {CSV_DIGITS} digits"
   expected_keys = [(label, name) for label, group in oracle.items() for name in group["order"]]
   assert [(row[0], row[1]) for row in rows[1:]] == expected_keys
   for row in rows[1:]:
@@ -586,6 +618,113 @@ def test_summary_csv_cell_by_cell(run, source, oracles, regenerated):
                             for report in ("summary.md", "results.csv")])
 def test_regenerated_report_equals_the_stored_one(run, report, regenerated):
   assert (regenerated[run] / report).read_bytes() == (stored_dir(run) / report).read_bytes()
+
+
+# Every STRIDE-th record of each tournament (by index): samples of 60 to 240 games whose reports
+# take a second to write, so the report code can be judged by many quick runs (its mutation tests).
+# Prime strides, so that a sample meets every seating of the schedule's cycles.
+SAMPLE_STRIDES = {"quickstart": 17, "search-round-robin": 1, "cfr-head-to-head": 19,
+                  "subgame-4p-head-to-head": 5, "blueprint-head-to-head": 7}
+
+
+def write_records(folder: pathlib.Path, records: list[dict]) -> None:
+  (folder / "records.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+
+
+def sampled_run(name: str, destination: pathlib.Path) -> tuple[dict, list[dict]]:
+  """A run folder at `destination` holding the config of the stored run `name` and a sample of its
+  records (a run with the other games not played yet); its resolved config and the sample."""
+  source = QUICKSTART_DATA if name == "quickstart" else stored_dir(name)
+  destination.mkdir()
+  for file in ("config.toml", "resolved_config.json"):
+    shutil.copy(source / file, destination / file)
+  sample = [r for r in read_records(source) if r["index"] % SAMPLE_STRIDES[name] == 0]
+  write_records(destination, sample)
+  return json.loads((source / "resolved_config.json").read_text()), sample
+
+
+@pytest.mark.parametrize("run", TOURNAMENTS)
+def test_a_sample_of_each_tournament_is_reported_cell_by_cell(run, tmp_path, capsys):
+  """The report of a sample of a tournament's records against the oracle of that sample: headings,
+  group sizes, every cell of summary.md's tables and of summary.csv. The report is printed (unless
+  quiet), and written again alike over the first (its plots folder then exists)."""
+  config, sample = sampled_run(run, tmp_path / run)
+  oracle = tournament_oracle(config, sample)
+  printed = summary.write_report(tmp_path / run)
+  text = (tmp_path / run / "summary.md").read_text()
+  assert printed == text and capsys.readouterr().out == text + "\n"
+  csv_bytes = (tmp_path / run / "summary.csv").read_bytes()
+  assert summary.write_report(tmp_path / run, quiet=True) == text
+  assert capsys.readouterr().out == ""
+  assert (tmp_path / run / "summary.csv").read_bytes() == csv_bytes
+  check_heading_and_group_sizes(text, config, oracle)
+  check_summary_tables(text, config, oracle, f"{run} (sample)")
+  check_head_to_head_tables(text, oracle, f"{run} (sample)")
+  check_summary_csv(tmp_path / run / "summary.csv", oracle, f"{run} (sample)", current=True)
+
+
+def layout(text: str) -> list[str]:
+  """A report's lines with every number masked and every table row but the rule row (the columns'
+  alignment) reduced to its cell count: what stays the same whatever the figures."""
+  return [line if re.fullmatch(r"[|:\s-]+", line)  # a table's rule row: its alignments
+          else f"| {len(line.split(' | '))} cells" if line.startswith("|")
+          else re.sub(r"\d+", "#", line) for line in text.split("\n")]
+
+
+@pytest.mark.parametrize("run", [run for run, reports in CURRENT_REPORTS.items()
+                                 if "summary.md" in reports])
+def test_a_sampled_report_is_laid_out_as_the_stored_one(run, tmp_path):
+  """Headings, blank lines, table shapes and the notes (the AIVAT note only where a group recorded
+  the decision terms) of a sample's report are those of the stored report of the whole run."""
+  sampled_run(run, tmp_path / run)
+  text = summary.write_report(tmp_path / run, quiet=True)
+  assert layout(text) == layout((stored_dir(run) / "summary.md").read_text())
+  assert ("AIVAT: the luck-corrected figure" in text) == (run == "blueprint-head-to-head")
+
+
+def test_a_sampled_run_without_its_config_file_or_schedule_is_reported_alike(tmp_path):
+  """Older run folders: without config.toml (records then unchecked) or without the resolved
+  config's schedule (the games counted from num_games and games), the report is the same."""
+  sampled_run("quickstart", tmp_path / "whole")
+  expected = summary.write_report(tmp_path / "whole", quiet=True)
+  sampled_run("quickstart", tmp_path / "no-config")
+  (tmp_path / "no-config" / "config.toml").unlink()
+  assert summary.write_report(tmp_path / "no-config", quiet=True) == expected
+  resolved = tmp_path / "no-schedule" / "resolved_config.json"
+  sampled_run("quickstart", tmp_path / "no-schedule")
+  older = json.loads(resolved.read_text())
+  experiment = older["experiment"]
+  assert older.pop("schedule")["total_games"] == experiment["num_games"] * len(experiment["games"])
+  resolved.write_text(json.dumps(older))
+  assert summary.write_report(tmp_path / "no-schedule", quiet=True) == expected
+
+
+def test_a_record_the_config_does_not_play_is_refused(tmp_path):
+  folder = tmp_path / "run"
+  _, sample = sampled_run("quickstart", folder)
+  sample[3]["seats"] = sample[3]["seats"][::-1]
+  write_records(folder, sample)
+  with pytest.raises(RunError, match=f"^{re.escape(str(folder / 'records.jsonl'))}, line 4: game"
+                     f" {sample[3]['index']} is recorded with seats "):
+    summary.write_report(folder, quiet=True)
+
+
+@pytest.mark.parametrize("missing", ["resolved_config.json", "records.jsonl"])
+def test_a_folder_without_a_runs_files_is_refused(missing, tmp_path):
+  sampled_run("quickstart", tmp_path / "run")
+  (tmp_path / "run" / missing).unlink()
+  with pytest.raises(FileNotFoundError,
+                     match=f"^{re.escape(str(tmp_path / 'run'))} is not a run folder: {missing}"
+                           " is missing$"):
+    summary.write_report(tmp_path / "run", quiet=True)
+
+
+def test_a_run_without_games_is_refused(tmp_path):
+  sampled_run("quickstart", tmp_path / "run")
+  write_records(tmp_path / "run", [])
+  with pytest.raises(ValueError, match=f"^{re.escape(str(tmp_path / 'run' / 'records.jsonl'))}"
+                                       " holds no games$"):
+    summary.write_report(tmp_path / "run", quiet=True)
 
 
 @pytest.mark.slow

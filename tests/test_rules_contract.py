@@ -14,7 +14,7 @@ import pyspiel
 import pytest
 
 import sushigo_spiel  # noqa: F401  (registers the games)
-from support import CH, SQ, W, deal, load
+from support import CH, SQ, W, deal, load, random_playout, walk
 from sushigo_spiel.sushi_draft import rules as DR
 from sushigo_spiel.sushi_go import rules as R
 
@@ -59,6 +59,20 @@ def test_chopsticks_pairs_exist_whatever_the_card_numbers():
   assert {"Chopsticks + Pudding", "Pudding + Pudding", "Chopsticks + Chopsticks"} <= names
 
 
+def test_the_action_table_follows_from_the_deck_whatever_the_hand_size():
+  """The action table ("follows from the deck", `_derive`) is one for every hand size of two
+  cards or more, so a game's action space does not change with its hand size (even at two cards,
+  where no pair is ever legal, the Chopsticks being played on the first turn and the last card
+  being taken for the player)."""
+  deck = "tempura:4/squid:4/wasabi:4/chopsticks:4"
+  tables = {size: load(players=2, hand_size=size, rounds=1, deck=deck).rules
+            for size in (2, 3, 4)}
+  assert tables[3].pairs
+  for size in (2, 4):
+    assert tables[size].pairs == tables[3].pairs, size
+    assert tables[size].num_distinct_actions == tables[3].num_distinct_actions, size
+
+
 @pytest.mark.parametrize("params,bounds", [
     ({"players": 2}, (0, 3 * (5 * 10 + 6) + 6)),
     ({"players": 3}, (-6, 3 * (5 * 9 + 6) + 6)),
@@ -84,6 +98,41 @@ def test_the_robot_is_drawn_for_only_from_its_pile():
           f"chance outcome 0 is not a card of the robot's pile; allowed: [2]")
   refused(lambda: R.apply_chance(game.rules, state.table(), 3),
           f"chance outcome 3 is not a card of the robot's pile; allowed: [2]")
+
+
+def test_the_robots_drawn_card_is_minus_one_before_each_draw():
+  """`Robot.drawn` is -1 before the draw (as its docstring and the compiled layout say, which the
+  codec copies as it is) and the drawn card from the draw to the turn's end, every round."""
+  game = load(players=2, robot=True)
+  for seed in range(3):
+    seen_before = seen_after = 0
+    for state in walk(game.new_initial_state(), random.Random(seed)):
+      table = state.table()
+      if state.is_chance_node():
+        assert table.robot.drawn == -1, (seed, table.round, table.turn)
+        seen_before += 1
+      else:
+        assert 0 <= table.robot.drawn < game.rules.num_types, (seed, table.round, table.turn)
+        seen_after += 1
+    assert seen_before and seen_after
+
+
+@pytest.mark.parametrize("params", [{"players": 3}, {"players": 2, "robot": True},
+                                    {"players": 2, "soy_sauce": True}])
+def test_each_round_result_names_its_categories_and_counts_its_puddings(params):
+  """A finished round's `RoundResult`: `breakdown` has one value per `Rules.categories` (Soy Sauce
+  only with the variant), and `puddings` the Puddings each player played that round."""
+  game = load(**params)
+  rules = game.rules
+  pudding = next(c for c, card in enumerate(rules.cards) if card.name == "Pudding")
+  assert ("soy_sauce" in rules.categories) == bool(params.get("soy_sauce"))
+  state = random_playout(game.new_initial_state(), random.Random(5))
+  results = state.table().results
+  assert len(results) == rules.rounds
+  for result in results:
+    assert all(len(points) == len(rules.categories) for points in result.breakdown)
+    assert result.puddings == tuple(tableau.count(pudding) for tableau in result.tableaus)
+  assert any(sum(result.puddings) for result in results)
 
 
 def test_an_illegal_robot_move_is_refused_naming_the_legal_ones():
