@@ -79,15 +79,15 @@ class DealLuck:
     """Every position the deal from `before` can lead to, with its probability; None when there
     are more than `playouts` of them (the enumeration stops there). It walks the game's own
     states: a full game's deal, always sampled, compiles no chance kernel but `skip_chance`."""
-    frontier, dealt = [(1.0, before)], []
+    frontier, dealt = [(1.0, before, None)], []  # a node is its parent and the outcome taken
     while frontier:
-      probability, node = frontier.pop()
+      probability, parent, outcome = frontier.pop()
+      node = parent if outcome is None else parent.child(outcome)
       if not node.is_chance_node():
         dealt.append((probability, self.core.encode(node.table())))
         continue
       outcomes = node.chance_outcomes()
       if len(frontier) + len(outcomes) + len(dealt) > self.playouts:
         return None
-      for outcome, p in outcomes:
-        frontier.append((probability * p, node.child(outcome)))
+      frontier.extend((probability * p, node, outcome) for outcome, p in outcomes)
     return dealt
