@@ -18,10 +18,16 @@ import tomllib
 
 from experiments import config as config_lib
 from experiments import run_lock
-from experiments import solving
 from experiments import tournament
 from experiments.run_folder import CONFIG_FILE
 from experiments.tournament import config as tournament_config
+
+
+def _solving():
+  """`experiments.solving`, imported when a command needs it: its solvers' modules take a second
+  to import, which a tournament never uses."""
+  from experiments import solving  # pylint: disable=C0415
+  return solving
 
 TOURNAMENT = tournament_config.KIND
 
@@ -48,7 +54,7 @@ def run(config_path: str | pathlib.Path, out: str | pathlib.Path | None = None, 
   if experiment_kind(config_path) == TOURNAMENT:
     return tournament.run(config_path, out=out, workers=workers, backend=backend, address=address,
                           force=force, quiet=quiet)
-  return solving.run(config_path, out=out, workers=workers, force=force, quiet=quiet,
+  return _solving().run(config_path, out=out, workers=workers, force=force, quiet=quiet,
                      backend=backend, address=address)
 
 
@@ -56,7 +62,7 @@ def reproduce(run_dir: str | pathlib.Path, workers: int = 1, quiet: bool = False
   """Replays a run folder's stored config; True if every result came out identical."""
   if experiment_kind(pathlib.Path(run_dir) / CONFIG_FILE) == TOURNAMENT:
     return tournament.reproduce(run_dir, workers=workers, quiet=quiet)
-  return solving.reproduce(run_dir, workers=workers)
+  return _solving().reproduce(run_dir, workers=workers)
 
 
 def report(run_dir: str | pathlib.Path) -> str:
@@ -65,7 +71,7 @@ def report(run_dir: str | pathlib.Path) -> str:
   with run_lock.reading(run_dir, "report"):
     if experiment_kind(run_dir / CONFIG_FILE) == TOURNAMENT:
       return tournament.report(run_dir)
-    return solving.report(run_dir)
+    return _solving().report(run_dir)
 
 
 def config_tables() -> list[tuple[str, type]]:
@@ -73,12 +79,13 @@ def config_tables() -> list[tuple[str, type]]:
   return [("Tournament `[experiment]`", tournament_config.Experiment),
           ("`[budget]`", tournament_config.Budget), ("`[report]`", tournament_config.Report),
           (f"`[[players]]`: tournaments, {_kinds_with_players()}", config_lib.Competitor),
-          ("Solving `[experiment]`", solving.Experiment),
-          *((f"`[{kind.section}]`", kind.table) for kind in solving.KINDS.values() if kind.table)]
+          ("Solving `[experiment]`", _solving().Experiment),
+          *((f"`[{kind.section}]`", kind.table) for kind in _solving().KINDS.values()
+            if kind.table)]
 
 
 def _kinds_with_players() -> str:
-  return ", ".join(f'kind "{name}"' for name, kind in solving.KINDS.items() if kind.takes_players)
+  return ", ".join(f'kind "{name}"' for name, kind in _solving().KINDS.items() if kind.takes_players)
 
 
 def with_config_reference(page: str) -> str:

@@ -13,13 +13,13 @@ play a baselines' table alike, to the last bit).
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 
 import numpy as np
 import pyspiel
 
 from solvers.baselines import HeuristicBot
-from solvers.equilibrium.policies import PolicyBot
 from solvers.policy_kernels import heuristic
 from solvers.policy_kernels.checked import SushiGoPolicies
 from solvers.search.rollouts import compiled_policy_name
@@ -35,12 +35,26 @@ def reference(bot: pyspiel.Bot) -> tuple[str, np.ndarray]:
   default parameters, or for a blueprint those followed by its table
   (`blueprint_policy.parameters`)."""
   defaults = heuristic.parameters(HeuristicBot.WEIGHTS)
-  model = bot.blueprint_model() if isinstance(bot, PolicyBot) else None
+  # A PolicyBot exists only once its module is imported: a baselines' tournament never imports it
+  # (with CFR's modules, a second), and no bot of it can be one.
+  policies = sys.modules.get("solvers.equilibrium.policies")
+  model = bot.blueprint_model() if policies and isinstance(bot, policies.PolicyBot) else None
   if model is not None:
     from solvers.equilibrium.kernels import blueprint_policy  # pylint: disable=C0415 (compiles CFR's)
     name, blueprint = model
     return name, blueprint_policy.parameters(defaults, blueprint.valuation, blueprint.averages)
   return compiled_policy_name(bot) or DEFAULT_POLICY, defaults
+
+
+_POLICIES: dict[str, SushiGoPolicies] = {}  # by game string: a tournament's games share one
+
+
+def policies_of(game: pyspiel.Game) -> SushiGoPolicies:
+  """The baseline policy kernels on the compiled core of `game`, made once per game string."""
+  key = str(game)
+  if key not in _POLICIES:
+    _POLICIES[key] = SushiGoPolicies.from_params(**game.get_parameters())
+  return _POLICIES[key]
 
 
 class ReferenceValue:
@@ -49,13 +63,12 @@ class ReferenceValue:
   the kernel stream `rng`."""
 
   def __init__(self, game: pyspiel.Game, bots: Sequence[pyspiel.Bot], rng: np.ndarray):
-    self.policies = SushiGoPolicies.from_params(**game.get_parameters())
+    self.policies = policies_of(game)
     self.core = self.policies.core
     names, params = zip(*(reference(bot) for bot in bots))
     self.names = names
     self.deterministic = all(name in DETERMINISTIC for name in names)
     self.rng = checked_stream(rng)
-    self.heuristic_params = heuristic.parameters(HeuristicBot.WEIGHTS)
     self.blueprint_kernel = None
     if any(name in BLUEPRINTS for name in names):
       from solvers.equilibrium.kernels import blueprint_policy  # pylint: disable=C0415
@@ -64,6 +77,9 @@ class ReferenceValue:
       self.codes = np.array([blueprint_policy.POLICIES[name] for name in names], dtype=np.int64)
       self.params = np.concatenate(params)
       self.starts = np.cumsum([0] + [len(p) for p in params]).astype(np.int64)
+    else:
+      self.codes, self.params = self.policies.joint_codes(
+          names, heuristic.parameters(HeuristicBot.WEIGHTS))
 
   def __call__(self, pos: np.ndarray, continuations: int = 1) -> np.ndarray:
     """v at `pos`, the mean of `continuations` plays (one when every reference is
@@ -79,6 +95,6 @@ class ReferenceValue:
       return out
     for _ in range(plays):
       child = pos.copy()
-      self.policies.play_round(child, self.rng, self.names, self.heuristic_params)
+      self.policies.play_round_coded(child, self.rng, self.codes, self.params)
       out += self.core.scores(child)
     return out / plays

@@ -11,6 +11,7 @@ from experiments import stats
 from experiments.tournament import _mismatches, luck
 from experiments.tournament import config as config_lib
 from solvers.match import play_match
+from sushigo_spiel.compiled.sushi_go.layout import ACTOR_CHANCE
 from sushigo_spiel.drafting.dynamics import margins
 
 
@@ -121,3 +122,38 @@ def test_the_default_playouts_leave_the_config_hash_of_older_runs_unchanged():
   assert default.luck_playouts == 0 and on.luck_playouts == 16 and on.hash != default.hash
   with pytest.raises(config_lib.ConfigError, match="luck_playouts"):
     config_lib.parse(CONFIG.replace("num_games = 2", "num_games = 2\nluck_playouts = -1"))
+
+
+def _core_deal_outcomes(core, pos):
+  """A deal's outcomes enumerated on the compiled core alone: (probability, position), in the
+  order `DealLuck.deal_outcomes` lists them."""
+  frontier, dealt = [(1.0, pos)], []
+  while frontier:
+    probability, node = frontier.pop()
+    if core.actor(node) != ACTOR_CHANCE:
+      dealt.append((probability, node))
+      continue
+    for outcome, p in core.chance_outcomes(node):
+      child = node.copy()
+      core.apply_chance(child, outcome)
+      frontier.append((probability * p, child))
+  return dealt
+
+
+@pytest.mark.parametrize("game_string", [
+    "python_sushi_go(players=2,rounds=2,hand_size=2,deck=squid:4/egg:3/tempura:1)",
+    "python_sushi_go(players=3,rounds=1,hand_size=2,deck=squid:3/egg:2/maki1:1,deal=hand)"])
+def test_a_deals_outcomes_on_the_games_states_are_the_compiled_cores(game_string):
+  # The luck walks the game's own states; the compiled core, its twin, must find the same
+  # positions with the same probabilities, bit for bit, in the same order.
+  game = pyspiel.load_game(game_string)
+  bots = [solvers.make_bot("random", game, seat, seat) for seat in range(game.num_players())]
+  state = game.new_initial_state()
+  deal_luck = luck.DealLuck(game, bots, 0, playouts=1000)
+  outcomes = deal_luck.deal_outcomes(state)
+  expected = _core_deal_outcomes(deal_luck.core, deal_luck.core.encode(state.table()))
+  assert 1 < len(outcomes) == len(expected)
+  for (p, pos), (q, expected_pos) in zip(outcomes, expected):
+    assert p == q
+    assert pos.tolist() == expected_pos.tolist()
+  assert luck.DealLuck(game, bots, 0, playouts=len(expected) - 1).deal_outcomes(state) is None

@@ -37,7 +37,6 @@ import pyspiel
 
 from solvers.round_values import ReferenceValue
 from sushigo_spiel.compiled.rng import new_state
-from sushigo_spiel.compiled.sushi_go.layout import ACTOR_CHANCE
 
 GAME = "python_sushi_go"  # the game whose deals have a compiled core to value them
 
@@ -58,16 +57,17 @@ class DealLuck:
 
   def observe_deal(self, before: pyspiel.State, after: pyspiel.State) -> None:
     """Adds the luck of the deal that led from `before` to `after` (chance nodes in between)."""
-    expected = self.expected_deal(self.core.encode(before.table()))
+    expected = self.expected_deal(before)
     realised = self.value(self.core.encode(after.table()), self.playouts)
     self.luck += realised - expected
 
-  def expected_deal(self, pos: np.ndarray) -> np.ndarray:
-    """E[v(after the deal)] from the chance node `pos`: exact when the deal has at most
+  def expected_deal(self, before: pyspiel.State) -> np.ndarray:
+    """E[v(after the deal)] from the chance node `before`: exact when the deal has at most
     `playouts` outcomes, else the mean over `playouts` sampled deals played on once each."""
-    outcomes = self.deal_outcomes(pos)
+    outcomes = self.deal_outcomes(before)
     if outcomes is not None:
       return sum(p * self.value(dealt, self.playouts) for p, dealt in outcomes)
+    pos = self.core.encode(before.table())
     total = np.zeros(self.core.num_players)
     for _ in range(self.playouts):
       dealt = pos.copy()
@@ -75,19 +75,19 @@ class DealLuck:
       total += self.value(dealt)
     return total / self.playouts
 
-  def deal_outcomes(self, pos: np.ndarray) -> list[tuple[float, np.ndarray]] | None:
-    """Every position the deal from `pos` can lead to, with its probability; None when there are
-    more than `playouts` of them (the enumeration stops there)."""
-    frontier, dealt = [(1.0, pos)], []
+  def deal_outcomes(self, before: pyspiel.State) -> list[tuple[float, np.ndarray]] | None:
+    """Every position the deal from `before` can lead to, with its probability; None when there
+    are more than `playouts` of them (the enumeration stops there). It walks the game's own
+    states: a full game's deal, always sampled, compiles no chance kernel but `skip_chance`."""
+    frontier, dealt = [(1.0, before, None)], []  # a node is its parent and the outcome taken
     while frontier:
-      probability, node = frontier.pop()
-      if self.core.actor(node) != ACTOR_CHANCE:
-        dealt.append((probability, node))
+      probability, parent, outcome = frontier.pop()
+      node = parent if outcome is None else parent.child(outcome)
+      if not node.is_chance_node():
+        dealt.append((probability, self.core.encode(node.table())))
         continue
-      for outcome, p in self.core.chance_outcomes(node):
-        child = node.copy()
-        self.core.apply_chance(child, outcome)
-        frontier.append((probability * p, child))
-      if len(frontier) + len(dealt) > self.playouts:
+      outcomes = node.chance_outcomes()
+      if len(frontier) + len(outcomes) + len(dealt) > self.playouts:
         return None
+      frontier.extend((probability * p, node, outcome) for outcome, p in outcomes)
     return dealt

@@ -66,9 +66,19 @@ class SushiGoPolicies:
                  params: np.ndarray | None = None) -> None:
     """Plays `pos` in place until the round's decisions are over (the next node is chance or the
     end), seat p by the rollout policy named `policies[p]`; `params` for the heuristic ones."""
+    self.play_round_coded(pos, rng, *self.joint_codes(policies, params))
+
+  def joint_codes(self, policies: Sequence[str],
+                  params: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The kernels' codes of the rollout policies named `policies[p]`, one per seat, and the
+    parameter array they read: `play_round_coded`'s arguments, checked once for many rounds."""
     self.core.check_joint(policies)
     codes = np.array([rollout_policy(name, params)[0] for name in policies], dtype=np.int64)
-    params = sushi_go.NO_PARAMETERS if params is None else checked_parameters(params)
+    return codes, sushi_go.NO_PARAMETERS if params is None else checked_parameters(params)
+
+  def play_round_coded(self, pos: np.ndarray, rng: np.ndarray, codes: np.ndarray,
+                       params: np.ndarray) -> None:
+    """`play_round` with the policies given by `joint_codes`."""
     sushi_go.play_round(self.spec, self.core.checked_position(pos), checked_stream(rng), codes,
                         params)
 

@@ -5,7 +5,8 @@ A game's core (`sushi_go.core.CompiledSushiGo`, `sushi_draft.core.CompiledSushiD
 it, naming its `Rules` class, its spec builder, its `KernelSet` and its kernel modules, which
 offer the same names in both games: `chance` (initial_position, chance_outcomes, is_possible,
 apply_chance, sample_chance, skip_chance), `moves` (legal_actions, play), `scoring` (scores,
-returns), `knowledge` (determinize), `policies` (random_action) and `codec` (encode, decode).
+returns), `knowledge` (determinize), `policies` (random_action) and `codec` (blank_position,
+encode, decode).
 
 Every method checks what it is given (the node's actor, the player, the action, the outcome, the
 arrays' types and sizes) before a kernel sees it: a kernel trusts its input. Positions are int32
@@ -38,7 +39,7 @@ class CompiledCore:
     self.spec = self.build_spec(rules)
     self.num_players = rules.num_players
     self._legal = np.empty(rules.num_distinct_actions, dtype=np.int64)
-    self._position = self.initial_position()  # the shape and type of a position
+    self._position = self.codec.blank_position(self.spec)  # the shape and type of a position
 
   @classmethod
   def from_params(cls, **params):

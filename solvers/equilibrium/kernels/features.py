@@ -145,7 +145,7 @@ def _clip(value, bound):
   return max(-bound, min(bound, value))
 
 
-@njit(inline="always")
+@njit
 def card_features(g, pos, player, card, out, at):
   """Writes the three features of `card` for `player` to `out[at:at + 3]` (module docstring)."""
   kind, row, held = g[g[KIND_TABLE] + card], views.tableau_at(g, player), views.hand_at(g, player)

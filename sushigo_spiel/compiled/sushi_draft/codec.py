@@ -66,9 +66,14 @@ def _chips(rules: R.Rules, b: dict[int, np.ndarray], round_index: int, ordered: 
   return tuple(chips), tuple(order[count:] for order, count in zip(orders, taken))
 
 
+def blank_position(spec: np.ndarray) -> np.ndarray:
+  """A position of zeros: the size and type of every position of the game of `spec`."""
+  return np.zeros(spec[POSITION_SIZE], dtype=POSITION_DTYPE)
+
+
 def encode(rules: R.Rules, spec: np.ndarray, table: R.Table) -> np.ndarray:
   """The position array of a `Table`."""
-  pos = np.zeros(spec[POSITION_SIZE], dtype=POSITION_DTYPE)
+  pos = blank_position(spec)
   b = _views(rules, spec, pos)
   pos[:HEADER_SIZE] = (table.actor, table.keeping, table.round, table.ordered, table.dealt,
                        table.turn)  # header order

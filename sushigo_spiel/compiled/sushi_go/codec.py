@@ -79,9 +79,14 @@ def _result(rules: R.Rules, b: dict[int, np.ndarray], round_index: int, turns) -
                        nested_tuples(b[ROUND_PUDDINGS_AT][round_index]), robot_tableau)
 
 
+def blank_position(spec: np.ndarray) -> np.ndarray:
+  """A position of zeros: the size and type of every position of the game of `spec`."""
+  return np.zeros(spec[POSITION_SIZE], dtype=POSITION_DTYPE)
+
+
 def encode(rules: R.Rules, spec: np.ndarray, table: R.Table) -> np.ndarray:
   """The position array of a `Table`."""
-  pos = np.zeros(spec[POSITION_SIZE], dtype=POSITION_DTYPE)
+  pos = blank_position(spec)
   b = _views(rules, spec, pos)
   hands, tableau_rows, kept = b[HANDS_AT], b[TABLEAUS_AT], b[PUDDINGS_AT]
   log_hands, log_picks, log_drawn, log_robot = (b[LOG_HANDS_AT], b[LOG_PICKS_AT],
