@@ -352,9 +352,10 @@ def _ppo_curve(results: pathlib.Path) -> str:
           " agent playing greedily.\n")
 
 
-def _ppo_best_response_curve(results: pathlib.Path) -> str:
-  """The full-game PPO responder's learning curve(s), one per trained agent."""
-  points = read_csv(results / "ppo-best-response" / "full-game-curve.csv")
+def _ppo_best_response_curve(results: pathlib.Path, name: str = "full-game-curve.csv") -> str:
+  """The full-game PPO responder's learning curve(s) stored in ppo-best-response/`name`, one per
+  trained agent."""
+  points = read_csv(results / "ppo-best-response" / name)
   parts = []
   for seats in dict.fromkeys(p["seats"] for p in points):
     agent = [p for p in points if p["seats"] == seats]
@@ -603,6 +604,9 @@ BLOCKS: dict[str, Block] = {
     "ppo-best-response": Block(("ppo-best-response/*.json",), _ppo_best_response),
     "ppo-best-response-curve": Block(("ppo-best-response/full-game-curve.csv",),
                                      _ppo_best_response_curve),
+    "ppo-best-response-blueprint-curve": Block(
+        ("ppo-best-response/full-game-blueprint-curve.csv",),
+        lambda results: _ppo_best_response_curve(results, "full-game-blueprint-curve.csv")),
     "ppo-speed": Block(("bench/ppo.json",), _ppo_speed),
     "ppo-league": Block(("ppo-league-2p/*/checkpoint.curve.csv",
                          "ppo-league-2p/*/checkpoint.npz"), _ppo_league),
