@@ -607,6 +607,10 @@ BLOCKS: dict[str, Block] = {
     "ppo-best-response-blueprint-curve": Block(
         ("ppo-best-response/full-game-blueprint-curve.csv",),
         lambda results: _ppo_best_response_curve(results, "full-game-blueprint-curve.csv")),
+    "ppo-best-response-information-state-curve": Block(
+        ("ppo-best-response/full-game-information-state-curve.csv",),
+        lambda results: _ppo_best_response_curve(results,
+                                                 "full-game-information-state-curve.csv")),
     "ppo-speed": Block(("bench/ppo.json",), _ppo_speed),
     "ppo-league": Block(("ppo-league-2p/*/checkpoint.curve.csv",
                          "ppo-league-2p/*/checkpoint.npz"), _ppo_league),
