@@ -360,8 +360,8 @@ def _ppo_best_response_curve(results: pathlib.Path, name: str = "full-game-curve
   for seats in dict.fromkeys(p["seats"] for p in points):
     agent = [p for p in points if p["seats"] == seats]
     title = "One agent for both seats" if seats == "all" else f"The agent of seat {seats}"
-    parts.append(f"{title}, against the {agent[-1]['opponent']}:\n\n"
-                 + "\n".join(_curve_rows(agent, agent[-1]["opponent"])))
+    parts.append(f"{title}, against the {agent[-1]['competitor']}:\n\n"
+                 + "\n".join(_curve_rows(agent, agent[-1]["competitor"])))
   return ("\n\n".join(parts) + f"\n\nEach point: {points[-1]['games']} games against the"
           " compiled policy, the same deals every time, the agent playing greedily in the seats it"
           " was trained for.\n")

@@ -225,6 +225,11 @@ def test_the_ppo_responder_trains_against_a_blueprint_and_is_measured_against_it
   network = responder.trained()
   assert network.metadata["fixed_opponent"] == model.key
   assert [point["opponent"] for point in network.metadata["curve"]] == ["blueprint"] * 2
+  heuristic = approximate.opponent_model([make_bot("heuristic", game, p, 0) for p in range(2)])
+  against_heuristic = approximate.make_responder(
+      game, 0, 0, "ppo", {"iterations": 1, "num_envs": 8, "rollout_steps": 2, "minibatches": 2,
+                          "hidden": 8}, heuristic).trained()
+  assert [point["opponent"] for point in against_heuristic.metadata["curve"]] == ["heuristic"] * 2
   state = game.new_initial_state()
   while state.is_chance_node():
     state.apply_action(state.chance_outcomes()[0][0])

@@ -592,8 +592,9 @@ def evaluate(params, config: PPOConfig, opponent: str, games: int, fixed_opponen
   margins = np.concatenate(margins)
   wins = int((margins > 0).sum())
   interval = stats.binomtest(wins, len(margins)).proportion_ci(method="wilson")
-  if fixed_opponent is not None:
-    opponent = fixed_opponent if isinstance(fixed_opponent, str) else fixed_opponent[0]
+  if fixed_opponent is not None:  # a name, a (name, parameters) pair, or a list of either
+    entry = fixed_opponent if isinstance(fixed_opponent, (str, tuple)) else fixed_opponent[0]
+    opponent = entry if isinstance(entry, str) else entry[0]
   return {"opponent": opponent,
           "games": len(margins), "mean_margin": float(margins.mean()),
           "win_share": wins / len(margins), "win_low": float(interval.low),
