@@ -352,15 +352,16 @@ def _ppo_curve(results: pathlib.Path) -> str:
           " agent playing greedily.\n")
 
 
-def _ppo_best_response_curve(results: pathlib.Path) -> str:
-  """The full-game PPO responder's learning curve(s), one per trained agent."""
-  points = read_csv(results / "ppo-best-response" / "full-game-curve.csv")
+def _ppo_best_response_curve(results: pathlib.Path, name: str = "full-game-curve.csv") -> str:
+  """The full-game PPO responder's learning curve(s) stored in ppo-best-response/`name`, one per
+  trained agent."""
+  points = read_csv(results / "ppo-best-response" / name)
   parts = []
   for seats in dict.fromkeys(p["seats"] for p in points):
     agent = [p for p in points if p["seats"] == seats]
     title = "One agent for both seats" if seats == "all" else f"The agent of seat {seats}"
-    parts.append(f"{title}, against the {agent[-1]['opponent']}:\n\n"
-                 + "\n".join(_curve_rows(agent, agent[-1]["opponent"])))
+    parts.append(f"{title}, against the {agent[-1]['competitor']}:\n\n"
+                 + "\n".join(_curve_rows(agent, agent[-1]["competitor"])))
   return ("\n\n".join(parts) + f"\n\nEach point: {points[-1]['games']} games against the"
           " compiled policy, the same deals every time, the agent playing greedily in the seats it"
           " was trained for.\n")
@@ -603,6 +604,13 @@ BLOCKS: dict[str, Block] = {
     "ppo-best-response": Block(("ppo-best-response/*.json",), _ppo_best_response),
     "ppo-best-response-curve": Block(("ppo-best-response/full-game-curve.csv",),
                                      _ppo_best_response_curve),
+    "ppo-best-response-blueprint-curve": Block(
+        ("ppo-best-response/full-game-blueprint-curve.csv",),
+        lambda results: _ppo_best_response_curve(results, "full-game-blueprint-curve.csv")),
+    "ppo-best-response-information-state-curve": Block(
+        ("ppo-best-response/full-game-information-state-curve.csv",),
+        lambda results: _ppo_best_response_curve(results,
+                                                 "full-game-information-state-curve.csv")),
     "ppo-speed": Block(("bench/ppo.json",), _ppo_speed),
     "ppo-league": Block(("ppo-league-2p/*/checkpoint.curve.csv",
                          "ppo-league-2p/*/checkpoint.npz"), _ppo_league),

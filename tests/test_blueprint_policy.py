@@ -1,6 +1,7 @@
 """The blueprint policy kernel of the compiled searches: it reads a blueprint as the Python policy
 does, draws and purifies as `PolicyBot` plays, leaves Sushi Go's own policies as they were, and
-lets a best responder's ISMCTS model a blueprint on the compiled core."""
+lets a best responder's ISMCTS and the batched environment play a blueprint on the compiled
+core."""
 
 from __future__ import annotations
 
@@ -13,12 +14,14 @@ from solvers.baselines import HeuristicBot
 from solvers.equilibrium import approximate
 from solvers.equilibrium import blueprint_training
 from solvers.equilibrium.blueprint import BlueprintPolicy, CompiledMCCFR, load_blueprint
+from solvers.envs.batched import SushiGoBatch
 from solvers.equilibrium.kernels import blueprint_policy
 from solvers.policy_kernels import heuristic
 from solvers.policy_kernels import sushi_go as policies
 from sushigo_spiel.compiled.rng import new_state
 from sushigo_spiel.compiled.sushi_go import codec
 from sushigo_spiel.compiled.sushi_go.layout import build_spec
+from sushigo_spiel.compiled.sushi_go.moves import play
 from sushigo_spiel.reduced_games import load_reduced
 
 HEURISTIC = heuristic.parameters(HeuristicBot.WEIGHTS)
@@ -137,3 +140,45 @@ def test_parameters_refuse_what_the_kernel_cannot_read():
     blueprint_policy.parameters(HEURISTIC, np.zeros(0), np.zeros(12))
   with pytest.raises(ValueError, match="heuristic.parameters"):
     blueprint_policy.parameters(HEURISTIC[:3], np.zeros(0), np.zeros(16))
+
+
+def test_a_batch_plays_the_blueprint_in_its_opponent_seats(trained):
+  """Each opponent action of a batch against `blueprint_argmax` is one of the blueprint's likeliest
+  at the position it was taken (found by replaying every legal action from there)."""
+  _, policy = trained
+  game = load_reduced("small")
+  params = blueprint_policy.parameters(HEURISTIC, policy.valuation, policy.averages)
+  batch = SushiGoBatch(32, opponents=("blueprint_argmax", params), seat=0, seed=5,
+                       **game.get_parameters())
+  spec, rng = batch.spec, np.random.default_rng(0)
+  legal, probabilities = np.empty(game.num_distinct_actions(), dtype=np.int64), \
+      np.empty(game.num_distinct_actions())
+  _, masks = batch.reset()
+  checked = 0
+  for _ in range(12):
+    before = batch.positions().copy()
+    actions = np.array([rng.choice(np.flatnonzero(mask)) for mask in masks], dtype=np.int64)
+    _, _, dones, masks = batch.step(actions)
+    for i in np.flatnonzero(~dones):
+      count = blueprint_policy.blueprint_probabilities(spec, before[i], 1, params, legal,
+                                                       probabilities)
+      best = set(legal[:count][probabilities[:count] == probabilities[:count].max()].tolist())
+      played = []
+      for action in legal[:count].tolist():
+        replayed = before[i].copy()
+        play(spec, replayed, np.array([actions[i], action], dtype=np.int64))
+        if np.array_equal(replayed, batch.positions()[i]):
+          played.append(action)
+      assert played and set(played) <= best, (i, played, best)
+      checked += 1
+  assert checked >= 32  # the first decisions of every game, and more
+
+
+def test_a_batch_refuses_blueprints_of_two_sizes_and_a_bad_array(trained):
+  _, policy = trained
+  params = blueprint_policy.parameters(HEURISTIC, policy.valuation, policy.averages)
+  smaller = blueprint_policy.parameters(HEURISTIC, policy.valuation, policy.averages[:16])
+  with pytest.raises(ValueError, match="allowed: blueprints of one table size in one batch"):
+    SushiGoBatch(4, opponents=[("blueprint", params), ("blueprint", smaller)], players=3)
+  with pytest.raises(ValueError, match="blueprint parameters .* allowed: the finite float64"):
+    SushiGoBatch(4, opponents=("blueprint", params[:3]))

@@ -213,6 +213,29 @@ def test_one_agent_is_trained_once_for_every_seat_and_its_setting_checked():
     PPOBestResponseBot(game, 0, 0, opponent_model=model, one_agent=1)
 
 
+def test_the_ppo_responder_trains_against_a_blueprint_and_is_measured_against_it():
+  from solvers.equilibrium import approximate
+  game = pyspiel.load_game(GAME)
+  path = str(ROOT / "experiments" / "results" / "policies" / "blueprint_2p.npz")
+  model = approximate.opponent_model([make_bot("policy", game, p, 0, path=path)
+                                      for p in range(2)])
+  responder = approximate.make_responder(
+      game, 0, 0, "ppo", {"iterations": 1, "num_envs": 8, "rollout_steps": 2, "minibatches": 2,
+                          "hidden": 8}, model)
+  network = responder.trained()
+  assert network.metadata["fixed_opponent"] == model.key
+  assert [point["opponent"] for point in network.metadata["curve"]] == ["blueprint"] * 2
+  heuristic = approximate.opponent_model([make_bot("heuristic", game, p, 0) for p in range(2)])
+  against_heuristic = approximate.make_responder(
+      game, 0, 0, "ppo", {"iterations": 1, "num_envs": 8, "rollout_steps": 2, "minibatches": 2,
+                          "hidden": 8}, heuristic).trained()
+  assert [point["opponent"] for point in against_heuristic.metadata["curve"]] == ["heuristic"] * 2
+  state = game.new_initial_state()
+  while state.is_chance_node():
+    state.apply_action(state.chance_outcomes()[0][0])
+  assert responder.step(state) in state.legal_actions(0)
+
+
 FULL_GAME_CONFIG = """[experiment]
 name = "full"
 kind = "approximate_exploitability"

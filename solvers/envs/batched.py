@@ -5,7 +5,10 @@ One learning player sits at `seat` of every game; the other seats are played by 
 or `greedy` by name, or a (name, parameters) pair for `heuristic` and `heuristic_eps`, the
 heuristic baseline bot with the parameter array `solvers.policy_kernels.heuristic.parameters(values)`
 (`solvers.opponents.compiled_opponents` makes these from bots named as in experiment configs, the
-heuristic's default parameters included). A step takes one action per game (an int array), and
+heuristic's default parameters included), or a (name, parameters) pair for `blueprint` and
+`blueprint_argmax`, a CFR blueprint played as `PolicyBot` plays it (sampled, or its likeliest
+action), with the array of `solvers.equilibrium.kernels.blueprint_policy.parameters`: the batch
+then plays its opponents with that policy kernel. A step takes one action per game (an int array), and
 in kernels, game by game: plays the joint action with the
 opponents' actions, samples chance up to the learner's next decision, scores a finished game and
 starts a new one in its place (auto-reset), and writes the learner's observation (the pyspiel
@@ -59,6 +62,7 @@ from solvers.policy_kernels import heuristic
 from solvers.policy_kernels import sushi_go as policies
 from solvers.policy_kernels.compiling import KERNELS as POLICY_KERNELS
 from solvers.policy_kernels.sushi_go import POLICIES, policy_action
+from sushigo_spiel.compiled.interface import POLICY_ACTION, pointer
 from sushigo_spiel.compiled.jit import KernelSet, njit
 from sushigo_spiel.compiled.rng import new_state
 from sushigo_spiel.compiled.sampling import pick_uniformly
@@ -75,6 +79,7 @@ from sushigo_spiel.sushi_go.rules import Rules
 # the learning player's seat, EXTERNAL a seat whose actions the caller gives.
 OPPONENTS = POLICIES
 PARAMETERISED = tuple(name for name, code in POLICIES.items() if code in policies.PARAMETERISED)
+BLUEPRINTS = ("blueprint", "blueprint_argmax")  # the blueprint policy kernel's own policies
 LEARNER = -1
 EXTERNAL = -2
 # What a step does with an action outside a game's mask (see the module docstring), by code.
@@ -271,7 +276,8 @@ class SushiGoBatch(DraftingBatch):
     return array
 
   def _seat_policies(self, opponents):
-    return _seat_policies(opponents, self.seat, self.num_players)
+    codes, rows, self._policy = _seat_policies(opponents, self.seat, self.num_players)
+    return codes, rows
 
   def _members(self) -> dict[str, np.ndarray]:
     members = {**super()._members(), "written": self._written}
@@ -291,7 +297,7 @@ class SushiGoBatch(DraftingBatch):
 
   def _step_games(self, actions):
     step_games(self.spec, self._positions, actions, self.seat_policies, self.seat_parameters,
-               self._rng, self._start, self._kind, self._offsets, self._written,
+               self._policy, self._rng, self._start, self._kind, self._offsets, self._written,
                self._observations, self._masks, self._rewards, self._dones, self._rule,
                self.illegal_reward, self._illegal, self._external_actions, *self._external())
 
@@ -311,38 +317,67 @@ def _checked_seat(seat: int, players: int) -> int:
   return seat
 
 
-def _seat_policies(opponents, seat: int, players: int) -> tuple[np.ndarray, np.ndarray]:
-  """Each seat's policy code, LEARNER at the learner's seat, and each seat's parameter array (one
-  row per seat, zeros where the policy takes none)."""
+def _seat_policies(opponents, seat: int, players: int) -> tuple[np.ndarray, np.ndarray, object]:
+  """Each seat's policy code, LEARNER at the learner's seat; each seat's parameter array (one
+  row per seat, zeros where the policy takes none, shorter arrays padded with zeros); and the
+  policy kernel playing them (a `pointer` of POLICY_ACTION): Sushi Go's, or the blueprint
+  policy kernel when a seat plays a blueprint."""
   given = [opponents] if isinstance(opponents, (str, tuple)) else list(opponents)
   if len(given) == 1:
     given = given * (players - 1)
   if len(given) != players - 1:
     raise ValueError(f"opponents names {len(given)} polic(ies); allowed: one, or one per"
                      f" opponent seat ({players - 1})")
-  codes, rows = [], []
+  codes, rows, kernel = [], [], policy_action
   for entry in given:
     name, values = entry if isinstance(entry, tuple) and len(entry) == 2 else (entry, None)
     if name == "external" and values is None:
       codes.append(EXTERNAL)
       rows.append(np.zeros(heuristic.PARAMETERS_SIZE))
       continue
+    if name in BLUEPRINTS and values is not None:
+      # Imported here: the CFR kernels' modules, which only a blueprint opponent needs.
+      from solvers.equilibrium.kernels import blueprint_policy  # pylint: disable=C0415
+      blueprint_policy.ensure_compiled()
+      codes.append(blueprint_policy.POLICIES[name])
+      rows.append(_checked_parameters(values, blueprint=True))
+      kernel = blueprint_policy.policy_action
+      continue
     if not isinstance(name, str) or name not in OPPONENTS or \
         (values is None) != (name not in PARAMETERISED):
       plain = [known for known in OPPONENTS if known not in PARAMETERISED]
       raise ValueError(f"opponent {entry!r}; allowed: {', '.join(plain)} or external by name, or"
                        f" ({' or '.join(map(repr, PARAMETERISED))}, parameters) with the array of"
-                       " solvers.policy_kernels.heuristic.parameters(values);"
+                       " solvers.policy_kernels.heuristic.parameters(values), or"
+                       f" ({' or '.join(map(repr, BLUEPRINTS))}, parameters) with the array of"
+                       " solvers.equilibrium.kernels.blueprint_policy.parameters;"
                        " solvers.opponents.compiled_opponents names bots as experiment configs do")
     codes.append(OPPONENTS[name])
     rows.append(np.zeros(heuristic.PARAMETERS_SIZE) if values is None else
                 _checked_parameters(values))
   codes.insert(seat, LEARNER)
   rows.insert(seat, np.zeros(heuristic.PARAMETERS_SIZE))
-  return np.array(codes, dtype=np.int64), np.array(rows)
+  blueprint_lengths = {len(row) for code, row in zip(codes, rows) if code not in
+                       (*OPPONENTS.values(), LEARNER, EXTERNAL)}
+  if len(blueprint_lengths) > 1:
+    raise ValueError(f"blueprint opponents with parameter arrays of {sorted(blueprint_lengths)}"
+                     " entries; allowed: blueprints of one table size in one batch")
+  width = max(len(row) for row in rows)
+  padded = np.zeros((players, width))
+  for p, row in enumerate(rows):
+    padded[p, :len(row)] = row
+  return np.array(codes, dtype=np.int64), padded, pointer(kernel, POLICY_ACTION)
 
 
-def _checked_parameters(values) -> np.ndarray:
+def _checked_parameters(values, blueprint: bool = False) -> np.ndarray:
+  """`values`, a heuristic's parameter array, or with `blueprint` a blueprint's (longer)."""
+  if blueprint:
+    if not isinstance(values, np.ndarray) or values.ndim != 1 or \
+        len(values) <= heuristic.PARAMETERS_SIZE or values.dtype != np.float64 or \
+        not np.isfinite(values).all():
+      raise ValueError(f"blueprint parameters {values!r}; allowed: the finite float64 array of"
+                       " solvers.equilibrium.kernels.blueprint_policy.parameters")
+    return values
   if not isinstance(values, np.ndarray) or values.shape != (heuristic.PARAMETERS_SIZE,) or \
       values.dtype != np.float64 or not np.isfinite(values).all():
     raise ValueError(f"heuristic parameters {values!r}; allowed: the finite float64 array of"
@@ -384,13 +419,14 @@ def reset_games(g, positions, start, rng, seat, kind, offsets, written, observat
 
 
 @njit
-def step_games(g, positions, actions, seat_policies, seat_parameters, rng, start, kind, offsets,
-               written, observations, masks, rewards, dones, rule, penalty, illegal,
+def step_games(g, positions, actions, seat_policies, seat_parameters, policy, rng, start, kind,
+               offsets, written, observations, masks, rewards, dones, rule, penalty, illegal,
                external_actions, external_slots, external_written, external_observations,
                external_masks):
-  """One learner decision in every game (see the module docstring); an action outside a game's
-  mask is played by `rule` (RANDOM_LEGAL, LOSE) and marked in `illegal`; an EXTERNAL seat plays
-  its column of `external_actions`."""
+  """One learner decision in every game (see the module docstring), the opponents' actions from
+  the policy kernel `policy` (a first-class function of POLICY_ACTION); an action outside a
+  game's mask is played by `rule` (RANDOM_LEGAL, LOSE) and marked in `illegal`; an EXTERNAL seat
+  plays its column of `external_actions`."""
   n = g[PLAYERS]
   legal = np.empty(g[NUM_ACTIONS], dtype=np.int64)
   joint = np.empty(n, dtype=np.int64)
@@ -419,7 +455,7 @@ def step_games(g, positions, actions, seat_policies, seat_parameters, rng, start
       elif seat_policies[p] == EXTERNAL:
         joint[p] = external_actions[i, external_slots[p]]
       else:
-        joint[p] = policy_action(g, pos, p, rng, legal, seat_policies[p], seat_parameters[p])
+        joint[p] = policy(g, pos, p, rng, legal, seat_policies[p], seat_parameters[p])
     play(g, pos, joint)
     skip_chance(g, pos, rng)
     if pos[ACTOR] == ACTOR_TERMINAL:
@@ -500,7 +536,8 @@ def _exercise_kernels() -> None:
                                 external else np.zeros((2, 0)), dtype=np.int64)
     step_games(spec, positions, actions,
                np.array([LEARNER, EXTERNAL if external else OPPONENTS["heuristic"]]),
-               np.zeros((2, heuristic.PARAMETERS_SIZE)), rng, start, kind, offsets, written,
+               np.zeros((2, heuristic.PARAMETERS_SIZE)), pointer(policy_action, POLICY_ACTION),
+               rng, start, kind, offsets, written,
                observations, masks, np.zeros(2, dtype=np.float32), np.zeros(2, dtype=bool),
                RAISE, 0.0, np.zeros(2, dtype=bool), external_actions, slots, external_written,
                external_observations, external_masks)

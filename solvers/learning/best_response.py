@@ -5,10 +5,12 @@ approximate exploitability (`solvers.equilibrium.approximate`).
 
 The fixed policy is played in the batched core, so it must be one the core plays exactly: the
 opponent model's compiled policy named random, greedy or heuristic (the baselines' kernels, those
-bots to the last bit). The agent reads the information-state tensor (perfect recall) by default,
-as an exact best response does. Played, the bot takes the most probable legal action (ties to the
-lowest id): a deterministic strategy, so its gain over the policy is a lower bound on the policy's
-exploitability like any responder's.
+bots to the last bit), or a CFR blueprint's (the blueprint policy kernel,
+`solvers.equilibrium.kernels.blueprint_policy`, as `approximate.opponent_model` makes it for
+`PolicyBot`s playing one blueprint). The agent reads the information-state tensor (perfect
+recall) by default, as an exact best response does. Played, the bot takes the most probable legal
+action (ties to the lowest id): a deterministic strategy, so its gain over the policy is a lower
+bound on the policy's exploitability like any responder's.
 
 The agent's rewards are its `objective`: "auto", the default, the game's own returns (what its gain
 is measured in), or "margin" or "win" (the win share, the Pudding tie-break included); the trainer
@@ -31,6 +33,7 @@ import numpy as np
 import pyspiel
 
 from solvers.bot import Bot, Policy, responder_game
+from solvers.envs.batched import BLUEPRINTS
 from solvers.learning.network import Network
 from solvers.opponents import COMPILED_BOTS, compiled_opponents
 from solvers.search.opponent_model import OpponentModel, required_opponent_model
@@ -49,8 +52,9 @@ class PPOBestResponseBot(Bot):
   # `small` against greedy (seat 0), the league's settings stalled near 0.7 of the exact gain,
   # however long they trained. A strong entropy bonus (0.2, against the league's 0.01) keeps the
   # agent exploring against a deterministic policy instead of settling on its first good line;
-  # with 150 iterations these defaults find 0.9 of the exact gain or more on the reduced games
-  # (experiments/results/ppo-best-response, tests/test_ppo.py).
+  # with 150 iterations these defaults find 0.9 of the exact gain or more on the reduced games,
+  # but on `large` against the heuristic, just under it (experiments/results/ppo-best-response,
+  # tests/test_ppo.py).
   PARAMETERS = {"iterations": 150, "training_seed": 0, "num_envs": 512, "rollout_steps": 8,
                 "epochs": 4, "minibatches": 8, "learning_rate": 1e-3, "entropy_coef": 0.2,
                 "gae_lambda": 1.0, "hidden": 256, "observation_type": "information_state",
@@ -62,11 +66,12 @@ class PPOBestResponseBot(Bot):
     required_opponent_model(opponent_model,
                             "a learned best response needs the policy it trains against")
     compiled = opponent_model.compiled
-    if compiled is None or compiled.kernel is not None or compiled.name not in COMPILED_BOTS:
+    baseline = compiled is not None and compiled.kernel is None and compiled.name in COMPILED_BOTS
+    if not baseline and (compiled is None or compiled.name not in BLUEPRINTS):
       raise ValueError("the ppo responder trains against the policy in the batched core, which"
                        f" plays {', '.join(COMPILED_BOTS)} (the baselines with their default"
-                       " parameters); this policy is none of them: use the learned or lbr"
-                       " responder")
+                       " parameters) and CFR blueprints; this policy is none of them: use the"
+                       " learned or lbr responder")
     if not isinstance(self.params["iterations"], int) or self.params["iterations"] < 1:
       raise ValueError(f"parameter 'iterations' is {self.params['iterations']!r}; allowed: an"
                        " integer >= 1")
@@ -74,6 +79,8 @@ class PPOBestResponseBot(Bot):
       raise ValueError(f"parameter 'one_agent' is {self.params['one_agent']!r}; allowed: true or"
                        " false")
     self.opponent = compiled.name
+    # The batch's opponent spec: a baseline by name, a blueprint with its parameter array.
+    self.opponent_spec = compiled.name if baseline else (compiled.name, compiled.parameters)
     self.policy_key = policy_key or compiled.name
     self._network: Network | None = None
     self._observer = None
@@ -89,7 +96,8 @@ class PPOBestResponseBot(Bot):
                      entropy_coef=p["entropy_coef"], gae_lambda=p["gae_lambda"],
                      hidden=int(p["hidden"]), reward_scale=REWARD_SCALES[game.rules.utility],
                      observation_type=p["observation_type"], seed=int(p["training_seed"]),
-                     eval_opponent=self.opponent, eval_every=max(1, p["iterations"] // 10),
+                     eval_opponent=self.opponent if self.opponent in COMPILED_BOTS else
+                     PPOConfig.eval_opponent, eval_every=max(1, p["iterations"] // 10),
                      eval_games=500)
 
   def trained(self) -> Network:
@@ -112,8 +120,9 @@ class PPOBestResponseBot(Bot):
   def train(self, show_progress: bool = False) -> Network:
     """Trains a fresh agent against the policy for `iterations` PPO iterations."""
     from solvers.learning.ppo import PPOTrainer  # pylint: disable=C0415 (JAX: on demand)
-    trainer = PPOTrainer(self.config(), compiled_opponents(self.game, self.opponent),
-                         self.policy_key)
+    opponent = compiled_opponents(self.game, self.opponent) if isinstance(
+        self.opponent_spec, str) else self.opponent_spec
+    trainer = PPOTrainer(self.config(), opponent, self.policy_key)
     trainer.run(iterations=self.params["iterations"], show_progress=show_progress)
     return trainer.network()
 

@@ -31,7 +31,8 @@ sums the CPU seconds (`time.process_time`, every thread) of each phase: the poli
 and sampling), the environment (the batches' steps, compiled opponents included) and the update.
 
 Every `eval_every` iterations the agent, playing greedily (the most probable legal action), plays
-`eval_games` fresh games against `eval_opponent` with the same deals each time (seats split evenly):
+`eval_games` fresh games against `eval_opponent` (a fixed opponent's training: against it) with the
+same deals each time (seats split evenly):
 the learning curve holds its mean return and the share of games it outscores the opponent in, with
 a Wilson interval.
 
@@ -315,7 +316,7 @@ class PPOTrainer:
     self.game = pyspiel.load_game(config.game)
     players = self.params_game["players"]
     game_params = {k: v for k, v in self.params_game.items()}
-    self.fixed_label = fixed_label
+    self.fixed_label, self.fixed_opponent = fixed_label, fixed_opponent
     seats = list(range(players)) if config.seat == -1 else [config.seat]
     if fixed_opponent is not None:
       groups = [(fixed_label or "fixed policy", fixed_opponent, seat, 1.0) for seat in seats]
@@ -462,7 +463,7 @@ class PPOTrainer:
     point = {"iteration": self.iteration, "steps": self.steps,
              "seconds": round(self.seconds, 1),
              **evaluate(self.params, self.config, self.config.eval_opponent,
-                        self.config.eval_games)}
+                        self.config.eval_games, self.fixed_opponent)}
     self.curve.append(point)
     return point
 
@@ -561,10 +562,11 @@ def _split(total: int, shares: Sequence[float]) -> list[int]:
   return sizes.tolist()
 
 
-def evaluate(params, config: PPOConfig, opponent: str, games: int) -> dict:
+def evaluate(params, config: PPOConfig, opponent: str, games: int, fixed_opponent=None) -> dict:
   """The greedy agent against compiled bot `opponent` in `games` games (seats split evenly,
   deals from `EVAL_SEED`): mean return (the game's utility), the share of games in which it
-  outscores the opponents (margin > 0) with its Wilson 95% interval, and the ties' share."""
+  outscores the opponents (margin > 0) with its Wilson 95% interval, and the ties' share. With
+  `fixed_opponent` (a batch's opponent spec), against it instead, named by its policy."""
   params_game = {**config.game_params(), "utility": "margin"}
   game = pyspiel.load_game(config.game)
   players = params_game["players"]
@@ -575,7 +577,8 @@ def evaluate(params, config: PPOConfig, opponent: str, games: int) -> dict:
   for seat, size, stream in zip(seats, sizes, streams):
     if size == 0:
       continue
-    batch = SushiGoBatch(size, opponents=compiled_opponents(game, opponent), seat=seat,
+    spec = compiled_opponents(game, opponent) if fixed_opponent is None else fixed_opponent
+    batch = SushiGoBatch(size, opponents=spec, seat=seat,
                          observation_type=config.observation_type,
                          seed=int(stream.generate_state(1, np.uint64)[0]), **params_game)
     observations, masks = batch.reset()
@@ -589,6 +592,10 @@ def evaluate(params, config: PPOConfig, opponent: str, games: int) -> dict:
   margins = np.concatenate(margins)
   wins = int((margins > 0).sum())
   interval = stats.binomtest(wins, len(margins)).proportion_ci(method="wilson")
-  return {"opponent": opponent, "games": len(margins), "mean_margin": float(margins.mean()),
+  if fixed_opponent is not None:  # a name, a (name, parameters) pair, or a list of either
+    entry = fixed_opponent if isinstance(fixed_opponent, (str, tuple)) else fixed_opponent[0]
+    opponent = entry if isinstance(entry, str) else entry[0]
+  return {"opponent": opponent,
+          "games": len(margins), "mean_margin": float(margins.mean()),
           "win_share": wins / len(margins), "win_low": float(interval.low),
           "win_high": float(interval.high), "tie_share": float((margins == 0).mean())}
