@@ -505,7 +505,8 @@ def _cold_runs(results: pathlib.Path) -> list[tuple[str, dict]]:
 # The stored `sushigo bench --cold` runs docs/speed.md compares, a column each: (label, the stem of
 # its files STEM-sets.json and STEM-quickstart.json in experiments/results/bench/cold/).
 COLD_RUNS = (("every set at once (6d08e44)", "before"), ("first use", "first-use"),
-             ("first use, fewer compiles", "after"), ("quiet machine", "quiet"))
+             ("first use, fewer compiles", "after"), ("quiet machine", "quiet"),
+             ("second pass, quiet machine", "second"))
 
 
 def _cold_start_comparison(results: pathlib.Path) -> str:
