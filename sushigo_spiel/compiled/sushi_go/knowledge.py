@@ -24,10 +24,9 @@ from sushigo_spiel.compiled.sushi_go.chance import deal_card, deal_hand, draw_fo
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_CHANCE, ACTOR_SIMULTANEOUS,
                                                     ACTOR_TERMINAL, CHOPSTICKS, DEALT, DEALT_HANDS,
-                                                    DECK_AT, ROUND_DECK_AT,
-                                                    DEAL_BY_HAND, DEAL_STEPS, DRAWN, HAND_SIZE,
-                                                    LOG_DRAWN_AT, LOG_ROBOT_AT, PLAYERS, ROBOT,
-                                                    ROUND, TURN, TYPES)
+                                                    DEAL_BY_HAND, DEAL_STEPS, DECK_AT, DRAWN,
+                                                    HAND_SIZE, LOG_DRAWN_AT, LOG_ROBOT_AT, PLAYERS,
+                                                    ROBOT, ROUND, ROUND_DECK_AT, TURN, TYPES)
 from sushigo_spiel.compiled.sushi_go.moves import clear_round, play_logged_picks
 from sushigo_spiel.compiled.sampling import draw_cards, pick_index
 
@@ -201,9 +200,7 @@ def _rebuild_round(g, pos, deals, draws):
 def _restart_round(g, pos):
   """The position at the start of the current round, before its deal (the log kept)."""
   clear_round(g, pos)
-  start, deck_at = g[ROUND_DECK_AT], g[DECK_AT]
-  for card in range(g[TYPES]):  # element by element, as `moves._start_next_round`
-    pos[deck_at + card] = pos[start + card]
+  views.copy_counts(g, pos, g[ROUND_DECK_AT], g[DECK_AT])
 
 
 @njit

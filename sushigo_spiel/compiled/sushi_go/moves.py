@@ -10,20 +10,18 @@ held equal step by step in `tests/test_compiled_core.py` (`tests/lockstep.py`).
 
 from __future__ import annotations
 
-
 from sushigo_spiel.compiled.sushi_go import views
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_CHANCE, ACTOR_SIMULTANEOUS,
                                                     ACTOR_TERMINAL, CHOPSTICKS, DEALT, DEALT_HANDS,
-                                                    DECK_AT,
-                                                    DRAWN, FREE_WASABI, HAND_SIZE, KIND_TABLE,
-                                                    K_NIGIRI, LOG_DRAWN_AT, LOG_ROBOT_AT,
-                                                    NIGIRI_BONUS, PAIR_ACTION_TABLE, PAIR_ALWAYS,
-                                                    PAIR_CARDS_TABLE, PAIR_NO_FREE_WASABI,
-                                                    PAIR_ONE_FREE_WASABI, PAIR_RULE_TABLE, PLAYERS,
-                                                    ROBOT, ROBOT_ACTIONS, ROUND, ROUNDS,
-                                                    ROUND_DECK_AT, TURN,
-                                                    TYPES, VALUE_TABLE, WASABI)
+                                                    DECK_AT, DRAWN, FREE_WASABI, HAND_SIZE,
+                                                    KIND_TABLE, K_NIGIRI, LOG_DRAWN_AT,
+                                                    LOG_ROBOT_AT, NIGIRI_BONUS, PAIR_ACTION_TABLE,
+                                                    PAIR_ALWAYS, PAIR_CARDS_TABLE,
+                                                    PAIR_NO_FREE_WASABI, PAIR_ONE_FREE_WASABI,
+                                                    PAIR_RULE_TABLE, PLAYERS, ROBOT, ROBOT_ACTIONS,
+                                                    ROUND, ROUNDS, ROUND_DECK_AT, TURN, TYPES,
+                                                    VALUE_TABLE, WASABI)
 from sushigo_spiel.compiled.sushi_go.scoring import score_round
 from sushigo_spiel.sushi_go.scoring import WASABI_MULTIPLIER
 
@@ -210,9 +208,7 @@ def _start_next_round(g, pos):
   clear_round(g, pos)
   if pos[ROUND] == g[ROUNDS]:
     pos[ACTOR] = ACTOR_TERMINAL
-  start, deck_at = g[ROUND_DECK_AT], g[DECK_AT]
-  for card in range(g[TYPES]):  # element by element: an array-to-slice copy compiles its shape
-    pos[start + card] = pos[deck_at + card]  # check's message, seconds of CPU
+  views.copy_counts(g, pos, g[DECK_AT], g[ROUND_DECK_AT])
 
 
 @njit

@@ -29,6 +29,15 @@ def round_deck(g, pos):
 
 
 @njit(inline="always")
+def copy_counts(g, pos, source_at, target_at):
+  """Copies the card counts at `pos[source_at:]` (one per card type) to `pos[target_at:]`, element
+  by element: an array-to-slice copy compiles numba's shape check and its message, seconds of
+  CPU."""
+  for card in range(g[TYPES]):
+    pos[target_at + card] = pos[source_at + card]
+
+
+@njit(inline="always")
 def hand_at(g, holder):
   """Where the hand `holder` holds starts (counts per card type); holder n is the robot's pile."""
   return g[HANDS_AT] + holder * g[TYPES]
