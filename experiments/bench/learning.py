@@ -6,10 +6,11 @@ random opponents (the environment's own cost) and with the training's league.
 A step is one game's decision of the learner with the opponents' answers and chance, as in
 `experiments.bench.rl`. Both wall time and CPU time (`time.process_time`, all threads of this
 process: JAX's update runs on both cores) are reported, since the machine may be shared, with the
-load average before and after. Runs are interleaved and repeated; medians are reported. Target: the learner at 200,000 steps/s (wall)
-or more. The learner's CPU time is split by phase (`PPOTrainer.phase_seconds`); the environment's
-phase is split into stepping and the compiled opponents' actions by the raw runs (league less
-random opponents), and the policy's into the forward pass (measured alone) and the rest.
+load average before and after. Runs are interleaved and repeated; medians are reported. Target:
+the learner at 200,000 steps/s (wall) or more. The learner's CPU time is split by phase
+(`PPOTrainer.phase_seconds`); the environment's phase is split into stepping and the compiled
+opponents' actions by the raw runs (league less random opponents), and the policy's into the
+forward pass (measured alone) and the rest.
 """
 
 from __future__ import annotations
