@@ -367,40 +367,53 @@ def _ppo_best_response_curve(results: pathlib.Path, name: str = "full-game-curve
           " was trained for.\n")
 
 
-LEAGUES = (("default", "default league"), ("past", "with past selves"))
+# Trainings shown side by side: folder, its column's label from its config, its name in the
+# verdict.
+LEAGUES = (("ppo-league-2p/default", lambda config: f"default league (`{config['opponents']}`)",
+            "the default league"),
+           ("ppo-league-2p/past", lambda config: f"with past selves (`{config['opponents']}`)",
+            "the league with past selves"))
 
 
-def _ppo_league(results: pathlib.Path) -> str:
-  """The default league's curve beside the league with past selves' (same seed and iterations),
-  and which is ahead at the last point shared."""
+def _update_label(config: dict) -> str:
+  epochs = config["epochs"]
+  return f"{epochs} epoch{'s' if epochs != 1 else ''} of {config['minibatches']} minibatches"
+
+
+EPOCHS = (("ppo-league-2p/default", _update_label, "the default update"),
+          ("ppo-epochs-2p/one-epoch", _update_label, "the shorter update"))
+
+
+def _ppo_side_by_side(results: pathlib.Path, runs) -> str:
+  """Two trainings' curves (`runs`, as `LEAGUES`) at the iterations both evaluated, and which is
+  ahead at the last of them."""
   from solvers.learning.network import Network  # pylint: disable=import-outside-toplevel
-  curves = {run: {int(p["iteration"]): p for p in read_csv(
-      results / "ppo-league-2p" / run / "checkpoint.curve.csv")} for run, _ in LEAGUES}
-  leagues = {run: Network.load(str(results / "ppo-league-2p" / run / "checkpoint.npz"))
-             .metadata["config"]["opponents"] for run, _ in LEAGUES}
-  shared = sorted(set.intersection(*(set(curve) for curve in curves.values())))
+  curves = [{int(p["iteration"]): p for p in read_csv(results / run / "checkpoint.curve.csv")}
+            for run, _, _ in runs]
+  labels = [label(Network.load(str(results / run / "checkpoint.npz")).metadata["config"])
+            for run, label, _ in runs]
+  names = [name for _, _, name in runs]
+  shared = sorted(set.intersection(*(set(curve) for curve in curves)))
   header = "| iteration | " + " | ".join(
-      f"{label} (`{leagues[run]}`): margin, outscores the heuristic" for run, label in LEAGUES)
-  lines = [header + " |", "|---:|" + "---|" * len(LEAGUES)]
+      f"{label}: margin, outscores the heuristic" for label in labels)
+  lines = [header + " |", "|---:|" + "---|" * len(runs)]
   for iteration in shared:
-    cells = [f"{float(curves[run][iteration]['mean_margin']):+.2f},"
-             f" {float(curves[run][iteration]['win_share']):.3f}"
-             f" [{float(curves[run][iteration]['win_low']):.3f},"
-             f" {float(curves[run][iteration]['win_high']):.3f}]" for run, _ in LEAGUES]
+    cells = [f"{float(curve[iteration]['mean_margin']):+.2f},"
+             f" {float(curve[iteration]['win_share']):.3f}"
+             f" [{float(curve[iteration]['win_low']):.3f},"
+             f" {float(curve[iteration]['win_high']):.3f}]" for curve in curves]
     lines.append(f"| {iteration:,} | " + " | ".join(cells) + " |")
-  last = {run: curves[run][shared[-1]] for run, _ in LEAGUES}
-  default, past = (last[run] for run, _ in LEAGUES)
-  if float(past["win_low"]) > float(default["win_high"]):
-    verdict = "the league with past selves is ahead, the intervals apart"
-  elif float(default["win_low"]) > float(past["win_high"]):
-    verdict = "the default league is ahead, the intervals apart"
+  first, second = (curve[shared[-1]] for curve in curves)
+  if float(second["win_low"]) > float(first["win_high"]):
+    verdict = f"{names[1]} is ahead, the intervals apart"
+  elif float(first["win_low"]) > float(second["win_high"]):
+    verdict = f"{names[0]} is ahead, the intervals apart"
   else:
-    ahead = "the league with past selves" if \
-        float(past["win_share"]) > float(default["win_share"]) else "the default league"
-    verdict = (f"the intervals overlap: no league is shown better ({ahead} ahead by the point"
+    ahead = names[1] if float(second["win_share"]) > float(first["win_share"]) else names[0]
+    verdict = (f"the intervals overlap: neither is shown better ({ahead} ahead by the point"
                " estimate)")
   return ("\n".join(lines) + f"\n\nAt iteration {shared[-1]:,}, {verdict}. Each point:"
-          f" {default['games']} games against the compiled heuristic, the same deals every time,"
+          f" {first['games']} games against the compiled heuristic, the same deals every time,"
           " half in each seat, the agent playing greedily.\n")
 
 
@@ -614,7 +627,10 @@ BLOCKS: dict[str, Block] = {
                                                  "full-game-information-state-curve.csv")),
     "ppo-speed": Block(("bench/ppo.json",), _ppo_speed),
     "ppo-league": Block(("ppo-league-2p/*/checkpoint.curve.csv",
-                         "ppo-league-2p/*/checkpoint.npz"), _ppo_league),
+                         "ppo-league-2p/*/checkpoint.npz"),
+                        lambda results: _ppo_side_by_side(results, LEAGUES)),
+    "ppo-epochs": Block(("ppo-league-2p/default/checkpoint.*", "ppo-epochs-2p/*/checkpoint.*"),
+                        lambda results: _ppo_side_by_side(results, EPOCHS)),
     "subgame-strength": Block(
         ("subgame-vs-heuristic/summary.md", "subgame-head-to-head/summary.md",
          "subgame-vs-searchers/summary.md"),

@@ -5,15 +5,17 @@ random opponents (the environment's own cost) and with the training's league.
 
 A step is one game's decision of the learner with the opponents' answers and chance, as in
 `experiments.bench.rl`. Both wall time and CPU time (`time.process_time`, all threads of this
-process: JAX's update runs on both cores) are reported, since the machine may be shared. Runs
-are interleaved and repeated; medians are reported. Target: the learner at 200,000 steps/s (wall)
-or more. The learner's CPU time is split by phase (`PPOTrainer.phase_seconds`); the environment's
-phase is split into stepping and the compiled opponents' actions by the raw runs (league less
-random opponents), and the policy's into the forward pass (measured alone) and the rest.
+process: JAX's update runs on both cores) are reported, since the machine may be shared, with the
+load average before and after. Runs are interleaved and repeated; medians are reported. Target:
+the learner at 200,000 steps/s (wall) or more. The learner's CPU time is split by phase
+(`PPOTrainer.phase_seconds`); the environment's phase is split into stepping and the compiled
+opponents' actions by the raw runs (league less random opponents), and the policy's into the
+forward pass (measured alone) and the rest.
 """
 
 from __future__ import annotations
 
+import os
 import statistics
 import time
 
@@ -75,10 +77,12 @@ def run(seconds: float = 5.0, repeats: int = 3, config=None) -> dict:
   """Interleaved measurements of the learner, the raw batches and the forward pass (`repeats`
   rounds of `seconds` each) for `config` (a `PPOConfig`; default: the default one); the medians,
   the learner's CPU time split by phase, its first iteration's CPU seconds (XLA compiling, the
-  batches' kernels already compiled) and the target."""
+  batches' kernels already compiled), the load average (1 min) before and after, and the
+  target."""
   # JAX is imported here, so that `report` (which the docs' generator calls) does without it.
   from solvers.learning.ppo import PPOConfig, PPOTrainer  # pylint: disable=C0415
   config = config or PPOConfig()
+  load_before = os.getloadavg()[0]
   league = PPOTrainer(config)
   alone = PPOTrainer(PPOConfig(**{**config.__dict__, "opponents": "random"}))
   measures = {LEARNER: _learner(league), LEAGUE: _raw(league), RANDOM: _raw(alone),
@@ -105,6 +109,7 @@ def run(seconds: float = 5.0, repeats: int = 3, config=None) -> dict:
   per_step = {phase: seconds_ / learner_steps * 1e6 for phase, seconds_ in phases.items()}
   learner = medians[LEARNER]
   return {"config": config.__dict__, "seconds": seconds, "repeats": repeats,
+          "load_before": load_before, "load_after": os.getloadavg()[0], "cores": os.cpu_count(),
           "steps_per_s": {name: medians[name] for name in (LEARNER, LEAGUE, RANDOM)},
           "forward_per_s": medians[FORWARD],
           "cold_iteration_cpu_s": cold,
@@ -141,7 +146,10 @@ def report(figures: dict) -> str:
            " (compiled)."
            + (f" The first, cold iteration (XLA compiling) took"
               f" {figures['cold_iteration_cpu_s']:.1f} CPU s." if "cold_iteration_cpu_s" in
-              figures else ""), ""]
+              figures else "")
+           + (f" Load average (1 min) at the start {figures['load_before']:.1f}, at the end"
+              f" {figures['load_after']:.1f} ({figures['cores']} cores): wall rates are only"
+              " meaningful on a quiet machine, CPU rates less disturbed." if "load_before" in figures else ""), ""]
   rows = [("measure", "steps/s (wall)", "steps/s (CPU)")]
   rows += [(name, f"{wall:,.0f}", f"{cpu:,.0f}")
            for name, (wall, cpu) in figures["steps_per_s"].items()]

@@ -7,6 +7,7 @@ action id (illegal actions masked out before the softmax) and the state's value.
 
   forward(params, observations, masks, xp)    logits (illegal: MASKED) and values; `xp` is numpy
                                               here and `jax.numpy` in the trainer (one function)
+  forward_inputs(params, inputs(observations), masks, xp)    the same in two parts
   Network(params, metadata)                   .save(path), Network.load(path), .policy(...)
   PPOBot(game, player, seed, path=..., play=...)   the bot `ppo`
 
@@ -55,7 +56,18 @@ def initial_parameters(observation_size: int, num_actions: int, hidden: int,
 def forward(params, observations, masks, xp=np):
   """Masked logits (games x actions; illegal actions at `MASKED`) and values (games) of a batch
   of observations, with the array module `xp`."""
-  hidden = xp.tanh(xp.log1p(observations) @ params["hidden_1"] + params["bias_1"])
+  return forward_inputs(params, inputs(observations, xp), masks, xp)
+
+
+def inputs(observations, xp=np):
+  """What the first layer reads: the observations as log(1 + x)."""
+  return xp.log1p(observations)
+
+
+def forward_inputs(params, first_layer_inputs, masks, xp=np):
+  """`forward` from `inputs(observations)`, so that a training computes them once a rollout,
+  not once an epoch."""
+  hidden = xp.tanh(first_layer_inputs @ params["hidden_1"] + params["bias_1"])
   hidden = xp.tanh(hidden @ params["hidden_2"] + params["bias_2"])
   logits = hidden @ params["policy"] + params["policy_bias"]
   logits = xp.where(masks > 0, logits, MASKED)

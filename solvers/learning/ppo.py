@@ -61,8 +61,8 @@ from scipy import stats
 
 from solvers import archives
 from solvers.envs.batched import SushiGoBatch
-from solvers.learning.network import (PARAMETER_NAMES, WHAT, Network, forward,
-                                      initial_parameters)
+from solvers.learning.network import (PARAMETER_NAMES, WHAT, Network, forward, forward_inputs,
+                                      initial_parameters, inputs)
 from solvers.opponents import COMPILED_BOTS, compiled_opponents
 from solvers.progress import progress
 from solvers.provenance import git_commit, package_version
@@ -255,8 +255,8 @@ def _advantages(rewards, values, dones, last_values, gamma, lam):
 
 
 def _loss(params, batch, config: PPOConfig):
-  observations, masks, actions, old_log_p, advantages, returns = batch
-  logits, values = forward(params, observations, masks, jnp)
+  first_layer_inputs, masks, actions, old_log_p, advantages, returns = batch
+  logits, values = forward_inputs(params, first_layer_inputs, masks, jnp)
   log_probabilities = _log_probabilities(logits)
   log_p = jnp.take_along_axis(log_probabilities, actions[:, None], axis=1)[:, 0]
   advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
@@ -278,8 +278,9 @@ def make_update(config: PPOConfig, optimizer):
     observations, masks, actions, log_p, values, rewards, dones = rollout
     advantages, returns = _advantages(rewards, values, dones, last_values, config.gamma,
                                       config.gae_lambda)
+    # The first layer's inputs once a rollout: the epochs read them, not the observations.
     flat = [x.reshape((-1,) + x.shape[2:]) for x in
-            (observations, masks, actions, log_p, advantages, returns)]
+            (inputs(observations, jnp), masks, actions, log_p, advantages, returns)]
     size = flat[0].shape[0]
 
     def epoch(carry, epoch_key):
