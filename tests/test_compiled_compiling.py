@@ -136,7 +136,7 @@ def test_a_first_use_keeps_the_kernels_another_set_compiled_from_the_same_source
 
   def compiling(*sources):
     return lambda: [(cache / f"{source.stem}.kernel.nbi").touch() for source in sources]
-  core = jit.KernelSet("core", [shared], compiling(shared), "core-markers")
+  core = jit.KernelSet("core", [shared], compiling(shared), "core-markers", owns=[shared])
   core.compile_all()
   (cache / "own.stale.nbi").touch()
   search = jit.KernelSet("search", [shared, own], compiling(own), "search-markers")
@@ -147,6 +147,33 @@ def test_a_first_use_keeps_the_kernels_another_set_compiled_from_the_same_source
   search_again = jit.KernelSet("search", [shared, own], lambda: None, "search-markers")
   search_again.ensure()
   assert list(cache.iterdir()) == []
+
+
+def test_a_set_listing_a_file_for_some_kernels_does_not_keep_its_other_kernels(monkeypatch,
+                                                                                 tmp_path):
+  # Two environments share a file: the Sushi Go one owns it (its step plays the heuristic of
+  # another file), the Sushi Draft one lists it for a helper only. After the heuristic changes,
+  # the Sushi Go environment's first use clears the shared file's kernels, although the Sushi
+  # Draft environment's marker still holds: it never vouched for the step.
+  cache, shared, heuristic = tmp_path / "cache", tmp_path / "batched.py", tmp_path / "heuristic.py"
+  cache.mkdir()
+  shared.write_text("x = 1\n")
+  heuristic.write_text("y = 1\n")
+  monkeypatch.setattr(jit, "_cache_directories", lambda source: {cache})
+  monkeypatch.setattr(jit, "cache_directory", lambda anchor: str(tmp_path / anchor))
+  monkeypatch.setattr(jit.KernelSet, "declared", [])
+  step = cache / "batched.step.nbi"
+  sushi_go = jit.KernelSet("sushi go", [heuristic, shared], step.touch, "go-markers",
+                           owns=[shared, heuristic])
+  sushi_draft = jit.KernelSet("sushi draft", [shared], lambda: None, "draft-markers")
+  sushi_go.compile_all()
+  sushi_draft.compile_all()
+  assert step.exists()
+
+  heuristic.write_text("y = 2\n")
+  jit.KernelSet("sushi go", [heuristic, shared], lambda: None, "go-markers",
+                owns=[shared, heuristic]).ensure()
+  assert not step.exists()
 
 
 def test_a_process_waits_while_another_compiles_and_says_so(tmp_path):

@@ -13,9 +13,10 @@ therefore keys a marker file on the numba version and every source its kernels d
 before the first kernel of the set runs in a process, when the marker is missing (first use, or
 any source changed), it clears those sources' cached kernels and leaves the marker: whatever the
 cache holds for a set with its marker is compiled from the sources as they are. A source shared
-with another set whose marker is present for the same files is left alone: its kernels were
-compiled from the sources as they are now, and clearing them would only make every later process
-compile them again.
+with another set whose marker is present is left alone when that set's sources include every
+source of the set owning the file (all its kernels can depend on): its kernels were compiled from
+the sources as they are now, and clearing them would only make every later process compile them
+again. A set listing the file for some of its kernels only does not vouch for the others.
 
 Processes compiling at once (a run's workers, or tests on two cores, in a fresh environment) would
 compile the same kernels twice, so a kernel's first call from Python holds its set's lock file
@@ -255,13 +256,17 @@ class KernelSet:
     return self.name.replace(" ", "-")
 
   def _clear_cache(self, marker_dir: pathlib.Path) -> None:
-    """Removes the set's old markers and the cached kernels of its sources, except those of
-    sources another set has compiled as they are now."""
+    """Removes the set's old markers and the cached kernels of its sources, except those of a
+    source that another set with its marker lists together with every source of the set owning
+    it (this set if none): compiled from the sources as they are now."""
     for path in marker_dir.glob(f"sushigo-{self._slug()}-*.compiled"):
       path.unlink()
-    certified = {source for other in KernelSet.declared
-                 if other is not self and other._marker().exists() for source in other.sources}
-    for source in set(self.sources) - certified:
+    current = [set(other.sources) for other in KernelSet.declared
+               if other is not self and other._marker().exists()]
+    for source in self.sources:
+      dependencies = set((KernelSet.owning(str(source)) or self).sources)
+      if any(source in other and dependencies <= other for other in current):
+        continue
       for directory in _cache_directories(source):
         for path in directory.glob(f"{source.stem}.*"):
           if path.suffix in (".nbi", ".nbc"):
