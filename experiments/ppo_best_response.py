@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import json
 import pathlib
 import time
@@ -46,10 +47,16 @@ POLICIES = ("random", "greedy", "heuristic")
 TARGET = 0.9
 
 
+@functools.lru_cache(maxsize=1)
+def _tree(game_name: str) -> GameTree:
+  """The reduced game's tree, built once for the rows of one game."""
+  return GameTree(reduced_games.load_reduced(game_name))
+
+
 def validate(game_name: str, policy: str, params: dict) -> dict:
   """One game and policy: each seat's exact and learned gains, and their ratio."""
-  game = reduced_games.load_reduced(game_name)
-  tree = GameTree(game)
+  tree = _tree(game_name)
+  game = tree.game
   fixed = exploitability.policy_from_bot(tree, lambda g, p, s: make_bot(policy, g, p, s))
   fixed_array = fixed.array
   values = tree.policy_values(fixed_array)
@@ -60,9 +67,8 @@ def validate(game_name: str, policy: str, params: dict) -> dict:
     responder = PPOBestResponseBot(game, seat, 0, opponent_model=model, policy_key=policy,
                                    **params)
     responder.trained()
-    mixed = exploitability.policy_from_bot(
-        tree, lambda g, p, s, r=responder: r if p == r.player_id else make_bot(policy, g, p, s),
-        checks=0).array
+    mixed = exploitability.policy_from_bot(tree, lambda g, p, s, r=responder: r, checks=0,
+                                           players=[seat], others=fixed_array).array
     learned_value = tree.policy_values(mixed)[seat]
     seats.append({"seat": seat, "exact_gain": float(exact_value - values[seat]),
                   "learned_gain": float(learned_value - values[seat])})
