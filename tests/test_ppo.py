@@ -327,6 +327,19 @@ def test_the_full_game_command_refuses_a_config_it_cannot_train(tmp_path, capsys
                             "--curve", str(tmp_path / "curve.csv")])
 
 
+def test_the_validation_command_records_one_set_of_parameters_per_file(tmp_path, capsys):
+  from experiments import ppo_best_response
+  out = str(tmp_path / "rows.json")
+  with pytest.raises(SystemExit):
+    ppo_best_response.main(["--out", out])
+  assert "give --games (the reduced games to validate on) or --full-game" in \
+      capsys.readouterr().err
+  with pytest.raises(SystemExit):
+    ppo_best_response.main(["--games", "small", "large", "--out", out])
+  assert "games small, large train with different parameters" in capsys.readouterr().err
+  assert not (tmp_path / "rows.json").exists()
+
+
 @pytest.mark.slow
 def test_the_learned_best_response_finds_most_of_the_exact_gain_on_small():
   """With its default parameters, the responder finds at least 0.9 of the exact best response's
