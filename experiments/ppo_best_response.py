@@ -46,9 +46,9 @@ GAMES = ("small", "medium", "large")
 POLICIES = ("random", "greedy", "heuristic")
 TARGET = 0.9
 # The responder's parameters that differ from its defaults on one game: against the heuristic on
-# `large`, the defaults found 0.886 of the exact gain; annealing the entropy bonus to 0 over the
-# training lets the agent commit to the finer lines that game's best response takes.
-GAME_PARAMS = {"large": {"anneal_entropy": True}}
+# `large`, the agent of 150 iterations found under 0.9 of the exact gain, its curve still rising;
+# in trials there (seat 0), 400 iterations did better than annealing the entropy bonus.
+GAME_PARAMS = {"large": {"iterations": 400}}
 
 
 @functools.lru_cache(maxsize=1)
