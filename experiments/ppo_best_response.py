@@ -4,7 +4,8 @@ responder trained in each seat, its strategy read at every information set of th
 gain over the policy's self-play computed exactly on the tree, beside the exact best response's
 gain (`solvers.equilibrium.exploitability.best_response`). The ratio of their sums over the seats
 is the share of the exact exploitability the learned responder finds: what a bound from its
-paired games estimates, without their sampling noise.
+paired games estimates, without their sampling noise. The responder trains with its defaults,
+but for the parameters `GAME_PARAMS` sets on a game; one results file holds one game's rows.
 
   python -m experiments.ppo_best_response --games small \
       --out experiments/results/ppo-best-response/small.json      (and medium, large)

@@ -53,8 +53,8 @@ class PPOBestResponseBot(Bot):
   # however long they trained. A strong entropy bonus (0.2, against the league's 0.01) keeps the
   # agent exploring against a deterministic policy instead of settling on its first good line;
   # with 150 iterations these defaults find 0.9 of the exact gain or more on the reduced games,
-  # but on `large` against the heuristic, just under it (experiments/results/ppo-best-response,
-  # tests/test_ppo.py).
+  # but on `large` against the heuristic, which takes longer (its validation trains for 400
+  # iterations: experiments/ppo_best_response.py, experiments/results/ppo-best-response).
   PARAMETERS = {"iterations": 150, "training_seed": 0, "num_envs": 512, "rollout_steps": 8,
                 "epochs": 4, "minibatches": 8, "learning_rate": 1e-3, "entropy_coef": 0.2,
                 "anneal_entropy": False, "gae_lambda": 1.0, "hidden": 256,
