@@ -13,8 +13,8 @@ each an Adam step (`learning_rate`) on
 
 advantages normalised per minibatch. With `entropy_anneal` > 0 the entropy coefficient falls
 linearly from `entropy_coef` at the first iteration to 0 at iteration `entropy_anneal` (and stays 0
-after): exploration early, a policy that commits to its best line late. Rewards are the game's utility at the step ending a game,
-divided by `reward_scale`. Collection and the update of one iteration are one jitted call each per
+after): exploration early, a policy that commits to its best line late. Rewards are the game's
+utility at the step ending a game, divided by `reward_scale`. Collection and the update of one iteration are one jitted call each per
 step and per iteration, so the loop's Python costs little beside the kernels.
 
 The league (`opponents`): bots with a compiled policy (random, greedy, heuristic) and `past`, the
@@ -279,8 +279,8 @@ def _loss(params, batch, entropy_coef, config: PPOConfig):
 
 def make_update(config: PPOConfig, optimizer):
   """The jitted update of one iteration: advantages, then `epochs` passes over shuffled
-  minibatches with the iteration's entropy coefficient; returns the new parameters and optimizer state and the last minibatch's
-  statistics (loss, value loss, entropy, clipped share)."""
+  minibatches with the iteration's entropy coefficient; returns the new parameters and optimizer
+  state and the last minibatch's statistics (loss, value loss, entropy, clipped share)."""
   def update(params, opt_state, rollout, last_values, key, entropy_coef):
     observations, masks, actions, log_p, values, rewards, dones = rollout
     advantages, returns = _advantages(rewards, values, dones, last_values, config.gamma,
