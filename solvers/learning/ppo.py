@@ -14,8 +14,9 @@ each an Adam step (`learning_rate`) on
 advantages normalised per minibatch. With `entropy_anneal` > 0 the entropy coefficient falls
 linearly from `entropy_coef` at the first iteration to 0 at iteration `entropy_anneal` (and stays 0
 after): exploration early, a policy that commits to its best line late. Rewards are the game's
-utility at the step ending a game, divided by `reward_scale`. Collection and the update of one iteration are one jitted call each per
-step and per iteration, so the loop's Python costs little beside the kernels.
+utility at the step ending a game, divided by `reward_scale`. Collection and the update of one
+iteration are one jitted call each per step and per iteration, so the loop's Python costs little
+beside the kernels.
 
 The league (`opponents`): bots with a compiled policy (random, greedy, heuristic) and `past`, the
 learner's past selves, each given a share of the `num_envs` games, and each share split over the
