@@ -129,7 +129,8 @@ Responders (--responder KIND[:KEY=VALUE,...], repeatable; each gives its own bou
           policy it can read at any table; trains once per seat
   ppo     masked PPO on the batched core trained against the policy, played greedily
           (parameters iterations, training_seed, num_envs, rollout_steps, epochs, minibatches,
-          learning_rate, entropy_coef, gae_lambda, hidden, observation_type; the learn extra);
+          learning_rate, entropy_coef, anneal_entropy, gae_lambda, hidden, observation_type;
+          the learn extra);
           against random, greedy or heuristic, which the core plays exactly; trains once per seat
 Default: ismcts:iterations=1000 and, where the policy can be read, lbr:worlds=8,rollouts=1.
 
@@ -315,8 +316,9 @@ def _add_train_command(commands) -> None:
                      " their shares of the games (default: heuristic:6,greedy:1,random:1)")
   train.add_argument("--ppo", action="append", default=[], metavar="KEY=VALUE",
                      help="with --algorithm ppo: a training setting (num_envs, rollout_steps,"
-                     " epochs, minibatches, learning_rate, entropy_coef, hidden, eval_every,"
-                     " eval_games, ...: solvers.learning.ppo.PPOConfig); repeatable")
+                     " epochs, minibatches, learning_rate, entropy_coef, entropy_anneal,"
+                     " hidden, eval_every, eval_games, ...: solvers.learning.ppo.PPOConfig);"
+                     " repeatable")
   train.add_argument("--agent", metavar="PATH",
                      help="with --algorithm ppo: also save the agent alone (what the bot 'ppo'"
                      " plays) to PATH at every checkpoint")

@@ -446,7 +446,12 @@ def _ppo_best_response(results: pathlib.Path) -> str:
   unfinished = [path.stem for path, result in zip(files, stored) if not result["complete"]]
   note = (f" Still running when stored: {', '.join(unfinished)} (rows are written as they"
           " finish)." if unfinished else "")
-  return "\n".join(lines) + f"\n\n{params}{note}\n"
+  short = [f"{row['game']} against {row['policy']}" for result in stored for row in result["rows"]
+           if row["ratio"] is None or row["ratio"] < result["target_ratio"]]
+  target = min(result["target_ratio"] for result in stored)
+  verdict = (f"Under the target (bound / exact >= {target:g}): {'; '.join(short)}." if short else
+             f"Every row meets the target, bound / exact >= {target:g}.")
+  return "\n".join(lines) + f"\n\n{verdict} {params}{note}\n"
 
 
 def _ppo_speed(results: pathlib.Path) -> str:

@@ -4,7 +4,8 @@ responder trained in each seat, its strategy read at every information set of th
 gain over the policy's self-play computed exactly on the tree, beside the exact best response's
 gain (`solvers.equilibrium.exploitability.best_response`). The ratio of their sums over the seats
 is the share of the exact exploitability the learned responder finds: what a bound from its
-paired games estimates, without their sampling noise.
+paired games estimates, without their sampling noise. The responder trains with its defaults,
+but for the parameters `GAME_PARAMS` sets on a game; one results file holds one game's rows.
 
   python -m experiments.ppo_best_response --games small \
       --out experiments/results/ppo-best-response/small.json      (and medium, large)
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import functools
 import json
 import pathlib
 import time
@@ -44,12 +46,22 @@ from sushigo_spiel import reduced_games
 GAMES = ("small", "medium", "large")
 POLICIES = ("random", "greedy", "heuristic")
 TARGET = 0.9
+# The responder's parameters that differ from its defaults on one game: against the heuristic on
+# `large`, the agent of 150 iterations found under 0.9 of the exact gain, its curve still rising;
+# in trials there (seat 0), 400 iterations did better than annealing the entropy bonus.
+GAME_PARAMS = {"large": {"iterations": 400}}
+
+
+@functools.lru_cache(maxsize=1)
+def _tree(game_name: str) -> GameTree:
+  """The reduced game's tree, built once for the rows of one game."""
+  return GameTree(reduced_games.load_reduced(game_name))
 
 
 def validate(game_name: str, policy: str, params: dict) -> dict:
   """One game and policy: each seat's exact and learned gains, and their ratio."""
-  game = reduced_games.load_reduced(game_name)
-  tree = GameTree(game)
+  tree = _tree(game_name)
+  game = tree.game
   fixed = exploitability.policy_from_bot(tree, lambda g, p, s: make_bot(policy, g, p, s))
   fixed_array = fixed.array
   values = tree.policy_values(fixed_array)
@@ -60,9 +72,8 @@ def validate(game_name: str, policy: str, params: dict) -> dict:
     responder = PPOBestResponseBot(game, seat, 0, opponent_model=model, policy_key=policy,
                                    **params)
     responder.trained()
-    mixed = exploitability.policy_from_bot(
-        tree, lambda g, p, s, r=responder: r if p == r.player_id else make_bot(policy, g, p, s),
-        checks=0).array
+    mixed = exploitability.policy_from_bot(tree, lambda g, p, s, r=responder: r, checks=0,
+                                           players=[seat], others=fixed_array).array
     learned_value = tree.policy_values(mixed)[seat]
     seats.append({"seat": seat, "exact_gain": float(exact_value - values[seat]),
                   "learned_gain": float(learned_value - values[seat])})
@@ -121,7 +132,9 @@ def full_game(config_path: pathlib.Path, out: pathlib.Path, curve: pathlib.Path)
 
 def main(argv: list[str] | None = None) -> int:
   parser = argparse.ArgumentParser(description=__doc__.partition("\n\n")[0])
-  parser.add_argument("--games", nargs="+", default=list(GAMES), choices=GAMES)
+  parser.add_argument("--games", nargs="+", choices=GAMES,
+                      help="the reduced games (with --out, one file: games whose parameters"
+                      " differ, GAME_PARAMS, each need a file of their own)")
   parser.add_argument("--policies", nargs="+", default=list(POLICIES), choices=POLICIES)
   parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE",
                       help="a responder parameter (PPOBestResponseBot.PARAMETERS)")
@@ -149,17 +162,25 @@ def main(argv: list[str] | None = None) -> int:
       parser.error("--full-game needs --curve, the file for the learning curves")
     return full_game(pathlib.Path(args.full_game), pathlib.Path(args.out),
                      pathlib.Path(args.curve))
+  if not args.games:
+    parser.error("give --games (the reduced games to validate on) or --full-game CONFIG")
+  settings = {game: {**PPOBestResponseBot.PARAMETERS, **GAME_PARAMS.get(game, {}), **params}
+              for game in args.games}
+  if any(setting != settings[args.games[0]] for setting in settings.values()):
+    parser.error(f"games {', '.join(args.games)} train with different parameters"
+                 f" ({GAME_PARAMS}), and one results file records one set: give one game per"
+                 " --out")
   out = pathlib.Path(args.out)
   out.parent.mkdir(parents=True, exist_ok=True)
   rows = []
   for game in args.games:
     for policy in args.policies:
-      row = validate(game, policy, params)
+      row = validate(game, policy, settings[game])
       rows.append(row)
       print(f"{game:7s} {policy:10s} exact {row['exact']:.4f} learned {row['learned']:.4f}"
             f" ratio {row['ratio'] if row['ratio'] is None else round(row['ratio'], 4)}"
             f" ({row['seconds']:.0f} s)", flush=True)
-      result = {"responder": "ppo", "params": {**PPOBestResponseBot.PARAMETERS, **params},
+      result = {"responder": "ppo", "params": settings[game],
                 "target_ratio": TARGET, "rows": rows, "complete": len(rows) == len(
                     args.games) * len(args.policies), "version": package_version(),
                 "commit": git_commit()}

@@ -65,6 +65,7 @@ def test_a_batch_restored_from_its_state_steps_the_same_games():
     ({"num_envs": 10, "rollout_steps": 3, "minibatches": 4}, "must split into 4 equal"),
     ({"seat": 2}, "PPO setting seat is 2; allowed: -1 (every seat) or 0 to 1"),
     ({"observation_type": "pixels"}, "observation_type is 'pixels'; allowed: observation,"),
+    ({"entropy_anneal": -1}, "PPO setting entropy_anneal is -1; allowed: an integer >= 0"),
 ])
 def test_bad_settings_are_refused_in_a_sentence(settings_, message):
   with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -194,6 +195,27 @@ def test_the_ppo_responder_refuses_a_policy_the_core_cannot_play():
     PPOBestResponseBot(game, 0, 0, opponent_model=OpponentModel(lambda *a: None, None, "x"))
 
 
+def test_the_entropy_coefficient_falls_linearly_to_zero_over_entropy_anneal():
+  annealed = ppo.PPOTrainer(ppo.PPOConfig(game=GAME, seed=3, entropy_coef=0.2, entropy_anneal=4,
+                                          **TINY))
+  coefficients = []
+  for _ in range(6):
+    coefficients.append(annealed.entropy_coef())
+    annealed.iterate()
+  assert coefficients == pytest.approx([0.2, 0.15, 0.1, 0.05, 0.0, 0.0])
+  # the update uses the iteration's coefficient: from one seed, the first iteration (0.2 in
+  # both) trains the same weights, the second (0.15 against 0.2) others
+  trainers = [ppo.PPOTrainer(ppo.PPOConfig(game=GAME, seed=3, entropy_coef=0.2,
+                                           entropy_anneal=anneal, **TINY)) for anneal in (4, 0)]
+  for trainer in trainers:
+    trainer.iterate()
+  assert all(np.array_equal(a, b) for a, b in zip(*(leaves(t.params) for t in trainers)))
+  for trainer in trainers:
+    trainer.iterate()
+  assert trainers[1].entropy_coef() == 0.2
+  assert not np.array_equal(leaves(trainers[0].params)[0], leaves(trainers[1].params)[0])
+
+
 def test_one_agent_is_trained_once_for_every_seat_and_its_setting_checked():
   from solvers.equilibrium import approximate
   from solvers.learning.best_response import PPOBestResponseBot
@@ -211,6 +233,11 @@ def test_one_agent_is_trained_once_for_every_seat_and_its_setting_checked():
   assert apart[0].trained() is not apart[1].trained()
   with pytest.raises(ValueError, match="parameter 'one_agent' is 1; allowed: true or false"):
     PPOBestResponseBot(game, 0, 0, opponent_model=model, one_agent=1)
+  annealed = PPOBestResponseBot(game, 0, 0, opponent_model=model, anneal_entropy=True, **params)
+  assert annealed.config().entropy_anneal == params["iterations"]
+  assert apart[0].config().entropy_anneal == 0
+  with pytest.raises(ValueError, match="parameter 'anneal_entropy' is 'yes'; allowed: true or"):
+    PPOBestResponseBot(game, 0, 0, opponent_model=model, anneal_entropy="yes")
 
 
 def test_the_ppo_responder_trains_against_a_blueprint_and_is_measured_against_it():
@@ -298,6 +325,19 @@ def test_the_full_game_command_refuses_a_config_it_cannot_train(tmp_path, capsys
                      " the ppo responder needs a policy it can read at any table"):
     ppo_best_response.main(["--full-game", str(config), "--out", str(tmp_path / "run"),
                             "--curve", str(tmp_path / "curve.csv")])
+
+
+def test_the_validation_command_records_one_set_of_parameters_per_file(tmp_path, capsys):
+  from experiments import ppo_best_response
+  out = str(tmp_path / "rows.json")
+  with pytest.raises(SystemExit):
+    ppo_best_response.main(["--out", out])
+  assert "give --games (the reduced games to validate on) or --full-game" in \
+      capsys.readouterr().err
+  with pytest.raises(SystemExit):
+    ppo_best_response.main(["--games", "small", "large", "--out", out])
+  assert "games small, large train with different parameters" in capsys.readouterr().err
+  assert not (tmp_path / "rows.json").exists()
 
 
 @pytest.mark.slow

@@ -53,12 +53,12 @@ class PPOBestResponseBot(Bot):
   # however long they trained. A strong entropy bonus (0.2, against the league's 0.01) keeps the
   # agent exploring against a deterministic policy instead of settling on its first good line;
   # with 150 iterations these defaults find 0.9 of the exact gain or more on the reduced games,
-  # but on `large` against the heuristic, just under it (experiments/results/ppo-best-response,
-  # tests/test_ppo.py).
+  # but on `large` against the heuristic, which takes longer (its validation trains for 400
+  # iterations: experiments/ppo_best_response.py, experiments/results/ppo-best-response).
   PARAMETERS = {"iterations": 150, "training_seed": 0, "num_envs": 512, "rollout_steps": 8,
                 "epochs": 4, "minibatches": 8, "learning_rate": 1e-3, "entropy_coef": 0.2,
-                "gae_lambda": 1.0, "hidden": 256, "observation_type": "information_state",
-                "one_agent": False, "objective": "auto"}
+                "anneal_entropy": False, "gae_lambda": 1.0, "hidden": 256,
+                "observation_type": "information_state", "one_agent": False, "objective": "auto"}
 
   def __init__(self, game: pyspiel.Game, player_id: int, seed: int | None = None,
                opponent_model: OpponentModel | None = None, policy_key: str = "", **params):
@@ -75,9 +75,9 @@ class PPOBestResponseBot(Bot):
     if not isinstance(self.params["iterations"], int) or self.params["iterations"] < 1:
       raise ValueError(f"parameter 'iterations' is {self.params['iterations']!r}; allowed: an"
                        " integer >= 1")
-    if not isinstance(self.params["one_agent"], bool):
-      raise ValueError(f"parameter 'one_agent' is {self.params['one_agent']!r}; allowed: true or"
-                       " false")
+    for name in ("one_agent", "anneal_entropy"):
+      if not isinstance(self.params[name], bool):
+        raise ValueError(f"parameter {name!r} is {self.params[name]!r}; allowed: true or false")
     self.opponent = compiled.name
     # The batch's opponent spec: a baseline by name, a blueprint with its parameter array.
     self.opponent_spec = compiled.name if baseline else (compiled.name, compiled.parameters)
@@ -93,7 +93,9 @@ class PPOBestResponseBot(Bot):
     return PPOConfig(game=str(game), seat=self._trained_seat(), num_envs=int(p["num_envs"]),
                      rollout_steps=int(p["rollout_steps"]), epochs=int(p["epochs"]),
                      minibatches=int(p["minibatches"]), learning_rate=p["learning_rate"],
-                     entropy_coef=p["entropy_coef"], gae_lambda=p["gae_lambda"],
+                     entropy_coef=p["entropy_coef"],
+                     entropy_anneal=p["iterations"] if p["anneal_entropy"] else 0,
+                     gae_lambda=p["gae_lambda"],
                      hidden=int(p["hidden"]), reward_scale=REWARD_SCALES[game.rules.utility],
                      observation_type=p["observation_type"], seed=int(p["training_seed"]),
                      eval_opponent=self.opponent if self.opponent in COMPILED_BOTS else

@@ -11,9 +11,12 @@ each an Adam step (`learning_rate`) on
   -min(ratio * A, clip(ratio, 1 - clip, 1 + clip) * A) + value_coef * (V - return)^2
   - entropy_coef * entropy,   gradients clipped to a global norm of `max_grad_norm`,
 
-advantages normalised per minibatch. Rewards are the game's utility at the step ending a game,
-divided by `reward_scale`. Collection and the update of one iteration are one jitted call each per
-step and per iteration, so the loop's Python costs little beside the kernels.
+advantages normalised per minibatch. With `entropy_anneal` > 0 the entropy coefficient falls
+linearly from `entropy_coef` at the first iteration to 0 at iteration `entropy_anneal` (and stays 0
+after): exploration early, a policy that commits to its best line late. Rewards are the game's
+utility at the step ending a game, divided by `reward_scale`. Collection and the update of one
+iteration are one jitted call each per step and per iteration, so the loop's Python costs little
+beside the kernels.
 
 The league (`opponents`): bots with a compiled policy (random, greedy, heuristic) and `past`, the
 learner's past selves, each given a share of the `num_envs` games, and each share split over the
@@ -47,7 +50,6 @@ exactly the numbers of an uninterrupted one (on the same machine and library ver
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -92,6 +94,7 @@ class PPOConfig:
   clip: float = 0.2
   value_coef: float = 0.5
   entropy_coef: float = 0.01
+  entropy_anneal: int = 0  # iterations over which the entropy coefficient falls to 0; 0: constant
   max_grad_norm: float = 0.5
   hidden: int = 128
   reward_scale: float = 20.0
@@ -109,6 +112,10 @@ class PPOConfig:
       value = getattr(self, name)
       if not isinstance(value, int) or isinstance(value, bool) or value < 1:
         raise ValueError(f"PPO setting {name} is {value!r}; allowed: an integer >= 1")
+    if not isinstance(self.entropy_anneal, int) or isinstance(self.entropy_anneal, bool) or \
+        self.entropy_anneal < 0:
+      raise ValueError(f"PPO setting entropy_anneal is {self.entropy_anneal!r}; allowed: an"
+                       " integer >= 0 (0: a constant entropy coefficient)")
     for name in ("learning_rate", "clip", "max_grad_norm", "reward_scale"):
       if not (isinstance(getattr(self, name), (int, float)) and 0 < getattr(self, name) < math.inf):
         raise ValueError(f"PPO setting {name} is {getattr(self, name)!r}; allowed: a positive"
@@ -254,7 +261,7 @@ def _advantages(rewards, values, dones, last_values, gamma, lam):
   return advantages, advantages + values
 
 
-def _loss(params, batch, config: PPOConfig):
+def _loss(params, batch, entropy_coef, config: PPOConfig):
   first_layer_inputs, masks, actions, old_log_p, advantages, returns = batch
   logits, values = forward_inputs(params, first_layer_inputs, masks, jnp)
   log_probabilities = _log_probabilities(logits)
@@ -266,15 +273,15 @@ def _loss(params, batch, config: PPOConfig):
   probabilities = jnp.exp(log_probabilities)
   entropy = -jnp.sum(jnp.where(masks > 0, probabilities * log_probabilities, 0.0), axis=-1)
   value_loss = jnp.mean((values - returns) ** 2)
-  loss = -surrogate.mean() + config.value_coef * value_loss - config.entropy_coef * entropy.mean()
+  loss = -surrogate.mean() + config.value_coef * value_loss - entropy_coef * entropy.mean()
   return loss, (value_loss, entropy.mean(), jnp.mean(jnp.abs(ratio - 1) > config.clip))
 
 
 def make_update(config: PPOConfig, optimizer):
   """The jitted update of one iteration: advantages, then `epochs` passes over shuffled
-  minibatches; returns the new parameters and optimizer state and the last minibatch's
-  statistics (loss, value loss, entropy, clipped share)."""
-  def update(params, opt_state, rollout, last_values, key):
+  minibatches with the iteration's entropy coefficient; returns the new parameters and optimizer
+  state and the last minibatch's statistics (loss, value loss, entropy, clipped share)."""
+  def update(params, opt_state, rollout, last_values, key, entropy_coef):
     observations, masks, actions, log_p, values, rewards, dones = rollout
     advantages, returns = _advantages(rewards, values, dones, last_values, config.gamma,
                                       config.gae_lambda)
@@ -290,7 +297,8 @@ def make_update(config: PPOConfig, optimizer):
       def minibatch(carry, indices):
         params, opt_state = carry
         batch = [x[indices] for x in flat]
-        (loss, stats), grads = jax.value_and_grad(_loss, has_aux=True)(params, batch, config)
+        (loss, stats), grads = jax.value_and_grad(_loss, has_aux=True)(
+            params, batch, entropy_coef, config)
         updates, opt_state = optimizer.update(grads, opt_state, params)
         return (optax.apply_updates(params, updates), opt_state), (loss, *stats)
       (params, opt_state), stats = jax.lax.scan(minibatch, (params, opt_state), order)
@@ -405,7 +413,7 @@ class PPOTrainer:
     self.key, key = jax.random.split(self.key)
     self.params, self.opt_state, stats = self._update(
         self.params, self.opt_state, (observations, masks, actions, log_p, values, rewards, dones),
-        last_values, key)
+        last_values, key, np.float32(self.entropy_coef()))
     self.last_stats = dict(zip(("loss", "value_loss", "entropy", "clipped"),
                                (float(s) for s in stats)))
     _charge(phases, "update", clock)
@@ -413,6 +421,13 @@ class PPOTrainer:
     self.steps += steps * games
     if self.past_pool and self.iteration % config.past_every == 0:
       self.past_pool = [*self.past_pool, (self.iteration, self.params)][-config.past_pool:]
+
+  def entropy_coef(self) -> float:
+    """The entropy coefficient of the next iteration's update (`entropy_anneal`)."""
+    anneal = self.config.entropy_anneal
+    if not anneal:
+      return self.config.entropy_coef
+    return self.config.entropy_coef * max(0.0, 1.0 - self.iteration / anneal)
 
   def _past_inputs(self) -> tuple[np.ndarray, np.ndarray]:
     """The past selves' observations and masks, batch after batch, seat after seat."""
