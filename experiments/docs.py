@@ -312,6 +312,38 @@ def _objective(results: pathlib.Path) -> str:
   return "\n".join(lines) + "\n"
 
 
+# The two-player head-to-head of the blueprints under the subgame bot playing for the win
+# (experiments/configs/objective_win_blueprint.toml): its competitors, named after their blueprint.
+WIN_BLUEPRINT_RUN = "objective-win-blueprint"
+WIN_BLUEPRINTS = ("win blueprint", "margin blueprint")
+
+
+def _win_blueprint(results: pathlib.Path) -> str:
+  """The subgame bot playing for the win on each blueprint against the same bot on the other: the
+  win share (the rulebook's winner, Pudding tie-break included) with its Wilson interval, the
+  games won, shared and lost with the sign test's p-value on the won and lost, the mean margin,
+  and the share of games outscored on points, ties half, with its sign test."""
+  records = stored_records(results, WIN_BLUEPRINT_RUN)
+  summaries, outscored = stats.summarize(records), stats.head_to_head(records)
+  lines = ["| the subgame bot playing for the win, on | against | games | win share [Wilson 95%] |"
+           " won / shared / lost (sign test) | mean margin [95% CI] | outscores it (sign test) |",
+           "|---|---|---:|---|---|---|---|"]
+  for name, opponent in (WIN_BLUEPRINTS, WIN_BLUEPRINTS[::-1]):
+    won = shared = lost = 0
+    for record in records:
+      winners = {record["seats"][seat] for seat in record["winners"]}
+      won, shared, lost = (won + (winners == {name}), shared + (winners == {name, opponent}),
+                           lost + (winners == {opponent}))
+    summary, pair = summaries[name], outscored[name, opponent]
+    lines.append(
+        f"| {name} | {opponent} | {summary.games} |"
+        f" {interval(summary.win_rate.value, summary.win_rate.low, summary.win_rate.high, 3)} |"
+        f" {won} / {shared} / {lost} (p={stats.sign_test(won, lost):.3f}) |"
+        f" {interval(summary.margin.value, summary.margin.low, summary.margin.high, sign=True)} |"
+        f" {pair.win_rate:.2f} (p={pair.p_value:.3f}) |")
+  return "\n".join(lines) + "\n"
+
+
 def _linear_q_training(results: pathlib.Path) -> str:
   """The learning curve the training printed (`training-output.txt`), without its compile line."""
   lines = (results / "linear-q" / "training-output.txt").read_text(encoding="utf-8").splitlines()
@@ -644,6 +676,8 @@ BLOCKS: dict[str, Block] = {
             "subgame")),
     "aivat-ratios": Block(("*head-to-head*/summary.csv",), _aivat_ratios),
     "objective": Block(("objective-*/summary.md", "objective-*/records.jsonl*"), _objective),
+    "objective-win-blueprint": Block((f"{WIN_BLUEPRINT_RUN}/summary.md",
+                                      f"{WIN_BLUEPRINT_RUN}/records.jsonl*"), _win_blueprint),
     "four-players": Block(
         ("subgame-4p-head-to-head/summary.md", "blueprint-rank-4p-head-to-head/summary.md"),
         _four_players),

@@ -250,7 +250,7 @@ def head_to_head(records: Iterable[Record]) -> dict[tuple[str, str], HeadToHead]
       tally = tallies.setdefault((a, b), [0, 0, 0])
       tally[1 + (scores[a] < scores[b]) - (scores[a] > scores[b])] += 1
   pairs = sorted(tallies)
-  p_values = [_sign_test(wins, losses) for wins, _, losses in (tallies[p] for p in pairs)]
+  p_values = [sign_test(wins, losses) for wins, _, losses in (tallies[p] for p in pairs)]
   result = {}
   for (a, b), p_value, adjusted in zip(pairs, p_values, holm(p_values)):
     wins, ties, losses = tallies[a, b]
@@ -261,7 +261,7 @@ def head_to_head(records: Iterable[Record]) -> dict[tuple[str, str], HeadToHead]
   return dict(sorted(result.items()))
 
 
-def _sign_test(wins: int, losses: int) -> float:
+def sign_test(wins: int, losses: int) -> float:
   """Two-sided binomial test of wins against losses at even odds (1 without decisive games)."""
   if wins + losses == 0:
     return 1.0

@@ -90,6 +90,28 @@ def test_the_objective_block_reads_each_pair_from_the_records(tmp_path):
   assert rows[2].split(" | ")[5:] == ["+0.00 [nan, nan]", "0.50 (p=1.000) |"]
 
 
+def test_the_win_blueprint_block_judges_on_the_rulebook_winner(tmp_path):
+  """Made-up games: a tie on points taken by the Pudding tie-break is a game won (and half a game
+  outscored), a tie of points and Puddings a game shared; the sign test weighs won against lost."""
+  run = tmp_path / "objective-win-blueprint"
+  run.mkdir()
+  (run / "summary.md").write_text("# objective-win-blueprint\n", encoding="utf-8")
+  games = [(["win blueprint", "margin blueprint"], [50, 40], [0]),
+           (["margin blueprint", "win blueprint"], [45, 45], [1]),
+           (["win blueprint", "margin blueprint"], [42, 42], [0, 1]),
+           (["margin blueprint", "win blueprint"], [47, 40], [0])]
+  lines = [json.dumps({"index": i, "seats": seats, "scores": scores, "winners": winners})
+           for i, (seats, scores, winners) in enumerate(games)]
+  (run / "records.jsonl.xz").write_bytes(lzma.compress("\n".join(lines).encode("utf-8")))
+  rows = docs.render("objective-win-blueprint", results=tmp_path).splitlines()[2:]
+  cells = [row.split(" | ") for row in rows]
+  assert [row[:5] for row in cells] == [
+      ["| win blueprint", "margin blueprint", "4", "0.625 [0.150, 0.850]", "2 / 1 / 1 (p=1.000)"],
+      ["| margin blueprint", "win blueprint", "4", "0.375 [0.150, 0.850]", "1 / 1 / 2 (p=1.000)"]]
+  assert cells[0][5].startswith("+0.75 [") and cells[1][5].startswith("-0.75 [")
+  assert cells[0][6:] == ["0.50 (p=1.000) |"]
+
+
 def test_an_unknown_block_is_refused():
   with pytest.raises(KeyError, match="no generated block 'nonsense'"):
     docs.render("nonsense")

@@ -9,7 +9,7 @@ shape of Libratus and Pluribus. Each player's objective in the subgame is the bo
 its margin, or its win share (with the Pudding tie-break) at the game's end, which the leaves
 estimate by playing the continuations out (the win share plus `compiled.utilities.WIN_TIE_BREAK`
 times the margin, so that ties of the win share go to the larger margin). With `path="auto"` the
-blueprint (continuations, belief) is the stored one trained for the objective (`BLUEPRINTS`).
+blueprint (continuations, belief) is the stored one measured best for the objective (`BLUEPRINTS`).
 
 Contract: a `pyspiel.Bot` of `python_sushi_go` without the robot, whose randomness comes from its
 seed; with only a budget (`seconds`, `clock`) it plays the stored blueprint of its player count
@@ -46,9 +46,13 @@ from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
 from sushigo_spiel.sushi_go.knowledge import deal_weight, round_decisions
 
 POLICY_DIRECTORY = pathlib.Path(__file__).resolve().parents[2] / "experiments/results/policies"
-# path="auto": the stored blueprint of the bot's player count trained for its objective
-# (`experiments.train_blueprint --utility`, docs/blueprint.md).
-BLUEPRINTS = {(2, "margin"): "blueprint_2p.npz", (2, "win"): "blueprint_win_2p.npz",
+# path="auto": the stored blueprint of the bot's player count measured best for its objective.
+# At two players the win plays on the margin's blueprint: on it the bot playing for the win was at
+# least as strong on the win share (higher, not significantly) as on blueprint_win_2p.npz
+# (trained with `--utility win`, fewer iterations; experiments/results/objective-win-blueprint,
+# docs/results-objective.md). At four players the win plays on the blueprint trained for it, not
+# measured against the margin's.
+BLUEPRINTS = {(2, "margin"): "blueprint_2p.npz", (2, "win"): "blueprint_2p.npz",
               (4, "margin"): "blueprint_4p.npz", (4, "win"): "blueprint_win_4p.npz"}
 DEFAULT_BLUEPRINT = str(POLICY_DIRECTORY / BLUEPRINTS[2, "margin"])
 CONTINUATIONS = {"blueprint": subgame.BLUEPRINT, "heuristic": POLICIES["heuristic"],
@@ -82,10 +86,11 @@ class SubgameBot(Bot):
 
   Parameters (`PARAMETERS`):
     path           the blueprint file (`sushigo train --abstraction cards` or `cards+rank`); auto
-                   (the default): the stored one of the player count and objective
-                   (`BLUEPRINTS`): blueprint_2p.npz and blueprint_4p.npz for the margin,
-                   blueprint_win_2p.npz and blueprint_win_4p.npz (trained with utility=win)
-                   for the win
+                   (the default): the stored one measured best for the player count and
+                   objective (`BLUEPRINTS`): blueprint_2p.npz at two players for either objective
+                   (for the win it played no worse than blueprint_win_2p.npz, trained with
+                   utility=win: experiments/results/objective-win-blueprint); blueprint_4p.npz
+                   for the margin and blueprint_win_4p.npz for the win at four
     iterations     MCCFR iterations per decision (when `seconds` is 0)
     seconds        > 0: iterate in chunks until this much time has passed (at least one chunk; a
                    chunk doubles while a call takes under 5% of the budget, so the last call may
