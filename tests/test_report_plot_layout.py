@@ -326,3 +326,31 @@ def test_ratings_axes_and_marks(saved):
     assert (data.get_marker(), data.get_linestyle()) == ("o", "None")
     assert len(caps) == 2 and {cap.get_markersize() for cap in caps} == {8}  # capsize 4
   assert_horizontal_grid(ax)
+
+
+def test_the_colours_hold_under_another_matplotlib_style(saved):
+  """The report names its colours rather than taking the style's: under settings with other
+  default colours (a user's matplotlibrc, say) the medians, dots and legend marks keep the colours
+  the legend names, and the colour bar keeps the matrix's colour map and range."""
+  style = {"lines.color": "red", "boxplot.medianprops.color": "purple",
+           "axes.prop_cycle": matplotlib.cycler(color=["black", "yellow", "cyan"]),
+           "image.cmap": "viridis"}
+  with matplotlib.rc_context(style):
+    names = ["a", "b", "c"]
+    figures = draw(saved, three_games_records(names), names)
+    score = figures[summary.SCORE_PLOT]
+    for ax in score.axes[:4]:
+      medians = [line for line in ax.lines if len(line.get_xdata()) == 2
+                 and line.get_ydata()[0] == line.get_ydata()[1]
+                 and np.ptp(line.get_xdata()) == pytest.approx(0.5)]
+      assert medians and all(is_color(line.get_color(), "tab:orange") for line in medians)
+      assert all(is_color(dots.get_facecolor()[0], "tab:blue") for dots in ax.collections)
+    dot, median, mean = score.legends[0].legend_handles
+    assert is_color(dot.get_color(), "tab:blue") and is_color(median.get_color(), "tab:orange")
+    assert is_color(mean.get_color(), "tab:green")
+    win = figures[summary.WIN_PLOT]
+    (bar,) = [ax for ax in win.axes if ax.get_label() == "<colorbar>"]
+    colorbar = bar._colorbar  # pylint: disable=protected-access
+    assert (colorbar.norm.vmin, colorbar.norm.vmax) == (0, 1)
+    for value in (0.0, 0.3, 1.0):
+      assert np.allclose(colorbar.cmap(value), matplotlib.colormaps["RdBu"](value))
