@@ -15,7 +15,7 @@ from experiments import stopping
 from experiments.cli import main
 from solvers.equilibrium import exploitability
 from solvers.equilibrium import policies as policy_io
-from solvers.equilibrium.blueprint_training import BlueprintTrainer
+from solvers.equilibrium.blueprint_training import BlueprintTrainer, NonFiniteTables
 from solvers.equilibrium.game_tree import GameTree
 from solvers.equilibrium.tree_policies import policy_array
 from sushigo_spiel import reduced_games
@@ -109,3 +109,50 @@ def test_a_ppo_training_stopped_by_ctrl_c_saves_and_says_how_to_resume(tmp_path,
   assert captured.err.endswith("Stopped at iteration 1. Run the same command with --resume to"
                                f" continue from the last checkpoint in {out}.\n")
   assert f"saved to {out}" in captured.out and out.is_file()
+
+
+@pytest.mark.parametrize("option", [["--ppo", "hidden=3"], ["--opponents", "random:1"],
+                                    ["--agent", "a.npz"]])
+def test_ppo_settings_are_refused_without_ppo(tmp_path, capsys, option):
+  with pytest.raises(SystemExit) as refused:
+    main(["train", "tiny", "--algorithm", "cfr+", "--iterations", "1", "--out",
+          str(tmp_path / "p.npz"), *option])
+  assert refused.value.code == 2
+  assert capsys.readouterr().err.endswith(
+      "error: --ppo, --opponents and --agent are settings of --algorithm ppo\n")
+  assert list(tmp_path.iterdir()) == []
+
+
+def test_a_checkpoint_resumed_with_another_abstraction_is_refused(tmp_path, capsys):
+  out = tmp_path / "b.npz"
+  assert main([*BLUEPRINT, "--iterations", "50", "--out", str(out)]) == 0
+  saved = out.read_bytes()
+  capsys.readouterr()
+  ranked = [*BLUEPRINT[:-2], "cards+rank", "--quiet", "--iterations", "50", "--out", str(out),
+            "--resume"]
+  with pytest.raises(SystemExit) as refused:
+    main(ranked)
+  assert refused.value.code == 2 and capsys.readouterr().err.endswith(
+      f"error: the checkpoint {out} was trained with abstraction cards, not cards+rank\n")
+  assert out.read_bytes() == saved
+
+
+@pytest.mark.parametrize("resume", [False, True])
+def test_tables_that_are_not_finite_stop_the_training_naming_what_is_kept(tmp_path, capsys,
+                                                                        monkeypatch, resume):
+  """A first training has nothing to keep; a resumed one keeps its last checkpoint."""
+  out = tmp_path / "b.npz"
+  if resume:
+    assert main([*BLUEPRINT, "--iterations", "50", "--out", str(out)]) == 0
+    capsys.readouterr()
+
+  def diverging(self, *args, **kwargs):
+    raise NonFiniteTables("its regrets hold 1 values that are not finite")
+  monkeypatch.setattr(BlueprintTrainer, "run", diverging)
+  with pytest.raises(SystemExit) as refused:
+    main([*BLUEPRINT, "--iterations", "50", "--out", str(out), *(["--resume"] if resume else [])])
+  assert refused.value.code == 2
+  kept = f": {out} keeps its last checkpoint" if resume else ""
+  assert capsys.readouterr().err.endswith(
+      f"error: its regrets hold 1 values that are not finite{kept}\n")
+  assert out.exists() == resume
