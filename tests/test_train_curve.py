@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import math
 import pathlib
 import struct
 
@@ -128,3 +129,37 @@ def test_a_resumed_checkpoint_names_each_setting_it_differs_in():
   assert train_ppo._differences(stored, given) == (  # pylint: disable=protected-access
       "game 'tiny', not 'small', hidden 16, not 32")
   assert train_ppo._differences(stored, stored) == ""  # pylint: disable=protected-access
+
+
+def test_the_memory_estimate_counts_games_rollouts_and_network():
+  """`ppo_memory` as its docstring counts it, each part checked by how the total moves: per game,
+  the arrays of a real batch of 16 games over 16 (rounded up) and the rollout's steps twice over (observation as float32, mask, action, four float32 figures); the
+  network's two hidden layers in float64 (draw and QR factors, three arrays of the larger width by
+  the hidden width) and float32 weights, gradients and two Adam moments."""
+  ppo = pytest.importorskip("solvers.learning.ppo")
+  from solvers.envs.batched import SushiGoBatch  # pylint: disable=import-outside-toplevel
+  from solvers.opponents import compiled_opponents  # pylint: disable=import-outside-toplevel
+  import pyspiel  # pylint: disable=import-outside-toplevel
+
+  def memory(**settings) -> int:
+    return train_ppo.ppo_memory(ppo.PPOConfig.from_assignments(
+        [f"{key}={value}" for key, value in settings.items()], game=GAME, seed=0))
+
+  game = pyspiel.load_game(GAME)
+  batch = SushiGoBatch(16, opponents=compiled_opponents(game, "random"), seed=0, utility="margin")
+  per_game = math.ceil(sum(v.nbytes for v in vars(batch).values() if isinstance(v, np.ndarray))
+                       / 16)
+  inputs, actions = batch.observation_size, batch.num_actions
+  per_step = 4 * inputs + actions + 4 + 4 * 4
+  base = {"num_envs": 32, "rollout_steps": 4, "hidden": 16}
+  games_part = memory(**{**base, "num_envs": 80}) - memory(**base)
+  assert games_part == 48 * (per_game + 2 * 4 * per_step)
+  steps_part = memory(**{**base, "rollout_steps": 10}) - memory(**base)
+  assert steps_part == 32 * 2 * 6 * per_step
+
+  def network(hidden: int) -> int:
+    weights = inputs * hidden + hidden * hidden + hidden * (actions + 1)
+    return 3 * 8 * max(inputs, hidden) * hidden + 4 * 4 * weights
+  for hidden in (16, 2 * inputs):
+    assert memory(**base) - network(16) == memory(**{**base, "hidden": hidden}) - network(hidden)
+  assert memory(**base) == 32 * (per_game + 2 * 4 * per_step) + network(16)
