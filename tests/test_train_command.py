@@ -156,3 +156,32 @@ def test_tables_that_are_not_finite_stop_the_training_naming_what_is_kept(tmp_pa
   assert capsys.readouterr().err.endswith(
       f"error: its regrets hold 1 values that are not finite{kept}\n")
   assert out.exists() == resume
+
+
+@pytest.mark.parametrize("players, rate_of, seconds_each", [(2, 2, "0.0036"), (3, 4, "0.0058"),
+                                                           (5, 4, "0.0058")])
+def test_a_long_blueprint_training_is_timed_at_the_nearest_stored_rate(tmp_path, capsys, players,
+                                                                       rate_of, seconds_each):
+  """The stored blueprints were trained at 2 players (18,100 iterations in 64.8 s) and 4 (57,800
+  in 337.6 s): a game of 3 is timed at the slower rate of 4, one of 5 at that of 4 too."""
+  with pytest.raises(SystemExit) as refused:
+    main(["train", f"python_sushi_go(players={players})", "--abstraction", "cards",
+          "--algorithm", "probe-mccfr", "--iterations", str(10**8), "--out",
+          str(tmp_path / "no" / "b.npz")])
+  assert refused.value.code == 2
+  err = capsys.readouterr().err
+  assert f"iterations at about {seconds_each} s each (the rate the stored blueprint of {rate_of}" \
+      " players was trained at) on 1 worker" in err, err
+  assert "does not exist" in err.splitlines()[-1]
+
+
+def test_more_workers_than_cores_are_noted_first(tmp_path, capsys, monkeypatch):
+  from experiments import estimates  # pylint: disable=import-outside-toplevel
+  monkeypatch.setattr(estimates, "usable_cores", lambda: 1)
+  with pytest.raises(SystemExit):
+    main([*BLUEPRINT, "--iterations", "50", "--workers", "3", "--address", "localhost:1",
+          "--out", str(tmp_path / "b.npz")])
+  first, refusal = capsys.readouterr().err.splitlines()
+  assert first == ("Note: --workers 3 is more than the 1 core this process may use: the workers"
+                   " share them, so the work takes no less time than with --workers 1")
+  assert refusal.endswith("error: --address needs --backend ray")
