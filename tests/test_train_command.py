@@ -158,21 +158,27 @@ def test_tables_that_are_not_finite_stop_the_training_naming_what_is_kept(tmp_pa
   assert out.exists() == resume
 
 
-@pytest.mark.parametrize("players, rate_of, seconds_each", [(2, 2, "0.0036"), (3, 4, "0.0058"),
-                                                           (5, 4, "0.0058")])
-def test_a_long_blueprint_training_is_timed_at_the_nearest_stored_rate(tmp_path, capsys, players,
-                                                                       rate_of, seconds_each):
+@pytest.mark.parametrize("players, rate_of, seconds_each, workers", [
+    (2, 2, "0.0036", 1), (3, 4, "0.0058", 1), (5, 4, "0.0058", 1), (2, 2, "0.0036", 2)])
+def test_a_long_blueprint_training_is_timed_at_the_nearest_stored_rate(
+    tmp_path, capsys, monkeypatch, players, rate_of, seconds_each, workers):
   """The stored blueprints were trained at 2 players (18,100 iterations in 64.8 s) and 4 (57,800
-  in 337.6 s): a game of 3 is timed at the slower rate of 4, one of 5 at that of 4 too."""
+  in 337.6 s): a game of 3 is timed at the slower rate of 4, one of 5 at that of 4 too; the time
+  is that of the workers given. Then the --out in a missing folder is refused, named."""
+  from experiments import estimates  # pylint: disable=import-outside-toplevel
+  monkeypatch.setattr(estimates, "usable_cores", lambda: 4)
+  out = tmp_path / "no" / "b.npz"
   with pytest.raises(SystemExit) as refused:
     main(["train", f"python_sushi_go(players={players})", "--abstraction", "cards",
-          "--algorithm", "probe-mccfr", "--iterations", str(10**8), "--out",
-          str(tmp_path / "no" / "b.npz")])
+          "--algorithm", "probe-mccfr", "--iterations", str(10**8), "--workers", str(workers),
+          "--out", str(out)])
   assert refused.value.code == 2
   err = capsys.readouterr().err
+  worker_count = "1 worker" if workers == 1 else f"{workers} workers"
   assert f"iterations at about {seconds_each} s each (the rate the stored blueprint of {rate_of}" \
-      " players was trained at) on 1 worker" in err, err
-  assert "does not exist" in err.splitlines()[-1]
+      f" players was trained at) on {worker_count}" in err, err
+  assert err.splitlines()[-1].endswith(f"error: {out} (--out): its folder {out.parent} does not"
+                                       " exist; create it first")
 
 
 def test_more_workers_than_cores_are_noted_first(tmp_path, capsys, monkeypatch):
