@@ -5,14 +5,16 @@ checkpoint keeps, what it saves at each checkpoint and at the end, and what it p
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import dataclasses
 import json
+import os
 import sys
 
 import pytest
 
-from experiments import estimates
+from experiments import estimates, run_lock, stopping
 from experiments.cli import main
 from experiments.commands import train_ppo
 
@@ -134,10 +136,14 @@ def test_resume_carries_on_and_keeps_its_settings(tmp_path, capsys):
   assert refusal(capsys, tmp_path, "--iterations", "2", "--resume", "--ppo", "hidden=16") == (
       f"the checkpoint {out} was trained with other settings (hidden 8, not 16); --resume"
       " carries on its own: leave out --ppo and --opponents, and give its game")
-  assert "(opponents 'heuristic:6,greedy:1,random:1', not 'random:1')" in refusal(
-      capsys, tmp_path, "--iterations", "2", "--resume", "--opponents", "random:1")
-  assert "(game" in refusal(capsys, tmp_path, "--iterations", "2", "--resume",
-                            game="python_sushi_go(players=2)")
+  for game, extra in ((GAME, ["--opponents", "random:1"]), ("python_sushi_go(players=2)", [])):
+    with pytest.raises(SystemExit):  # without --ppo: the opponents given, or another game
+      main(["train", game, "--algorithm", "ppo", "--quiet", "--out", str(out), "--iterations",
+            "2", "--resume", *extra])
+    differences = "opponents 'heuristic:6,greedy:1,random:1', not 'random:1'" if extra else \
+        f"game '{GAME}', not 'python_sushi_go(players=2)'"
+    err = capsys.readouterr().err
+    assert f"{out} was trained with other settings (" in err and differences in err, err
   # without --ppo, --opponents or another game, a resume carries on with its own settings
   assert main(["train", GAME, "--algorithm", "ppo", "--quiet", "--out", str(out), "--iterations",
                "2", "--resume", "--seed", "5"]) == 0
@@ -176,10 +182,14 @@ def test_without_the_learn_extra_the_command_says_what_to_install(tmp_path, caps
 
 
 def test_bad_paths_and_settings_are_refused_before_training(tmp_path, capsys):
-  assert "--agent" in refusal(capsys, tmp_path, "--iterations", "1", "--agent",
-                              str(tmp_path / "no" / "a.npz"))
-  assert "--out" in refusal(capsys, tmp_path, "--iterations", "1", "--out",
-                            str(tmp_path / "no" / "b.npz"))
+  assert refusal(capsys, tmp_path, "--iterations", "1", "--agent",
+                 str(tmp_path / "no" / "a.npz")) == (f"{tmp_path / 'no' / 'a.npz'} (--agent): its"
+                                                     f" folder {tmp_path / 'no'} does not exist;"
+                                                     " create it first")
+  assert refusal(capsys, tmp_path, "--iterations", "1", "--out",
+                 str(tmp_path / "no" / "b.npz")) == (f"{tmp_path / 'no' / 'b.npz'} (--out): its"
+                                                     f" folder {tmp_path / 'no'} does not exist;"
+                                                     " create it first")
   assert refusal(capsys, tmp_path, "--iterations", "1", "--ppo", "nope=1").startswith(
       "PPO setting 'nope=1'; allowed: KEY=VALUE")
   assert StandInTrainer.runs == [] and list(tmp_path.iterdir()) == []
@@ -208,3 +218,27 @@ def test_a_checkpoint_that_cannot_be_saved_is_one_sentence(tmp_path, capsys, mon
   monkeypatch.setattr(StandInTrainer, "save", failing)
   assert refusal(capsys, tmp_path, "--iterations", "1") == (
       f"the checkpoint could not be saved to {tmp_path / 'agent.npz'}: Permission denied")
+
+
+def test_a_checkpoint_held_by_another_training_is_refused(tmp_path, capsys):
+  out = tmp_path / "agent.npz"
+  with run_lock.writing_file(out, "--out"):
+    assert refusal(capsys, tmp_path, "--iterations", "1").startswith(
+        f"{out} (--out) is being written by process {os.getpid()}")
+  assert StandInTrainer.runs == []
+
+
+def test_a_training_stopped_by_ctrl_c_saves_and_says_how_to_resume(tmp_path, capsys,
+                                                                   monkeypatch):
+  out = tmp_path / "agent.npz"
+  hint = f"Run the same command with --resume to continue from the last checkpoint in {out}."
+
+  @contextlib.contextmanager
+  def stopped_at_once(given):
+    assert given == hint
+    yield lambda: True
+  monkeypatch.setattr(stopping, "deferred_stop", stopped_at_once)
+  assert train(tmp_path, "--iterations", "3") == stopping.EXIT_STATUS
+  captured = capsys.readouterr()
+  assert captured.err == f"Stopped at iteration 1. {hint}\n"
+  assert saved(out)["iteration"] == 1 and captured.out.endswith(f"saved to {out}\n")
