@@ -10,6 +10,7 @@ import csv
 import dataclasses
 import json
 import os
+import re
 import sys
 
 import pytest
@@ -94,8 +95,11 @@ def saved(path) -> dict:
     return json.load(file)
 
 
-def test_a_training_saves_the_checkpoint_agent_and_curve_and_says_so(tmp_path, capsys):
+def test_a_training_saves_the_checkpoint_agent_and_curve_and_says_so(tmp_path, capsys,
+                                                                     monkeypatch):
   out, agent = tmp_path / "agent.npz", tmp_path / "alone.npz"
+  drawn = []
+  monkeypatch.setattr(train_ppo.plt, "close", drawn.append)
   assert train(tmp_path, "--iterations", "3", "--agent", str(agent), "--seed", "7",
                "--checkpoint-seconds", "9.5") == 0
   assert StandInTrainer.runs == [{"iterations": 3, "seconds": None, "show_progress": False,
@@ -108,6 +112,8 @@ def test_a_training_saves_the_checkpoint_agent_and_curve_and_says_so(tmp_path, c
   with open(tmp_path / "agent.curve.csv", newline="", encoding="utf-8") as file:
     assert [row["iteration"] for row in csv.DictReader(file)] == ["0", "1", "2", "3"]
   assert (tmp_path / "agent.curve.png").stat().st_size > 0
+  assert len(drawn) == 4  # the curve drawn at each of the 3 checkpoints and at the end
+  assert drawn[-1].axes[0].get_title() == f"PPO against heuristic, 40 games a point, {GAME}"
   assert capsys.readouterr().out == (
       f"PPO on {GAME}: 3 iterations, 3,000 steps in 6 s (500 steps/s); against heuristic:"
       f" outscores it in 0.400 of 40 games [0.275, 0.650], mean margin -2.50; saved to {out}"
@@ -197,9 +203,11 @@ def test_bad_paths_and_settings_are_refused_before_training(tmp_path, capsys):
 
 def test_a_memory_shortfall_names_the_settings(tmp_path, capsys, monkeypatch):
   monkeypatch.setattr(train_ppo, "ppo_memory", lambda config: 10**18)
-  assert refusal(capsys, tmp_path, "--iterations", "1").startswith(
-      "PPO's 24 games (--ppo num_envs), its rollout of 2 steps each and its network of 8 units a"
-      " layer would take ")
+  line = refusal(capsys, tmp_path, "--iterations", "1")
+  assert re.fullmatch(r"PPO's 24 games \(--ppo num_envs\), its rollout of 2 steps each and its"
+                      r" network of 8 units a layer would take \S+ \S+ of memory; this machine"
+                      r" has .+ available; allowed: fewer num_envs, rollout_steps or hidden"
+                      r" \(--ppo\), or a machine with the memory", line), line
   assert StandInTrainer.runs == []
 
 
