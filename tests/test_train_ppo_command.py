@@ -250,3 +250,10 @@ def test_a_training_stopped_by_ctrl_c_saves_and_says_how_to_resume(tmp_path, cap
   captured = capsys.readouterr()
   assert captured.err == f"Stopped at iteration 1. {hint}\n"
   assert saved(out)["iteration"] == 1 and captured.out.endswith(f"saved to {out}\n")
+
+
+def test_a_training_with_no_time_yet_reports_a_rate_of_zero(tmp_path, capsys, monkeypatch):
+  """Stopped before its first iteration, a training has run 0 seconds: its rate reads 0."""
+  monkeypatch.setattr(StandInTrainer, "run", lambda self, *args, **kwargs: None)
+  assert train(tmp_path, "--iterations", "1") == 0
+  assert f"PPO on {GAME}: 0 iterations, 0 steps in 0 s (0 steps/s); " in capsys.readouterr().out
