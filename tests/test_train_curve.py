@@ -131,7 +131,11 @@ def test_a_resumed_checkpoint_names_each_setting_it_differs_in():
   assert train_ppo._differences(stored, stored) == ""  # pylint: disable=protected-access
 
 
-def test_the_memory_estimate_counts_games_rollouts_and_network():
+@pytest.mark.parametrize("game_string, observation_type, params", [
+    (GAME, "observation", {"utility": "margin"}),
+    ("python_sushi_go(players=3)", "information_state", {"players": 3})])
+def test_the_memory_estimate_counts_games_rollouts_and_network(game_string, observation_type,
+                                                               params):
   """`ppo_memory` as its docstring counts it, each part checked by how the total moves: per game,
   the arrays of a real batch of 16 games over 16 (rounded up) and the rollout's steps twice over (observation as float32, mask, action, four float32 figures); the
   network's two hidden layers in float64 (draw and QR factors, three arrays of the larger width by
@@ -143,10 +147,12 @@ def test_the_memory_estimate_counts_games_rollouts_and_network():
 
   def memory(**settings) -> int:
     return train_ppo.ppo_memory(ppo.PPOConfig.from_assignments(
-        [f"{key}={value}" for key, value in settings.items()], game=GAME, seed=0))
+        [f"{key}={value}" for key, value in settings.items()], game=game_string, seed=0,
+        observation_type=observation_type))
 
-  game = pyspiel.load_game(GAME)
-  batch = SushiGoBatch(16, opponents=compiled_opponents(game, "random"), seed=0, utility="margin")
+  game = pyspiel.load_game(game_string)
+  batch = SushiGoBatch(16, opponents=compiled_opponents(game, "random"), seed=0,
+                       observation_type=observation_type, **params)
   per_game = math.ceil(sum(v.nbytes for v in vars(batch).values() if isinstance(v, np.ndarray))
                        / 16)
   inputs, actions = batch.observation_size, batch.num_actions
