@@ -77,7 +77,8 @@ PPO = ["train", "tiny", "--algorithm", "ppo", "--iterations", "50", "--quiet", "
 
 
 def stop_at_once(monkeypatch, out) -> None:
-  """As if Ctrl-C came at once: the training stops after its first step."""
+  """As if Ctrl-C came at once: the training stops at its first check (a blueprint after its
+  first step, PPO before its first iteration)."""
   @contextlib.contextmanager
   def stopped_at_once(hint):
     assert hint == ("Run the same command with --resume to continue from the last checkpoint in"
@@ -106,7 +107,7 @@ def test_a_ppo_training_stopped_by_ctrl_c_saves_and_says_how_to_resume(tmp_path,
   stop_at_once(monkeypatch, out)
   assert main([*PPO, "--out", str(out)]) == stopping.EXIT_STATUS
   captured = capsys.readouterr()
-  assert captured.err.endswith("Stopped at iteration 1. Run the same command with --resume to"
+  assert captured.err.endswith("Stopped at iteration 0. Run the same command with --resume to"
                                f" continue from the last checkpoint in {out}.\n")
   assert f"saved to {out}" in captured.out and out.is_file()
 
