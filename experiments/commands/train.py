@@ -108,10 +108,12 @@ def _check_nash_conv_tree(args: argparse.Namespace) -> None:
 
 def _check_blueprint_sizes(args: argparse.Namespace, game: pyspiel.Game) -> None:
   """`estimates.check_blueprint`, and the time of a long --iterations budget at the rate the
-  stored blueprints were trained at."""
+  stored blueprint of the fewest players at least the game's was trained at (of the most players,
+  for a game of more)."""
   estimates.check_blueprint(args.workers, args.out)
   if args.iterations:
-    players = min(game.num_players(), max(BLUEPRINT_ITERATIONS_PER_SECOND))
+    players = min((count for count in BLUEPRINT_ITERATIONS_PER_SECOND
+                   if count >= game.num_players()), default=max(BLUEPRINT_ITERATIONS_PER_SECOND))
     estimates.print_notes([estimates.time_note(estimates.Duration(
         args.iterations, "iteration", 1 / BLUEPRINT_ITERATIONS_PER_SECOND[players],
         f"the rate the stored blueprint of {players} players was trained at"), args.workers)])

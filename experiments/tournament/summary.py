@@ -265,7 +265,8 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]],
 
 def plot_score_distribution(path: pathlib.Path, groups: dict[str, list[stats.Record]],
                             order: Sequence[str]) -> None:
-  """Box plot of the final scores of every seat per competitor, the seats jittered on top."""
+  """Box plot of the final scores of every seat per competitor, the seats jittered on top (by
+  numpy's default_rng(0), drawn afresh in each panel, so that a report is redrawn identically)."""
   fig, axes = _subplots(len(groups), width=max(4.5, 1.1 * len(order) + 1.5), height=4.5)
   for ax, (label, records) in zip(axes, groups.items()):
     scores = _seat_scores(records)

@@ -1,0 +1,194 @@
+"""What `sushigo train` prints, held against the file it saved: the tabular policy's line (game,
+abstraction, iterations, keys, path) and its exact NashConv with each player's gain; the
+blueprint's line (iterations, time, rate, workers, slots in use, play); and a blueprint training
+stopped by Ctrl-C (a PPO one too), which saves, says where and how to resume, and exits with
+status 130."""
+
+from __future__ import annotations
+
+import contextlib
+import re
+
+import pytest
+
+from experiments import stopping
+from experiments.cli import main
+from solvers.equilibrium import exploitability
+from solvers.equilibrium import policies as policy_io
+from solvers.equilibrium.blueprint_training import BlueprintTrainer, NonFiniteTables
+from solvers.equilibrium.game_tree import GameTree
+from solvers.equilibrium.tree_policies import policy_array
+from sushigo_spiel import reduced_games
+
+BLUEPRINT = ["train", "tiny", "--algorithm", "es-mccfr", "--abstraction", "cards", "--quiet"]
+
+
+def nash_conv_line(out: str, policy) -> None:
+  """The printed NashConv and gains are those of the saved policy in the real game."""
+  match = re.search(r"^NashConv in the real game: (\S+) \(gains by player: (.+)\)$", out, re.M)
+  assert match, out
+  tree = GameTree(reduced_games.load_reduced("tiny"))
+  result = exploitability.nash_conv(tree, policy_array(tree, policy))
+  assert float(match.group(1)) == pytest.approx(result.nash_conv, rel=1e-5, abs=1e-9)
+  gains = [float(g) for g in match.group(2).split(", ")]
+  assert gains == pytest.approx(list(result.gains), rel=1e-5, abs=1e-9) and len(gains) == 2
+
+
+def test_a_tabular_training_prints_what_it_saved(tmp_path, capsys):
+  out = tmp_path / "p.npz"
+  assert main(["train", "tiny", "--algorithm", "cfr", "--iterations", "20", "--out", str(out),
+               "--quiet"]) == 0
+  printed = capsys.readouterr().out
+  policy = policy_io.load_policy(str(out))
+  first = printed.splitlines()[0]
+  match = re.fullmatch(r"cfr on (.+), abstraction identity: 20 iterations in [\d.]+ s,"
+                       r" ([\d,]+) keys; saved to (.+)", first)
+  assert match, first
+  assert match.group(1) == str(reduced_games.load_reduced("tiny"))
+  assert int(match.group(2).replace(",", "")) == len(policy.strategy)
+  assert match.group(3) == str(out)
+  nash_conv_line(printed, policy)
+
+
+def test_a_blueprint_training_prints_what_it_saved(tmp_path, capsys):
+  out = tmp_path / "b.npz"
+  assert main([*BLUEPRINT, "--iterations", "60", "--out", str(out)]) == 0
+  printed = capsys.readouterr().out
+  trainer = BlueprintTrainer.resume(str(out))
+  first = printed.splitlines()[0]
+  match = re.fullmatch(r"es-mccfr on (.+), abstraction cards: ([\d,]+) iterations in ([\d.]+) s"
+                       r" \(([\d,]+) it/s, 1 worker\(s\)\), ([\d,]+) slots in use; plays average;"
+                       r" saved to (.+)", first)
+  assert match, first
+  iterations = trainer.solver.iterations
+  assert match.group(1) == str(reduced_games.load_reduced("tiny"))
+  assert int(match.group(2).replace(",", "")) == iterations >= 60  # whole steps: at least 60
+  assert float(match.group(3)) == pytest.approx(trainer.seconds, abs=0.051)
+  assert int(match.group(4).replace(",", "")) == pytest.approx(iterations / trainer.seconds,
+                                                               rel=0.2)  # seconds stored rounded
+  assert int(match.group(5).replace(",", "")) == trainer.solver.occupied > 0
+  assert match.group(6) == str(out)
+  nash_conv_line(printed, trainer.solver.policy())
+
+
+PPO = ["train", "tiny", "--algorithm", "ppo", "--iterations", "50", "--quiet", "--ppo",
+       "num_envs=24", "--ppo", "rollout_steps=2", "--ppo", "minibatches=2", "--ppo", "hidden=8",
+       "--ppo", "eval_games=4"]
+
+
+def stop_at_once(monkeypatch, out) -> None:
+  """As if Ctrl-C came at once: the training stops at its first check (a blueprint after its
+  first step, PPO before its first iteration)."""
+  @contextlib.contextmanager
+  def stopped_at_once(hint):
+    assert hint == ("Run the same command with --resume to continue from the last checkpoint in"
+                    f" {out}.")
+    yield lambda: True
+  monkeypatch.setattr(stopping, "deferred_stop", stopped_at_once)
+
+
+def test_a_blueprint_stopped_by_ctrl_c_saves_and_says_how_to_resume(tmp_path, capsys,
+                                                                      monkeypatch):
+  """It saves, says where and how to resume on stderr, and exits with status 130."""
+  out = tmp_path / "b.npz"
+  stop_at_once(monkeypatch, out)
+  assert main([*BLUEPRINT, "--seconds", "30", "--out", str(out)]) == stopping.EXIT_STATUS == 130
+  err = capsys.readouterr().err
+  iterations = BlueprintTrainer.resume(str(out)).solver.iterations
+  assert 0 < iterations
+  assert err.endswith(f"Stopped at iteration {iterations:,}, saved to {out}. Run the same command"
+                      f" with --resume to continue from the last checkpoint in {out}.\n")
+
+
+def test_a_ppo_training_stopped_by_ctrl_c_saves_and_says_how_to_resume(tmp_path, capsys,
+                                                                       monkeypatch):
+  pytest.importorskip("jax")
+  out = tmp_path / "agent.npz"
+  stop_at_once(monkeypatch, out)
+  assert main([*PPO, "--out", str(out)]) == stopping.EXIT_STATUS
+  captured = capsys.readouterr()
+  assert captured.err.endswith("Stopped at iteration 0. Run the same command with --resume to"
+                               f" continue from the last checkpoint in {out}.\n")
+  assert f"saved to {out}" in captured.out and out.is_file()
+
+
+@pytest.mark.parametrize("option", [["--ppo", "hidden=3"], ["--opponents", "random:1"],
+                                    ["--agent", "a.npz"]])
+def test_ppo_settings_are_refused_without_ppo(tmp_path, capsys, option):
+  with pytest.raises(SystemExit) as refused:
+    main(["train", "tiny", "--algorithm", "cfr+", "--iterations", "1", "--out",
+          str(tmp_path / "p.npz"), *option])
+  assert refused.value.code == 2
+  assert capsys.readouterr().err.endswith(
+      "error: --ppo, --opponents and --agent are settings of --algorithm ppo\n")
+  assert list(tmp_path.iterdir()) == []
+
+
+def test_a_checkpoint_resumed_with_another_abstraction_is_refused(tmp_path, capsys):
+  out = tmp_path / "b.npz"
+  assert main([*BLUEPRINT, "--iterations", "50", "--out", str(out)]) == 0
+  saved = out.read_bytes()
+  capsys.readouterr()
+  ranked = [*BLUEPRINT[:-2], "cards+rank", "--quiet", "--iterations", "50", "--out", str(out),
+            "--resume"]
+  with pytest.raises(SystemExit) as refused:
+    main(ranked)
+  assert refused.value.code == 2 and capsys.readouterr().err.endswith(
+      f"error: the checkpoint {out} was trained with abstraction cards, not cards+rank\n")
+  assert out.read_bytes() == saved
+
+
+@pytest.mark.parametrize("resume", [False, True])
+def test_tables_that_are_not_finite_stop_the_training_naming_what_is_kept(tmp_path, capsys,
+                                                                        monkeypatch, resume):
+  """A first training has nothing to keep; a resumed one keeps its last checkpoint."""
+  out = tmp_path / "b.npz"
+  if resume:
+    assert main([*BLUEPRINT, "--iterations", "50", "--out", str(out)]) == 0
+    capsys.readouterr()
+
+  def diverging(self, *args, **kwargs):
+    raise NonFiniteTables("its regrets hold 1 values that are not finite")
+  monkeypatch.setattr(BlueprintTrainer, "run", diverging)
+  with pytest.raises(SystemExit) as refused:
+    main([*BLUEPRINT, "--iterations", "50", "--out", str(out), *(["--resume"] if resume else [])])
+  assert refused.value.code == 2
+  kept = f": {out} keeps its last checkpoint" if resume else ""
+  assert capsys.readouterr().err.endswith(
+      f"error: its regrets hold 1 values that are not finite{kept}\n")
+  assert out.exists() == resume
+
+
+@pytest.mark.parametrize("players, rate_of, seconds_each, workers", [
+    (2, 2, "0.0036", 1), (3, 4, "0.0058", 1), (5, 4, "0.0058", 1), (2, 2, "0.0036", 2)])
+def test_a_long_blueprint_training_is_timed_at_the_nearest_stored_rate(
+    tmp_path, capsys, monkeypatch, players, rate_of, seconds_each, workers):
+  """The stored blueprints were trained at 2 players (18,100 iterations in 64.8 s) and 4 (57,800
+  in 337.6 s): a game of 3 is timed at the slower rate of 4, one of 5 at that of 4 too; the time
+  is that of the workers given. Then the --out in a missing folder is refused, named."""
+  from experiments import estimates  # pylint: disable=import-outside-toplevel
+  monkeypatch.setattr(estimates, "usable_cores", lambda: 4)
+  out = tmp_path / "no" / "b.npz"
+  with pytest.raises(SystemExit) as refused:
+    main(["train", f"python_sushi_go(players={players})", "--abstraction", "cards",
+          "--algorithm", "probe-mccfr", "--iterations", str(10**8), "--workers", str(workers),
+          "--out", str(out)])
+  assert refused.value.code == 2
+  err = capsys.readouterr().err
+  worker_count = "1 worker" if workers == 1 else f"{workers} workers"
+  assert f"iterations at about {seconds_each} s each (the rate the stored blueprint of {rate_of}" \
+      f" players was trained at) on {worker_count}" in err, err
+  assert err.splitlines()[-1].endswith(f"error: {out} (--out): its folder {out.parent} does not"
+                                       " exist; create it first")
+
+
+def test_more_workers_than_cores_are_noted_first(tmp_path, capsys, monkeypatch):
+  from experiments import estimates  # pylint: disable=import-outside-toplevel
+  monkeypatch.setattr(estimates, "usable_cores", lambda: 1)
+  with pytest.raises(SystemExit):
+    main([*BLUEPRINT, "--iterations", "50", "--workers", "3", "--address", "localhost:1",
+          "--out", str(tmp_path / "b.npz")])
+  first, refusal = capsys.readouterr().err.splitlines()
+  assert first == ("Note: --workers 3 is more than the 1 core this process may use: the workers"
+                   " share them, so the work takes no less time than with --workers 1")
+  assert refusal.endswith("error: --address needs --backend ray")
