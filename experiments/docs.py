@@ -658,6 +658,9 @@ BLOCKS: dict[str, Block] = {
     "ppo-best-response-blueprint-curve": Block(
         ("ppo-best-response/full-game-blueprint-curve.csv",),
         lambda results: _ppo_best_response_curve(results, "full-game-blueprint-curve.csv")),
+    "ppo-best-response-blueprint-rank-curve": Block(
+        ("ppo-best-response/full-game-blueprint-rank-curve.csv",),
+        lambda results: _ppo_best_response_curve(results, "full-game-blueprint-rank-curve.csv")),
     "ppo-best-response-information-state-curve": Block(
         ("ppo-best-response/full-game-information-state-curve.csv",),
         lambda results: _ppo_best_response_curve(results,
