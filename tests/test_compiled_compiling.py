@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import pathlib
 import subprocess
 import sys
 
@@ -121,18 +122,26 @@ def test_a_fresh_environment_compiles_once_and_says_so(tmp_path, game):
   assert runs[0].stdout == runs[1].stdout == f"{shape}\n"
 
 
+def _faked_cache(monkeypatch, tmp_path, *names: str) -> tuple[pathlib.Path, ...]:
+  """numba's cache folder (returned first) and the sources `names` (written), with no declared
+  set: a set's cached kernels are files there, its markers in a folder named by its anchor."""
+  cache = tmp_path / "cache"
+  cache.mkdir()
+  sources = [tmp_path / name for name in names]
+  for source in sources:
+    source.write_text("x = 1\n")
+  monkeypatch.setattr(jit, "_cache_directories", lambda source: {cache})
+  monkeypatch.setattr(jit, "cache_directory", lambda anchor: str(tmp_path / anchor))
+  monkeypatch.setattr(jit.KernelSet, "declared", [])
+  return (cache, *sources)
+
+
 def test_a_first_use_keeps_the_kernels_another_set_compiled_from_the_same_sources(monkeypatch,
                                                                                     tmp_path):
   # Two sets sharing a source, with numba's cache folder and the compile faked by files: the
   # second set's first use clears its own stale kernels, not the ones the first set has just
   # compiled from the shared source as it is; once that source changes, it clears them too.
-  cache, shared, own = tmp_path / "cache", tmp_path / "shared.py", tmp_path / "own.py"
-  cache.mkdir()
-  shared.write_text("x = 1\n")
-  own.write_text("y = 1\n")
-  monkeypatch.setattr(jit, "_cache_directories", lambda source: {cache})
-  monkeypatch.setattr(jit, "cache_directory", lambda anchor: str(tmp_path / anchor))
-  monkeypatch.setattr(jit.KernelSet, "declared", [])
+  cache, shared, own = _faked_cache(monkeypatch, tmp_path, "shared.py", "own.py")
 
   def compiling(*sources):
     return lambda: [(cache / f"{source.stem}.kernel.nbi").touch() for source in sources]
@@ -155,13 +164,7 @@ def test_a_set_listing_a_file_for_some_kernels_does_not_keep_its_other_kernels(m
   # another file), the Sushi Draft one lists it for a helper only. After the heuristic changes,
   # the Sushi Go environment's first use clears the shared file's kernels, although the Sushi
   # Draft environment's marker still holds: it never vouched for the step.
-  cache, shared, heuristic = tmp_path / "cache", tmp_path / "batched.py", tmp_path / "heuristic.py"
-  cache.mkdir()
-  shared.write_text("x = 1\n")
-  heuristic.write_text("y = 1\n")
-  monkeypatch.setattr(jit, "_cache_directories", lambda source: {cache})
-  monkeypatch.setattr(jit, "cache_directory", lambda anchor: str(tmp_path / anchor))
-  monkeypatch.setattr(jit.KernelSet, "declared", [])
+  cache, shared, heuristic = _faked_cache(monkeypatch, tmp_path, "batched.py", "heuristic.py")
   step = cache / "batched.step.nbi"
   sushi_go = jit.KernelSet("sushi go", [heuristic, shared], step.touch, "go-markers",
                            owns=[shared, heuristic])
