@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import lzma
-import pathlib
 import re
 import shutil
 
