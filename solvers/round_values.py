@@ -22,12 +22,12 @@ import pyspiel
 from solvers.baselines import HeuristicBot
 from solvers.policy_kernels import heuristic
 from solvers.policy_kernels.checked import SushiGoPolicies
+from solvers.policy_kernels.sushi_go import BLUEPRINT_POLICIES
 from solvers.search.rollouts import compiled_policy_name
 from sushigo_spiel.compiled.core import checked_stream
 
 DEFAULT_POLICY = "heuristic"  # the reference policy of a bot without a compiled twin
 DETERMINISTIC = ("greedy", "heuristic")  # the references whose round ends need one play
-BLUEPRINTS = ("blueprint", "blueprint_argmax")  # the references of the blueprint policy kernel
 
 
 def reference(bot: pyspiel.Bot) -> tuple[str, np.ndarray]:
@@ -70,7 +70,7 @@ class ReferenceValue:
     self.deterministic = all(name in DETERMINISTIC for name in names)
     self.rng = checked_stream(rng)
     self.blueprint_kernel = None
-    if any(name in BLUEPRINTS for name in names):
+    if any(name in BLUEPRINT_POLICIES for name in names):
       from solvers.equilibrium.kernels import blueprint_policy  # pylint: disable=C0415
       blueprint_policy.ensure_compiled()
       self.blueprint_kernel = blueprint_policy

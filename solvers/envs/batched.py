@@ -61,7 +61,7 @@ import numpy as np
 from solvers.policy_kernels import heuristic
 from solvers.policy_kernels import sushi_go as policies
 from solvers.policy_kernels.compiling import KERNELS as POLICY_KERNELS
-from solvers.policy_kernels.sushi_go import POLICIES, policy_action
+from solvers.policy_kernels.sushi_go import BLUEPRINT_POLICIES, POLICIES, policy_action
 from sushigo_spiel.compiled.interface import POLICY_ACTION, pointer
 from sushigo_spiel.compiled.jit import KernelSet, njit
 from sushigo_spiel.compiled.rng import new_state
@@ -79,7 +79,6 @@ from sushigo_spiel.sushi_go.rules import Rules
 # the learning player's seat, EXTERNAL a seat whose actions the caller gives.
 OPPONENTS = POLICIES
 PARAMETERISED = tuple(name for name, code in POLICIES.items() if code in policies.PARAMETERISED)
-BLUEPRINTS = ("blueprint", "blueprint_argmax")  # the blueprint policy kernel's own policies
 # Policy codes below this one are Sushi Go's policy kernel's, which a step calls directly (a call
 # through the function pointer costs the batch about 6% against random opponents); the codes
 # from it on (the blueprints') go through the pointer.
@@ -339,7 +338,7 @@ def _seat_policies(opponents, seat: int, players: int) -> tuple[np.ndarray, np.n
       codes.append(EXTERNAL)
       rows.append(np.zeros(heuristic.PARAMETERS_SIZE))
       continue
-    if name in BLUEPRINTS and values is not None:
+    if name in BLUEPRINT_POLICIES and values is not None:
       # Imported here: the CFR kernels' modules, which only a blueprint opponent needs.
       from solvers.equilibrium.kernels import blueprint_policy  # pylint: disable=C0415
       blueprint_policy.ensure_compiled()
@@ -353,8 +352,8 @@ def _seat_policies(opponents, seat: int, players: int) -> tuple[np.ndarray, np.n
       raise ValueError(f"opponent {entry!r}; allowed: {', '.join(plain)} or external by name, or"
                        f" ({' or '.join(map(repr, PARAMETERISED))}, parameters) with the array of"
                        " solvers.policy_kernels.heuristic.parameters(values), or"
-                       f" ({' or '.join(map(repr, BLUEPRINTS))}, parameters) with the array of"
-                       " solvers.equilibrium.kernels.blueprint_policy.parameters;"
+                       f" ({' or '.join(map(repr, BLUEPRINT_POLICIES))}, parameters) with the"
+                       " array of solvers.equilibrium.kernels.blueprint_policy.parameters;"
                        " solvers.opponents.compiled_opponents names bots as experiment configs do")
     codes.append(OPPONENTS[name])
     rows.append(np.zeros(heuristic.PARAMETERS_SIZE) if values is None else

@@ -33,9 +33,9 @@ import numpy as np
 import pyspiel
 
 from solvers.bot import Bot, Policy, responder_game
-from solvers.envs.batched import BLUEPRINTS
 from solvers.learning.network import Network
 from solvers.opponents import COMPILED_BOTS, compiled_opponents
+from solvers.policy_kernels.sushi_go import BLUEPRINT_POLICIES
 from solvers.search.opponent_model import OpponentModel, required_opponent_model
 
 _KEPT = 16  # trained agents kept per process
@@ -67,7 +67,7 @@ class PPOBestResponseBot(Bot):
                             "a learned best response needs the policy it trains against")
     compiled = opponent_model.compiled
     baseline = compiled is not None and compiled.kernel is None and compiled.name in COMPILED_BOTS
-    if not baseline and (compiled is None or compiled.name not in BLUEPRINTS):
+    if not baseline and (compiled is None or compiled.name not in BLUEPRINT_POLICIES):
       raise ValueError("the ppo responder trains against the policy in the batched core, which"
                        f" plays {', '.join(COMPILED_BOTS)} (the baselines with their default"
                        " parameters) and CFR blueprints; this policy is none of them: use the"

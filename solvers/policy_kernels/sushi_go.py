@@ -39,6 +39,9 @@ from sushigo_spiel.compiled.sushi_go.scoring import returns
 RANDOM, GREEDY, HEURISTIC, HEURISTIC_EPS = range(4)
 POLICIES = {"random": RANDOM, "greedy": GREEDY, "heuristic": HEURISTIC,
             "heuristic_eps": HEURISTIC_EPS}
+# The blueprint policy kernel's policies (`solvers.equilibrium.kernels.blueprint_policy`), coded
+# after these; named here so that their callers know them without importing the CFR kernels.
+BLUEPRINT_POLICIES = ("blueprint", "blueprint_argmax")
 PARAMETERISED = (HEURISTIC, HEURISTIC_EPS)  # the policies that read the parameter array
 NO_PARAMETERS = np.zeros(0)
 

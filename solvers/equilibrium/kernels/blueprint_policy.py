@@ -39,7 +39,8 @@ from sushigo_spiel.compiled.sushi_go.scoring import scores
 from sushigo_spiel.sushi_go.rules import Rules
 
 BLUEPRINT, BLUEPRINT_ARGMAX = len(policies.POLICIES), len(policies.POLICIES) + 1
-POLICIES = {**policies.POLICIES, "blueprint": BLUEPRINT, "blueprint_argmax": BLUEPRINT_ARGMAX}
+POLICIES = {**policies.POLICIES,
+            **dict(zip(policies.BLUEPRINT_POLICIES, (BLUEPRINT, BLUEPRINT_ARGMAX)))}
 # The names of the policies that read the parameter array: Sushi Go's own, and the blueprint's.
 PARAMETERISED = tuple(name for name, code in POLICIES.items()
                       if code in policies.PARAMETERISED or code >= BLUEPRINT)
