@@ -384,7 +384,7 @@ def _ppo_curve(results: pathlib.Path) -> str:
           " agent playing greedily.\n")
 
 
-def _ppo_best_response_curve(results: pathlib.Path, name: str = "full-game-curve.csv") -> str:
+def _ppo_best_response_curve(results: pathlib.Path, name: str) -> str:
   """The full-game PPO responder's learning curve(s) stored in ppo-best-response/`name`, one per
   trained agent."""
   points = read_csv(results / "ppo-best-response" / name)
@@ -397,6 +397,12 @@ def _ppo_best_response_curve(results: pathlib.Path, name: str = "full-game-curve
   return ("\n\n".join(parts) + f"\n\nEach point: {points[-1]['games']} games against the"
           " compiled policy, the same deals every time, the agent playing greedily in the seats it"
           " was trained for.\n")
+
+
+def _ppo_best_response_curve_block(name: str) -> Block:
+  """The block of the curve(s) stored in ppo-best-response/`name`."""
+  return Block((f"ppo-best-response/{name}",),
+               lambda results: _ppo_best_response_curve(results, name))
 
 
 # Trainings shown side by side: folder, its column's label from its config, its name in the
@@ -653,18 +659,13 @@ BLOCKS: dict[str, Block] = {
     "ppo-curve": Block(("ppo-2p/checkpoint.curve.csv",), _ppo_curve),
     "ppo-snapshot": Block(("ppo-2p/agent-snapshot.npz",), _ppo_snapshot),
     "ppo-best-response": Block(("ppo-best-response/*.json",), _ppo_best_response),
-    "ppo-best-response-curve": Block(("ppo-best-response/full-game-curve.csv",),
-                                     _ppo_best_response_curve),
-    "ppo-best-response-blueprint-curve": Block(
-        ("ppo-best-response/full-game-blueprint-curve.csv",),
-        lambda results: _ppo_best_response_curve(results, "full-game-blueprint-curve.csv")),
-    "ppo-best-response-blueprint-rank-curve": Block(
-        ("ppo-best-response/full-game-blueprint-rank-curve.csv",),
-        lambda results: _ppo_best_response_curve(results, "full-game-blueprint-rank-curve.csv")),
-    "ppo-best-response-information-state-curve": Block(
-        ("ppo-best-response/full-game-information-state-curve.csv",),
-        lambda results: _ppo_best_response_curve(results,
-                                                 "full-game-information-state-curve.csv")),
+    "ppo-best-response-curve": _ppo_best_response_curve_block("full-game-curve.csv"),
+    "ppo-best-response-blueprint-curve":
+        _ppo_best_response_curve_block("full-game-blueprint-curve.csv"),
+    "ppo-best-response-blueprint-rank-curve":
+        _ppo_best_response_curve_block("full-game-blueprint-rank-curve.csv"),
+    "ppo-best-response-information-state-curve":
+        _ppo_best_response_curve_block("full-game-information-state-curve.csv"),
     "ppo-speed": Block(("bench/ppo.json",), _ppo_speed),
     "ppo-league": Block(("ppo-league-2p/*/checkpoint.curve.csv",
                          "ppo-league-2p/*/checkpoint.npz"),
