@@ -71,6 +71,9 @@ def flip_each_bit(path: pathlib.Path, load, same, step: int,
   for bit in range(first, 8 * len(original), step):
     data = bytearray(original)
     data[bit // 8] ^= 1 << (bit % 8)
+    # A new file each time: truncating an existing one makes ext4 flush it to disk on close, which
+    # made the flips wait on the disk (milliseconds each) rather than test the loaders.
+    copy.unlink(missing_ok=True)
     copy.write_bytes(bytes(data))
     try:
       loaded = load(str(copy))
