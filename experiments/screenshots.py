@@ -77,7 +77,9 @@ def click_move(driver, rng, pair: bool) -> str:
   from selenium.common.exceptions import StaleElementReferenceException
   from selenium.webdriver.common.by import By
   from selenium.webdriver.support.ui import WebDriverWait
-  before = driver.find_element(By.ID, "position").text
+  waiting = WebDriverWait(driver, 30, ignored_exceptions=(StaleElementReferenceException,))
+  # The page renders after its first request returns, which may be after the page has loaded.
+  before = waiting.until(lambda d: d.find_elements(By.ID, "position"))[0].text
   hand = driver.find_elements(By.CSS_SELECTOR, "#hand button.card")
   order = rng.permutation(len(hand)).tolist()
   driver.find_elements(By.CSS_SELECTOR, "#hand button.card")[order[0]].click()
@@ -91,7 +93,7 @@ def click_move(driver, rng, pair: bool) -> str:
   move = moves[int(rng.integers(len(moves)))]
   text = move.text
   move.click()
-  WebDriverWait(driver, 30, ignored_exceptions=(StaleElementReferenceException,)).until(
+  waiting.until(
       lambda d: d.find_elements(By.ID, "final") or
       d.find_element(By.ID, "position").text != before)
   return text
