@@ -312,20 +312,25 @@ def _objective(results: pathlib.Path) -> str:
   return "\n".join(lines) + "\n"
 
 
-# The two-player head-to-head of the blueprints under the subgame bot playing for the win
-# (experiments/configs/objective_win_blueprint.toml): its competitors, named after their blueprint.
+# The head-to-heads of the blueprints under the subgame bot playing for the win, at two and at four
+# players (experiments/configs/objective_win_blueprint*.toml): their competitors, named after their
+# blueprint.
 WIN_BLUEPRINT_RUN = "objective-win-blueprint"
+WIN_BLUEPRINT_RUN_4P = "objective-win-blueprint-4p"
 WIN_BLUEPRINTS = ("win blueprint", "margin blueprint")
 
 
-def _win_blueprint(results: pathlib.Path) -> str:
+def _win_blueprint(results: pathlib.Path, run: str) -> str:
   """The subgame bot playing for the win on each blueprint against the same bot on the other: the
-  win share (the rulebook's winner, Pudding tie-break included) with its Wilson interval, the
-  games won, shared and lost with the sign test's p-value on the won and lost, the mean margin,
-  and the share of games outscored on points, ties half, with its sign test."""
-  records = stored_records(results, WIN_BLUEPRINT_RUN)
+  share of the win its seats took (the rulebook's winner, Pudding tie-break included; a win shared
+  by k seats is 1/k to each) with its Wilson interval, the games won, shared and lost by its seats
+  with the sign test's p-value on the won and lost, the mean margin, and the share of games in
+  which its seats' mean score beat the other's, ties half, with its sign test."""
+  records = stored_records(results, run)
   summaries, outscored = stats.summarize(records), stats.head_to_head(records)
-  lines = ["| the subgame bot playing for the win, on | against | games | win share [Wilson 95%] |"
+  seats = records[0]["seats"].count(WIN_BLUEPRINTS[0])
+  share = "win share" if seats == 1 else f"win share of its {seats} seats"
+  lines = [f"| the subgame bot playing for the win, on | against | games | {share} [Wilson 95%] |"
            " won / shared / lost (sign test) | mean margin [95% CI] | outscores it (sign test) |",
            "|---|---|---:|---|---|---|---|"]
   for name, opponent in (WIN_BLUEPRINTS, WIN_BLUEPRINTS[::-1]):
@@ -335,13 +340,20 @@ def _win_blueprint(results: pathlib.Path) -> str:
       won, shared, lost = (won + (winners == {name}), shared + (winners == {name, opponent}),
                            lost + (winners == {opponent}))
     summary, pair = summaries[name], outscored[name, opponent]
+    wins = summary.wins * seats  # the summary's share is its seats' mean
+    low, high = stats.wilson_interval(round(wins), summary.games)
     lines.append(
         f"| {name} | {opponent} | {summary.games} |"
-        f" {interval(summary.win_rate.value, summary.win_rate.low, summary.win_rate.high, 3)} |"
+        f" {interval(wins / summary.games, low, high, 3)} |"
         f" {won} / {shared} / {lost} (p={stats.sign_test(won, lost):.3f}) |"
         f" {interval(summary.margin.value, summary.margin.low, summary.margin.high, sign=True)} |"
         f" {pair.win_rate:.2f} (p={pair.p_value:.3f}) |")
   return "\n".join(lines) + "\n"
+
+
+def _win_blueprint_block(run: str) -> Block:
+  return Block((f"{run}/summary.md", f"{run}/records.jsonl*"),
+               lambda results: _win_blueprint(results, run))
 
 
 def _linear_q_training(results: pathlib.Path) -> str:
@@ -680,8 +692,8 @@ BLOCKS: dict[str, Block] = {
             "subgame")),
     "aivat-ratios": Block(("*head-to-head*/summary.csv",), _aivat_ratios),
     "objective": Block(("objective-*/summary.md", "objective-*/records.jsonl*"), _objective),
-    "objective-win-blueprint": Block((f"{WIN_BLUEPRINT_RUN}/summary.md",
-                                      f"{WIN_BLUEPRINT_RUN}/records.jsonl*"), _win_blueprint),
+    "objective-win-blueprint": _win_blueprint_block(WIN_BLUEPRINT_RUN),
+    "objective-win-blueprint-4p": _win_blueprint_block(WIN_BLUEPRINT_RUN_4P),
     "four-players": Block(
         ("subgame-4p-head-to-head/summary.md", "blueprint-rank-4p-head-to-head/summary.md"),
         _four_players),

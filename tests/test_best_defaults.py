@@ -18,8 +18,10 @@ import tomllib
 
 import pytest
 
+from experiments import docs, stats
 from experiments.config import load_game
 from solvers import bot_parameters, make_bot
+from solvers.equilibrium.subgame import default_blueprint
 from sushigo_spiel.reduced_games import REDUCED_GAMES, reduced_game_string
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -104,3 +106,30 @@ def test_the_stored_run_played_what_the_config_gives_now(path, folder):
     now = _resolved(player["bot"], game, 0, _params(player, budget))
     then = _resolved(player["bot"], game, 0, _params(stored_players[player["name"]], stored_budget))
     assert now == then, f"{path.name}: {player['name']} stored as {then}, configured as {now}"
+
+
+# The stored runs that chose the blueprint of the subgame bot playing for the win, by player
+# count: the bot on the blueprint trained for the win against it on the margin's.
+WIN_BLUEPRINT_RUNS = {2: "objective-win-blueprint", 4: "objective-win-blueprint-4p"}
+
+
+@pytest.mark.parametrize("players", sorted(WIN_BLUEPRINT_RUNS))
+def test_the_win_plays_the_blueprint_its_stored_run_found_no_worse(players):
+  """`path="auto"` for the win is one of the two blueprints its run compared, and the other did
+  not win significantly more games (two-sided sign test on the games won and lost, 5%)."""
+  run = WIN_BLUEPRINT_RUNS[players]
+  stored = json.loads((ROOT / "experiments/results" / run / "resolved_config.json").read_text(
+      encoding="utf-8"))
+  paths = {player["name"]: str((ROOT / player["params"]["path"]).resolve())
+           for player in stored["players"]}
+  chosen = str(pathlib.Path(default_blueprint(players, "win")).resolve())
+  assert chosen in paths.values(), f"{run} did not measure {chosen}"
+  (name,) = (competitor for competitor, path in paths.items() if path == chosen)
+  (other,) = set(paths) - {name}
+  won = lost = 0
+  for record in docs.stored_records(ROOT / "experiments/results", run):
+    winners = {record["seats"][seat] for seat in record["winners"]}
+    won, lost = won + (winners == {name}), lost + (winners == {other})
+  assert won + lost > 0
+  assert won >= lost or stats.sign_test(won, lost) >= 0.05, (
+      f"{run}: {other} won {lost} games to {name}'s {won}; path='auto' should play it")

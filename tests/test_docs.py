@@ -111,6 +111,31 @@ def test_the_win_blueprint_block_judges_on_the_rulebook_winner(tmp_path):
   assert cells[0][6:] == ["0.50 (p=1.000) |"]
 
 
+def test_the_four_player_win_blueprint_block_counts_the_win_of_either_seat(tmp_path):
+  """Made-up four-player games, two seats each: a game either of a competitor's seats won is its
+  game won, both its seats tying for the win too; a tie between the two is a game shared, half
+  the win to each; outscoring compares the two seats' mean scores."""
+  run = tmp_path / "objective-win-blueprint-4p"
+  run.mkdir()
+  (run / "summary.md").write_text("# objective-win-blueprint-4p\n", encoding="utf-8")
+  win, margin = "win blueprint", "margin blueprint"
+  games = [([win, win, margin, margin], [50, 40, 45, 44], [0]),
+           ([margin, win, margin, win], [45, 40, 45, 41], [0, 2]),
+           ([win, margin, margin, win], [42, 42, 30, 30], [0, 1]),
+           ([margin, margin, win, win], [47, 40, 46, 46], [0])]
+  lines = [json.dumps({"index": i, "seats": seats, "scores": scores, "winners": winners})
+           for i, (seats, scores, winners) in enumerate(games)]
+  (run / "records.jsonl.xz").write_bytes(lzma.compress("\n".join(lines).encode("utf-8")))
+  header, _, *rows = docs.render("objective-win-blueprint-4p", results=tmp_path).splitlines()
+  assert "| win share of its 2 seats [Wilson 95%] |" in header
+  cells = [row.split(" | ") for row in rows]
+  assert [row[:5] for row in cells] == [
+      ["| win blueprint", "margin blueprint", "4", "0.375 [0.150, 0.850]", "1 / 1 / 2 (p=1.000)"],
+      ["| margin blueprint", "win blueprint", "4", "0.625 [0.150, 0.850]", "2 / 1 / 1 (p=1.000)"]]
+  assert float(cells[0][5].split(" ")[0]) == -float(cells[1][5].split(" ")[0]) != 0
+  assert [row[6] for row in cells] == ["0.62 (p=1.000) |", "0.38 (p=1.000) |"]
+
+
 def test_an_unknown_block_is_refused():
   with pytest.raises(KeyError, match="no generated block 'nonsense'"):
     docs.render("nonsense")

@@ -150,6 +150,6 @@ bot = "random"
 """)
   parsed = tournament_config.load(config)
   expected = [str(pathlib.Path("experiments/results/policies") / name)
-              for name in ("blueprint_2p.npz", "blueprint_win_4p.npz")]
+              for name in ("blueprint_2p.npz", "blueprint_4p.npz")]
   assert run_folder.input_paths(parsed) == expected
   assert list(run_folder.input_digests(parsed)) == expected

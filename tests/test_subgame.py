@@ -232,13 +232,14 @@ def test_other_games_and_blueprints_are_refused(small_blueprint, three_player_bl
     (2, "win", "auto", "blueprint_2p.npz"),
     (2, "margin", "win", "blueprint_2p.npz"),
     (4, "margin", "auto", "blueprint_4p.npz"),
-    (4, "win", "auto", "blueprint_win_4p.npz"),
-    (4, "score", "win", "blueprint_win_4p.npz"),
+    (4, "win", "auto", "blueprint_4p.npz"),
+    (4, "score", "win", "blueprint_4p.npz"),
 ])
 def test_path_auto_plays_the_blueprint_measured_best_for_the_objective(players, utility,
                                                                        objective, expected):
-  """At two players both objectives play the margin's blueprint (for the win, the one trained
-  with utility=win was no stronger: experiments/results/objective-win-blueprint)."""
+  """At two and at four players both objectives play the margin's blueprint (for the win, the one
+  trained with utility=win was no stronger: experiments/results/objective-win-blueprint and
+  objective-win-blueprint-4p)."""
   game = pyspiel.load_game(f"python_sushi_go(players={players},utility={utility})")
   bot = make_bot("subgame", game, 0, objective=objective)
   assert pathlib.Path(bot.params["path"]).name == expected

@@ -47,13 +47,13 @@ from sushigo_spiel.sushi_go.knowledge import deal_weight, round_decisions
 
 POLICY_DIRECTORY = pathlib.Path(__file__).resolve().parents[2] / "experiments/results/policies"
 # path="auto": the stored blueprint of the bot's player count measured best for its objective.
-# At two players the win plays on the margin's blueprint: on it the bot playing for the win was at
-# least as strong on the win share (higher, not significantly) as on blueprint_win_2p.npz
-# (trained with `--utility win`, fewer iterations; experiments/results/objective-win-blueprint,
-# docs/results-objective.md). At four players the win plays on the blueprint trained for it, not
-# measured against the margin's.
+# The win plays on the margin's blueprint at both counts: on it the bot playing for the win was at
+# least as strong on the win share (level within the sign test's noise) as on the blueprint
+# trained with `--utility win` (blueprint_win_2p.npz, blueprint_win_4p.npz;
+# experiments/results/objective-win-blueprint and objective-win-blueprint-4p,
+# docs/results-objective.md).
 BLUEPRINTS = {(2, "margin"): "blueprint_2p.npz", (2, "win"): "blueprint_2p.npz",
-              (4, "margin"): "blueprint_4p.npz", (4, "win"): "blueprint_win_4p.npz"}
+              (4, "margin"): "blueprint_4p.npz", (4, "win"): "blueprint_4p.npz"}
 DEFAULT_BLUEPRINT = str(POLICY_DIRECTORY / BLUEPRINTS[2, "margin"])
 CONTINUATIONS = {"blueprint": subgame.BLUEPRINT, "heuristic": POLICIES["heuristic"],
                  "greedy": POLICIES["greedy"], "random": POLICIES["random"]}
@@ -87,10 +87,11 @@ class SubgameBot(Bot):
   Parameters (`PARAMETERS`):
     path           the blueprint file (`sushigo train --abstraction cards` or `cards+rank`); auto
                    (the default): the stored one measured best for the player count and
-                   objective (`BLUEPRINTS`): blueprint_2p.npz at two players for either objective
-                   (for the win it played no worse than blueprint_win_2p.npz, trained with
-                   utility=win: experiments/results/objective-win-blueprint); blueprint_4p.npz
-                   for the margin and blueprint_win_4p.npz for the win at four
+                   objective (`BLUEPRINTS`): blueprint_2p.npz at two players and
+                   blueprint_4p.npz at four, for either objective (for the win they played no
+                   worse than blueprint_win_2p.npz and blueprint_win_4p.npz, trained with
+                   utility=win: experiments/results/objective-win-blueprint and
+                   objective-win-blueprint-4p)
     iterations     MCCFR iterations per decision (when `seconds` is 0)
     seconds        > 0: iterate in chunks until this much time has passed (at least one chunk; a
                    chunk doubles while a call takes under 5% of the budget, so the last call may
