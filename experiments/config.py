@@ -3,7 +3,7 @@
 An experiment is a TOML file, read and checked in full before anything runs, so that a mistake in a
 config costs nothing. Each table is a frozen dataclass whose fields are made by `key(doc, default,
 minimum=, allowed=, check=)`: the field's type and those arguments check the value, `default` fills
-it in, and `doc` is its line in the format reference of docs/experiments.md ("Config reference",
+it in, and `doc` is its line in the format reference of docs/configs.md ("Reference",
 written from the declarations by `python -m experiments.runner`). `read(Table, value, path)` checks
 a table, then its `cross_check(path)` if it has one (keys that depend on each other); `resolved`
 gives it back as plain data, which `config_hash` hashes. Every refusal names the key as a dotted

@@ -1,7 +1,7 @@
 """Tests of the config declarations against what depends on them: the format reference in the docs,
 the examples there, and the hashes of the stored runs.
 
-The reference in docs/experiments.md is written from the declarations (`python -m
+The reference in docs/configs.md is written from the declarations (`python -m
 experiments.runner`); a key declared and not on the page, or on the page and not declared, fails
 here. The stored runs' hashes are what resume and `sushigo reproduce` check a run folder against,
 so every stored config must hash as it did when it ran.
@@ -69,7 +69,7 @@ def _examples(page: pathlib.Path) -> list[str]:
   return [_COMMENTED_KEY.sub(r"\1", block) for block in blocks]
 
 
-@pytest.mark.parametrize("page", ["experiments.md", "equilibrium.md"])
+@pytest.mark.parametrize("page", ["configs.md", "equilibrium.md"])
 def test_the_config_examples_of_the_docs_name_only_declared_keys(page):
   declared = _declared_by_table()
   examples = _examples(DOCS / page)

@@ -7,7 +7,7 @@ one fsynced line of results.jsonl; a new session runs only the missing units), a
 (unit i draws its randomness from `SeedSequence(seed, spawn_key=(i,))`; wall-clock seconds are
 recorded but, like every timing, not reproducible). Its `[experiment]` is declared below, the
 table of each kind's parameters in the kind's module, and a kind that measures competitors reads
-`[[players]]` as tournaments do; their reference is docs/experiments.md ("Config reference").
+`[[players]]` as tournaments do; their reference is docs/configs.md.
 
 Exact measures hold the whole tree of a game in memory, so the size of every game a kind solves
 exactly is estimated with the config check (`solvers.equilibrium.tree_size`), and a game over the

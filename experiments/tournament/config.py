@@ -3,7 +3,7 @@
 A tournament plays competitors (bots from `solvers`) against each other on one or more
 `python_sushi_go` game strings. Its tables (`[experiment]`, `[budget]`, `[report]`, `[[players]]`)
 are declared below with `experiments.config`, which checks them, fills in their defaults and
-writes their reference in docs/experiments.md ("Config reference"); unknown keys are errors, and
+writes their reference in docs/configs.md; unknown keys are errors, and
 every error names the key as a dotted path (`experiment.num_games`, `players[2].params.c`). The
 budget goes to each bot that has a parameter of that name, unless the competitor's own `params`
 set it.
