@@ -362,44 +362,36 @@ def _pace_variance(g, unseen, unseen_total, kind, pace):
 @njit
 def _action_values(g, pos, player, params, legal, count, values):
   """Writes the values of the first `count` actions of `legal` to `values`, for `player` at
-  `pos`: the view made and its arrays referenced once a decision, the scratch arrays allocated
-  once."""
+  `pos`. An action's value: its cards' values in placement order, plus the denial. The view is
+  made and its arrays bound once a decision (each reading of a view's member, and each call
+  given the view, takes a reference to its arrays), the scratch arrays allocated once."""
   v = _view(g, pos, player)
+  own_hand, own_tableau, receiver_points = v.hand, v.tableau, v.receiver_points
   picks = np.empty(2, dtype=np.int64)
-  hand, tableau = np.empty_like(v.hand), np.empty_like(v.tableau)
+  hand, tableau = np.empty_like(own_hand), np.empty_like(own_tableau)
   for i in range(count):
-    values[i] = _action_value(g, params, v, legal[i], picks, hand, tableau)
-
-
-@njit(inline="always")
-def _action_value(g, params, v, action, picks, hand, tableau):
-  """The value of `action`: its cards' values in placement order, plus the denial (`picks`,
-  `hand` and `tableau` are scratch arrays of their sizes)."""
-  action_picks(g, action, picks, 0)
-  # Element by element (a slice copy compiles a shape check), from arrays bound once (each
-  # reading of a view's member takes a reference).
-  own_hand, own_tableau = v.hand, v.tableau
-  for card in range(len(hand)):
-    hand[card] = own_hand[card]
-  for card in range(len(tableau)):
-    tableau[card] = own_tableau[card]
-  for card in picks:
-    if card >= 0:
-      hand[card] -= 1
-  value = 0.0
-  if picks[1] >= 0:
-    hand[g[CHOPSTICKS]] += 1
-    tableau[g[CHOPSTICKS]] -= 1
-    value -= _chopsticks_value(g, params, v.future_picks, tableau)
-  for i in range(2):
-    if picks[i] < 0:
-      break
-    value += _card_value(g, params, v, picks[i], tableau, hand, picks[1] if i == 0 else -1)
-    place(g, tableau, 0, picks[i])
-  # The denial: how much the pick lowers the best immediate points of the next player's pick,
-  # who receives `hand` (the Chopsticks of a pair back in it).
-  denial = v.best_receiver_points - _best_receiver_points(v.receiver_points, hand)
-  return value + params[DENY_WEIGHT] * denial
+    action_picks(g, legal[i], picks, 0)
+    for card in range(len(hand)):  # element by element: a slice copy compiles a shape check
+      hand[card] = own_hand[card]
+    for card in range(len(tableau)):
+      tableau[card] = own_tableau[card]
+    for card in picks:
+      if card >= 0:
+        hand[card] -= 1
+    value = 0.0
+    if picks[1] >= 0:
+      hand[g[CHOPSTICKS]] += 1
+      tableau[g[CHOPSTICKS]] -= 1
+      value -= _chopsticks_value(g, params, v.future_picks, tableau)
+    for k in range(2):
+      if picks[k] < 0:
+        break
+      value += _card_value(g, params, v, picks[k], tableau, hand, picks[1] if k == 0 else -1)
+      place(g, tableau, 0, picks[k])
+    # The denial: how much the pick lowers the best immediate points of the next player's pick,
+    # who receives `hand` (the Chopsticks of a pair back in it).
+    denial = v.best_receiver_points - _best_receiver_points(receiver_points, hand)
+    values[i] = value + params[DENY_WEIGHT] * denial
 
 
 @njit(inline="always")
