@@ -190,9 +190,9 @@ class _Hands(NamedTuple):
 
 class _View(NamedTuple):
   """One decision of `player`: its `PlayerView` and what `_Valuer` derives from it once (counts,
-  the next player's points), with the hands to come. Each helper below takes the members it
+  the next player's points), with the hands to come. Each function below takes the members it
   reads, not the view: a compiled call takes a reference to every array it is passed, an atomic
-  operation each, which cost more than the valuation's arithmetic when every helper took the
+  operation each, which cost more than the valuation's arithmetic when every function took the
   whole view."""
   me: int
   round: int
@@ -362,11 +362,16 @@ def _pace_variance(g, unseen, unseen_total, kind, pace):
 @njit
 def _action_values(g, pos, player, params, legal, count, values):
   """Writes the values of the first `count` actions of `legal` to `values`, for `player` at
-  `pos`. An action's value: its cards' values in placement order, plus the denial. The view is
+  `pos`. An action's value: its cards' values in placement order (each by its kind's function,
+  called here, not through a function of the card given the view), plus the denial. The view is
   made and its arrays bound once a decision (each reading of a view's member, and each call
-  given the view, takes a reference to its arrays), the scratch arrays allocated once."""
+  given the view, inlined or not, takes a reference to each of its arrays), the scratch arrays
+  allocated once."""
   v = _view(g, pos, player)
-  own_hand, own_tableau, receiver_points = v.hand, v.tableau, v.receiver_points
+  me, round_, future_picks, unseen_total = v.me, v.round, v.future_picks, v.unseen_total
+  own_hand, own_tableau, receiver_points, h = v.hand, v.tableau, v.receiver_points, v.hands
+  nigiri, unseen, maki_icons, puddings, colours = (v.nigiri, v.unseen, v.maki_icons, v.puddings,
+                                                   v.colours)
   picks = np.empty(2, dtype=np.int64)
   hand, tableau = np.empty_like(own_hand), np.empty_like(own_tableau)
   for i in range(count):
@@ -382,47 +387,44 @@ def _action_values(g, pos, player, params, legal, count, values):
     if picks[1] >= 0:
       hand[g[CHOPSTICKS]] += 1
       tableau[g[CHOPSTICKS]] -= 1
-      value -= _chopsticks_value(g, params, v.future_picks, tableau)
+      value -= _chopsticks_value(g, params, future_picks, tableau)
     for k in range(2):
-      if picks[k] < 0:
+      card = picks[k]
+      if card < 0:
         break
-      value += _card_value(g, params, v, picks[k], tableau, hand, picks[1] if k == 0 else -1)
-      place(g, tableau, 0, picks[k])
+      following = picks[1] if k == 0 else -1  # the card placed next in the pick (-1: none)
+      kind = g[g[KIND_TABLE] + card]
+      have = _kind_total(g, tableau, kind, False)
+      if kind == K_TEMPURA or kind == K_SASHIMI:
+        size = TEMPURA_SET_SIZE if kind == K_TEMPURA else SASHIMI_SET_SIZE
+        # The set is valued once, by the last of its cards in this pick.
+        if following != card or (have + 1) % size == 0:
+          points = TEMPURA_SET_POINTS if kind == K_TEMPURA else SASHIMI_SET_POINTS
+          value += _set_value(g, params, h, card, hand, have, size, points)
+      elif kind == K_DUMPLING:
+        value += _dumpling_value(g, params, h, card, hand, have)
+      elif kind == K_NIGIRI:
+        value += _nigiri_value(g, params, h, nigiri, card, tableau, hand)
+      elif kind == K_WASABI:
+        # Followed by a Nigiri, the Nigiri is tripled instead.
+        if following < 0 or g[g[KIND_TABLE] + following] != K_NIGIRI:
+          free = tableau[g[TYPES] + FREE_WASABI]
+          value += params[WASABI_WEIGHT] * _wasabi_option(g, h, nigiri, free, hand)
+      elif kind == K_MAKI:
+        value += _maki_value(g, params, me, future_picks, unseen, unseen_total, maki_icons,
+                             g[g[VALUE_TABLE] + card])
+      elif kind == K_PUDDING:
+        value += _pudding_value(g, params, me, round_, future_picks, unseen, unseen_total,
+                                puddings)
+      elif kind == K_SOY_SAUCE:
+        value += _soy_sauce_value(g, params, me, colours, card, tableau)
+      else:
+        value += _chopsticks_value(g, params, future_picks, tableau)
+      place(g, tableau, 0, card)
     # The denial: how much the pick lowers the best immediate points of the next player's pick,
     # who receives `hand` (the Chopsticks of a pair back in it).
     denial = v.best_receiver_points - _best_receiver_points(receiver_points, hand)
     values[i] = value + params[DENY_WEIGHT] * denial
-
-
-@njit(inline="always")
-def _card_value(g, params, v, card, tableau, hand, following):
-  """The value of placing `card` on `tableau`, `following` (-1: none) placed next in the pick."""
-  kind = g[g[KIND_TABLE] + card]
-  have = _kind_total(g, tableau, kind, False)
-  if kind == K_TEMPURA or kind == K_SASHIMI:
-    size = TEMPURA_SET_SIZE if kind == K_TEMPURA else SASHIMI_SET_SIZE
-    if following == card and (have + 1) % size:
-      return 0.0  # the set is valued once, by the last of its cards in this pick
-    points = TEMPURA_SET_POINTS if kind == K_TEMPURA else SASHIMI_SET_POINTS
-    return _set_value(g, params, v.hands, card, hand, have, size, points)
-  if kind == K_DUMPLING:
-    return _dumpling_value(g, params, v.hands, card, hand, have)
-  if kind == K_NIGIRI:
-    return _nigiri_value(g, params, v.hands, v.nigiri, card, tableau, hand)
-  if kind == K_WASABI:
-    if following >= 0 and g[g[KIND_TABLE] + following] == K_NIGIRI:
-      return 0.0  # the Nigiri that follows is tripled instead
-    free = tableau[g[TYPES] + FREE_WASABI]
-    return params[WASABI_WEIGHT] * _wasabi_option(g, v.hands, v.nigiri, free, hand)
-  if kind == K_MAKI:
-    return _maki_value(g, params, v.me, v.future_picks, v.unseen, v.unseen_total, v.maki_icons,
-                       g[g[VALUE_TABLE] + card])
-  if kind == K_PUDDING:
-    return _pudding_value(g, params, v.me, v.round, v.future_picks, v.unseen, v.unseen_total,
-                          v.puddings)
-  if kind == K_SOY_SAUCE:
-    return _soy_sauce_value(g, params, v.me, v.colours, card, tableau)
-  return _chopsticks_value(g, params, v.future_picks, tableau)
 
 
 @njit
