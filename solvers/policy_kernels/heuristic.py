@@ -174,28 +174,40 @@ def _normal_above(difference, variance):
 # What the player knows, and the caches of one decision
 
 
-class _View(NamedTuple):
-  """One decision of `player`: its `PlayerView` and what `_Valuer` derives from it once (counts,
-  the next player's points), with the cache of `availability`."""
+class _Hands(NamedTuple):
+  """What `_availability` reads of one decision of player `me`: the hands to come, and its
+  cache."""
   me: int
-  round: int
   size: int  # cards in the player's hand
   future_picks: int
   direction: int
-  hand: np.ndarray  # counts per card type
-  tableau: np.ndarray  # the player's tableau row: counts, free Wasabi, Nigiri bonus
   knows: np.ndarray  # by holder: whether the player knows the hand held
   seen: np.ndarray  # [holder][card type]: those hands
+  unseen_share: np.ndarray
+  availability: np.ndarray  # [card][kept][later turn - 1]
+  available: np.ndarray  # [card][kept]: computed
+
+
+class _View(NamedTuple):
+  """One decision of `player`: its `PlayerView` and what `_Valuer` derives from it once (counts,
+  the next player's points), with the hands to come. Each function below takes the members it
+  reads, not the view: a compiled call takes a reference to every array it is passed, an atomic
+  operation each, which cost more than the valuation's arithmetic when every function took the
+  whole view."""
+  me: int
+  round: int
+  future_picks: int
+  hand: np.ndarray  # counts per card type
+  tableau: np.ndarray  # the player's tableau row: counts, free Wasabi, Nigiri bonus
   unseen: np.ndarray
   unseen_total: int
-  unseen_share: np.ndarray
   maki_icons: np.ndarray  # by player
   puddings: np.ndarray  # by player, this round's included
   colours: np.ndarray  # by player, card kinds in the tableau
   nigiri: np.ndarray  # the Nigiri card numbers by decreasing value
-  availability: np.ndarray  # [card][kept][later turn - 1]
-  available: np.ndarray  # [card][kept]: computed
   receiver_points: np.ndarray  # by card type (`_receiver_points`)
+  best_receiver_points: int  # the best of them in the hand (`_best_receiver_points`)
+  hands: _Hands
 
 
 @njit
@@ -248,11 +260,13 @@ def _view(g, pos, player):
     maki[p] = _kind_total(g, row, K_MAKI, True)
     puddings[p] = pos[g[PUDDINGS_AT] + p] + _kind_total(g, row, K_PUDDING, False)
     colours[p] = _colours(g, row, -1)
-  return _View(player, pos[ROUND], size, size - 1, views.direction(g, pos[ROUND]), hand,
-               views.tableau(g, pos, player).astype(np.int64), knows, seen, unseen, unseen_total,
-               share, maki, puddings, colours, _nigiri_by_value(g),
-               np.empty((types, size + 2, max(size - 1, 0))),
-               np.zeros((types, size + 2), dtype=np.bool_), _receiver_points(g, pos, player, hand))
+  hands = _Hands(player, size, size - 1, views.direction(g, pos[ROUND]), knows, seen, share,
+                 np.empty((types, size + 2, max(size - 1, 0))),
+                 np.zeros((types, size + 2), dtype=np.bool_))
+  receiver_points = _receiver_points(g, pos, player, hand)
+  return _View(player, pos[ROUND], size - 1, hand, views.tableau(g, pos, player).astype(np.int64),
+               unseen, unseen_total, maki, puddings, colours, _nigiri_by_value(g), receiver_points,
+               _best_receiver_points(receiver_points, hand), hands)
 
 
 @njit
@@ -302,38 +316,40 @@ def _nigiri_by_value(g):
 
 
 @njit
-def _availability(g, v, card, kept):
+def _availability(g, h, card, kept):
   """For each later turn of the round, the chance the hand held then has a `card`; the player's
-  own hand keeps `kept` of them after this pick."""
-  chances = v.availability[card, kept]
-  if v.available[card, kept]:
+  own hand keeps `kept` of them after this pick (`h`: the `_Hands`)."""
+  chances = h.availability[card, kept]
+  if h.available[card, kept]:
     return chances
-  for later in range(1, v.future_picks + 1):
-    holder = (v.me - later * v.direction) % g[PLAYERS]  # who holds the hand we get then
-    left = v.size - later  # cards in that hand when it arrives
-    if holder == v.me:
-      chances[later - 1] = _survives(kept, v.size - 1, v.size - 1 - left)
-    elif v.knows[holder]:
-      chances[later - 1] = _survives(v.seen[holder, card], v.size, v.size - left)
+  knows, seen, share = h.knows, h.seen[:, card], h.unseen_share[card]  # read once, not a turn
+  for later in range(1, h.future_picks + 1):
+    holder = (h.me - later * h.direction) % g[PLAYERS]  # who holds the hand we get then
+    left = h.size - later  # cards in that hand when it arrives
+    if holder == h.me:
+      chances[later - 1] = _survives(kept, h.size - 1, h.size - 1 - left)
+    elif knows[holder]:
+      chances[later - 1] = _survives(seen[holder], h.size, h.size - left)
     else:
-      chances[later - 1] = 1.0 - _c_pow(1.0 - v.unseen_share[card], float(left))
-  v.available[card, kept] = True
+      chances[later - 1] = 1.0 - _c_pow(1.0 - share, float(left))
+  h.available[card, kept] = True
   return chances
 
 
 @njit
-def _pace_variance(g, v, kind, pace):
-  """Variance of what one pick adds to a count of `kind` (icons for Maki, cards otherwise)."""
+def _pace_variance(g, unseen, unseen_total, kind, pace):
+  """Variance of what one pick adds to a count of `kind` (icons for Maki, cards otherwise), the
+  unseen pool's `unseen` cards by type (`unseen_total` in all)."""
   counted, weighted, squared = 0, 0, 0
   for card in range(g[TYPES]):
     if g[g[KIND_TABLE] + card] == kind:
       value = max(g[g[VALUE_TABLE] + card], 1)
-      counted += v.unseen[card]
-      weighted += value * v.unseen[card]
-      squared += value * value * v.unseen[card]
+      counted += unseen[card]
+      weighted += value * unseen[card]
+      squared += value * value * unseen[card]
   if not counted:
     return 0.0
-  chance = pace * counted / max(1, v.unseen_total)
+  chance = pace * counted / max(1, unseen_total)
   chance = chance if chance < 1.0 else 1.0
   mean, square = weighted / counted, squared / counted
   return chance * square - _c_pow(chance * mean, 2.0)
@@ -344,102 +360,123 @@ def _pace_variance(g, v, kind, pace):
 
 
 @njit
-def _action_value(g, params, v, action):
-  """The value of `action`: its cards' values in placement order, plus the denial."""
+def _action_values(g, pos, player, params, legal, count, values):
+  """Writes the values of the first `count` actions of `legal` to `values`, for `player` at
+  `pos`. An action's value: its cards' values in placement order (each by its kind's function,
+  called here, not through a function of the card given the view), plus the denial. The view is
+  made and its arrays bound once a decision (each reading of a view's member, and each call
+  given the view, inlined or not, takes a reference to each of its arrays), the scratch arrays
+  allocated once."""
+  v = _view(g, pos, player)
+  me, round_, future_picks, unseen_total = v.me, v.round, v.future_picks, v.unseen_total
+  own_hand, own_tableau, receiver_points, h = v.hand, v.tableau, v.receiver_points, v.hands
+  nigiri, unseen, maki_icons, puddings, colours = (v.nigiri, v.unseen, v.maki_icons, v.puddings,
+                                                   v.colours)
   picks = np.empty(2, dtype=np.int64)
-  action_picks(g, action, picks, 0)
-  hand, tableau = v.hand.copy(), v.tableau.copy()
-  for card in picks:
-    if card >= 0:
-      hand[card] -= 1
-  value = 0.0
-  if picks[1] >= 0:
-    hand[g[CHOPSTICKS]] += 1
-    tableau[g[CHOPSTICKS]] -= 1
-    value -= _chopsticks_value(g, params, v, tableau)
-  for i in range(2):
-    if picks[i] < 0:
-      break
-    value += _card_value(g, params, v, picks[i], tableau, hand, picks[1] if i == 0 else -1)
-    place(g, tableau, 0, picks[i])
-  return value + params[DENY_WEIGHT] * _denial(g, v, picks)
+  hand, tableau = np.empty_like(own_hand), np.empty_like(own_tableau)
+  for i in range(count):
+    action_picks(g, legal[i], picks, 0)
+    for card in range(len(hand)):  # element by element: a slice copy compiles a shape check
+      hand[card] = own_hand[card]
+    for card in range(len(tableau)):
+      tableau[card] = own_tableau[card]
+    for card in picks:
+      if card >= 0:
+        hand[card] -= 1
+    value = 0.0
+    if picks[1] >= 0:
+      hand[g[CHOPSTICKS]] += 1
+      tableau[g[CHOPSTICKS]] -= 1
+      value -= _chopsticks_value(g, params, future_picks, tableau)
+    for k in range(2):
+      card = picks[k]
+      if card < 0:
+        break
+      following = picks[1] if k == 0 else -1  # the card placed next in the pick (-1: none)
+      kind = g[g[KIND_TABLE] + card]
+      have = _kind_total(g, tableau, kind, False)
+      if kind == K_TEMPURA or kind == K_SASHIMI:
+        size = TEMPURA_SET_SIZE if kind == K_TEMPURA else SASHIMI_SET_SIZE
+        # The set is valued once, by the last of its cards in this pick.
+        if following != card or (have + 1) % size == 0:
+          points = TEMPURA_SET_POINTS if kind == K_TEMPURA else SASHIMI_SET_POINTS
+          value += _set_value(g, params, h, card, hand, have, size, points)
+      elif kind == K_DUMPLING:
+        value += _dumpling_value(g, params, h, card, hand, have)
+      elif kind == K_NIGIRI:
+        value += _nigiri_value(g, params, h, nigiri, card, tableau, hand)
+      elif kind == K_WASABI:
+        # Followed by a Nigiri, the Nigiri is tripled instead.
+        if following < 0 or g[g[KIND_TABLE] + following] != K_NIGIRI:
+          free = tableau[g[TYPES] + FREE_WASABI]
+          value += params[WASABI_WEIGHT] * _wasabi_option(g, h, nigiri, free, hand)
+      elif kind == K_MAKI:
+        value += _maki_value(g, params, me, future_picks, unseen, unseen_total, maki_icons,
+                             g[g[VALUE_TABLE] + card])
+      elif kind == K_PUDDING:
+        value += _pudding_value(g, params, me, round_, future_picks, unseen, unseen_total,
+                                puddings)
+      elif kind == K_SOY_SAUCE:
+        value += _soy_sauce_value(g, params, me, colours, card, tableau)
+      else:
+        value += _chopsticks_value(g, params, future_picks, tableau)
+      place(g, tableau, 0, card)
+    # The denial: how much the pick lowers the best immediate points of the next player's pick,
+    # who receives `hand` (the Chopsticks of a pair back in it).
+    denial = v.best_receiver_points - _best_receiver_points(receiver_points, hand)
+    values[i] = value + params[DENY_WEIGHT] * denial
 
 
 @njit
-def _card_value(g, params, v, card, tableau, hand, following):
-  """The value of placing `card` on `tableau`, `following` (-1: none) placed next in the pick."""
-  kind = g[g[KIND_TABLE] + card]
-  have = _kind_total(g, tableau, kind, False)
-  if kind == K_TEMPURA or kind == K_SASHIMI:
-    size = TEMPURA_SET_SIZE if kind == K_TEMPURA else SASHIMI_SET_SIZE
-    if following == card and (have + 1) % size:
-      return 0.0  # the set is valued once, by the last of its cards in this pick
-    points = TEMPURA_SET_POINTS if kind == K_TEMPURA else SASHIMI_SET_POINTS
-    return _set_value(g, params, v, card, hand, have, size, points)
-  if kind == K_DUMPLING:
-    return _dumpling_value(g, params, v, card, hand, have)
-  if kind == K_NIGIRI:
-    return _nigiri_value(g, params, v, card, tableau, hand)
-  if kind == K_WASABI:
-    if following >= 0 and g[g[KIND_TABLE] + following] == K_NIGIRI:
-      return 0.0  # the Nigiri that follows is tripled instead
-    free = tableau[g[TYPES] + FREE_WASABI]
-    return params[WASABI_WEIGHT] * _wasabi_option(g, v, free, hand)
-  if kind == K_MAKI:
-    return _maki_value(g, params, v, g[g[VALUE_TABLE] + card])
-  if kind == K_PUDDING:
-    return _pudding_value(g, params, v)
-  if kind == K_SOY_SAUCE:
-    return _soy_sauce_value(g, params, v, card, tableau)
-  return _chopsticks_value(g, params, v, tableau)
-
-
-@njit
-def _set_value(g, params, v, card, hand, have, size, points):
+def _set_value(g, params, h, card, hand, have, size, points):
   missing = size - 1 - have % size  # cards still needed after this one
   if missing == 0:
     return float(points)
   share = (have % size + 1) / size
-  chance = _at_least(_availability(g, v, card, hand[card]), missing)
+  chance = _at_least(_availability(g, h, card, hand[card]), missing)
   return params[SET_WEIGHT] * points * share * chance
 
 
 @njit
-def _dumpling_value(g, params, v, card, hand, have):
+def _dumpling_value(g, params, h, card, hand, have):
   last = len(DUMPLING_POINTS) - 1
   now = DUMPLING_POINTS[min(have + 1, last)] - DUMPLING_POINTS[min(have, last)]
   room = max(0, len(DUMPLING_POINTS) - 2 - have)  # later Dumplings that would gain from it
-  expected = _python_sum(_availability(g, v, card, hand[card]))
+  expected = _python_sum(_availability(g, h, card, hand[card]))
   expected_later = expected if expected < room else float(room)
   return now + params[DUMPLING_CURVE] * expected_later
 
 
 @njit
-def _nigiri_value(g, params, v, card, tableau, hand):
+def _nigiri_value(g, params, h, nigiri, card, tableau, hand):
   points = g[g[VALUE_TABLE] + card]
   free = tableau[g[TYPES] + FREE_WASABI]
   if not free:
     return float(points)
-  spent = _wasabi_option(g, v, free - 1, hand)  # what the Wasabi could still triple
+  spent = _wasabi_option(g, h, nigiri, free - 1, hand)  # what the Wasabi could still triple
   return points * WASABI_MULTIPLIER - params[WASABI_PATIENCE] * spent
 
 
 @njit
-def _wasabi_option(g, v, free, hand):
-  """What a Wasabi adds to the best Nigiri expected to come, behind `free` free Wasabi."""
-  nigiri = v.nigiri
+def _wasabi_option(g, h, nigiri, free, hand):
+  """What a Wasabi adds to the best Nigiri expected to come (`nigiri`: the Nigiri card numbers by
+  decreasing value), behind `free` free Wasabi."""
   if len(nigiri) == 0:
     return 0.0
   best, none_better = 0.0, 1.0
   for c in nigiri:
-    found = 1.0 - _product(1.0 - _availability(g, v, c, hand[c]), -1)
+    chances = _availability(g, h, c, hand[c])
+    never = 1.0  # math.prod(1.0 - chances), from left to right
+    for t in range(h.future_picks):
+      never *= 1.0 - chances[t]
+    found = 1.0 - never
     best += g[g[VALUE_TABLE] + c] * found * none_better
     none_better *= 1.0 - found
-  any_nigiri = np.empty(v.future_picks)
-  for t in range(v.future_picks):
+  any_nigiri = np.empty(h.future_picks)
+  for t in range(h.future_picks):
     missing = 1.0
-    for c in nigiri:
-      missing *= 1.0 - _availability(g, v, c, hand[c])[t]
+    for c in nigiri:  # each Nigiri's availability, computed in the loop above
+      missing *= 1.0 - h.availability[c, hand[c], t]
     any_nigiri[t] = 1.0 - missing
   one = _at_least(any_nigiri, 1)
   chance = _at_least(any_nigiri, free + 1) / (one if one >= 1e-9 else 1e-9)
@@ -447,27 +484,31 @@ def _wasabi_option(g, v, free, hand):
 
 
 @njit
-def _maki_value(g, params, v, icons):
-  picks = 2 * v.future_picks + 1  # this player's picks to come, and each opponent's
-  variance = _pace_variance(g, v, K_MAKI, params[MAKI_PACE]) * picks + _BASE_VARIANCE
-  mine = v.maki_icons[v.me]
-  gain = _expected_maki(v, mine + icons, variance) - _expected_maki(v, mine, variance)
+def _maki_value(g, params, me, future_picks, unseen, unseen_total, maki_icons, icons):
+  """The value of `icons` more Maki icons for player `me` (`maki_icons`: by player)."""
+  picks = 2 * future_picks + 1  # this player's picks to come, and each opponent's
+  variance = _pace_variance(g, unseen, unseen_total, K_MAKI, params[MAKI_PACE]) * picks + \
+      _BASE_VARIANCE
+  mine = maki_icons[me]
+  gain = _expected_maki(me, maki_icons, mine + icons, variance) - \
+      _expected_maki(me, maki_icons, mine, variance)
   return params[MAKI_WEIGHT] * gain
 
 
 @njit
-def _ahead(v, counts, mine, variance):
-  """For each opponent in player order, the modelled chance that `mine` ends above its count."""
+def _ahead(me, counts, mine, variance):
+  """For each opponent of `me` in player order, the modelled chance that `mine` ends above its
+  count."""
   ahead = np.empty(len(counts) - 1)
   for p in range(len(counts)):
-    if p != v.me:
-      ahead[p - (p > v.me)] = _normal_above(mine - counts[p], variance)
+    if p != me:
+      ahead[p - (p > me)] = _normal_above(mine - counts[p], variance)
   return ahead
 
 
 @njit
-def _expected_maki(v, mine, variance):
-  ahead = _ahead(v, v.maki_icons, mine, variance)
+def _expected_maki(me, maki_icons, mine, variance):
+  ahead = _ahead(me, maki_icons, mine, variance)
   second = np.empty(len(ahead))
   for j in range(len(ahead)):
     second[j] = (1 - ahead[j]) * _product(ahead, j)
@@ -475,64 +516,55 @@ def _expected_maki(v, mine, variance):
 
 
 @njit
-def _pudding_value(g, params, v):
-  later_rounds = g[ROUNDS] - v.round - 1
-  picks = 2 * (v.future_picks + later_rounds * g[HAND_SIZE]) + 1
-  variance = _pace_variance(g, v, K_PUDDING, params[PUDDING_PACE]) * picks + _BASE_VARIANCE
-  mine = v.puddings[v.me]
-  gain = _expected_pudding(v, mine + 1, variance) - _expected_pudding(v, mine, variance)
+def _pudding_value(g, params, me, round_, future_picks, unseen, unseen_total, puddings):
+  """The value of one more Pudding for player `me` (`puddings`: by player) in round `round_`."""
+  later_rounds = g[ROUNDS] - round_ - 1
+  picks = 2 * (future_picks + later_rounds * g[HAND_SIZE]) + 1
+  variance = _pace_variance(g, unseen, unseen_total, K_PUDDING, params[PUDDING_PACE]) * picks + \
+      _BASE_VARIANCE
+  mine = puddings[me]
+  gain = _expected_pudding(me, puddings, mine + 1, variance) - \
+      _expected_pudding(me, puddings, mine, variance)
   return params[PUDDING_WEIGHT] * gain
 
 
 @njit
-def _expected_pudding(v, mine, variance):
-  ahead = _ahead(v, v.puddings, mine, variance)
+def _expected_pudding(me, puddings, mine, variance):
+  ahead = _ahead(me, puddings, mine, variance)
   fewest = _product(1 - ahead, -1) if len(ahead) > 1 else 0.0
   return PUDDING_AWARD * (_product(ahead, -1) - fewest)
 
 
 @njit
-def _soy_sauce_value(g, params, v, card, tableau):
+def _soy_sauce_value(g, params, me, player_colours, card, tableau):
+  """The value of Soy Sauce `card` on `tableau`, player `me`'s (`player_colours`: by player)."""
   if tableau[card]:
     return 0.0  # only one Soy Sauce scores
   colours = _colours(g, tableau, g[g[KIND_TABLE] + card]) + params[SOY_SAUCE_LEAD]
   rivals = 0
-  for p in range(len(v.colours)):
-    if p != v.me:
-      rivals = max(rivals, v.colours[p])
+  for p in range(len(player_colours)):
+    if p != me:
+      rivals = max(rivals, player_colours[p])
   short = rivals - colours
   return SOY_SAUCE_POINTS * _c_pow(0.5, short if short > 0.0 else 0.0)
 
 
 @njit
-def _chopsticks_value(g, params, v, tableau):
-  if v.future_picks < 2:
+def _chopsticks_value(g, params, future_picks, tableau):
+  if future_picks < 2:
     return 0.0
   held = tableau[g[CHOPSTICKS]]
-  share_left = (v.future_picks - 1) / max(1, g[HAND_SIZE] - 2)
+  share_left = (future_picks - 1) / max(1, g[HAND_SIZE] - 2)
   return params[CHOPSTICKS_WEIGHT] * share_left / (1 + held)
 
 
 @njit
-def _denial(g, v, picks):
-  """How much the pick lowers the best immediate points of the next player's pick."""
-  hand = v.hand.copy()
-  best_before = _best_receiver_points(v, hand)
-  for card in picks:
-    if card >= 0:
-      hand[card] -= 1
-  if picks[1] >= 0:
-    hand[g[CHOPSTICKS]] += 1
-  return best_before - _best_receiver_points(v, hand)
-
-
-@njit
-def _best_receiver_points(v, hand):
+def _best_receiver_points(receiver_points, hand):
   """The most immediate points a card of `hand` gives the next player (0 for an empty hand)."""
   best, found = 0, False
   for card in range(len(hand)):
-    if hand[card] and (not found or v.receiver_points[card] > best):
-      best, found = v.receiver_points[card], True
+    if hand[card] and (not found or receiver_points[card] > best):
+      best, found = receiver_points[card], True
   return best
 
 
@@ -543,12 +575,13 @@ def _receiver_points(g, pos, player, hand):
   receiver = (player + views.direction(g, pos[ROUND])) % g[PLAYERS]
   tallies = _tallies(g, pos)
   picks = np.full(2, -1, dtype=np.int64)
-  without = _points_with(g, pos, tallies, receiver, picks)
+  row, breakdown = _points_scratch(g, pos, tallies)
+  without = _points_with(g, pos, tallies, receiver, picks, row, breakdown)
   points = np.zeros(g[TYPES], dtype=np.int64)
   for card in range(g[TYPES]):
     if hand[card] or card == g[CHOPSTICKS]:
       picks[0] = card
-      points[card] = _points_with(g, pos, tallies, receiver, picks) - without
+      points[card] = _points_with(g, pos, tallies, receiver, picks, row, breakdown) - without
   return points
 
 
@@ -557,7 +590,8 @@ def immediate_points(g, pos, player, picks):
   """Points `player` would score this round with `picks` (card numbers, -1 for none) added to its
   tableau (the Chopsticks used staying in it), if the round ended now: the greedy bot's measure
   and the heuristic's denial (`baselines.immediate_points`)."""
-  return _points_with(g, pos, _tallies(g, pos), player, picks)
+  tallies = _tallies(g, pos)
+  return _points_with(g, pos, tallies, player, picks, *_points_scratch(g, pos, tallies))
 
 
 @njit
@@ -569,17 +603,29 @@ def _tallies(g, pos):
   return tallies
 
 
+@njit(inline="always")
+def _points_scratch(g, pos, tallies):
+  """The scratch arrays of `_points_with`: a tableau row of `pos` and a breakdown of `tallies`."""
+  return (np.empty(g[TYPES] + 2, dtype=pos.dtype),
+          np.empty((len(tallies), g[CATEGORIES]), dtype=np.int64))
+
+
 @njit
-def _points_with(g, pos, tallies, player, picks):
-  """`immediate_points` against the other players' `tallies` (the player's row is overwritten)."""
-  row = views.tableau(g, pos, player).copy()
-  for card in picks:
-    if card >= 0:
-      place(g, row, 0, card)
+def _points_with(g, pos, tallies, player, picks, row, breakdown):
+  """`immediate_points` against the other players' `tallies` (the player's row is overwritten),
+  with the scratch arrays of `_points_scratch`."""
+  start = views.tableau_at(g, player)
+  for i in range(len(row)):
+    row[i] = pos[start + i]
+  for i in range(2):
+    if picks[i] >= 0:
+      place(g, row, 0, picks[i])
   tally(g, row, 0, tallies, player)
-  breakdown = np.empty((len(tallies), g[CATEGORIES]), dtype=np.int64)
   round_breakdown(g, tallies, breakdown)
-  return breakdown[player].sum()
+  points = 0
+  for category in range(g[CATEGORIES]):
+    points += breakdown[player, category]
+  return points
 
 
 # --------------------------------------------------------------------------------------------
@@ -591,9 +637,7 @@ def heuristic_values(g, pos, player, params, legal, values):
   """Writes the player's legal actions (increasing) to `legal` and their values to `values`;
   returns how many. `pos` is a simultaneous node."""
   count = legal_actions(g, pos, player, legal)
-  v = _view(g, pos, player)
-  for i in range(count):
-    values[i] = _action_value(g, params, v, legal[i])
+  _action_values(g, pos, player, params, legal, count, values)
   return count
 
 
