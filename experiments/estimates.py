@@ -1,19 +1,15 @@
 """What a command will take, estimated from its inputs before it starts: memory, disk and time.
 
-Every command that does work (`sushigo run`, `exploitability`, `train`, `play`, `bench` and the
-`python -m experiments.train_*` scripts) adds up what it will hold at once (`Need`s: the records
-read back at resume and report, a tournament's seating cycles, the search trees its bots
-preallocate, a game tree, a training's tables) and what it will write, and refuses, before any
-work, what cannot fit in the memory this machine has available (`/proc/meminfo`'s MemAvailable,
-or the process's address-space limit when lower) or on the disk under its output, in one sentence
-holding the estimate, what the machine has and what is allowed. The sizes of bots live beside the
-bots (`solvers.bot.Bot.decision_memory`); those of a kind of work beside it.
+Every command that does work adds up what it will hold at once (`Need`s) and what it will write,
+and refuses, before any work, what cannot fit in the memory this machine has available
+(`/proc/meminfo`'s MemAvailable, or the process's address-space limit when lower) or on the disk
+under its output, in one sentence holding the estimate, what the machine has and what is allowed.
+The sizes of bots live beside the bots (`solvers.bot.Bot.decision_memory`); those of a kind of
+work beside it. `time_note` gives a long run's time estimate and where its per-unit cost comes
+from (a short calibration, `solvers.bot.Bot.timing_parameters`, or a resumed folder's stored
+timings); `workers_note` warns when --workers asks for more processes than the usable cores.
 
-A long run also gets a time estimate before it starts (`time_note`), saying where its per-unit
-cost comes from: a short calibration (a few timed decisions of each bot under a scaled-down
-budget, `solvers.bot.Bot.timing_parameters`), or the per-unit costs already stored in the run
-folder when it resumes. And `workers_note` warns when --workers asks for more processes than the
-cores this process may use.
+What each command counts: docs/experiments.md, "Reliability" ("Sizes before work").
 """
 
 from __future__ import annotations

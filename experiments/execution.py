@@ -1,22 +1,17 @@
 """Running an experiment's units of work into its run folder: resumable, parallel and replayable.
 
-Every kind of experiment splits its work into units numbered from 0 (a tournament's games, a
-solving experiment's units), each a pure function of the config and its number: unit i draws its
-randomness from `np.random.SeedSequence(seed, spawn_key=(i,))`. So the units can run in any order,
-on any number of workers, across any number of sessions, and give the same results (a wall-time
-budget aside). What a kind provides is an `Experiment`; the rest is here, once:
+Every kind of experiment splits its work into units numbered from 0, each a pure function of the
+config and its number (unit i draws from `np.random.SeedSequence(seed, spawn_key=(i,))`), so units
+run in any order, on any number of workers and sessions, with the same results (a wall-time budget
+aside). A kind provides an `Experiment`; the rest is here, once: `run` holds the folder as its one
+writer (`experiments.run_lock`), prepares it (`experiments.run_folder`), runs the missing units and
+writes the report; `execute` runs the missing units in this process, on `workers` local processes
+(forkserver) or on Ray (`backend="ray"`), appending each result as it arrives and recording the
+session's provenance; `replay` runs a stored config again in a temporary folder, for `reproduce`.
+A signal stops a run as `experiments.stopping` says, and no worker outlives it. A file error ends
+a run with one sentence naming the file; what was recorded stays, and the same command resumes.
 
-- `run` holds the run folder as its one writer (`experiments.run_lock`), prepares it
-  (`experiments.run_folder`), runs the units missing from it, and writes the report;
-- `execute` runs the missing units, appending each result as it arrives, and records the session's
-  provenance: in this process, on `workers` local processes (started by a forkserver, each parsing
-  the config once), or on Ray (`backend="ray"`, on an existing cluster at `address` or on a local
-  one started for the run; on a cluster every node needs this package installed). A signal stops
-  it as `experiments.stopping` says, and no worker outlives it;
-- `replay` runs a run folder's stored config again in a temporary folder, for `reproduce`.
-
-A file error (a full disk, a read-only folder) ends a run with one sentence naming the file; what
-was recorded before it stays, and the same command resumes once it is fixed.
+The guarantees and how they are tested: docs/experiments.md, "Reproducible, resumable, parallel".
 """
 
 from __future__ import annotations

@@ -1,26 +1,16 @@
-"""Validation of the PPO best response (responder `ppo`, `solvers.learning.best_response`) on the
-reduced games, where the exact best response is known: for each game and fixed policy, the
-responder trained in each seat, its strategy read at every information set of the tree, and its
-gain over the policy's self-play computed exactly on the tree, beside the exact best response's
-gain (`solvers.equilibrium.exploitability.best_response`). The ratio of their sums over the seats
-is the share of the exact exploitability the learned responder finds: what a bound from its
-paired games estimates, without their sampling noise. The responder trains with its defaults,
-but for the parameters `GAME_PARAMS` sets on a game; one results file holds one game's rows.
+"""The PPO best response (responder `ppo`) held against the exact best response, and on the full game.
 
-  python -m experiments.ppo_best_response --games small \
-      --out experiments/results/ppo-best-response/small.json      (and medium, large)
+On the reduced games, for each game and fixed policy, the responder trains in each seat, its
+strategy is read at every information set, and its gain over the policy's self-play is computed
+exactly, beside the exact best response's (`solvers.equilibrium.exploitability.best_response`);
+the ratio of their sums over the seats is the share of the exact exploitability it finds. It
+trains with its defaults but for `GAME_PARAMS`; one results file holds one game's rows
+(`--games small --out experiments/results/ppo-best-response/small.json`, so medium and large).
+`--full-game CONFIG` (an approximate exploitability config with ppo responders) trains them, writes
+their learning curves to `--curve`, then runs the config into `--out` in this process, so the
+bound's paired games play the agents just trained (the stored runs' configs give the command).
 
-On the full game, where no exact figure exists, `--full-game CONFIG` takes an approximate
-exploitability config with ppo responders: it trains them against its competitors, writes their
-learning curves (the greedy agent's mean margin against the policy on fixed deals) to `--curve`,
-then runs the config into the run folder `--out` in this process, so that the paired games of
-the bound play the agents just trained (`sushigo run CONFIG` trains the same agents, without the
-curves):
-
-  python -m experiments.ppo_best_response \
-      --full-game experiments/configs/exploitability_full_ppo.toml \
-      --out experiments/results/exploitability-full-ppo \
-      --curve experiments/results/ppo-best-response/full-game-curve.csv
+Results and the responder's parameters: docs/ppo.md, "A learned best response".
 """
 
 from __future__ import annotations

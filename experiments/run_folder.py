@@ -1,38 +1,17 @@
 """The run folder of an experiment: its files, written so that a run survives being stopped.
 
-A run folder holds everything needed to read, check and redo a run, whatever its kind:
+A run folder holds everything needed to read, check and redo a run, whatever its kind: the config
+as written and resolved (with `config_hash` and the `input_files` digests), one line per unit of
+work in records.jsonl or results.jsonl, timings.jsonl, provenance.json, the report, manifest.json
+and run.lock. Each finished unit is one line, flushed and fsynced before the next; whole files are
+replaced atomically; a writer cuts a torn last line before it appends and readers skip it, so a
+session stopped at any point leaves a folder the next resumes. Refused, naming the line or file: a
+result line that is not a unit of the config or repeats one, a folder holding another config's run
+(unless `force`, which removes only the files in the run's manifest), and a resume whose input
+files changed. A run from before digests has its files' digests recorded on resume, and
+`sushigo reproduce` names the files it could not check.
 
-  config.toml            the config exactly as written
-  resolved_config.json   the config with its defaults filled in, its size, and `config_hash`;
-                           and `input_files`: the SHA-256 content digest of every file the config
-                           names as a bot's `path` (policy files, blueprints, models), taken when
-                           the run began (not part of the hash)
-  records.jsonl          one JSON line per unit of work, sorted by unit once the run is complete:
-                           a tournament's games (`experiments.tournament`)
-  results.jsonl          the same for a solving experiment's units (`experiments.solving`)
-  timings.jsonl          the seconds of every unit: kept apart from the results, which must not
-                           depend on where or how fast a unit ran
-  provenance.json        one entry per session: versions, git commit, source hashes, machine,
-                           backend, workers, budget, wall time
-  summary.md, summary.csv (tournaments) or results.csv (solving), plots/
-                         the report, rebuilt from the folder alone
-  manifest.json          every file the run writes, listed before it writes any
-  run.lock               held by the one process that writes the folder (`experiments.run_lock`)
-
-Durable: each finished unit is one line, flushed and fsynced before the next is written (its timing
-line goes first and is only flushed: timings do not decide what is done), and whole files are
-replaced atomically. A writer cuts a torn last line before it appends; readers skip it. So a
-session stopped at any point leaves a folder the next session resumes (`experiments.execution`).
-
-Checked: every result line must be a unit of the config, each once; a line that is not, or a unit
-recorded twice, is refused with its line number, by the run that would resume the folder and by the
-report, so no result is counted twice. A folder holding a run of a different config (by hash) is
-refused unless `force`, which removes only the files in the run's manifest, and only in a folder
-that holds a run: never a file the run did not write. So is a resume whose input files changed: a
-policy file whose digest differs from the one in `input_files` would mix the results of two
-policies in one run. A run that began before digests were recorded has no `input_files`: it is
-resumed, and the digests of its files as they are then are recorded and checked from then on;
-`sushigo reproduce` of such a run says that its files could not be checked, and names them.
+Each file and each guarantee: docs/experiments.md, "Run folders" and "Reliability".
 """
 
 from __future__ import annotations

@@ -1,23 +1,14 @@
 """One writer per run folder: an advisory file lock, held for as long as a run writes the folder.
 
-Two `sushigo run` on one folder would each play every game missing from it and append them all,
-and the folder would then hold every game twice. So a run takes an exclusive `fcntl.flock` on
-`run.lock` inside the folder before it reads or changes anything there, writes its process id and
-host into the file, and holds the lock until it ends. A second writer is refused with the
-holder's process id. The kernel releases a lock when its process ends, however it ends; a run that
-ends normally also empties the file, so a lock file that still names a process was left by a run
-that was killed: the next run takes it over and says so in one line.
+A run takes an exclusive `fcntl.flock` on `run.lock` inside the folder before it reads or changes
+anything there, writes its process id and host into the file, and holds the lock until it ends; a
+second writer is refused with the holder's process id, and a lock left by a killed run is taken
+over with a one-line note. Readers (`sushigo report`, `sushigo reproduce`) take the lock shared,
+without waiting: any number read at once, and none reads while a run writes. A training holds its
+checkpoint file the same way (`writing_file`, through `.NAME.lock` beside it). The lock is
+advisory: it keeps `sushigo` processes apart, not an editor or `rm`.
 
-Readers (`sushigo report`, `sushigo reproduce`) do not write the records, so they take the lock
-shared, without waiting: any number of them may read at once, and none reads a folder while a
-run writes it (they are refused, with the writer's process id, until the run ends). `reproduce`
-holds it only while it reads the stored results, not while it replays them.
-
-A training holds its checkpoint file the same way (`writing_file`, through `.NAME.lock` beside
-it), so that two trainings on one file are refused rather than each overwriting the other's work.
-
-The lock is advisory: it keeps `sushigo` processes apart, not an editor or `rm`. It works on local
-file systems and on NFS (where Linux maps `flock` to byte-range locks).
+Why one writer, and how it is tested: docs/experiments.md, "Reliability".
 """
 
 from __future__ import annotations

@@ -1,40 +1,16 @@
 """Statistics of an experiment run as pure functions over its game records.
 
-A record is one finished game as a tournament writes it to `records.jsonl`: `index`, `game` (the
-game string), `seats` (competitor names by seat), `scores` (final points by seat) and `winners`
-(seats that won after the Pudding tie-break). Every figure is computed per game string and, when a
-run plays several game strings, over all of them together.
+A record is one finished game as a tournament writes it to `records.jsonl`: `index`, `game`,
+`seats` (competitor names by seat), `scores` and `winners` (seats that won after the Pudding
+tie-break), and optionally `luck` and `decisions`. Every figure is computed per game string and
+over all of them together, with one competitor in one game as the unit of observation (its seats
+at that table averaged, so the observations are independent games): mean score and margin, win
+rate (shares of k-way wins count 1/k) with a Wilson interval, luck-corrected and AIVAT figures with
+their variance ratios when every record holds the terms, head to head with sign tests and
+Holm-Bonferroni, and OpenSkill Plackett-Luce ratings. Everything is deterministic: records are
+taken in index order and competitors in name order.
 
-The unit of observation is one competitor in one game. A competitor may hold several seats at one
-table (more seats than competitors); its seats at that table are averaged into one observation, so
-the observations of a competitor are independent games and a competitor with more seats does not
-count as more evidence:
-
-* score: its mean final score over its seats;
-* margin: the mean over its seats of the seat's score minus the mean score of the other seats at
-  the table (its own other seats included);
-* win share: the mean over its seats of the seat's share of the win, 1/k for each of k tied winning
-  seats and 0 for a losing seat. The win rate is the mean win share: the chance that a seat of the
-  competitor wins. Its Wilson interval is computed on the total win share rounded to the nearest
-  integer (halves to even) out of the number of games, since a binomial count must be whole;
-* luck-corrected score and margin: when every record of the group holds `luck` (chance's share of
-  each seat's score, `experiments.tournament.luck`), the score minus the luck and the margin minus
-  the luck's margin, averaged over the competitor's seats as above; same expectation as the raw
-  figures, less variance. The variance ratio is the corrected figure's sample variance over the
-  raw one's (below 1: the interval shrinks by its square root);
-* AIVAT score and margin: when every record of the group also holds `decisions` (the AIVAT terms
-  of the readable bots' draws, `experiments.tournament.aivat`), the luck-corrected figures less
-  those terms (and their margins); same expectation again. Two variance ratios: over the raw
-  figure's variance, and over the luck-corrected one's;
-* head to head: for each pair of competitors, every game where both sat is one comparison of their
-  scores (their means over their seats); a higher score is a win, an equal one counts 1/2. The
-  p-value is the two-sided sign test (binomial, p = 1/2) on the decisive comparisons, and the
-  Holm-Bonferroni adjustment runs over all pairs of the same game string;
-* rating: OpenSkill Plackett-Luce, updated game by game in index order; each competitor at a table
-  is one entry (a team of one) ranked by its score, equal scores sharing a rank. A game with a
-  single competitor in every seat carries no information about ratings and is skipped.
-
-Everything is deterministic: records are taken in index order and competitors in name order.
+Each figure's exact definition: docs/results.md, "How to read the tables" and the paragraph after.
 """
 
 from __future__ import annotations

@@ -1,19 +1,14 @@
 """Stopping a run: once cleanly, twice at once, and never leaving worker processes behind.
 
-A run is stopped by Ctrl-C (SIGINT) or by a job scheduler, `timeout` or `kill` (SIGTERM), which
-are handled alike while units run (`on_stop_signals`):
+While units run, SIGINT (Ctrl-C) and SIGTERM (a job scheduler, `timeout`, `kill`) are handled alike
+(`on_stop_signals`): the first raises KeyboardInterrupt in the main thread, so the run stops its
+workers, records its session in provenance.json and says how to resume; a second kills the workers
+and exits at once with status 130, the records still whole (each an fsynced line; a torn last line
+is cut by the next session). Workers ignore SIGINT, since only the parent decides what stops, and
+each watches its parent (`watch_parent`, the pool's initializer): if the parent is killed, the
+worker exits within `WATCH_SECONDS`, and the forkserver and resource tracker end with them.
 
-- the first signal raises KeyboardInterrupt in the main thread: the run stops its workers, records
-  its session in provenance.json and says how to resume (every finished unit is already on disk);
-- a second signal, if that takes too long for the user, kills the workers and exits at once with
-  status 130. The records are still whole: each is one fsynced line, and a torn last line is cut
-  by the next session.
-
-Workers ignore SIGINT (a Ctrl-C at the terminal reaches every process of the run, and only the
-parent decides what stops), and each watches its parent (`watch_parent`, the pool's initializer):
-if the parent is gone, killed by SIGKILL or the out-of-memory killer, the worker exits within
-`WATCH_SECONDS`, and with the workers gone the forkserver and multiprocessing's resource tracker
-end by themselves.
+How this is tested in real processes: docs/experiments.md, "Reliability" ("Signals").
 """
 
 from __future__ import annotations

@@ -1,23 +1,16 @@
 """Solving experiments: CFR convergence, abstraction curves, exact and approximate exploitability.
 
-A solving experiment is a TOML config like a tournament's, with `[experiment] kind` naming what it
-measures, and is run by the same `sushigo run CONFIG` into a run folder with the same guarantees
-(`experiments.execution`): checked in full before anything runs, resumable (each unit of work is
-one fsynced line of results.jsonl; a new session runs only the missing units), and reproducible
-(unit i draws its randomness from `SeedSequence(seed, spawn_key=(i,))`; wall-clock seconds are
-recorded but, like every timing, not reproducible). Its `[experiment]` is declared below, the
-table of each kind's parameters in the kind's module, and a kind that measures competitors reads
-`[[players]]` as tournaments do; their reference is docs/configs.md.
-
-Exact measures hold the whole tree of a game in memory, so the size of every game a kind solves
-exactly is estimated with the config check (`solvers.equilibrium.tree_size`), and a game over the
-limit is refused, with its estimate and the limit, before anything runs.
-
-The run folder holds config.toml, resolved_config.json, results.jsonl, timings.jsonl,
-provenance.json, and the report: summary.md, results.csv and plots/.
+A solving experiment is a TOML config with `[experiment] kind` naming what it measures, run by
+`sushigo run CONFIG` into a run folder with a tournament's guarantees (`experiments.execution`):
+checked in full before anything runs, resumable unit by unit, reproducible (wall-clock seconds
+aside). Its `[experiment]` is declared below, each kind's parameter table in the kind's module;
+a kind that measures competitors reads `[[players]]` as tournaments do. A game a kind solves
+exactly has its tree size estimated at the config check (`solvers.equilibrium.tree_size`) and is
+refused over the limit, with its estimate and the limit.
 
 A kind is a module ending in a `kind.Kind` (its table, its units, a unit's run, its report); adding
-one is adding its module and its line to `KINDS`.
+one is adding its module and its line to `KINDS`. The kinds: docs/equilibrium.md, "Solving
+experiments"; every key: docs/configs.md.
 """
 
 from __future__ import annotations

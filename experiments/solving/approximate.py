@@ -1,36 +1,18 @@
 """Kind "approximate_exploitability": a lower bound on each competitor's exploitability, from play.
 
-Where no exact best response is in reach, a best-responding agent, the responder
-(`solvers.equilibrium.approximate`: ISMCTS or Local Best Response), plays against the competitor's
-policy: in each seat, the responder's score against copies of the policy minus the policy's own
-score in the same deal, over paired games, gives that seat's gain with a 95% interval, and the
-seats' gains add up to a lower bound on the NashConv (halved to exploitability for two-player
-zero-sum games). Where the game is small enough (`exact = true`, a tree within the limit), the exact
-gain is computed beside it, and the report gives each bound as a share of it, and also the bound
-with the policy's exact value in place of its self-play games (the responder's returns less that
-value), which is free of the self-play games' noise. In a zero- or constant-sum game the report
-also gives the bound from the responder's returns alone: the policy's seat values sum to the game's
-utility sum whatever the policy (`approximate.value_sum`), so that sum stands in for the self-play
-games (column "with the known value sum").
+In each seat a responder (`solvers.equilibrium.approximate`) plays paired games against copies of
+the competitor's policy: its score less the policy's own in the same deal is that seat's gain, with
+a 95% interval, and the seats' gains add up to a lower bound on NashConv (halved to exploitability
+in two-player zero-sum games). With `exact = true` the exact gain is computed beside it, and the
+report adds each bound as a share of it and the bound with the policy's exact value in place of its
+self-play games; in zero- or constant-sum games also the bound from the responder's returns alone,
+less `approximate.value_sum`. With `baseline`, each bound less the baseline's, from per-game
+differences (every competitor meets the same deals and responder seeds). A unit is one exact gain,
+or `GAMES_PER_UNIT` paired games of one seat against one responder, with its CPU seconds (a learned
+responder's training included). Refused with the config: "lbr" and "learned" against a bot whose
+policy cannot be read cheaply (`Bot.cheap_policy`).
 
-Its table, `[approximate]`, is declared below (`Approximate`), beside the `[[players]]` it
-measures. A responder of `responders` is one of `approximate.RESPONDERS`; `against`, optional, the
-names of the competitors it plays (default: all); the other keys are its bot's parameters. A
-responder named by `agent` alone is "ismcts", and its units name no responder (as configs written
-before `responders` existed). "lbr" and "learned" need a policy they can read at any table
-(`Bot.cheap_policy`): a search bot is refused with the config. A unit's CPU seconds include a
-learned responder's training when that unit's process trained it (the first unit of each seat on
-one worker), so its figure per paired game is the training spread over the games played.
-
-Every competitor meets the same deals and responder seeds (game k of seat s draws them from the
-seed, the seat and k alone), so two competitors' bounds can be compared game by game: with
-`baseline`, the report adds each competitor's bound less the baseline's, from the per-game
-differences of the paired gains and of the responder's returns (zero- and constant-sum games), with
-intervals that are much narrower than the two bounds' when the deals weigh on both alike.
-
-A unit is the exact gain of one competitor, or `GAMES_PER_UNIT` paired games of one seat against
-one responder; it records the CPU seconds it took, from which the report plots each bound against
-its responder's compute (`plots/bound_<game>.png`).
+The responders and the bounds: docs/equilibrium.md, "Approximate exploitability of the full game".
 """
 
 from __future__ import annotations

@@ -1,23 +1,17 @@
 """Tournaments: competitors (bots from `solvers`) play games of Sushi Go, every game recorded.
 
 A tournament's config (`experiments.tournament.config`) fixes every game: game i has a game string,
-a seating of competitors and a seed. Its unit of work is one game, and its run folder
-(`experiments.run_folder`) holds records.jsonl with one JSON object per game: index, seed
-({"entropy", "spawn_key"} of its numpy SeedSequence), game, seats (competitor names by seat), bots
-(bot, params, seed by seat), scores (ints), returns, rounds (points by round and seat), breakdown
-(points by round, seat and category), puddings, winners (seats) and, when `luck_playouts` is not 0
-and the game is Sushi Go, luck (chance's share of each seat's score, `experiments.tournament.luck`;
-records written before it existed have none, and `reproduce` compares those on the fields they
-hold) and, when `aivat` is true as well, decisions (the AIVAT terms of the readable bots' draws
-by seat, `experiments.tournament.aivat`); timings.jsonl holds index, seconds and worker (host:pid) per game; the report
-(`experiments.tournament.summary`) is summary.md, summary.csv and plots/.
+a seating of competitors and a seed. Its unit of work is one game; its run folder
+(`experiments.run_folder`) holds records.jsonl, one JSON object per game (index, seed, game, seats,
+bots, scores, returns, rounds, breakdown, puddings, winners, and `luck` and `decisions` when the
+config asks for them), timings.jsonl, and the report of `experiments.tournament.summary`.
+Game i draws everything from `np.random.SeedSequence(seed, spawn_key=(i,))`, spawning the chance
+stream, then one seed per seat for `solvers.make_bot`, then the luck's playouts seed; no game
+depends on another, so records are identical whatever the backend, workers or finishing order (a
+wall-time budget aside). Games run as `experiments.execution` runs any experiment's units.
 
-Reproducible: game i draws everything from `np.random.SeedSequence(seed, spawn_key=(i,))`; it spawns
-the chance stream (a numpy Generator sampling `state.chance_outcomes()`), then one seed per seat
-for `solvers.make_bot`, then the seed of the luck's reference playouts. No game depends on another,
-so records are identical whatever the backend, the number of workers or the order in which games
-finish (a wall-time budget aside). Games run as `experiments.execution` runs any experiment's
-units: resumable, on local processes or on Ray.
+The record's fields and the run's guarantees: docs/experiments.md, "Run folders" and
+"Reproducible, resumable, parallel".
 """
 
 from __future__ import annotations

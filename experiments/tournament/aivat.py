@@ -1,37 +1,18 @@
 """AIVAT (Burch, Schmid, Moravcik, Morrill and Bowling, AAAI 2018): a game's scores with the
 effect of chance and of the readable bots' own draws taken out, by terms of mean zero.
 
-A game's AIVAT estimate of each seat's score is its score minus a sum of correction terms, one at
-every chance event (a deal) and one at every decision of a *readable* bot: a bot whose move is
-drawn from a policy it reports exactly at every node (`readable`: the baselines, policy files, the
-blueprint; not the searches). With a value function v(s) giving each seat's points,
+A seat's AIVAT estimate is its score less a correction term at every deal and at every decision of
+a *readable* bot (one whose move is drawn from a policy it reports exactly: the baselines, policy
+files, the blueprint; not the searches). With v(s) each seat's points, a decision term of seat i is
+v(h.a) - sum over a' of pi_i(a' | h) v(h.(a', a_-i)). Each term has mean zero given what came
+before, so the estimate keeps the raw score's expectation whatever v is; v only decides how much
+variance goes. Here v is the luck's (`solvers.round_values.ReferenceValue`: the round's end under
+each bot's reference twin on the compiled core), so the luck-only and AIVAT figures differ by the
+decision terms alone. A game's `decisions`, by seat, are stored beside its `luck`; a deterministic
+policy's term is zero and costs nothing, a stochastic one's costs one v per action in its support.
 
-  chance term     = v(after the deal) - E[v(after a deal) | before the deal],
-  decision term i = v(h.a) - sum over a' of pi_i(a' | h) v(h.(a', a_-i)),
-
-where h.a is the state after the joint action a, and h.(a', a_-i) the state after it with seat i's
-action replaced by a' (the other seats' actions as they were). Each term has mean zero given what
-came before it: a deal is drawn by the rules' probabilities whatever the bots do; seat i's move
-is drawn from pi_i by the bot's own generator, independently of the other seats' moves at the same
-simultaneous node, so even given a_-i its term averages to zero. The estimate has therefore the
-raw score's expectation *whatever v is*; v only decides how much variance is removed (the
-margin, a linear function of the scores, is corrected by the terms' margins).
-
-The value function is the luck's (`solvers.round_values.ReferenceValue`), so that the luck-only figure and this one
-differ by the decision terms alone: v(s) is each seat's points at the end of the round under way at
-s when every seat plays on by its bot's reference policy on the compiled core (its own twin:
-random, greedy, the default heuristic, the blueprint sampled or purified; the default heuristic for
-a search). It is fixed by the seating before the game, the same function for every seat and
-competitor at the table. Where every bot has a twin it is the expected round's end under the very
-policies being played, the choice that removes the most variance; a search's seat is valued by the
-heuristic, which is what a search is measured against. Stochastic references are averaged over
-`playouts` continuations, every action of one decision from the same random numbers (common
-random numbers: the differences that make a term are less noisy), drawn from the luck's stream,
-independent of the game.
-
-A decision term costs one v per action in the support of a readable bot's policy; a deterministic
-policy's term is zero and costs nothing. The game's `decisions`, by seat, are stored beside its
-`luck`; the AIVAT figure of a seat is its score less both (its margin less both margins).
+Why it is unbiased, the choice of v and the measured variance ratios: docs/experiments.md, "Less
+noise still: AIVAT, the bots' own draws taken out".
 """
 
 from __future__ import annotations

@@ -1,19 +1,14 @@
 """Report of a tournament run: summary tables and plots, regenerated from the run folder alone.
 
-`write_report` reads `resolved_config.json` and `records.jsonl` from a run folder and writes:
-
-* `summary.csv`: one row per game string (and `stats.OVERALL`) and competitor with every figure of
-  `stats.Summary` and the competitor's rating;
-* `summary.md`: per game string, a table of the figures chosen by the config's `report.metrics`
-  with the rating, and the head-to-head matrix with its p-values;
-* `plots/score_distribution.png`, `plots/win_matrix.png` and `plots/ratings.png`.
-
-The records are read as a resumed run reads them (`run_folder.read_results`): a game recorded twice,
-or one that is not a game of the config, is refused with its line rather than counted.
-
-Nothing is taken from the process that played the games, so a report can be rebuilt at any time
-from a finished run. What each figure means is documented in `stats`. Plots are drawn on bare
-matplotlib figures (Agg renderer, no pyplot): reporting opens no window and keeps no global state.
+`write_report` reads `resolved_config.json` and `records.jsonl` from a run folder and writes
+`summary.csv` (one row per game string, and `stats.OVERALL`, and competitor: every figure of
+`stats.Summary` and the rating), `summary.md` (per game string, the figures the config's
+`report.metrics` chooses, the rating and the head-to-head matrix with its p-values) and
+`plots/score_distribution.png`, `plots/win_matrix.png`, `plots/ratings.png`. Records are read as a
+resumed run reads them (`run_folder.read_results`): a game recorded twice, or not a game of the
+config, is refused with its line rather than counted. Nothing comes from the process that played
+the games, and plots are drawn on bare matplotlib figures (Agg, no pyplot): no window, no global
+state. What each figure means: docs/results.md, "How to read the tables".
 """
 
 from __future__ import annotations

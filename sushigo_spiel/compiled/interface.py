@@ -1,36 +1,15 @@
 """The kernel interface every game's compiled core provides, so compiled search works on both.
 
-Compiled code above the games (search trees, batched environments, training loops) reaches a
-game's core only through these kernels, all plain `@njit` functions over the game's `spec` (an
-int64 array built once from the game's `Rules`) and flat int32 positions, changed in place:
+Compiled code above the games reaches a game's core only through the kernels of `GameKernels`
+(`initial_position`, `skip_chance`, `legal_actions`, `play`, `returns`, `determinize`,
+`observation_key`, `random_action`): plain `@njit` functions over the game's int64 `spec` and a
+flat int32 position changed in place, `pos[ACTOR]` holding who acts as `drafting.dynamics` numbers
+it. `play` is unchecked: callers pass legal actions. Compiled code takes a game as one `GAME` tuple
+(the kernels, a policy kernel and its parameter array) and calls them through function pointers
+typed by `SIGNATURES`, so it compiles once for every game.
 
-  initial_position(spec) -> pos                     a new game, before its first chance node
-  skip_chance(spec, pos, rng)                       chance sampled until a decision or the end
-  legal_actions(spec, pos, player, out) -> count    the player's legal actions, increasing, in
-                                                    `out` (int64, `num_distinct_actions` long)
-  play(spec, pos, actions)                          one joint action (int64 array), unchecked
-  returns(spec, pos, out)                           the utilities (float64, one per player)
-  determinize(spec, pos, player, rng) -> pos        a new position the player cannot tell from
-                                                    `pos`, with the rules' distribution
-  observation_key(spec, before, actions, after, player) -> int64
-                                                    a 64-bit key of what the player observes of
-                                                    one step (the game's `observation`): equal
-                                                    keys exactly when observations are equal, up
-                                                    to hash collisions
-  random_action(spec, pos, player, rng, out) -> action   uniform over the legal actions, with
-                                                    one uniform (as `rollouts.RandomPolicy`)
-
-`pos[ACTOR]` (index 0) holds who acts, numbered as `drafting.dynamics`: CHANCE, SIMULTANEOUS or
-TERMINAL. `rng` is a stream state of `compiled.rng`. Each game's Python-facing class offers its
-`spec` and `kernels`, a `GameKernels` of the functions above, for compiled code to call.
-
-Compiled code above the games takes them as one tuple of type `GAME` (a game's `functions`): the
-kernels above, a policy kernel (`policy_action(spec, pos, player, rng, legal, policy, params) ->
-action`, for rollouts, priors and continuations) and the policies' parameter array, entries at the
-positions named below. It calls them through function pointers typed by `SIGNATURES` (numba's
-first-class function types), which numba caches on disk, unlike a specialisation per function
-object: such code is compiled once for every game, and a game's kernels are not compiled again
-into each of its callers (which, kernel after kernel, costs minutes).
+Each kernel's signature and contract, and why function pointers: docs/layout.md, "The kernel
+interface".
 """
 
 from __future__ import annotations

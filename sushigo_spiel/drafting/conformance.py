@@ -2,31 +2,12 @@
 
 `check(game)` plays random games of a pyspiel drafting game (one whose Game and State come from
 `drafting.adapter` over a declared `Dynamics`) and checks, at every step, that the pyspiel API and
-the game's `Dynamics` tell the same story, and that what a player knows is consistent:
+the game's `Dynamics` tell the same story and that what a player knows is consistent: sizes and
+types, chance, illegal actions, knowledge, determinization, round history, information sets,
+observations and round trips. It raises `ConformanceError` naming the check, the game and the
+position that failed; otherwise it returns the number of positions checked.
 
-  sizes and types   the game is simultaneous with explicit chance; legal actions are sorted, in
-                    range and the same through pyspiel and the rules; a game never runs past
-                    `max_game_length` decisions; returns lie within the utility bounds and sum as
-                    the utility type says
-  chance            outcomes have positive probabilities summing to 1; `sample_chance` only draws
-                    listed outcomes; `skip_chance` stops at a decision or the end
-  illegal actions   `play` refuses an action outside the legal set with a ValueError naming it,
-                    and leaves the table unchanged
-  knowledge         the player's own hand, unseen counts never negative, nothing unseen after the
-                    game is over beyond the undealt cards
-  determinization   `determinize` keeps the player's information state (its `infoset_key`) and
-                    knowledge; `resample_from_infostate` keeps its information state string
-  round history     `round_decisions` lists each decision of the round so far, with the joint
-                    action played, legal there
-  information sets  `infoset_key` and the information state string induce the same partition
-                    of every position met
-  observations      after one joint action from two positions a player cannot tell apart, equal
-                    observations exactly when the information states that follow are equal
-  round trips       `clone()` and `pyspiel.serialize_game_and_state` give the same position
-
-It raises `ConformanceError` naming the check, the game and the position that failed. Like
-PettingZoo's `api_test` or pgx's `api_test`, it is run by this package's tests for both games and
-is meant for any new drafting game added to the package.
+What each check asserts: docs/testing.md, "The conformance check".
 """
 
 from __future__ import annotations

@@ -2,15 +2,10 @@
 
 A game's rules are pure functions over two immutable values: `Rules`, one game's fixed
 configuration (built from the game string's parameters), and `Table`, everything that changes
-during a game (who acts, the deck, the hands, the tableaus, the log). Each function returns a new
-`Table`, so a position is copied by sharing it. A game declares its functions once, as a `Dynamics`
-value. The shared code reaches a game's readable rules only through it: the pyspiel adapter
-(`drafting.adapter`), the conformance check (`drafting.conformance`) and the solvers that play
-every drafting game (the bot base, ISMCTS's Python engine and random rollouts, the exact and CFR
-solvers); compiled searches reach a game's compiled core through `solvers.search.kernels.game`.
-Code that knows one game's cards imports that game's modules by name: its observer, the greedy
-and heuristic baselines (and the rollouts that play them), PIMC's tree solvers (Sushi Go's
-scoring), the abstractions and the compiled policies (docs/layout.md).
+during a game. Each function returns a new `Table`, so a position is copied by sharing it. A game
+declares its functions once, as a `Dynamics` value; the pyspiel adapter, the conformance check and
+the solvers that play every drafting game reach its readable rules only through it (docs/layout.md,
+"How the games share the solvers").
 
 Who acts is `table.actor`: a player never acts alone (the games are simultaneous), so it is one of
 the pseudo-players below, numbered as OpenSpiel numbers them (a test checks this).

@@ -1,23 +1,14 @@
 """Both games as PettingZoo environments: a `ParallelEnv` (every player picks at once, the games'
 own form) and an AEC environment (PettingZoo's conversion of it, players acting in turn).
 
-  from sushigo_spiel.envs import petting_zoo
-  env = petting_zoo.parallel_env("python_sushi_go", players=3, soy_sauce=True)
-  observations, infos = env.reset(seed=0)
-  while env.agents:
-    actions = {agent: env.action_space(agent).sample(observations[agent]["action_mask"])
-               for agent in env.agents}
-    observations, rewards, terminations, truncations, infos = env.step(actions)
+`parallel_env(game, **params)` and `env(game, **params)` take the game's name and any parameter of
+its game string as keyword arguments. Agents are `player_0` to `player_{n-1}`, seat for seat. Each
+observation is a dict: `observation`, the player's tensor from the game's observer, and
+`action_mask`, int8 ones at the legal pyspiel action ids. Rewards are the returns by the game's
+`utility`, paid when the game ends (every agent terminates at once; nothing truncates). The same
+`reset(seed=...)` and the same actions give the same game.
 
-The game's parameters are keyword arguments (any parameter of the game string). Agents are
-`player_0` to `player_{n-1}`, seat for seat. Each observation is a dict, the PettingZoo classic
-convention: `observation`, the player's tensor from the game's observer (`observation_type`
-"observation", or "information_state" for the perfect-recall one), and `action_mask`, int8 ones
-at the legal actions of the pyspiel game's action ids. Rewards are the returns by the game's
-`utility` parameter, paid when the game ends (every agent terminates at once; nothing truncates).
-Chance (the deals) is sampled from a numpy generator seeded by `reset(seed=...)`: the same seed
-and the same actions give the same game. `render_mode` "human" prints each move as `sushigo play`
-prints it, "ansi" returns that text from `render()`.
+Observation types, rendering, seeding and bad input: docs/rl.md, "The environments" onwards.
 """
 
 from __future__ import annotations

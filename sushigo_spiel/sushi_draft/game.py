@@ -1,30 +1,18 @@
 """Sushi Draft as an OpenSpiel Python game: `python_sushi_draft`.
 
 Three rounds of simultaneous drafting with scoring chips, for 3-5 players (the box) or 2 (an
-extension of this package). Chance is explicit: at the start one node per chip pile picks its order
-(outcomes are the pile's distinct orders, equally likely), then each round deals a fresh shuffle of
-every card by card type (`deal=card`) or by whole hand (`deal=hand`). Each turn has two simultaneous
-nodes: Eat (revealed; a Wild is eaten as a declared type its owner already ate this round), then
-Keep (secret). When a single card is left after eating there is no Keep node: the card is the one
-discarded at the round's end.
+extension of this package). Chance is explicit: first one node per chip pile picks its order (the
+pile's distinct orders, equally likely), then each round deals by card type (`deal=card`) or by
+whole hand (`deal=hand`). Each turn is an Eat node (revealed; a Wild is eaten as a declared type
+its owner already ate this round), then a Keep node (secret), except when one card is left after
+eating: that card is discarded at the round's end.
 
 The rules live in `rules.py` and what a player knows in `knowledge.py`, declared together as
 `DYNAMICS`; this module is the pyspiel adapter (the observer is in `observer.py`). A state holds the
 shared immutable `Rules` and the current immutable `Table`, so clones cost almost nothing.
 
-Game string parameters (all optional):
-  players    2-5 (default 3; 2 is an extension, the box says 3-5)
-  rounds     number of rounds (default 3)
-  hand_size  cards dealt per hand each round (default 6); a round has hand_size - 1 turns
-  deck       "standard" (32 cards) or counts such as "tuna:8/shrimp:7/salmon:6/cucumber:5/
-             mackerel:4/wild:2"; fewer Wilds than hand_size
-  chips      "standard" or every pile's chip values, as in "tuna:3.4.5/shrimp:2.4.4/salmon:2.2.4/
-             cucumber:1.3.3/mackerel:1.2.3/dessert:2.3.5" (the standard values, which are
-             uncertain: see `cards.DEFAULT_CHIPS`)
-  deal       "card" (default) or "hand"
-  utility    "score" (chip points, general sum), "margin" (own points minus the mean of the others,
-             zero sum) or "win" (1 shared by the players with the most points, constant sum)
-  wild_half  false (default) or true: a Wild counts as half a card when comparing counts
+Every parameter and its default (the standard chip values are uncertain, see `cards.DEFAULT_CHIPS`):
+docs/variants-and-sushi-draft.md, "Parameters".
 """
 
 from __future__ import annotations

@@ -1,19 +1,16 @@
 """Sushi Draft rules as pure functions over small immutable values (no pyspiel here).
 
-Sushi Draft is the scoring-chip drafting game: each turn every player eats one card (revealed),
-then keeps one card secretly and passes the rest left; after each round the top chip of each sushi
-pile goes to whoever ate the most of that type, and a Dessert chip to whoever ate the most types.
-The structure mirrors Sushi Go's rules: `Rules` is a game's fixed configuration, `Table` everything
-that changes, and each function returns a new `Table`, so cloning a state is free. What a player
-knows, and redrawing what it does not, is in `knowledge.py`.
+Each turn every player eats one card (revealed), then keeps one secretly and passes the rest left;
+after each round each sushi pile's top chip goes to whoever ate the most of that type, and a
+Dessert chip to whoever ate the most types. As in Sushi Go's rules, `Rules` is a game's fixed
+configuration, `Table` everything that changes, and each function returns a new `Table`. What a
+player knows, and redrawing what it does not, is in `knowledge.py`.
 
-Cards are numbered as in `cards.CARDS` (five sushi types, then the Wild); every type keeps its
-number even when the `deck` parameter leaves it out, so the action table never changes. A hand is
-a tuple of counts per card type. With S sushi types, actions are:
-  c          < S       Eat sushi card c
-  S + c      < 2S      Eat a Wild declared as sushi type c
-  2S + c     < 3S + 1  Keep card c (the Wild included)
-Chip piles are numbered as the sushi types, then Dessert.
+Cards are numbered as in `cards.CARDS` (five sushi types, then the Wild), even when the `deck`
+parameter leaves a type out, so the action table never changes. A hand is a tuple of counts per
+card type. With S sushi types, actions are: c < S eats sushi card c; S + c < 2S eats a Wild
+declared as type c; 2S + c < 3S + 1 keeps card c (the Wild included). Chip piles are numbered as
+the sushi types, then Dessert (docs/variants-and-sushi-draft.md, "Chance, actions, information").
 """
 
 from __future__ import annotations

@@ -1,33 +1,18 @@
 """Sushi Go as an OpenSpiel Python game: `python_sushi_go`.
 
-Three rounds of simultaneous drafting for 2-5 players. The deal is explicit chance over card types
-(`deal=card`, one card at a time) or whole hands (`deal=hand`, one multiset per player), never over
-individual physical cards: cards of a type are identical, so this is exact and keeps trees small.
-Every player picks at once; with Chopsticks in the tableau a player may pick an ordered pair.
+Three rounds of simultaneous drafting for 2-5 players, with explicit chance over card types
+(`deal=card`) or whole hands (`deal=hand`), never over individual physical cards: cards of a type
+are identical, so this is exact and keeps trees small. With Chopsticks in the tableau a player may
+pick an ordered pair.
 
-The rules live in `rules.py` (pure functions on immutable values) and what a player knows in
-`knowledge.py`, declared together as `DYNAMICS`; this module is the thin adapter to the pyspiel API
-(the observer is in `observer.py`). A state holds two attributes, the shared immutable `Rules` and
-the current immutable `Table`, so OpenSpiel's clone (a deep copy of `__dict__`) costs almost
-nothing.
+The rules live in `rules.py` and what a player knows in `knowledge.py`, declared together as
+`DYNAMICS`; this module is the thin adapter to the pyspiel API (the observer is in `observer.py`).
+A state holds two attributes, the shared immutable `Rules` and the current immutable `Table`, so
+OpenSpiel's clone (a deep copy of `__dict__`) costs almost nothing. Bad game-string parameters
+raise a ValueError naming the parameter, its value and what is allowed.
 
-Game string parameters (all optional):
-  players    2-5 (default 2)
-  rounds     number of rounds (default 3)
-  hand_size  cards per hand; 0 (default) means the rulebook size: 10/9/8/7 for 2/3/4/5 players
-  deck       "standard" (108 cards) or a composition such as "tempura:4/sashimi:3/squid:2"
-  deal       "card" (default) or "hand"
-  utility    "score" (points, general sum), "margin" (own points minus the mean of the others,
-             zero sum) or "win" (1 shared by the winners after the Pudding tie-break, constant sum)
-  pass_direction  "left" (default: player i passes to i + 1), "right", or "alternate" (the
-             rulebooks' variant: rounds 1 and 3 pass left, round 2 right)
-  soy_sauce  true adds `soy_sauce_count` (default 4) Soy Sauce cards to the deck: the rulebooks'
-             variant, scored by `scoring.soy_sauce_points` (colours are scoring families)
-  robot      true (2 players only): the French rulebook's two-player variant. A third hand is
-             dealt as the robot's face-down pile; each turn a chance node draws its top card
-             into the hand of the player controlling it (player 0 first, then alternating), who
-             places one card for themselves and one for the robot ("Tempura, robot Wasabi");
-             the robot's tableau competes for Maki and Pudding, and the robot has no return
+Every parameter and its default: docs/game.md, "Parameters"; the rulebooks' variants (alternate
+passing, Soy Sauce, the two-player robot): docs/variants-and-sushi-draft.md.
 """
 
 from __future__ import annotations

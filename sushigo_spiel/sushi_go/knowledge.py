@@ -1,19 +1,14 @@
 """What a Sushi Go player knows, and redrawing what it does not: the one place for both.
 
-A player sees its own hand, every card placed (tableaus are public, the robot's included), and
-each hand it has held before in this round (hands pass around the table, so a hand that reaches
-the player again holds what it held then, less the picks everybody saw). Everything else, the
-hands it has not held, the undealt deck and the robot's face-down pile, is unseen. `knowledge`
-answers this for the observers, the bots' views, the abstractions and determinization alike.
+A player sees its own hand, every card placed (tableaus are public, the robot's included) and each
+hand it has held before in this round; the other hands, the undealt deck and the robot's face-down
+pile are unseen. `knowledge` answers this for the observers, the bots' views, the abstractions and
+determinization alike. `determinize` redraws the unseen cards among the deals the player cannot
+tell apart (`resample_deals`, `resample_robot_round`) and rebuilds the round's table with the rules
+functions, consuming the same uniforms in the same order as `SushiGoState.resample_from_infostate`;
+`deal_weight` turns the draws' frequencies back into chance's posterior.
 
-Determinization redraws the unseen cards among the deals the player cannot tell apart
-(`resample_deals`, `resample_robot_round`); `determinize` rebuilds the current round's table from
-such a deal with the rules functions, and `SushiGoState.resample_from_infostate` replays it
-through pyspiel. Both consume the same uniforms in the same order, so the same stream gives the
-same table (tested). A hand's unseen cards are drawn uniformly and the cards picked from it this
-round put back, so a deal comes out as often as chance deals it times the probability that
-players picking a card uniformly at random make the picks seen; `deal_weight` divides that second
-factor out, giving chance's posterior back to whoever weighs the draws (tested by enumeration).
+Why the draws need that weight: docs/game.md, "Resampling (determinization)".
 """
 
 from __future__ import annotations

@@ -7,13 +7,9 @@ search over the OpenSpiel adapter (`game.py`) cheap.
 
 Cards are numbered by their position in `Rules.cards`, the card types present in the deck in the
 canonical order of `cards.CARDS`. A hand is a tuple of counts per card type; a tableau is a tuple of
-card numbers in placement order (order matters only for Wasabi).
-
-Actions: number `c` < T picks card type `c`. Numbers from T up are Chopsticks pairs, two cards in
-placement order. A pair is listed once in canonical order (lower card number first) and, where the
-order can change the score, also reversed; the reversed pair is legal only when its order does make
-a difference now: Nigiri and Wasabi when the player has no free Wasabi; two different Nigiri when
-the player has exactly one free Wasabi.
+card numbers in placement order (order matters only for Wasabi). Action `c` < T picks card type
+`c`; numbers from T up are Chopsticks pairs, reversed pairs listed only where the order can change
+the score (docs/game.md, "Actions").
 """
 
 from __future__ import annotations

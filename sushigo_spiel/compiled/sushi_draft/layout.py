@@ -1,30 +1,12 @@
 """The flat integer arrays Sushi Draft's kernels work on: a game's spec and a position.
 
-A game's `Rules` are compiled once into a spec, a 1-D int64 array: scalars at the fixed indices
-named below (`PLAYERS`, `HAND_SIZE`, ...), then lookup tables (the full deck, the hand-ranking
-table of `deal=hand`, and every distinct order of every chip pile, in the order of
-`Rules.pile_orders`, with where each pile's orders start) and the offsets of a position's blocks,
-which depend on the game's sizes (`compiled.spec`).
+A game's `Rules` compile once into a spec, a 1-D int64 array: scalars at the fixed indices named
+below (`PLAYERS`, `HAND_SIZE`, ...), lookup tables (the full deck, the hand-ranking table of
+`deal=hand`, every distinct order of every chip pile, as `Rules.pile_orders`) and the offsets of a
+position's blocks (`compiled.spec`). A position is a 1-D int32 array (`POSITION_DTYPE`) holding
+everything that changes in a game, `Table` for `Table` (`codec` converts both ways, exactly).
 
-A position is a 1-D int32 array (`POSITION_DTYPE`), everything that changes in a game, `Table` for
-`Table` (`codec` converts both ways, exactly). Card types, sushi types and chip piles are the
-rules' constants (`cards`): T = 6 card types, S = 5 sushi types, P = 6 piles. With n players,
-R rounds and U = hand_size - 1 turns a round:
-
-  header          ACTOR, KEEPING, ROUND, ORDERED, DEALT, TURN: as in `Table`
-  deck     [T]    cards not dealt yet this round
-  hands    [n][T] by holder
-  orders   [P]    each pile's order, as its chance outcome (-1 until ordered)
-  log hands [R*U][n][T]  the hands each turn began with, by holder
-  log eats  [R*U][n]     each player's Eat action
-  log keeps [R*U][n]     each player's kept card, -1 while the Keep step is pending, on a round's
-                         last turn (which has none) and for turns not played
-  awards    [R][P]       who took each pile's chip at the end of a round, -1 for nobody
-  discards  [R][n]       the card left in each hand at the end of a round
-
-Turn g of the game is round g // U, turn g % U; the current round has logged TURN + KEEPING
-turns. What `Table` holds besides is derived: this round's eats are the log's, a pile's chips
-taken so far are its awards, a chip's value is its place in the pile's order.
+Every block of a position, with its shape: docs/layout.md, "Specs and positions".
 """
 
 from __future__ import annotations

@@ -1,33 +1,12 @@
-"""The flat integer arrays the kernels work on: a game's spec and a position.
+"""The flat integer arrays Sushi Go's kernels work on: a game's spec and a position.
 
-A game's `Rules` are compiled once into a spec, a 1-D int64 array: scalars at the fixed indices
-named below (`PLAYERS`, `TYPES`, ...), then lookup tables (card kinds and values, the Chopsticks
-pair table, the hand-ranking table, the full deck) and the offsets of a position's blocks, which
-depend on the game's sizes. Kernels read both through these names, so one compiled kernel serves
-every game.
+A game's `Rules` compile once into a spec, a 1-D int64 array: scalars at the fixed indices named
+below (`PLAYERS`, `TYPES`, ...), lookup tables, and the offsets of a position's blocks. A position
+is a 1-D int32 array (`POSITION_DTYPE`) holding everything that changes in a game, `Table` for
+`Table` (`codec` converts both ways, exactly). Kernels read both through these names, so one
+compiled kernel serves every game.
 
-A position is a 1-D int32 array (`POSITION_DTYPE`), everything that changes in a game, `Table` for
-`Table` (`codec` converts both ways, exactly). With n players, T card types, hand size H, R rounds,
-K dealt hands (n, plus the robot's pile) and C scoring categories:
-
-  header          ACTOR, ROUND, DEALT, TURN, DRAWN (the card the robot's controller drew this
-                  turn, -1 before the draw): as in `Table` and `Robot.drawn`
-  deck      [T]   cards not dealt yet
-  round deck[T]   the deck when this round's deal began (determinization redeals from it)
-  hands   [K][T]  by holder; row n is the robot's pile
-  tableaus[K][T+2]  this round's tableaus: counts per card type, then the free Wasabi and the
-                  extra points of the Nigiri on a Wasabi; row n is the robot's
-  puddings  [K]   Puddings kept from finished rounds (the robot's last)
-  log hands [R*H][n][T]  the hands each turn began with, by holder (after the robot's draw)
-  log picks [R*H][n][2]  the cards each player placed, in placement order, -1 for none
-  log drawn [R*H], log robot [R*H]  the robot's draw and card each turn (-1 without the robot)
-  breakdown [R][n][C]  round points per category (`Rules.categories`)
-  round puddings [R][n]  Puddings played each round
-
-Turn g of the game is round g // H, turn g % H. Tableaus in placement order are not stored: they
-follow from the log of picks (a Chopsticks pair takes back the first Chopsticks placed), which is
-how `codec.decode` rebuilds them; scoring and the legal actions need only the counts and the Wasabi
-state kept in the tableau rows.
+Every block of a position, with its shape: docs/layout.md, "Specs and positions".
 """
 
 from __future__ import annotations
