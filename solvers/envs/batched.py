@@ -1,52 +1,17 @@
 """A batched Sushi Go environment on the compiled core: N games stepped together in one kernel call.
 
-One learning player sits at `seat` of every game; the other seats are played by compiled policies
-(`solvers.policy_kernels.sushi_go`), `opponents`, one for every opponent seat or one per seat: `random`
-or `greedy` by name, or a (name, parameters) pair for `heuristic` and `heuristic_eps`, the
-heuristic baseline bot with the parameter array `solvers.policy_kernels.heuristic.parameters(values)`
-(`solvers.opponents.compiled_opponents` makes these from bots named as in experiment configs, the
-heuristic's default parameters included), or a (name, parameters) pair for `blueprint` and
-`blueprint_argmax`, a CFR blueprint played as `PolicyBot` plays it (sampled, or its likeliest
-action), with the array of `solvers.equilibrium.kernels.blueprint_policy.parameters`: the batch
-then plays its opponents with that policy kernel. A step takes one action per game (an int array), and
-in kernels, game by game: plays the joint action with the
-opponents' actions, samples chance up to the learner's next decision, scores a finished game and
-starts a new one in its place (auto-reset), and writes the learner's observation (the pyspiel
-observer's tensor, `compiled.sushi_go.observation`) and legal-action mask into arrays allocated
-once. Nothing is allocated per step, so 1,024 games step at over a million steps a second on one
-core (`sushigo bench --rl`).
-
-  batch = SushiGoBatch(num_envs=1024, opponents="greedy", seed=0, players=3)
-  batch = SushiGoBatch(1024, opponents=[("heuristic", heuristic.parameters(values))], ...)
-  obs, masks = batch.reset()
-  obs, rewards, dones, masks = batch.step(actions)       # actions: int, one per game
-
-Rewards are the learner's return by the game's `utility` parameter, paid at the step that ends a
-game (zero otherwise); that step's `dones` is True and its observation and mask are already those
-of the new game's first decision (the end of a game holds no decision, and its reward is final).
-The arrays returned are the environment's own, overwritten by the next call: copy what you keep.
-
-An opponent seat may be `"external"`: its actions come from the caller, not from a compiled policy
-(a network's past self, say). The kernels write every external seat's observation and mask beside
-the learner's (`external_observations()`, `external_masks()`: external seats in seat order x games
-x entries), and a step takes their actions too: `batch.step(actions, external_actions)`, one
-column per external seat (games x external seats), each legal in its mask (a ValueError names the
-first that is not).
-
-An action outside a game's mask is handled by the rule `illegal_action` (`ILLEGAL_ACTIONS`, as
-`SushiGo-v0`'s): "raise" (the batch's default: a ValueError naming the game and its legal actions,
-nothing stepped), "random_legal" (a uniformly drawn legal action is played instead, from the
-batch's stream) or "lose" (that game ends at once with reward `illegal_reward`, by default the
-game's lowest return, and a new game starts in its slot). `illegal()` tells which games' last
-actions were illegal.
-
-Randomness (the deals, the random opponents, "random_legal"'s draws) is one stream of
-`compiled.rng`, seeded by `seed` at construction or at `reset(seed=...)`: the same seed and the
-same actions give the same games.
-
-`DraftingBatch` is what the games' batches share: the checks, the arrays and the calls; each
-game's batch (this one, `solvers.envs.batched_sushi_draft.SushiDraftBatch`) adds its kernels and
-its opponents.
+One learner sits at `seat` of every game; the other seats are compiled policies (`opponents`:
+`random`, `greedy`, (`heuristic` | `heuristic_eps`, parameters), (`blueprint` |
+`blueprint_argmax`, parameters); `solvers.opponents.compiled_opponents` builds them from bot names)
+or `"external"` seats the caller plays (`external_observations()`, `external_masks()`,
+`step(actions, external_actions)`). A step plays the joint action, samples chance up to the
+learner's next decision, pays the learner's return by the game's `utility` at the step ending a
+game (whose observation and mask are already the next game's: auto-reset), and writes
+observations (the pyspiel observer's tensor) and masks into arrays allocated once: the returned
+arrays are overwritten by the next call. An action outside its mask follows `illegal_action`
+("raise" by default, "random_legal", "lose"; `illegal()` tells which). The deals and draws are one
+stream seeded at construction or `reset(seed=...)`: the same seed and actions give the same games.
+`DraftingBatch` holds what both games' batches share. Usage and speed: docs/rl.md.
 """
 
 from __future__ import annotations

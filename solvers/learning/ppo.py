@@ -1,50 +1,16 @@
 """Masked PPO on the batched Sushi Go core (`solvers.envs.batched.SushiGoBatch`), in JAX and optax
-(the `learn` extra): against a league of compiled opponents, or against one fixed policy, which
-makes the trained agent a learned best response to it (`solvers.learning.best_response`).
+(the `learn` extra): against a league of compiled opponents and past selves, or against one fixed
+policy, which makes the trained agent a learned best response to it
+(`solvers.learning.best_response`).
 
-One iteration: every game of the league steps `rollout_steps` times with actions sampled from the
-masked policy (illegal actions get probability 0: their logits are `network.MASKED`); then the
-rollout's advantages (generalised advantage estimation, `gamma`, `gae_lambda`, a game's end cutting
-the bootstrap) and `epochs` passes of clipped-surrogate PPO over `minibatches` shuffled minibatches,
-each an Adam step (`learning_rate`) on
-
-  -min(ratio * A, clip(ratio, 1 - clip, 1 + clip) * A) + value_coef * (V - return)^2
-  - entropy_coef * entropy,   gradients clipped to a global norm of `max_grad_norm`,
-
-advantages normalised per minibatch. With `entropy_anneal` > 0 the entropy coefficient falls
-linearly from `entropy_coef` at the first iteration to 0 at iteration `entropy_anneal` (and stays 0
-after): exploration early, a policy that commits to its best line late. Rewards are the game's
-utility at the step ending a game, divided by `reward_scale`. Collection and the update of one
-iteration are one jitted call each per step and per iteration, so the loop's Python costs little
-beside the kernels.
-
-The league (`opponents`): bots with a compiled policy (random, greedy, heuristic) and `past`, the
-learner's past selves, each given a share of the `num_envs` games, and each share split over the
-learner's seats (every seat for `seat=-1`). Each group of games is a `SushiGoBatch` of its own.
-Past selves play the batch's external seats (`SushiGoBatch.external_observations`): a pool of
-snapshots of the learner, the initial network first, a new one every `past_every` iterations, the
-oldest dropped beyond `past_pool`; each iteration draws one snapshot (uniformly, from the JAX key)
-to play every past-self seat, sampling from its policy. A game under way when the draw changes
-goes on with the new snapshot.
-
-Collection is one jitted call a step (the learner's forward pass and its masked sampling, and the
-past selves' when the league has them), whose one result array comes back to numpy; sampling is
-inverse-CDF with one uniform per game. The rollout's arrays are allocated once. `phase_seconds`
-sums the CPU seconds (`time.process_time`, every thread) of each phase: the policy (forward passes
-and sampling), the environment (the batches' steps, compiled opponents included) and the update.
-
-Every `eval_every` iterations the agent, playing greedily (the most probable legal action), plays
-`eval_games` fresh games against `eval_opponent` (a fixed opponent's training: against it) with the
-same deals each time (seats split evenly):
-the learning curve holds its mean return and the share of games it outscores the opponent in, with
-a Wilson interval.
-
-Determinism: the seed fixes the initial weights (numpy; the same for every league, so leagues
-compare from one start), the environments' streams (`SeedSequence(seed)` spawned per group) and
-the JAX key that samples actions and shuffles
-minibatches. A checkpoint (`save`) holds the weights, Adam's state, the key, every batch's state
-(`SushiGoBatch.state`) and the curve, taken between iterations, so a resumed training continues with
-exactly the numbers of an uninterrupted one (on the same machine and library versions).
+Contract: illegal actions get probability 0 (their logits are `network.MASKED`); collection is one
+jitted call a step and the update one a iteration; `phase_seconds` sums the CPU seconds of the
+policy, the environment (compiled opponents included) and the update. The seed fixes the initial
+weights, the environments' streams and the JAX key, and a checkpoint (`save`) holds everything
+that changes between iterations, so a resumed training continues with exactly the numbers of an
+uninterrupted one (same machine and library versions). Every `eval_every` iterations the greedy
+agent plays `eval_games` games against `eval_opponent` on the same deals: the learning curve.
+The loss, the league and the evaluation: docs/ppo.md ("The algorithm").
 """
 
 from __future__ import annotations

@@ -1,38 +1,16 @@
 """The heuristic baseline bot as kernels: `solvers.baselines.HeuristicBot`'s action values, choice
-and policy at a position, identical to the Python bot's.
+and policy at a position, identical to the Python bot's bit for bit.
 
-Reference: `baselines.HeuristicBot` and its `_Valuer` (whose docstring says what each card is
-worth and why), held equal at every decision by `tests/test_compiled_heuristic.py`. Both run, on
-purpose: the Python bot plays `heuristic` without compiling anything (the core and these kernels
-take about two minutes of CPU to compile cold), and these kernels play it inside compiled code,
-where it is a rollout policy, a prior, an opponent model, the luck's reference or the batch's
-opponent at every step, in about a tenth of the Python bot's time. They compute what `_Valuer`
-computes, term for term, from what the player knows, read off the position as
-`knowledge.knowledge` answers it: the player's own hand, the hands it has held before in this
-round, and the unseen pool (the deck less those hands and every card placed in the game, the
-robot's included).
-
-Identical, not close: the same values bit for bit, so the same choice wherever values tie (ties go
-to the lowest action id) and the same policy. Bit for bit is still needed: the kernels stand in
-for the Python bot wherever compiled code plays or models it, so a last-bit difference at a near
-tie would make them another bot. Each floating-point operation is done in the Python bot's order,
-and the three places where CPython's arithmetic is not what a kernel would write are done
-CPython's way:
-  - `x ** y` on floats calls the C library's `pow`, which now and then differs from `x * x` in the
-    last bit, so powers call `pow` too (`_c_pow`), kept from LLVM's rewriting of `pow(x, 2.0)`;
-  - `sum` of floats adds from left to right (Python 3.11), Neumaier-compensated from 3.12 on:
-    `_python_sum` does as the running interpreter does;
-  - `math.comb` quotients are two exact integers divided once, as `sampling.comb`'s doubles are.
-
-A robot controller's action is valued as the Python bot values it: by the card it keeps (the card
-given to the robot stays in the hand the valuation sees), so among actions keeping the same card
-the one giving the robot the lowest card number is chosen.
-
-The bot's parameters are a float array, `parameters(values)`, in the order of `PARAMETER_NAMES`
-(`HeuristicBot.WEIGHTS`), so that variants of the bot (tuned weights, a temperature) run on the
-same compiled kernels; its last entry is the epsilon of the `heuristic_eps` rollout policy
-(`policies`). Kernels: `heuristic_values`, `heuristic_action`, `heuristic_policy`, and
-`rollout_action`, the draw of `rollouts.BaselinePolicy`.
+Reference: `baselines.HeuristicBot` and its `_Valuer` (what each card is worth and why), held equal
+at every decision by `tests/test_compiled_heuristic.py`. Both exist on purpose: the Python bot
+plays without compiling anything; these kernels play it inside compiled code (rollouts, priors,
+opponent models, the luck's reference, the batch's opponents). Identical, not close, so the same
+choice wherever values tie (lowest action id): each floating-point operation is done in the
+Python bot's order, and CPython's own arithmetic where a kernel would differ (`_c_pow`,
+`_python_sum`, `comb`'s exact quotients). A robot controller's action is valued by the card it
+keeps. Parameters: a float array, `parameters(values)`, in the order of `PARAMETER_NAMES`, the
+last the epsilon of `heuristic_eps`. Kernels: `heuristic_values`, `heuristic_action`,
+`heuristic_policy`, `rollout_action`. Why bit for bit: docs/search.md ("Compiled search").
 """
 
 from __future__ import annotations
@@ -111,7 +89,7 @@ def _c_pow(typingctx, base, exponent):
 
 @njit
 def _python_sum(values):
-  """`sum(values)` of floats as the running CPython adds them (the module docstring)."""
+  """`sum(values)` of floats as the running CPython adds them (left to right before 3.12, Neumaier-compensated from 3.12 on)."""
   total, compensation = 0.0, 0.0
   for x in values:
     added = total + x
