@@ -10,10 +10,9 @@ per other seat or one for all; the learner sits at `seat`. Underneath is the Pet
 environment (`sushigo_spiel.envs.petting_zoo`): the same observations (the observer's tensor and
 the action mask), rewards (the return by the game's `utility`) and game parameters. `reset(seed)`
 seeds the generator of every deal and bot seed: the same seed and actions, the same episodes.
-`action_masks()` gives the mask as booleans (MaskablePPO). An illegal action is handled by
-`illegal_action` (`batched.ILLEGAL_ACTIONS`): "lose" (default: the episode ends with
-`illegal_reward`, the game's lowest return), "random_legal" or "raise". Why "lose", and the rest:
-docs/rl.md, sections "Seeding" and "Illegal actions".
+`action_masks()` gives the mask as booleans (MaskablePPO). `illegal_action` (`ILLEGAL_ACTIONS`):
+"lose" (default: the episode ends with `illegal_reward`, the game's lowest return), "random_legal"
+or "raise"; why "lose": docs/rl.md, "Illegal actions" (the rest: "Seeding", "The environments").
 """
 
 from __future__ import annotations
