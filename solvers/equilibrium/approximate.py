@@ -10,10 +10,9 @@ plays against the policy in every other seat:
             two-player zero- and constant-sum games, as `exploitability.exploitability`)
 
 Game k of seat s draws its deals and bot seeds from `SeedSequence(seed, spawn_key=(s, k))`, shared
-by the agent's game and the self-play game (common random numbers). A policy a bot cannot tell
-cheaply (`Bot.cheap_policy`: false for the searchers) is modelled by the responder's own bandits,
-a valid, looser bound. Intervals are the experiment's (`experiments/solving`). The responders and
-the rest: docs/equilibrium.md, "Approximate exploitability of the full game".
+by the agent's and the self-play game (common random numbers). A policy a bot cannot tell cheaply
+(`Bot.cheap_policy`) is modelled by the responder's own bandits: a valid, looser bound. Intervals
+are the experiment's. The rest: docs/equilibrium.md, "Approximate exploitability of the full game".
 """
 
 from __future__ import annotations
