@@ -12,8 +12,8 @@ recursively; reduced games only), PROBE (one traverser action followed, the othe
 playout on the current strategies; the full game) and OS (outcome sampling, one trajectory with
 `EPSILON` exploration; see `outcome_walk`). With `linear`, iteration t adds t times its regrets
 and weights (Linear CFR). Everything is determined by the stream state passed in. The game and
-the heuristic are called through function pointers built by `iterate` and `policy_weights`.
-Why each walk, and offer weights: docs/blueprint.md, "Training" and its first section.
+the heuristic are called through function pointers (`iterate`, `policy_weights` build them); why
+each walk, and offer weights: docs/blueprint.md, "Training" and its first section.
 """
 
 from __future__ import annotations
