@@ -7,13 +7,12 @@ reading its own slot, uniform with no positive regret. Wherever an action's prob
 to its key's average weight, the same factor goes to its offer weight: average over offer weight
 is the key's mean probability when offered, which a blueprint playing `mean` normalises.
 
-Walks (`WALKS`), once per player and iteration: ES (external sampling: every traverser action,
-recursively; reduced games only), PROBE (one traverser action followed, the others valued by one
-playout on the current strategies; the full game) and OS (outcome sampling, one trajectory with
-`EPSILON` exploration; see `outcome_walk`). With `linear`, iteration t adds t times its regrets
-and weights (Linear CFR). Everything is determined by the stream state passed in. The game and
-the heuristic are called through function pointers (`iterate`, `policy_weights` build them); why
-each walk, and offer weights: docs/blueprint.md, "Training" and its first section.
+Walks (`WALKS`), once per player and iteration: ES (every traverser action, recursively; reduced
+games only), PROBE (one traverser action followed, the others valued by a playout; the full game)
+and OS (one trajectory, `EPSILON` exploration; `outcome_walk`). With `linear`, iteration t adds t
+times its regrets and weights (Linear CFR). All is determined by the stream state passed in. The
+game and heuristic are called through function pointers (`iterate`, `policy_weights` build them);
+why each walk, and offer weights: docs/blueprint.md, "Training" and its first section.
 """
 
 from __future__ import annotations
