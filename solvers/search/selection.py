@@ -37,9 +37,12 @@ class Bandit:
     self._available = [0] * num_actions
 
   def select(self, arms: Sequence[int], rng) -> tuple[int, float]:
+    """An arm among `arms` (the legal action ids now) and its probability; `rng` is any object
+    with `random()` in [0, 1)."""
     raise NotImplementedError
 
   def update(self, action: int, reward: float, probability: float) -> None:
+    """Once after each `select`, with its answer and the reward in [0, 1]."""
     self._visits[action] += 1
     self._rewards[action] += reward
 
