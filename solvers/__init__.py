@@ -1,23 +1,13 @@
-"""Solvers for the drafting games: baselines, search (Information-Set MCTS, PIMC) and the
-equilibrium side (exact best response, CFR on abstractions, approximate exploitability).
+"""Solvers for the drafting games: baselines, search (ISMCTS, PIMC), the equilibrium side (exact
+best response, CFR on abstractions, approximate exploitability) and learned bots.
 
-Every bot is a `solvers.bot.Bot`, registered here by name so that experiment configurations can
-name bots and their parameters as plain strings and numbers. The registry imports a bot's module
-only when that bot is asked for: `make_bot("random", ...)` loads neither scipy nor the CFR stack.
+Every bot is a `solvers.bot.Bot`, registered here by name (`BOTS`, `make_bot`, `bot_parameters`)
+so that experiment configs name bots and their parameters as plain strings and numbers. A bot's
+module is imported only when that bot is asked for: `make_bot("random", ...)` loads neither scipy
+nor the CFR stack. `solvers.envs` (Gymnasium, the `rl` extra) is not imported from here.
 
-  solvers.bot            the base class every bot shares
-  solvers.baselines      random, greedy, heuristic
-  solvers.search         selection (bandits), rollouts, ISMCTS, PIMC and its world solvers,
-                         matrix games, OpenSpiel's ISMCTS as a reference
-  solvers.equilibrium    game trees, exact best response and NashConv, sequence-form LPs, the
-                         CFR family and its abstractions, saved policies, approximate
-                         exploitability
-  solvers.linear_q       a linear action-value model and the bot playing it (trained in the
-                         batched environment)
-  solvers.learning       masked PPO on the batched core (the `learn` extra) and the bot playing
-                         its agents
-  solvers.envs           Gymnasium environments against the bots (the `rl` extra)
-  solvers.match          one game between bots
+The subpackages and modules, one line each: docs/layout.md, section "`solvers/`: bots and exact
+solvers"; the bots and their parameters: docs/search.md, section "Bots".
 """
 
 from __future__ import annotations

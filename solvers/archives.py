@@ -1,26 +1,18 @@
 """The files the solvers write and read back, with a digest of their content checked at load.
 
-Policy files, blueprints and checkpoints, and linear Q models are compressed numpy archives
-(`numpy.savez_compressed`, never pickles) holding named arrays, the JSON metadata as the 0-d text
-array `metadata`, and the SHA-256 digest of all of them as the 0-d text array `sha256`. The digest
-is taken over every other member in name order: its name, dtype, shape and bytes (`digest`); the
-metadata says that the file carries one (`MARK`), so a file whose digest member is gone is told
-from one saved before digests. So a file that was changed after it was written (a flipped bit, a
-cut, an edit) is refused rather than read as another policy: a change either breaks the archive,
-which is refused, or leaves every member as it was written, and then the file loads as it was
-saved.
+Policy files, blueprints, checkpoints and linear Q models are compressed numpy archives (never
+pickles) of named arrays, the JSON metadata (member `metadata`) and the SHA-256 digest of every
+other member's name, dtype, shape and bytes (member `sha256`; `MARK` in the metadata says a digest
+belongs there, so a file whose digest was cut is not taken for one saved before digests).
 
-  save(path, arrays, metadata)   written to a temporary file beside `path`, synced to the disk
-                                 and renamed over it: `path` holds the old file or the new one
-  load(path, what) -> Archive    the members, the metadata and the digest, checked; any failure
-                                 (a missing or unreadable file, a broken zip or deflate stream, a
-                                 pickle, bad JSON, a member missing, a wrong digest) is one
-                                 `ArchiveError` (a ValueError) naming the file and what is wrong
+  save(path, arrays, metadata)   written beside `path`, synced and renamed over it: `path` holds
+                                 the old file or the new one, never half of one
+  load(path, what) -> Archive    checked; every failure is one `ArchiveError` (a ValueError)
+                                 naming the file and what is wrong
   check_array(...)               the dtype and shape checks the readers share
 
-Files written before the digest existed are refused with the command that re-saves them
-(`python -m experiments.resave PATH`, which reads them on `legacy=True`, checks every value as a
-load does, and writes them back with their digest).
+A file written before digests is refused with the command that re-saves it (`python -m
+experiments.resave PATH`). The rest: docs/equilibrium.md, section "Policy files".
 """
 
 from __future__ import annotations

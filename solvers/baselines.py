@@ -1,24 +1,16 @@
 """Baseline bots: uniformly random, greedy on immediate points, and a heuristic.
 
-They are the yardsticks for the search solvers: a solver should beat the heuristic, which beats the
-greedy bot, which beats random play. Each is a `solvers.bot.Bot`: built as `Bot(game, player_id,
-seed, **params)`, it answers for its own player at a simultaneous node of the game or at its turn
-in the `pyspiel.convert_to_turn_based` form, reads every position afresh, and draws its move from
-its policy with `numpy.random.default_rng(seed)`. Random play works on both games; the greedy and
-heuristic bots value Sushi Go cards, so they play `python_sushi_go` only.
+The yardsticks for the other solvers: a solver should beat the heuristic, which beats the greedy
+bot, which beats random play. Each is a `solvers.bot.Bot` drawing its move from its policy with
+the seed's generator. Random play works on both games; the greedy and heuristic bots value Sushi
+Go cards and play `python_sushi_go` only. Their play is fixed, and so is their `objective`: random
+takes only "auto"; greedy and heuristic play for points (an estimate of the margin) and take
+"auto" or "margin"; "win" is refused, since nothing in them values a tie-break or a safe lead.
 
-Their play is fixed, whatever the game's utility, and so is what they play for (parameter
-`objective`, `solvers.bot`): random play maximises nothing and takes only "auto"; the greedy and
-heuristic bots play for points (their own, and the heuristic also for points it denies the next
-player), an estimate of the margin, and take "auto" or "margin". "win" is refused: nothing in
-them values a Pudding tie-break or a lead that is already safe.
-
-The greedy and heuristic bots decide from a `PlayerView`, built from the game's `knowledge` (the
-one answer to what a player knows), so they cannot read hidden cards by accident. They are the
-references of their compiled twins (`solvers.policy_kernels`: `sushi_go.greedy_action`,
-`heuristic`), which compiled code (searches, CFR features, the luck, the batched environment)
-plays for them, held equal at every decision by the differential tests; they play as themselves so
-that playing a baseline compiles nothing.
+The greedy and heuristic bots decide from a `PlayerView` (the game's `knowledge`), so they cannot
+read hidden cards. Their compiled twins (`solvers.policy_kernels`), which compiled code plays for
+them, are held equal by the differential tests; these play as themselves, so they compile
+nothing. The rest: docs/experiments.md, section "Baseline bots".
 """
 
 from __future__ import annotations

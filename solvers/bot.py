@@ -1,23 +1,17 @@
 """The base of every bot: one place for the plumbing all of them share.
 
 A bot is a `pyspiel.Bot` built as `Bot(game, player_id, seed, **params)` for one player of a
-drafting game (`python_sushi_go`, `python_sushi_draft`) or of its `pyspiel.convert_to_turn_based`
-form. This base checks the parameters against the class's `PARAMETERS` (names and defaults) and
-the seat, finds the simultaneous game under a turn-based one, checks at each call that the bot's
-player has a move, and draws the move from the bot's policy (`get_policy`), so that the policy a
-bot reports is the distribution its move comes from. Subclasses implement `policy_at(table)`, the
-policy at a simultaneous node given as the rules' `Table` (what the player may know there is
-`self.dynamics.knowledge(self.rules, table, self.player_id)`), or override `get_policy` when they
-work on pyspiel states.
+drafting game or of its `pyspiel.convert_to_turn_based` form. This base checks the parameters
+against the class's `PARAMETERS` and the seat, finds the simultaneous game under a turn-based one,
+checks at each call that its player has a move, and draws the move from `get_policy`, so the policy
+a bot reports is the one its move comes from. Subclasses implement `policy_at(table)` (the rules'
+`Table`; what the player may know is `self.dynamics.knowledge(...)`) or override `get_policy`.
 
-Every bot takes `objective`, what it plays for: "margin" (own points less the others' mean),
-"win" (the win share: 1 shared by the winners, the rulebook's tie-breaks included) or "auto" (the
-default: "win" in a game with `utility=win`, "margin" otherwise); `OBJECTIVES`, `resolve_objective`.
-A searcher maximises it at its leaves (`objective_game`); a bot that plays a file or fixed rules
-accepts only what it maximises and refuses the rest in a sentence.
-
-All randomness comes from the seed: `self.uniform` draws floats in [0, 1) from
-`numpy.random.default_rng(seed)` unless a subclass sets another generator from the same seed.
+Every bot takes `objective` (`OBJECTIVES`, `resolve_objective`): "margin" (own points less the
+others' mean), "win" (the win share, tie-breaks included) or "auto" ("win" in a game with
+`utility=win`, else "margin"). A searcher maximises it at its leaves (`objective_game`); a bot
+playing a file or fixed rules refuses what it does not maximise. All randomness comes from the
+seed (`self.uniform`, from `numpy.random.default_rng(seed)`). The bots: docs/search.md, "Bots".
 """
 
 from __future__ import annotations

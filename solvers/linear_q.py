@@ -1,19 +1,16 @@
 """A linear action-value function over the observer's tensor, and the bot that plays it greedily.
 
 The model: `Q(s, a) = weights[a] . features(observation(s))`, one weight vector per action id.
-`features` expands the observer's counts so that a linear function can tell them apart: for each
-entry x, whether x >= 1, 2, 3 and 4 (a thermometer code: any function of a count up to 4 is
-linear in it, which sets of 2 or 3 need), x / 16 for larger values (points), and a constant.
-The same function serves training (`experiments/train_linear_q.py`, over the batched environment's
-arrays) and play, so a bot sees exactly the features it was trained on.
+`features` codes each count x as whether x >= 1, 2, 3 and 4 (a thermometer code, so any function
+of a count up to 4 is linear in it), x / 16 for larger values (points), and a constant. The same
+function serves training (over the batched environment's arrays) and play, so a bot sees exactly
+the features it was trained on. A model file is a `solvers.archives` archive of the weights and
+JSON metadata (game string, observation type, training provenance).
 
-A model file is a compressed numpy archive (`solvers.archives`: no pickles, a digest of its
-content checked at load): the weights and JSON metadata with the
-game string it was trained on, the observation type and the training's provenance.
-
-  LinearQ(weights, metadata)           .values(observations), .save(path), LinearQ.load(path)
+  LinearQ(weights, metadata)                 .values(observations), .save(path), LinearQ.load(path)
   LinearQBot(game, player, seed, path=...)   the `linear_q` bot: the legal action of highest
-                                        value, ties to the lowest id
+                                             value, ties to the lowest id
+The rest: docs/rl.md, "The worked example: linear Q-learning against the heuristic".
 """
 
 from __future__ import annotations

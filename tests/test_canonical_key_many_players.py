@@ -1,5 +1,5 @@
 """The canonical key with three or more players, on games whose deal leaves cards out: it keeps the
-current round's picks in order (solvers/equilibrium/abstraction.py, "Why `canonical` is
+current round's picks in order (docs/equilibrium.md, "CFR on abstractions": "Why `canonical` is
 lossless").
 
 With two players the key may forget the order of picks: from a round's second turn on both hands
@@ -9,7 +9,7 @@ of the round. The tests build pairs of positions that agree on everything the ke
 (the player's hand, the hands it has seen, the tableaus as counts, the points, the unseen pool)
 and differ only in the order of this round's picks:
   - three players: the player's own two picks swapped between its first two turns (the contract
-    the docstring states; at three players the swap happens to leave nothing hidden behind: from
+    the docs state; at three players the swap happens to leave nothing hidden behind: from
     a round's third turn every hand has been seen, and at its second each tableau holds one pick);
   - four players: another player's two picks swapped, where the swap changes what the picks say
     about the hand the player has not seen: under a policy that reads the key alone, the player's

@@ -21,7 +21,7 @@ def lowest_legal(observation) -> int:
 
 
 def by_hand(seed: int, seat: int, opponents: list, **params) -> list[tuple]:
-  """The episode the module docstring describes, replayed on the PettingZoo environment: the
+  """The episode docs/rl.md ("Seeding") describes, replayed on the PettingZoo environment: the
   generator seeded by `seed` draws each opponent seat's bot seed in seat order, then the deal's
   seed; the learner plays its lowest legal action. Each step's (observation, reward, done)."""
   rng, _ = gymnasium.utils.seeding.np_random(seed)

@@ -2,18 +2,15 @@
 
   import gymnasium, solvers.envs
   env = gymnasium.make("SushiGo-v0", players=3, opponents=["heuristic", "pimc"])
-  env = gymnasium.make("solvers.envs:SushiGo-v0")                  # the same, importing this
   envs = gymnasium.make_vec("SushiGo-v0", num_envs=1024, vectorization_mode="vector_entry_point",
                             opponents="heuristic")                   # the compiled batch
 
-`SushiGo-v0` is one learner against fixed opponents (`single_agent.SushiGoEnv`), either game
-(`game="python_sushi_draft"`); its vector entry point (`vector.make_vector_env`) is the game's
-compiled batch (`batched.SushiGoBatch`, `batched_sushi_draft.SushiDraftBatch`, behind
-`vector.SushiGoVectorEnv`), whose opponents are the bots with a compiled policy
-(`solvers.opponents`: random, greedy, heuristic; random for Sushi Draft). An illegal action ends
-the episode with the game's lowest return by default (`illegal_action`, see `single_agent`), so
-that code sampling `action_space.sample()` runs. `solvers/__init__.py` does not import this
-package, so the core install needs no Gymnasium.
+`SushiGo-v0` is one learner against fixed opponents (`single_agent.SushiGoEnv`), either game; its
+vector entry point (`vector.make_vector_env`) is the game's compiled batch, whose opponents are
+the bots with a compiled policy (`solvers.opponents`). An illegal action ends the episode with the
+game's lowest return by default (`illegal_action`), so code stepping `action_space.sample()` runs.
+`solvers/__init__.py` does not import this package, so the core install needs no Gymnasium.
+The rest: docs/rl.md, section "The environments".
 """
 
 from __future__ import annotations

@@ -3,37 +3,16 @@
   env = SushiGoEnv(players=3,
                    opponents=["heuristic", {"bot": "pimc", "params": {"iterations": 20}}])
   observation, info = env.reset(seed=0)
-  action = env.action_space.sample(observation["action_mask"])
   observation, reward, terminated, truncated, info = env.step(action)
 
-Opponents are named as in experiment configs: a bot name (`solvers.BOTS`) or a dict with `bot`
-and `params`; one for every other seat, or a single one for all of them. The learner sits at
-`seat`. Underneath is the PettingZoo parallel environment of the game layer
-(`sushigo_spiel.envs.petting_zoo`), so observations, rewards, rendering and the game's keyword
-parameters are the same: a dict of the observer's tensor and the action mask, the return by the
-game's `utility` at the end.
-
-Seeding: `reset(seed=...)` seeds the environment's generator, from which each episode draws the
-deal's seed and the bots' seeds; the same seed and actions give the same episodes.
-
-Every observation's info holds `action_mask` too, and `action_masks()` returns it as booleans (the
-method sb3-contrib's MaskablePPO asks for). An action outside the mask is handled by the rule
-`illegal_action` (`batched.ILLEGAL_ACTIONS`, the batches' rules too):
-
-  "lose"          the default: the episode ends at once (terminated) with reward `illegal_reward`,
-                  by default the game's lowest return (`game.min_utility()`: no finished game pays
-                  less), and `info["illegal_action"]` says what was wrong. This is PettingZoo's
-                  classic convention (`TerminateIllegalWrapper`).
-  "random_legal"  a legal action drawn uniformly from the environment's generator (seeded by
-                  `reset(seed=...)`) is played instead; `info["illegal_action"]` names both.
-  "raise"         a ValueError that names the legal actions; for masked learners, where an illegal
-                  action is a bug.
-
-Why "lose" by default: generic libraries and Gymnasium's `check_env` step
-`action_space.sample()`, which knows no mask, so "raise" would stop them at the first step; and
-"lose" keeps the reward honest (the episode is scored on the action the learner chose, and an
-unmasked learner is told it was illegal), where "random_legal" would credit the learner with a
-move it did not make.
+Opponents are named as in experiment configs (a bot name or a dict with `bot` and `params`), one
+per other seat or one for all; the learner sits at `seat`. Underneath is the PettingZoo parallel
+environment (`sushigo_spiel.envs.petting_zoo`): the same observations (the observer's tensor and
+the action mask), rewards (the return by the game's `utility`) and game parameters. `reset(seed)`
+seeds the generator of every deal and bot seed: the same seed and actions, the same episodes.
+`action_masks()` gives the mask as booleans (MaskablePPO). `illegal_action` (`ILLEGAL_ACTIONS`):
+"lose" (default: the episode ends with `illegal_reward`, the game's lowest return), "random_legal"
+or "raise"; why "lose": docs/rl.md, "Illegal actions" (the rest: "Seeding", "The environments").
 """
 
 from __future__ import annotations

@@ -1,29 +1,18 @@
-"""The batched environments (`solvers.envs.batched.SushiGoBatch`,
-`solvers.envs.batched_sushi_draft.SushiDraftBatch`) as a `gymnasium.vector.VectorEnv`, for code
-written against Gymnasium's vector API, and `SushiGo-v0`'s vector entry point, whose opponents are
-named as in experiment configs (`solvers.opponents.compiled_opponents`: random, greedy, heuristic
-with any parameters for Sushi Go; random for Sushi Draft):
+"""The batched environments (`SushiGoBatch`, `SushiDraftBatch`) as a `gymnasium.vector.VectorEnv`,
+and `SushiGo-v0`'s vector entry point, whose opponents are named as in experiment configs
+(`solvers.opponents.compiled_opponents`: random, greedy, heuristic; random for Sushi Draft):
 
   env = SushiGoVectorEnv(num_envs=1024, opponents="greedy", seed=0, players=3)
-  env = gymnasium.make_vec("SushiGo-v0", num_envs=1024, vectorization_mode="vector_entry_point",
-                           opponents="heuristic", players=2)
-  env = gymnasium.make_vec("SushiGo-v0", num_envs=1024, vectorization_mode="vector_entry_point",
-                           game="python_sushi_draft", players=4)
   observations, infos = env.reset(seed=0)
   observations, rewards, terminations, truncations, infos = env.step(actions)
-  masks = env.action_masks()                      # num_envs x actions, bool
 
-Observations are a dict of two arrays, `observation` (num_envs x the observer tensor's size) and
-`action_mask` (num_envs x actions, int8), as in the PettingZoo environments; every info holds
-`action_mask` too, and a step's info `illegal_action`, which games' actions were outside their
-masks (each key with its `_key` array, Gymnasium's vector-info convention). An illegal action is
-handled by `illegal_action`, as in `SushiGo-v0` and with the same default, "lose": that game ends
-with `illegal_reward` (by default the game's lowest return) and a new one starts; "random_legal"
-plays a legal action drawn from the batch's stream instead; "raise" refuses the step (see
-`solvers.envs.single_agent` for why "lose" is the default). Games reset in the step that ends
-them (`autoreset_mode` SAME_STEP): that step's observation is already the new game's, and the
-reward is the finished game's return. Nothing truncates. The arrays are the batch's own,
-overwritten by the next step: copy what you keep.
+Observations are a dict of `observation` (num_envs x the observer tensor) and `action_mask`
+(num_envs x actions, int8); a step's info `illegal_action` says which games' actions were outside
+their masks (Gymnasium's vector-info convention). `illegal_action` is as in `SushiGo-v0`, with the
+same default "lose". Games reset in the step that ends them (`AutoresetMode.SAME_STEP`: that
+step's observation is the new game's, the reward the finished game's); nothing truncates. The
+arrays are the batch's own, overwritten by the next step: copy what you keep.
+The rest: docs/rl.md, sections "Observations and actions" and "Rewards and episodes".
 """
 
 from __future__ import annotations

@@ -1,50 +1,17 @@
 """Abstractions for the CFR solvers: what a player knows, mapped to the key its regrets live under.
 
-A CFR solver keeps one regret vector and one average strategy per key. An `Abstraction` maps a
-player's position at a simultaneous node, `(rules, table, player)` of the game's rules, to a
-hashable key, computed only from what that player knows (the game's `knowledge` and the public
-tableaus, Puddings and points), never from hidden cards. Most keys also fix the legal action set, so
-a regret vector per key is well defined. Keys that do not (`fixed_actions`, the `summary:N` family)
-let positions with different hands share regrets: the solver keeps a regret per action of the whole
-game and, at each visit, regret-matches over the actions legal there only (restricted regret
-matching; the other actions' regrets are left as they are). The game itself keeps its true
-perfect-recall information states: an abstraction lives only in the solver's key function, and
-strategies are judged in the real game (refining an abstraction can make a strategy more
-exploitable: Waugh et al. 2009, "Abstraction pathologies in extensive games").
+An `Abstraction` maps a player's position at a simultaneous node, `(rules, table, player)`, to a
+hashable key computed only from what that player knows (the game's `knowledge` and the public
+tableaus, Puddings and points), never from hidden cards. Most keys fix the legal action set; those
+that do not (`fixed_actions`, the `summary:N` family) share regrets across hands, and the solver
+regret-matches over the actions legal at each visit (restricted regret matching). The game keeps
+its perfect-recall information states: an abstraction lives only in the solver's key function, and
+strategies are judged in the real game.
 
-Named abstractions (`make_abstraction(name, game)`; `identity` for both games, the others for
-`python_sushi_go`):
-  identity   the perfect-recall information state (the game's `infoset_key`: the same partition
-             as `information_state_string`).
-  canonical  lossless; forgets the order of past events but keeps everything payoff-relevant.
-  buckets:N  lossy, coarser as N falls: capped counts and scoring-relevant summaries.
-  ahead:N    lossy, finer than `buckets:N`: its key plus the hands the player has seen and will
-             still pick from this round, counts capped at N.
-  kmeans:K   lossy: k-means clusters (K) of information-set feature vectors, fitted on sampled
-             positions with a seed.
-  summary:N  lossy, for the full game: own tableau summaries and Maki and Pudding leads (clipped
-             to -N..N), without the hand or the action set, shared by both seats.
-
-Why `canonical` is lossless. It keeps: the player, round and turn; the player's hand; the hands
-it has seen, by holder; every tableau as card counts plus its Wasabi state (free Wasabi, Nigiri on
-Wasabi), which is all a tableau's score and future scoring depend on; kept Puddings and points per
-player; and the unseen pool (the deck minus every card the player has seen). It forgets the order
-of picks and everything else about finished rounds.
-  - A finished round is public: every card dealt in it was placed, so every player can rebuild
-    every hand of it. A round's start is therefore the root of a proper subgame, and what the past
-    rounds leave for the future is the points, the Puddings and the composition of the remaining
-    deck (chance deals it uniformly). Histories that agree on these have identical subgames.
-  - With two players (no robot), both hands are known to both players from the second turn of a
-    round on, and the deck's composition is known exactly, so the position is common knowledge
-    up to future chance: the key holds the whole state that the future depends on. At a round's
-    first turn the opponent's hand is drawn by chance from the unseen pool alone, whatever anyone
-    played before, so equal keys give equal beliefs.
-  - With three or more players, or with the robot, picks within a round tell about hands the
-    player has not seen (through the other players' strategies), so the key keeps the current
-    round's picks (and the player's hands in it) in order; only finished rounds are compressed.
-So information states with equal keys have isomorphic futures and equal beliefs, and a strategy
-computed per key loses nothing (tested: its CFR solution's exploitability goes to zero with the
-identity's on reduced games).
+Named abstractions (`make_abstraction(name, game)`): `identity` (both games); `canonical`
+(lossless), `buckets:N`, `ahead:N`, `kmeans:K`, `summary:N` (lossy; `python_sushi_go` only).
+What each keeps, and why `canonical` loses nothing (tested: its CFR solution's exploitability goes
+to zero with the identity's on reduced games): docs/equilibrium.md, "CFR on abstractions".
 """
 
 from __future__ import annotations

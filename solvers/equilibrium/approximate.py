@@ -1,45 +1,18 @@
 """Approximate exploitability: an agent best-responding to a fixed policy, on games too large for
 an exact best response.
 
-A best response is out of reach on the full game, but any agent's gain against a policy is a lower
-bound on the best response's. The agent (the responder) is one of `RESPONDERS`, each given the
-policy itself as its opponent model, so that it approximates a best response to that policy:
-
-  ismcts  Information-Set MCTS (`solvers/search/ismcts.py`) searching with the policy as the other
-          players; on the compiled core when the policy has a kernel there (random, greedy), so
-          budgets of 10,000 iterations a move and more are affordable
-  lbr     Local Best Response (`local_best_response.py`): a lookahead against the policy's range
-          of hidden hands; it needs a policy that can be read cheaply
-  learned a linear Q agent trained against the policy on training games of its own
-          (`learned_best_response.py`), then played greedily; it needs a policy that can be read
-          cheaply, and trains once per seat and process
-  ppo     masked PPO on the batched core trained against the policy, then played greedily
-          (`solvers.learning.best_response`, the `learn` extra): against random, greedy or the
-          heuristic, which the core plays exactly; trains once per seat and process
-
-In seat s the responder plays against the policy in every other seat, and its gain is its return
-minus the policy's own return in seat s when the policy plays itself.
+Any agent's gain against a policy is a lower bound on the best response's. The responder is one of
+`RESPONDERS` (ismcts, lbr, learned, ppo), each given the policy as its opponent model. In seat s it
+plays against the policy in every other seat:
 
   gain_s  = E[u_s(agent in seat s, policy elsewhere)] - E[u_s(policy everywhere)]
-  bound   = sum over seats of gain_s            (a lower bound on NashConv)
-            that sum / 2 for two-player zero- and constant-sum games (on exploitability, in
-            OpenSpiel's convention, as `exploitability.exploitability`)
+  bound   = sum over seats of gain_s  (a lower bound on NashConv; halved, on exploitability, for
+            two-player zero- and constant-sum games, as `exploitability.exploitability`)
 
-In a zero- or constant-sum game the policy's values in self-play sum over the seats to the game's
-utility sum (`value_sum`), whatever the policy, so the sum over seats of the agent's mean returns,
-less that constant, estimates the same bound without the self-play games' noise.
-
-Game k of seat s draws from `SeedSequence(seed, spawn_key=(s, k))` its chance stream and the bots'
-seeds, used by both the agent's game and the self-play game: the two games share their deals until
-their picks differ (common random numbers), so the paired differences have a small variance. The
-intervals over games are computed by the experiment (`experiments/solving`).
-
-The opponent model is read from the policy's own probabilities where a bot can tell them quickly at
-any table (`Bot.cheap_policy`): a saved CFR policy (`PolicyBot`) and the baselines. A search bot's
-policy cannot be read at every node of another search without searching there too; against those the
-agent searches with its own bandits for the opponents (plain ISMCTS), which still gives a valid,
-looser, lower bound. On a reduced game the experiment compares the bound with the exact
-best-response gain.
+Game k of seat s draws its deals and bot seeds from `SeedSequence(seed, spawn_key=(s, k))`, shared
+by the agent's and the self-play game (common random numbers). A policy a bot cannot tell cheaply
+(`Bot.cheap_policy`) is modelled by the responder's own bandits: a valid, looser bound. Intervals
+are the experiment's. The rest: docs/equilibrium.md, "Approximate exploitability of the full game".
 """
 
 from __future__ import annotations

@@ -1,22 +1,17 @@
 """The blueprint: Monte Carlo CFR on Sushi Go's compiled core with action-centred abstractions.
 
-Two abstractions (`ABSTRACTIONS`, kernels in `solvers.equilibrium.kernels.features`): `cards`, each
-action keyed by what its cards score with, and `cards+rank`, which adds the action's rank and gap
-under the heuristic baseline's values. A `cards+rank` file stores the heuristic's parameters it
-was trained with (`valuation`), so it plays the same whatever the heuristic's defaults become.
+Two abstractions (`ABSTRACTIONS`, kernels in `kernels.features`): `cards`, each action keyed by
+what its cards score with, and `cards+rank`, which adds its rank and gap under the heuristic's
+values; a `cards+rank` file stores the heuristic parameters it was trained with (`valuation`), so
+it plays the same whatever the heuristic's defaults become. `CompiledMCCFR` is the algorithm on the
+kernels (its tables; iterations in chunks of `CHUNK`, chunk c drawing from a stream seeded from
+(seed, c)); running it is `blueprint_training`'s.
 
-`CompiledMCCFR` is the algorithm on the kernels of `solvers.equilibrium.kernels` (the abstraction,
-the walks and their weighting are documented there): its regret, average and offer-weight tables,
-iterations in chunks of `CHUNK` (chunk c draws from one stream seeded from (seed, c)), and the
-policy it plays. Running it (budgets, workers, progress, checkpoints) is `blueprint_training`'s.
-
-Files (`save_blueprint`, `load_blueprint`, `load_checkpoint`): a compressed numpy archive
-(`solvers.archives`: the SHA-256 digest of its content checked at load) with the non-zero slots of
-the average and offer-weight tables (and of the regrets in a checkpoint), the table size, the
-valuation and JSON metadata (the solver's settings and counters, provenance, and what its trainer
-adds). Every value is checked at load and before a save (`_check_blueprint`): finite tables,
-non-negative average and offer weights, slots inside the table. Files saved before offer weights were kept hold none: resuming one gathers
-them from then on, so it plays `mean` only once its average is restarted.
+Files (`save_blueprint`, `load_blueprint`, `load_checkpoint`) are `solvers.archives` archives of
+the tables' non-zero slots, the valuation and JSON metadata; every value is checked at load and
+before a save (finite tables, non-negative weights, slots inside the table). A file saved before
+offer weights gathers them once resumed, and plays `mean` only once its average is restarted.
+The rest: docs/blueprint.md.
 """
 
 from __future__ import annotations

@@ -1,23 +1,17 @@
 """Training the blueprint (`blueprint.CompiledMCCFR`): budgets, workers, progress, checkpoints.
 
 A run is a whole number of chunks (`blueprint.CHUNK` iterations): a budget in iterations is rounded
-up to whole chunks, one in seconds stops at a chunk's end. Chunk c draws from its own stream, so a
-run stopped, saved (`BlueprintTrainer.save`: a blueprint file with the regrets, the time spent and
-the training curve) and resumed continues exactly as it would have (same tables, bit for bit).
+up, one in seconds stops at a chunk's end. Chunk c draws from its own stream, so a run stopped,
+saved (`BlueprintTrainer.save`: the tables with the regrets, time spent and training curve) and
+resumed gives the same tables, bit for bit, as one run on. `run` checkpoints every
+`checkpoint_seconds` and honours its caller's `stop` between two steps only (where tables and
+iteration count agree); a table with a non-finite value (or a negative weight) is never saved.
 
-Checkpoints. `run` saves through its caller's `checkpoint` every `checkpoint_seconds`, and stops
-early on its caller's `stop`, both between two steps (where the tables and the iteration count
-agree), so that a training killed loses at most that much work; no table with a value that is not
-finite (or a negative average or offer weight) is ever saved (`check_finite`).
-
-Workers. With W > 1 local processes or Ray workers, chunks are dealt out in batches of W tasks of
-`SYNC_CHUNKS` consecutive chunks: every task starts from the same tables, runs its chunks on its own
-copy and returns what it added; the additions are summed in chunk order. This is W-fold parallel
-MCCFR synchronised once a task: its tables differ from one process's but are determined by the seed
-and W, and are the same on either backend, bit for bit. Tasks of several chunks keep the cost of
-shipping the tables small beside the work (with one chunk a task, two workers ran the full game
-only 1.2 times as fast as one). An initialised Ray is used as it is (`sushigo train` connects to
-`--address`); otherwise a local one with W CPUs is started for the run.
+With W > 1 workers (local processes or Ray), chunks go out in batches of W tasks of `SYNC_CHUNKS`
+chunks, each from the same tables; their additions are summed in chunk order, so the tables depend
+on the seed and W only, the same on either backend. An initialised Ray is used as it is; otherwise
+a local one with W CPUs is started. Why tasks of several chunks, and the rest: docs/blueprint.md,
+"Training".
 """
 
 from __future__ import annotations

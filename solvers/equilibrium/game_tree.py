@@ -1,19 +1,16 @@
 """The whole game tree of a small drafting game as numpy arrays, for exact solvers.
 
-Exact computations (best response, NashConv, CFR, sequence-form LPs) visit every history of a game
-many times. Walking pyspiel states in Python for each visit is slow, so `GameTree` walks the game
-once, through the game's pure rules functions (its `Dynamics`), and stores the tree in flat arrays
-(listed in its docstring) on which such passes are a few numpy operations per depth: reach
-probabilities, expected values and sums over children, of behaviour strategies given as arrays of
-one probability per information set and legal action (`tree_policies` converts them to and from
-OpenSpiel's policies). `simultaneous_state(node)` and `turn_based_state(node)` rebuild states.
+`GameTree` walks the game once, through its pure rules functions (`Dynamics`), and stores the tree
+in flat arrays (listed in its docstring), so best response, NashConv, CFR and sequence-form passes
+are a few numpy operations per depth on behaviour strategies given as one probability per
+information set and legal action (`tree_policies` converts OpenSpiel policies).
+`simultaneous_state(node)` and `turn_based_state(node)` rebuild states.
 
-The tree is the one of `pyspiel.convert_to_turn_based(game)`: at a simultaneous node player 0 acts,
-then player 1, ..., each without seeing the choices made earlier in the same turn (a player with a
-single legal action still gets its node, as in OpenSpiel's wrapper). So results compare exactly
-with OpenSpiel's algorithms on the turn-based game, and a best response there is one in the
-simultaneous game. A tree is built only within a node limit (`max_nodes`, `tree_size`): a game
-estimated over it is refused before the walk starts, and the walk itself stops at it.
+The tree is that of `pyspiel.convert_to_turn_based(game)` (players act in turn, unseen by the
+others; a single legal action still gets its node), so results compare exactly with OpenSpiel's
+algorithms there. A tree is built only within `max_nodes` (`tree_size`): a game estimated over it
+is refused before the walk, and the walk stops at it. The rest: docs/equilibrium.md, "Reduced
+games" and "Exact exploitability".
 """
 
 from __future__ import annotations

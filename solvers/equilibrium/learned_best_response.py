@@ -1,36 +1,18 @@
 """A learned best response: an agent trained against a fixed policy, then played greedily (as in
 Timbers et al. 2022, "Approximate exploitability: learning a best response").
 
-Training plays `games` games on the rules' tables (`Dynamics`), the agent in its seat and the
-policy, read through an opponent model (`solvers.search.opponent_model.OpponentModel.policy`), in
-every other seat. The agent is a linear action-value model over its observation
-(`solvers.linear_q`: thermometer-coded counts, one weight vector per action), learned by one-step
-Q-learning with normalized least-mean-squares steps, as `experiments/train_linear_q.py` learns one
-in the batched environment:
+Training plays `games` games on the rules' tables, the agent in its seat and the policy (read
+through `OpponentModel.policy`) elsewhere. The agent is a linear action-value model over its
+observation (`solvers.linear_q`), learned by one-step Q-learning with normalized least-mean-squares
+steps (rate = learning_rate / |features(s)|^2), exploring epsilon-greedily, epsilon and rate
+decaying linearly to `FINAL_EPSILON` and `FINAL_RATE` of their first values. Its return is its
+`objective` ("auto": the game's own returns; "margin"; "win"), read in `bot.responder_game`.
+Played, it takes the legal action of highest value (ties to the lowest id): a fixed strategy, so
+its paired gain is a lower bound on the policy's exploitability like any responder's.
 
-  Q(s, a) <- Q(s, a) + rate * (target - Q(s, a)),   rate = learning_rate / |features(s)|^2
-  target  = the agent's return at the end of the game, else max over legal a' of Q(s', a'),
-            s' its next decision (chance between them sampled)
-
-The return is the agent's `objective`: "auto", the default, the game's own returns (what its gain
-is measured in), or "margin" or "win" (the win share, the Pudding tie-break included); it is read
-in the game scored by it (`solvers.bot.responder_game`).
-
-It explores epsilon-greedily, epsilon and the learning rate decaying linearly over the games (to
-`FINAL_EPSILON` and `FINAL_RATE` of their first values). Q-learning learns the values of the
-greedy policy whatever the exploration, so the greedy agent approximates a best response to the
-policy, within what a linear model over the observation can tell apart.
-
-Played, the bot takes the legal action of highest value (ties to the lowest id): a fixed
-deterministic strategy, so its gain over the policy in paired games on fresh deals is a lower bound
-on the policy's exploitability like any responder's.
-
-Training draws its deals and the policy's picks from `SeedSequence(training_seed,
-spawn_key=(TRAINING_STREAM, seat))`; the paired evaluation games draw theirs from
-`SeedSequence(seed, spawn_key=(seat, index))` (`approximate.play_gain`), whose first key is a seat,
-never `TRAINING_STREAM`: no training game shares an evaluation game's stream. The same parameters
-give the same weights bit for bit. A trained model is kept per (game, seat, policy, parameters) in
-the process (`trained_model`), so the responders of one seat's paired games train once.
+Training streams use `spawn_key=(TRAINING_STREAM, seat)`, never an evaluation game's; the same
+parameters give the same weights bit for bit, trained once per (game, seat, policy, parameters)
+in the process (`trained_model`). The rest: docs/equilibrium.md, "Approximate exploitability".
 """
 
 from __future__ import annotations

@@ -1,39 +1,18 @@
 """Local Best Response: a lower bound on how much a fixed policy can be exploited, for games too
-large for an exact best response (Lisy and Bowling 2017, "Equilibrium approximation quality of
-current no-limit poker bots").
+large for an exact best response (Lisy and Bowling 2017).
 
-At each of its decisions the responder plays the action with the best expected value against the
-policy, given what it knows:
-
-  range     K worlds are drawn among the positions the responder cannot tell apart (the
-            game's `determinize`), each weighted back to chance's posterior (the game's
-            `deal_weight`) and by the probability the policy gives to the picks the other
-            players actually made this round in that world (their information sets replayed
-            turn by turn). That is the posterior over hidden hands given the policy, up to
-            sampling; earlier rounds are public. Sushi Draft's draw has no closed-form
-            probability, so there the worlds it draws are weighted by the policy alone.
-  lookahead in each world, an expectimax over the next `depth` turns: the responder maximises,
-            every other player follows the policy (its whole support, or `branching` joint
-            actions drawn from it when the support is larger), chance is sampled. With two
-            players every hand is known from a round's second turn on, so within a round the
-            only fusion of worlds is at its first turn, where the responder must commit to one
-            pick for every world it cannot tell apart, as it does here.
-  leaves    beyond the lookahead, the mean of `rollouts` games played out with the policy for
-            the other players and the `continuation` for the responder: "policy" (the policy's
-            own play from the responder's seat), or a rollout policy (random, greedy,
-            heuristic).
-
-The responder maximises its `objective`: "auto", the default, the game's own returns (what its gain
-is measured in), or "margin" or "win" (the win share, the Pudding tie-break included); every return
-above (terminals, rollouts) is read in the game scored by it (`solvers.bot.responder_game`).
-
-The responder is a bot; its gain over the policy's own return, measured in paired games, is a
-valid lower bound on the policy's exploitability whatever the responder's model, and a tight one
-when the lookahead reaches far. The policy is read through an opponent model
-(`solvers.search.opponent_model.OpponentModel.policy`, as `Bot.policy_at` of a bot with a cheap
-policy); against a policy that cannot be read cheaply, a surrogate model gives a looser but still
-valid bound. Every answer of the policy is checked to be a distribution over the legal actions
-(`validation`) before the responder draws from it.
+At each decision the responder plays the action of best expected value against the policy:
+  range     K worlds drawn among the positions it cannot tell apart (`determinize`), weighted by
+            chance's posterior (`deal_weight`; Sushi Draft: by the policy alone) and by the
+            policy's probability of the other players' picks this round in each world
+  lookahead an expectimax over the next `depth` turns: the others follow the policy (its support,
+            or `branching` joint actions drawn from it), chance sampled
+  leaves    the mean of `rollouts` playouts, the responder on `continuation` ("policy" or a
+            rollout policy: random, greedy, heuristic)
+Returns are its `objective`'s ("auto": the game's own; "margin"; "win"), read in
+`bot.responder_game`. The policy is read through `OpponentModel.policy`; every answer is checked to
+be a distribution over the legal actions (`validation`). Its gain in paired games is a valid lower
+bound whatever its model. The rest: docs/equilibrium.md, "Approximate exploitability".
 """
 
 from __future__ import annotations

@@ -2,20 +2,16 @@
 
 No pyspiel state and no game tree is built: each iteration walks the game's tables through its
 `Dynamics`, chance is sampled (a whole hand at once with `deal=hand`), and regrets live per
-abstract key. The
-simultaneous turn is treated as the turn-based game treats it: each player chooses without seeing
-the others' choices of that turn, so the players' samples at a node are independent.
+abstract key. At a simultaneous turn each player chooses without seeing the others' choices, so
+the players' samples at a node are independent.
 
-- External sampling: for each player in turn (the traverser), the traverser's actions are all
-  tried, everyone else's and chance's are sampled; the others' average strategies get their
-  current strategy at the nodes visited (simple averaging, as OpenSpiel's solver). An iteration
-  touches every traverser action sequence of one sampled world, which is fine on reduced games but
-  grows as the product of hand sizes: use outcome sampling on the full game.
-- Outcome sampling: one trajectory per player and iteration; the traverser samples from its
-  strategy mixed with `exploration` uniform play, regrets are importance-weighted (OpenSpiel's
-  formulation, baseline 0), so an iteration costs one playout and scales to the full game.
+- External sampling: the traverser's actions all tried, the others' and chance's sampled, their
+  average strategies given their current strategy where visited (simple averaging, as OpenSpiel).
+  An iteration grows as the product of hand sizes: reduced games only.
+- Outcome sampling: one trajectory per player and iteration, the traverser mixing `exploration`
+  uniform play, regrets importance-weighted (OpenSpiel's formulation, baseline 0): the full game.
 
-Both are deterministic for a fixed seed (a `numpy.random.Generator`).
+Both are deterministic for a fixed seed. The rest: docs/equilibrium.md, "CFR on abstractions".
 """
 
 from __future__ import annotations

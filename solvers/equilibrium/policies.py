@@ -1,22 +1,18 @@
 """Training CFR policies, saving them to disk, loading them back, and playing them as a bot.
 
-A policy file is a compressed numpy archive (`solvers.archives`: no pickles, the SHA-256 digest of
-its content checked at load) holding the abstract strategy (each key as its Python literal, the
-legal actions and the probabilities), any fitted abstraction data (k-means centres), and JSON
-metadata: the game string, the abstraction name, the algorithm, iterations, seed, wall time,
-package version and git commit. Loading checks every value (each key's probabilities finite,
-non-negative and summing to 1 over its actions) and rebuilds the abstraction from its name and
-data, so the policy answers at any state of the game; saving checks the same first.
+A policy file is a `solvers.archives` archive of the abstract strategy (each key as its Python
+literal, its legal actions and probabilities), any fitted abstraction data (k-means centres) and
+JSON metadata (game string, abstraction, algorithm, iterations, seed, wall time, version, commit).
+Saving and loading check every value (each key's probabilities finite, non-negative, summing to
+1); loading rebuilds the abstraction, so the policy answers at any state of the game.
 
   ALGORITHMS / make_solver(algorithm, game, abstraction, seed, max_nodes)
   train(game_string, algorithm, abstraction, iterations | seconds, seed, out_path, progress,
-        max_nodes)
-
-A solver whose work grows with the game's tree (the full-width ones build it; external sampling
-walks one player's whole tree per iteration) is refused on a game over `max_nodes`
-(`tree_size.MAX_TREE_NODES` by default), with the estimated size, before it starts.
+        max_nodes)   a solver whose work grows with the tree is refused on a game over
+                     `max_nodes` (`tree_size.MAX_TREE_NODES`), with the estimate, before it starts
   save_policy(path, policy) / load_policy(path)
   PolicyBot(game, player_id, seed, path=...)  a `solvers.bot.Bot` sampling the loaded policy
+The rest: docs/equilibrium.md, "Policy files".
 """
 
 from __future__ import annotations

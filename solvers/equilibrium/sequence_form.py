@@ -1,24 +1,15 @@
-"""The exact value and an equilibrium of a two-player zero- or constant-sum game: the
-sequence-form linear program (Koller, Megiddo and von Stengel 1996) over the array tree, solved by
-scipy's HiGHS. A constant-sum game (`utility=win`: the two returns sum to 1) is solved as the
-zero-sum game of its returns less half the constant, which has the same equilibria; its values are
-mapped back.
+"""The exact value and an equilibrium of a two-player zero- or constant-sum game: the sequence-form
+linear program (Koller, Megiddo and von Stengel 1996) over the array tree, solved by scipy's HiGHS.
 
-OpenSpiel's `sequence_form_lp` needs cvxpy and walks pyspiel states; this builds the same program
-from a `GameTree` with sparse matrices. A sequence of player p is the empty one or one of p's slots
-(an information set and an action: the last choice of p on the way); a realization plan x gives
-each sequence the product of p's own probabilities along it, with x(empty) = 1 and, at each
-information set, the plan of its parent sequence split among its actions (E x = e, x >= 0). With
-A[s0, s1] the chance-weighted utility of player 0 summed over the terminals reached by the pair of
-sequences, player 0 solves
-
-    max_{x, v}  v[0]   subject to   E x = e,  x >= 0,  F^T v <= A^T x
-
-(the dual of the opponent's best response min_y x^T A y with F y = f, y >= 0), and player 1 the
-same with roles and signs exchanged. The behaviour strategy is x(slot) / x(parent sequence)
-(uniform where the parent has plan 0).
+A constant-sum game (`utility=win`: the two returns sum to 1) is solved as the zero-sum game of
+its returns less half the constant, which has the same equilibria; its values are mapped back.
+Unlike OpenSpiel's `sequence_form_lp` (cvxpy, pyspiel states), the program is built from a
+`GameTree` with sparse matrices (the program: beside `_solve_for`). The behaviour strategy is
+x(slot) / x(parent sequence), uniform where the parent has plan 0. An LP that fails raises.
 
   solve(game_or_tree) -> SequenceFormSolution(value, policy, values)
+
+The rest: docs/equilibrium.md, "Exact exploitability".
 """
 
 from __future__ import annotations
@@ -77,6 +68,11 @@ def _constraints(tree: GameTree, player: int, seq_of_slot, node_seq, count: int)
   return matrix, rhs
 
 
+# A realization plan x gives each sequence of the player (the empty one, or an information set and
+# action: its last choice on the way) the product of its own probabilities along it: E x = e,
+# x >= 0. With A[s0, s1] player 0's chance-weighted utility over the terminals the pair reaches,
+# player 0 solves  max v[0]  s.t.  E x = e, x >= 0, F^T v <= A^T x  (the dual of the opponent's
+# best response min_y x^T A y, F y = f, y >= 0); player 1 the same with roles and signs exchanged.
 def _solve_for(player, payoff, constraints, counts):
   """Player `player` maximises its payoff x^T A y against the other's best response."""
   (e_mine, rhs_mine), (f_other, _) = constraints[player], constraints[1 - player]

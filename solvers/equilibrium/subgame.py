@@ -2,21 +2,16 @@
 
 At each decision the bot builds the subgame of the rest of the round (or of its next `depth`
 turns) from its player's belief, solves it with Monte Carlo CFR on the compiled core
-(`solvers.equilibrium.kernels.subgame`, where the subgame, its information sets and its leaves are
-documented) and plays the average strategy the solve reaches at its own information set at the
-root: a coarse blueprint for the whole game and search at play time over the part at hand, the
-shape of Libratus and Pluribus. Each player's objective in the subgame is the bot's `objective`:
-its margin, or its win share (with the Pudding tie-break) at the game's end, which the leaves
-estimate by playing the continuations out (the win share plus `compiled.utilities.WIN_TIE_BREAK`
-times the margin, so that ties of the win share go to the larger margin). With `path="auto"` the
-blueprint (continuations, belief) is the stored one measured best for the objective (`BLUEPRINTS`).
+(`kernels.subgame`) and plays the solve's strategy at its own root information set: a coarse
+blueprint for the game and search at play time, the shape of Libratus and Pluribus. Each player's
+value is the bot's `objective`: its margin, or its win share plus `WIN_TIE_BREAK` times its margin.
 
 Contract: a `pyspiel.Bot` of `python_sushi_go` without the robot, whose randomness comes from its
 seed; with only a budget (`seconds`, `clock`) it plays the stored blueprint of its player count
-(`BLUEPRINTS`; another count needs `path`) with the defaults measured strongest. With `root=own`
-(the default) it re-solves unsafely; with `root=public` (two players) it re-solves proper
-subgames. Belief, root, leaves, what each setting guarantees and what was measured:
-docs/subgame.md. Parameters: `SubgameBot`.
+measured best for the objective (`BLUEPRINTS`; another count needs `path`) with the defaults
+measured strongest. With `root=own` (the default) it re-solves unsafely; with `root=public` (two
+players) it re-solves proper subgames. Belief, root, leaves, what each setting guarantees and what
+was measured: docs/subgame.md. Parameters: `SubgameBot`.
 """
 
 from __future__ import annotations

@@ -1,20 +1,15 @@
 """Policies converted between a `GameTree`'s array form and OpenSpiel's policy forms.
 
-The array form is a behaviour strategy: one probability per information set and legal action of
-the tree (length `tree.num_slots`). `policy_array(tree, policy)` reads an array from:
-  - a numpy array (checked, returned as is);
-  - a `policy.TabularPolicy` of the simultaneous or the turn-based game, or a C++
-    `pyspiel.TabularPolicy` keyed by either game's information state strings;
-  - a policy that answers at the rules' tables, `probabilities(rules, table, player)` (as
-    `abstraction.LiftedPolicy`): asked at each information set's representative table;
-  - any other `policy.Policy` of either game, or a C++ `pyspiel.Policy` of the turn-based game
-    (such as `CFRSolver.average_policy()`): asked at a representative state of each set.
-Actions missing from an answer get probability 0; an answer (or a tabular row) with probability on
-an action that is not legal there is refused, not dropped, and the result must be a distribution at
-every information set (`GameTree.check_distributions`): both name the player, the information state
-and the actions (`validation`). The other way, `to_tabular_policy` and
-`to_pyspiel_tabular_policy` write OpenSpiel's tabular forms of the turn-based game, and
-`TreePolicy` is the array as a `policy.Policy` of the simultaneous game.
+The array form is a behaviour strategy: one probability per information set and legal action
+(length `tree.num_slots`). `policy_array(tree, policy)` reads one from a numpy array (checked); a
+`policy.TabularPolicy` or `pyspiel.TabularPolicy` of the simultaneous or turn-based game; a policy
+answering `probabilities(rules, table, player)` (as `abstraction.LiftedPolicy`); or any other
+`policy.Policy` (or C++ `pyspiel.Policy` of the turn-based game), asked at a representative state
+or table of each information set. Missing actions get 0; probability on an illegal action is
+refused, not dropped, and the result must be a distribution everywhere
+(`GameTree.check_distributions`), errors naming player, information state and actions
+(`validation`). `to_tabular_policy` and `to_pyspiel_tabular_policy` write the turn-based game's
+tabular forms; `TreePolicy` is the array as a `policy.Policy` of the simultaneous game.
 """
 
 from __future__ import annotations

@@ -1,19 +1,16 @@
 """How big a game's whole tree is, estimated before building it, and the limit on what is built.
 
-Exact methods (`GameTree`, full-width CFR, NashConv) hold every node of a game's turn-based tree in
-memory. The reduced games have thousands to about two million nodes; the full game has more than
-any machine holds, and building its tree only ends when memory does. So a tree is built only after
-its size is estimated here, in well under a second, and a game over the limit is refused with the
-estimate and the limit (`check_tree_size`); `GameTree` also stops its walk at the limit, should an
-estimate fall short. External-sampling MCCFR walks every action sequence of one player in each
-iteration, a tree of its own that grows as fast on large games (`check_walk_size`).
+Exact methods (`GameTree`, full-width CFR, NashConv) hold every node of the turn-based tree in
+memory; the full game's would not fit. So a tree is built only after its size is estimated here,
+in well under a second, and a game over the limit is refused with the estimate and the limit
+(`check_tree_size`); `GameTree` also stops its walk at the limit. External-sampling MCCFR walks
+one player's every action sequence per iteration, a tree of its own (`check_walk_size`).
 
-The estimate is Knuth's (1975): random walks from the root, each choosing one child uniformly at
-every node, where the product of the branching factors met so far estimates the number of nodes
-at each depth without bias (within a few percent of the true counts of the reduced games, with
-`PROBES` walks). The walks use a fixed seed, so a game's estimate, and whether it is refused, is
-the same on every run. Nodes are counted as `GameTree` counts them: at a simultaneous node, player
-0 acts, then player 1 for each of player 0's actions, and so on.
+The estimate is Knuth's (1975): `PROBES` random walks from the root, the product of the branching
+factors met estimating each depth's node count without bias. The walks use a fixed seed, so a
+game's estimate, and whether it is refused, is the same on every run. Nodes are counted as
+`GameTree` counts them (player 0 acts, then player 1 for each of its actions, ...). The rest:
+docs/equilibrium.md, "CFR on abstractions".
 """
 
 from __future__ import annotations

@@ -1,27 +1,18 @@
 """One check of every policy that enters a measure or a bot: a distribution over the legal actions.
 
-A policy is accepted at an information set only if its probabilities are finite and non-negative,
-zero on every action that is not legal there, and sum to 1 over the legal actions within
-`TOLERANCE`. Anything else is refused with a `PolicyError` naming the player, the information
-state (its string, on one line as a Python literal) and the offending actions; nothing is dropped
-or renormalised on the way in, so a measure never reports a figure for a policy other than the
-one it was given.
+A policy is accepted at an information set only if its probabilities are finite, non-negative,
+zero on every illegal action and sum to 1 over the legal ones within `TOLERANCE`. Anything else
+is a `PolicyError` naming the player, the information state (one line, a Python literal) and the
+offending actions; nothing is dropped or renormalised, so a measure never reports a figure for a
+policy other than the one it was given.
 
-  check_answer(answer, legal, player, state)  one information set's answer (action -> probability)
-  validate_policy(game_or_tree, policy)       every information set a policy holds: a saved
-                                              policy's every key, a blueprint's weight table, a
-                                              `policy.TabularPolicy`'s every row; with a
-                                              `GameTree`, the policy's answer at every information
-                                              set of the tree as well
-  load_checked_policy(path)                   `policies.load_policy` (a blueprint's every table
-                                              checked there), then for a saved strategy
-                                              `validate_policy` (over the whole tree too when it
-                                              is small)
-  load_checked_blueprint(path)                `blueprint.load_blueprint`, then the weights it plays
+  check_answer(answer, legal, player, state)  one information set's answer
+  validate_policy(game_or_tree, policy)       every information set a policy holds (and, with a
+                                              `GameTree`, its answer at every one of the tree)
+  load_checked_policy(path)                   `policies.load_policy`, then `validate_policy`
+  load_checked_blueprint(path)                `blueprint.load_blueprint`, then its played weights
   information_state(game, table, player)      the information state string at a rules table
-
-The array form of a policy on a tree is checked by `GameTree.check_distributions`, which uses the
-same tolerance and names the same things.
+`GameTree.check_distributions` checks the array form with the same tolerance and messages.
 """
 
 from __future__ import annotations

@@ -1,28 +1,16 @@
-"""A learned best response by PPO: the trainer of `solvers.learning.ppo` in one seat against a
-fixed policy in every other seat, then played greedily (Timbers et al. 2022, "Approximate
-exploitability: learning a best response", with PPO as the learner). The responder `ppo` of
-approximate exploitability (`solvers.equilibrium.approximate`).
+"""A learned best response by PPO: the trainer of `solvers.learning.ppo` in one seat against a fixed
+policy in every other seat, then played greedily (Timbers et al. 2022, with PPO as the learner);
+the responder `ppo` of approximate exploitability (`solvers.equilibrium.approximate`).
 
-The fixed policy is played in the batched core, so it must be one the core plays exactly: the
-opponent model's compiled policy named random, greedy or heuristic (the baselines' kernels, those
-bots to the last bit), or a CFR blueprint's (the blueprint policy kernel,
-`solvers.equilibrium.kernels.blueprint_policy`, as `approximate.opponent_model` makes it for
-`PolicyBot`s playing one blueprint). The agent reads the information-state tensor (perfect
-recall) by default, as an exact best response does. Played, the bot takes the most probable legal
-action (ties to the lowest id): a deterministic strategy, so its gain over the policy is a lower
-bound on the policy's exploitability like any responder's.
-
-The agent's rewards are its `objective`: "auto", the default, the game's own returns (what its gain
-is measured in), or "margin" or "win" (the win share, the Pudding tie-break included); the trainer
-plays the game scored by it (`solvers.bot.responder_game`), its rewards divided by `REWARD_SCALES`
-(20 points for scores and margins, 1 for the win, so that either is of the order of one).
-
-Training draws everything from `training_seed` (the trainer's seed); the paired evaluation games
-of `approximate.play_gain` draw from other streams. A trained agent is kept per (game, seat,
-policy, parameters) in the process, so the responders of one seat's paired games train once. With
-`one_agent`, one agent is trained in every seat at once (the seats' games each a share of
-`num_envs`) and kept for all of them: each seat's games then train the same network, which on the
-full game learns from twice the games in the time two agents would take.
+The fixed policy must be one the batched core plays exactly: the baselines' compiled policies
+(random, greedy, heuristic) or one CFR blueprint's (`kernels.blueprint_policy`). The agent reads
+the information-state tensor by default, as an exact best response does; played, it takes the most
+probable legal action (ties to the lowest id), so its paired gain is a lower bound on the policy's
+exploitability. Its rewards are its `objective` ("auto": the game's own returns; "margin"; "win"),
+in `bot.responder_game`, divided by `REWARD_SCALES`. Training draws everything from
+`training_seed`, never an evaluation game's stream; an agent is kept per (game, seat, policy,
+parameters) in the process, and with `one_agent` one agent trains in every seat at once.
+The rest: docs/ppo.md, "A learned best response".
 """
 
 from __future__ import annotations

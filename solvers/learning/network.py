@@ -1,21 +1,16 @@
 """The PPO agent's network, its file, and the bot that plays it; numpy only, so that playing a
 trained agent needs neither JAX nor the `learn` extra.
 
-The network reads the observer's tensor (counts and points) as log(1 + x), then two tanh hidden
-layers shared by two heads: one logit per
-action id (illegal actions masked out before the softmax) and the state's value.
-
   forward(params, observations, masks, xp)    logits (illegal: MASKED) and values; `xp` is numpy
                                               here and `jax.numpy` in the trainer (one function)
   forward_inputs(params, inputs(observations), masks, xp)    the same in two parts
   Network(params, metadata)                   .save(path), Network.load(path), .policy(...)
   PPOBot(game, player, seed, path=..., play=...)   the bot `ppo`
 
-An agent file is an archive of `solvers.archives` (no pickles, a digest of its content checked at
-load): the arrays of `PARAMETER_NAMES` and JSON metadata naming the game it was trained for, its
-observation type and its training's provenance. A training checkpoint
-(`solvers.learning.ppo`) is an agent file with the optimizer's and environments' state beside
-it, so a checkpoint plays as well.
+An agent file is a `solvers.archives` archive of the arrays of `PARAMETER_NAMES` and JSON metadata
+(the game it was trained for, its observation type, its training's provenance); a training
+checkpoint is an agent file with the optimizer's and environments' state beside it, so it plays
+too. The architecture and the rest: docs/ppo.md.
 """
 
 from __future__ import annotations

@@ -1,19 +1,16 @@
 """Information-Set MCTS for the drafting games (Cowling, Powley & Whitehouse 2012), single- and
 multiple-observer, with decoupled simultaneous selection: the bots `so_ismcts` and `mo_ismcts`.
 
-`ISMCTSBot` checks its parameters, resolves the objective (what its playouts' ends are worth:
-the margin, or the win share plus `compiled.utilities.WIN_TIE_BREAK` times the margin, so that
-ties of the win share go to the larger margin; `solvers.bot`), chooses an engine and turns the root
-statistics into its move: the most visited action (`final=visits`) or the root's mixed strategy
-(`final=mixed`). The engines (`ismcts_engines.py`) run the search behind one call:
-`PythonISMCTS`, the readable reference on the rules' tables, and `CompiledISMCTS`, the same
-search in numba kernels, tested against it. Every game the bots play has a compiled core
-(`kernels.game.GAMES`: Sushi Go and Sushi Draft), and the compiled engine is taken unless the
-search needs what the core has no kernel for: an opponent model without a compiled policy
-(`opponent_model.OpponentModel`), or a rollout policy the game's kernel lacks. `prior`, `bias` and
-`epsilon` are the compiled engine's only. Under an iteration budget a seed fixes every statistic
-in every process. Works on both games and their `pyspiel.convert_to_turn_based` form.
-Parameters, the algorithm and the opponent model: docs/search.md.
+`ISMCTSBot` checks its parameters, resolves the objective (the margin, or the win share plus
+`WIN_TIE_BREAK` times the margin), chooses an engine and turns the root statistics into its move:
+the most visited action (`final=visits`) or the root's mixed strategy (`final=mixed`). Engines
+(`ismcts_engines.py`): `PythonISMCTS`, the readable reference, and `CompiledISMCTS`, the same
+search in numba kernels, tested against it. Both games have a compiled core, taken unless the
+search needs what it has no kernel for (an opponent model without a compiled policy, a rollout
+policy the game's kernel lacks). `prior`, `bias` and `epsilon` are the compiled engine's only.
+Under an iteration budget a seed fixes every statistic in every process. Works on both games and
+their `pyspiel.convert_to_turn_based` form. Parameters, the algorithm and the opponent model:
+docs/search.md, "Information-Set MCTS".
 """
 
 from __future__ import annotations

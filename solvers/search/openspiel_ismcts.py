@@ -1,22 +1,14 @@
 """A reference bot: OpenSpiel's own Python `ISMCTSBot` on the turn-based form of the game.
 
-It is the yardstick the project's own Information-Set MCTS is compared with at equal budget.
-OpenSpiel's bot searches sequential games only, so it runs on `pyspiel.convert_to_turn_based` of
-the game, where the players of a simultaneous turn choose one after another, each without seeing
-the choices made before it in that turn. Two gaps of that route are filled here:
-
-- The turn-based wrapper does not forward `resample_from_infostate`, so the bot is given a
-  resampler (`set_resampler`): it rebuilds the simultaneous state from the history, asks the game
-  to resample it for the player to move, and replays the result into the turn-based game. The
-  choices the earlier players have already made this turn are hidden from that player, so they are
-  redrawn uniformly among their legal actions rather than copied.
-- The Python bot has no `restart_at`; this wrapper is a `solvers.bot.Bot` (the search keeps no
-  state between moves) and answers at a simultaneous node of the game itself for its own player.
-- The Python bot's budget is a number of simulations; `seconds` > 0 runs its simulations until
-  that much time has passed instead (on the `clock`: "wall" time or the thread's "cpu" time), so
-  every search bot can be given equal time per move.
-
-OpenSpiel's C++ ISMCTS is not used: it crashes on wrapped Python games.
+The yardstick the project's ISMCTS is compared with at equal budget. It runs on
+`pyspiel.convert_to_turn_based` of the game (OpenSpiel's bot searches sequential games only), and
+this wrapper fills that route's gaps: a resampler (`set_resampler`, as the wrapper does not
+forward `resample_from_infostate`) that redraws the choices made earlier in the same turn uniformly
+(its player cannot see them); a `solvers.bot.Bot` answering at the simultaneous game's nodes (the
+search keeps no state between moves); and `seconds` > 0 on a `clock` ("wall" or the thread's
+"cpu"), running simulations until then, so every search bot can be given equal time a move.
+OpenSpiel's C++ ISMCTS is not used: it crashes on wrapped Python games. The rest: docs/search.md,
+"OpenSpiel's ISMCTS".
 """
 
 from __future__ import annotations

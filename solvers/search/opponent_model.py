@@ -1,19 +1,16 @@
 """Opponent models: the fixed policy a best-responding bot assumes the other players follow.
 
-An `OpponentModel` is an explicit object handed to the bot, as OpenSpiel's `mcts.py` takes an
-explicit evaluator, with everything an engine may read:
-
-  policy    (rules, table, player) -> [(action, probability)]: the model at a table of the rules,
-            read by the Python engines (ISMCTS's reference search, LBR, the learned responder)
-  compiled  a `CompiledPolicy` playing that same policy in the compiled searches, uniform for
-            uniform, or None when there is none (ISMCTS then searches in Python)
-  key       names the policy, so that what is learnt against it is kept per policy ("": unnamed)
-
-A `CompiledPolicy` names a policy of a policy kernel: of the game's registered kernel
-(`kernels.game.GAMES`, read with its default parameters) when `kernel` is None, else of `kernel`
-read with `parameters` (a CFR blueprint's, `solvers.equilibrium.kernels.blueprint_policy`). Who
-builds models: `solvers.equilibrium.approximate.opponent_model`, and tests. Bots taking a model
-refuse anything else (`check_opponent_model`).
+An `OpponentModel` is an explicit object handed to the bot (as OpenSpiel's `mcts.py` takes an
+evaluator), with everything an engine may read:
+  policy    (rules, table, player) -> [(action, probability)], read by the Python engines
+  compiled  a `CompiledPolicy` playing the same policy in the compiled searches, or None (ISMCTS
+            then searches in Python)
+  key       names the policy, so what is learnt against it is kept per policy ("": unnamed)
+A `CompiledPolicy` names a policy of the game's registered kernel (`kernels.game.GAMES`, default
+parameters) when `kernel` is None, else of `kernel` with `parameters` (a CFR blueprint's). Models
+are built by `solvers.equilibrium.approximate.opponent_model` (and tests); bots taking a model
+refuse anything else (`check_opponent_model`). The rest: docs/equilibrium.md, "Approximate
+exploitability of the full game".
 """
 
 from __future__ import annotations

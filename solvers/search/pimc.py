@@ -1,27 +1,18 @@
 """Perfect Information Monte Carlo (PIMC): determinized search for the drafting games.
 
 At each decision the bot samples K worlds consistent with what its player knows
-(`knowledge.determinize`: the cards it has not seen are redealt uniformly). In a world every hand is
-known, so only the players' simultaneous choices and the deals of later rounds remain; each world
-is solved by a world solver (`world_solvers.py`: simultaneous-move MCTS, exact two-player
-backward induction with matrix games, paranoid, or max-n) and the per-world action values are
-averaged; a world's ends are worth the bot's objective to every player (the margin, or the win
-share plus `compiled.utilities.WIN_TIE_BREAK` times the margin: `objective`). The decision is
-the action with the best mean value (`final=argmax`, ties to the lower action id) or a draw from
-the mean of the per-world policies (`final=policy`). Its known failure modes, strategy fusion
-and non-locality (`tests/test_pimc.py` shows the first on a 6-card deck), and its results:
-docs/search.md. Parameters: `PIMCBot`.
+(`knowledge.determinize`), solves each with a world solver (`world_solvers.py`) and averages the
+per-world action values; a world's ends are worth the bot's `objective` to every player (the
+margin, or the win share plus `WIN_TIE_BREAK` times the margin). It plays the best mean value
+(`final=argmax`, ties to the lower id) or a draw from the mean per-world policy (`final=policy`).
+SM-MCTS worlds run on the compiled core (`kernels.smmcts`) when the rollout policy has a kernel
+there (in Sushi Go all do); the tree solvers keep their matrix games in Python, their rollouts on
+the core. With `engine="python"` everything runs in Python and no kernel is compiled.
 
-Worlds solved by SM-MCTS run in the compiled core (`solvers.search.kernels.smmcts`: sampling,
-search and rollouts, from a stream seeded with the bot's seed; its reference is
-`world_solvers.SMMCTS`) when the rollout policy has a kernel there (in Sushi Go all of them); the
-tree solvers keep their matrix games in Python, on the rules' tables, with their rollouts played
-by the core. With `engine="python"` everything runs in Python, with
-`numpy.random.default_rng(seed)`, and no core is built nor kernel compiled.
-
-Works on `python_sushi_go` (2-5 players, any deck and variant) and on `python_sushi_draft`, and
-on their `pyspiel.convert_to_turn_based` forms; in Sushi Draft with SM-MCTS worlds in the
-compiled core only (the tree solvers and the Python engine value Sushi Go's tables only).
+Works on `python_sushi_go` (2-5 players, any deck and variant) and `python_sushi_draft` (SM-MCTS
+worlds on the compiled core only), and on their turn-based forms. Parameters: `PIMCBot`; known
+failure modes (strategy fusion, non-locality) and results: docs/search.md, "Perfect Information
+Monte Carlo".
 """
 
 from __future__ import annotations

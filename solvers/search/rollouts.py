@@ -1,19 +1,14 @@
 """Playing games out on the rules' tables: the rollouts of every search solver.
 
-Tree search spends its time resampling hidden cards, sampling chance and playing games out. Going
-through pyspiel states for that would replay histories and cross into C++ at every step; here the
-game's `Dynamics` (its pure rules functions) are called on immutable tables, so a position is
-copied by sharing it. Determinization and chance sampling are the game's own
-(`dynamics.determinize`, `dynamics.skip_chance`).
-
+The game's `Dynamics` (its pure rules functions) are called on immutable tables, so a position is
+copied by sharing it, where pyspiel states would replay histories and cross into C++ at every
+step. Determinization and chance sampling are the game's own (`determinize`, `skip_chance`).
 Randomness is a `uniform` callable returning floats in [0, 1), such as `random.Random(seed).random`.
 
-A `RolloutPolicy` is a callable `(rules, table, player, uniform) -> action`:
-  random     uniform over the legal actions (both games)
-  greedy     the greedy baseline bot's policy (Sushi Go)
-  heuristic  the heuristic baseline bot's policy (Sushi Go)
-The baseline policies also name their twin in Sushi Go's compiled core (`compiled_policy`,
-`compiled_parameters`), which plays them identically, uniform for uniform.
+A `RolloutPolicy` is a callable `(rules, table, player, uniform) -> action`: `random` (uniform
+over the legal actions, both games), `greedy` and `heuristic` (the baseline bots' policies, Sushi
+Go). The baseline policies also name their twin in the compiled core (`compiled_policy`,
+`compiled_parameters`), which plays them identically. The rest: docs/search.md.
 """
 
 from __future__ import annotations

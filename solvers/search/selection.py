@@ -1,39 +1,18 @@
 """Decoupled bandit statistics for simultaneous-move tree search: one player at one node.
 
-At a simultaneous node of a search tree every player keeps a bandit of its own and chooses from it
-alone, without seeing what the others choose (decoupled selection, as in Lanctot et al. 2013 and
-Lisy et al. 2013 for simultaneous-move MCTS). Three policies, chosen by name:
+At a simultaneous node every player keeps a bandit of its own and chooses from it alone (decoupled
+selection, Lanctot et al. 2013, Lisy et al. 2013). Policies by name: `ucb1` (UCT with availability
+counts, Cowling et al. 2012; exploration `c`), `exp3` (Auer et al. 2002) and `regret_matching`
+(both with exploration `gamma`); each class states its rule. Rewards must lie in [0, 1]. Each
+`select` names the arms available now (an opponent's legal actions differ between
+determinizations); Exp3 and regret matching play and learn over those only.
 
-  ucb1             UCT (Kocsis & Szepesvari 2006) with exploration constant `c`: untried arms
-                   first (uniformly among them), then the highest mean + c sqrt(ln m_a / n_a).
-                   m_a is the number of visits at which arm a was available, as in the
-                   availability-aware UCB of Cowling, Powley & Whitehouse (2012).
-  exp3             Exp3 (Auer et al. 2002) with exploration `gamma`: probabilities
-                   (1 - gamma) softmax(eta X) + gamma / K with eta = gamma / K, X the cumulative
-                   importance-weighted rewards; keeps the mean strategy.
-  regret_matching  Regret matching with exploration `gamma` (Lanctot et al. 2013; Lisy et al.
-                   2013): probabilities (1 - gamma) R+ / sum R+ + gamma / K from the cumulative
-                   sampled regrets; keeps the average strategy.
-
-Rewards must lie in [0, 1] (the search scales the game's utilities). In Information-Set MCTS an
-opponent's legal actions differ from one determinization to the next, so each call of `select`
-names the arms available now; Exp3 and regret matching play and learn over those arms only.
-
-API:
   make_bandit_factory(policy, num_actions, c=..., gamma=...) -> factory; factory() -> Bandit
-  bandit.select(arms, rng) -> (action, probability)   `arms`: legal action ids now, `rng`: any
-                                                      object with `random()` in [0, 1)
-  bandit.update(action, reward, probability)          once after each `select`, with its answer
-  bandit.final_policy(kind) -> [(action, probability)] kind "visits" (all on the most visited arm,
-                                                      ties to the higher mean, then the lower id)
-                                                      or "mixed" (the mean strategy for exp3 and
-                                                      regret_matching, visit frequencies for ucb1)
-  bandit.visits(action), bandit.mean(action)
-
-Statistics are plain Python lists indexed by action id: at 10-100 arms a list walk is faster than
-numpy's per-call overhead. Sums are added up in arm order, one addition at a time, as the compiled
-bandits (`solvers.search.kernels.bandits`) add them, so both compute the same doubles.
-`Bandit.load` fills a bandit with statistics computed elsewhere (a compiled search's root).
+  bandit.select(arms, rng) -> (action, probability); bandit.update(action, reward, probability)
+  bandit.final_policy(kind): "visits" (the most visited arm, ties to the higher mean, then the
+      lower id) or "mixed" (the mean strategy; visit frequencies for ucb1); .visits, .mean, .load
+Statistics are Python lists (faster than numpy at 10-100 arms), summed in arm order one addition
+at a time, as the compiled bandits (`kernels.bandits`) do, so both compute the same doubles.
 """
 
 from __future__ import annotations
@@ -58,9 +37,12 @@ class Bandit:
     self._available = [0] * num_actions
 
   def select(self, arms: Sequence[int], rng) -> tuple[int, float]:
+    """An arm among `arms` (the legal action ids now) and its probability; `rng` is any object
+    with `random()` in [0, 1)."""
     raise NotImplementedError
 
   def update(self, action: int, reward: float, probability: float) -> None:
+    """Once after each `select`, with its answer and the reward in [0, 1]."""
     self._visits[action] += 1
     self._rewards[action] += reward
 

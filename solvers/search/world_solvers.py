@@ -1,55 +1,18 @@
 """Solvers for one determinized world of Sushi Go, for Perfect Information Monte Carlo.
 
-A world is a `rules.Table` in which every hand is known (`knowledge.determinize`). What remains
-uncertain is the players' simultaneous choices and the deals of later rounds. Each solver returns,
+A world is a `rules.Table` with every hand known (`knowledge.determinize`). Each solver returns,
 for the searching player, a value per legal action and a policy (`WorldResult`); `pimc.py`
-averages them over worlds.
+averages them. Worlds are valued by the game's utility, `utility=score` replaced by the margin in
+every solver (the zero-sum solvers need it), and `win` plus `WIN_TIE_BREAK` times the margin.
 
-Objective. Worlds are valued by the game's utility, except that `utility=score` is replaced by the
-margin (own score minus the mean of the others), in every solver: the two-player and paranoid
-solvers need a zero-sum objective, and one objective keeps the solvers comparable. `margin` is
-used as it is, `win` plus `compiled.utilities.WIN_TIE_BREAK` times the margin, so that ties of the
-win share go to the larger margin (with two players both are zero-sum, up to a constant for
-`win`).
-
-Solvers (`kind`):
-  smmcts    simultaneous-move MCTS: decoupled bandits (`selection.py`: one per player per node),
-            tree nodes expanded one per iteration, one rollout from each new node, later deals
-            sampled. Used for every kind when the searcher holds more than `exact_threshold` cards.
-  exact     two players: backward induction over the rest of the round. Each simultaneous node is
-            a zero-sum matrix game (margin, or win), solved by `matrix_game.solve` (LP); the value
-            of a position at the round's end is exact in the last round and otherwise estimated by
-            rollouts (see below). Nodes are memoised on the table without its log (transpositions:
-            picking A then B, or B then A, leads to one node). With `depth` > 0 the search stops
-            after that many turns and the rest of the game is estimated by rollouts.
-  paranoid  any number of players: the searcher against the coalition of all the others, which
-            minimises the searcher's objective: at each node a matrix game of the searcher's
-            actions against the coalition's joint actions, solved by LP. With two players it is
-            `exact`.
-  maxn      three or more players: each player maximises its own objective. A simultaneous node
-            has no single max-n choice (max-n is defined for turns), so the node's value is a pure
-            Nash equilibrium of the one-shot game of the children's value vectors, found by
-            iterated best response: the start profile has each player take the action with the
-            best mean against the others playing uniformly, then each player in turn switches to
-            its best reply until nobody wants to (ties keep the current action, then take the
-            lower id). If no equilibrium is reached after `10 * players` sweeps (the game may have
-            none in pure strategies), the last profile is used. Pure profiles keep the values of
-            a node's players consistent with one joint action, which a mixed solution per player
-            would not; the price is that a node without a pure equilibrium is valued arbitrarily.
-            The searcher's action values are its values against the others' equilibrium actions.
-
-Action values at the root: for the matrix-game solvers, the value of each searcher action against
-the coalition's or opponent's optimal mixed strategy (equal to the game value on the support of the
-searcher's optimal strategy, at most it elsewhere); the policy is the searcher's maximin strategy.
-For SM-MCTS the values are the bandit means and the policy the bandit's mixed policy (visit
-frequencies for UCB1).
-
-Rounds beyond the current one. Rounds are linked only through Puddings and the deck, and the deck
-is the same at every end of the current round of one world. So with an additive objective (margin)
-a round-end position is worth its points so far plus a future value that depends only on the
-Puddings; the future value is the mean of `rollouts` rollouts, memoised per Pudding counts, which
-makes round-end estimates cheap and consistent across the tree. With `utility=win` the memo key is
-the points and the Puddings.
+Solvers (`kind`): `smmcts` (decoupled bandits, `selection.py`; used for every kind while the
+searcher holds more than `exact_threshold` cards), `exact` (two players: backward induction over
+the round, each node a zero-sum matrix game solved by LP, transpositions memoised), `paranoid` (the
+searcher against the coalition of the others, by LP) and `maxn` (3+ players: each node a pure
+equilibrium by iterated best response, `_pure_equilibrium`). Matrix-game solvers give each root
+action's value against the opponents' optimal strategy and the maximin policy; SM-MCTS its bandit
+means and mixed policy. Beyond the horizon: rollouts (`_Leaves`). The rest: docs/search.md,
+"Perfect Information Monte Carlo".
 """
 
 from __future__ import annotations
@@ -169,7 +132,10 @@ class _Leaves:
     return total / settings.rollouts
 
   def round_end(self, table: R.Table) -> np.ndarray:
-    """The value of a table between rounds (or at the end of the game)."""
+    """The value of a table between rounds (or at the end of the game). Rounds are linked only
+    through Puddings and the deck, which is the same at every round end of one world: with an
+    additive objective the future beyond the points so far is memoised per Pudding counts; with
+    `win`, per points and Puddings."""
     rules = self.rules
     if table.actor == TERMINAL:
       return np.array(table_values(rules, table))
@@ -252,8 +218,13 @@ class TreeSearch:
 
 
 def _pure_equilibrium(values: np.ndarray) -> tuple[int, ...]:
-  """A pure equilibrium of the game `values[a_0, ..., a_{n-1}, player]` by iterated best response
-  (see the module docstring), as a tuple of action indices."""
+  """A pure equilibrium of the game `values[a_0, ..., a_{n-1}, player]` by iterated best response,
+  as a tuple of action indices: from each player's best action against the others playing
+  uniformly, each player in turn switches to its best reply until nobody wants to (ties keep the
+  current action, then take the lower id); after `_MAXN_SWEEPS_PER_PLAYER * n` sweeps without one
+  (there may be none in pure strategies) the last profile is used. A pure profile keeps a node's
+  players' values consistent with one joint action, which a mixed solution per player would not;
+  the price is that a node without a pure equilibrium is valued arbitrarily."""
   n = values.shape[-1]
   profile = []
   for p in range(n):

@@ -1,19 +1,15 @@
-"""A CFR blueprint as a policy of the compiled searches: Sushi Go's policy kernel
-(`solvers.policy_kernels.sushi_go.policy_action`) with two more policies, which read a blueprint's
-table, so that a search (a best responder's ISMCTS) models a blueprint's players at every node on
-the compiled core rather than asking the Python policy there.
+"""A CFR blueprint as a policy of the compiled searches: Sushi Go's policy kernel with two more
+policies that read a blueprint's table, so a search models a blueprint's players on the core.
 
-  blueprint         an action drawn from the blueprint's probabilities (its weights normalised;
-                    uniform where it has none), as `PolicyBot` with play=sample
+  blueprint         an action drawn from the blueprint's normalised weights (uniform where it has
+                    none), as `PolicyBot` with play=sample
   blueprint_argmax  its likeliest action, ties drawn uniformly, as `PolicyBot` with play=argmax
 
-`round_values` plays a position to the round's end many times, seat p by its own policy of these
-(its own parameters too: two blueprints may share a table), and averages each seat's points: the
-value function of AIVAT and the luck of the deal (`experiments.tournament.luck`).
-
-The parameter array (`parameters`) holds the heuristic's parameters first, where Sushi Go's
-policies read them, then the length of the blueprint's valuation, the valuation (empty for the
-`cards` abstraction) and the blueprint's table of average weights (a power of two long).
+`round_values` plays a position to the round's end many times, each seat by its own policy and
+parameters, and averages each seat's points: the value function of AIVAT and the luck of the deal.
+The parameter array (`parameters`): the heuristic's parameters first, then the valuation's length,
+the valuation (empty for `cards`) and the table of average weights (a power of two long).
+The rest: docs/blueprint.md.
 """
 
 from __future__ import annotations

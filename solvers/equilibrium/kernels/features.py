@@ -1,51 +1,17 @@
 """The `cards` abstraction of Sushi Go as kernels: one key per (action, what its cards score with).
 
-A position's keys are action-centred: each legal action of a player gets its own key, computed
-from the action and from the features that decide what its card (or its two cards, for a
-Chopsticks pair) will score, and a regret table is kept per key. What is learnt about "a Sashimi
-when the tableau holds two" is then shared by every hand that offers a Sashimi in that context,
-whatever the rest of the hand. The reasoning and the measured trade-offs are in
-docs/blueprint.md.
+Keys are action-centred: each legal action gets its own key from the action and the features that
+decide what its card (or Chopsticks pair) will score, so what is learnt about "a Sashimi when the
+tableau holds two" is shared by every hand that offers one there. An action's features: the cards
+left in the hand (up to `STAGES`), the action id, then three numbers per card from what the player
+knows, by the card's kind (`card_features`). Neither round nor turn is kept (for Pudding, the
+rounds left), so one key gathers the visits of some thirty (round, turn) pairs of the full game.
 
-An action's features, in order: the cards left in the hand (up to `STAGES`: five or more count as
-five), the action id, then for each of its cards three numbers from what the player knows (its
-tableau, its hand, the hand it passed at the last turn, Maki and Puddings of every tableau), by the
-card's kind:
-
-  Tempura     own Tempura mod 2, other Tempura in hand (up to 2), Tempura in the passed hand (2)
-  Sashimi     own Sashimi mod 3, other Sashimi in hand (up to 2), Sashimi in the passed hand (2)
-  Dumpling    own Dumplings (up to 5), other Dumplings in hand (2), in the passed hand (2)
-  Maki        own Maki icons minus the most of an opponent (-4..4), 0, 0
-  Nigiri      free Wasabi (0 or 1), 0, 0
-  Wasabi      free Wasabi (up to 2), best other Nigiri in hand (value), best in the passed hand
-  Chopsticks  Chopsticks on the tableau (0 or 1), 0, 0
-  Pudding     own Puddings (kept and this round's) minus the most of an opponent (-3..3), rounds
-              left after this one (up to 2), 0
-  Soy Sauce   Soy Sauce on the tableau (0 or 1), colours on the tableau (up to 8), 0
-
-The hand passed at the last turn is the hand the player held then, less what it placed (a
-Chopsticks pair returns the Chopsticks): known to the player, and with two players exactly the
-hand the opponent holds now, so the cards still to come back. At a round's first turn it is empty.
-
-Neither the round nor the turn is kept as such: a card's value depends on the cards left (how many
-picks remain to complete a set) and, for Pudding only, on the rounds left. Dropping them lets one
-key gather the visits of some thirty (round, turn) pairs of the full game, which is what makes its
-regrets learnable in hours rather than weeks.
-
-The `cards+rank` abstraction adds two numbers to each action's features, from the heuristic
-baseline's values of the legal actions (`sushi_go.heuristic`, with the parameters `valuation`): the
-action's rank (how many actions the heuristic values strictly higher, up to `RANKS`) and how far
-its value falls short of the best (bucketed at `GAPS` points). As hand-strength buckets do in poker
-abstractions, they summarise what the card-by-card features cannot see: how this card compares
-with the rest of the hand.
-
-The kernels take the heuristic as a `VALUATION` pair (`valuation_of(params)`): a function pointer to
-`heuristic_values` and its parameters, empty for `cards`. Called through the pointer, the
-heuristic is compiled once (in the game's core) rather than into every kernel that computes keys,
-which would add minutes to the first compile.
-
-The key is the features hashed to 64 bits (`compiled.hashing`); the regret tables index it modulo
-their size (`mccfr`). Robot games are not covered (the robot's card is a second decision).
+`cards+rank` adds the action's rank under the heuristic's values (up to `RANKS`) and its shortfall
+from the best (bucketed at `GAPS`); the kernels take the heuristic as a `VALUATION` pair
+(`valuation_of(params)`), empty for `cards`. The key is the features hashed to 64 bits
+(`compiled.hashing`); the tables index it modulo their size (`mccfr`). Robot games are not
+covered. The reasoning and the measured trade-offs: docs/blueprint.md.
 """
 
 from __future__ import annotations
@@ -66,7 +32,9 @@ from sushigo_spiel.compiled.sushi_go.layout import (
     K_PUDDING, K_SASHIMI, K_SOY_SAUCE, K_TEMPURA, K_WASABI, NUM_ACTIONS, PAIR_CARDS_TABLE, PLAYERS,
     PUDDINGS_AT, ROUND, ROUNDS, TURN, TYPES, VALUE_TABLE)
 
-# `heuristic_values(spec, pos, player, params, legal, values) -> count` and its parameters.
+# `heuristic_values(spec, pos, player, params, legal, values) -> count` and its parameters. Called
+# through this pointer, the heuristic is compiled once (in the game's core) rather than into every
+# kernel that computes keys, which would add minutes to the first compile.
 VALUES_OF = types.int64(SPEC, POSITION, types.int64, VALUES, ACTIONS, VALUES)
 VALUATION = types.Tuple((types.FunctionType(VALUES_OF), VALUES))
 CARD_FEATURES = 3  # numbers per card
@@ -145,9 +113,21 @@ def _clip(value, bound):
   return max(-bound, min(bound, value))
 
 
+# A card's three features by its kind, from what the player knows ("passed": the hand it passed at
+# the last turn, less what it placed; empty at a round's first turn):
+#   Tempura     own Tempura mod 2, other Tempura in hand (up to 2), Tempura in the passed hand (2)
+#   Sashimi     own Sashimi mod 3, other Sashimi in hand (up to 2), Sashimi in the passed hand (2)
+#   Dumpling    own Dumplings (up to 5), other Dumplings in hand (2), in the passed hand (2)
+#   Maki        own Maki icons minus the most of an opponent (-4..4), 0, 0
+#   Nigiri      free Wasabi (0 or 1), 0, 0
+#   Wasabi      free Wasabi (up to 2), best other Nigiri in hand (value), best in the passed hand
+#   Chopsticks  Chopsticks on the tableau (0 or 1), 0, 0
+#   Pudding     own Puddings (kept and this round's) minus the most of an opponent (-3..3), rounds
+#               left after this one (up to 2), 0
+#   Soy Sauce   Soy Sauce on the tableau (0 or 1), colours on the tableau (up to 8), 0
 @njit
 def card_features(g, pos, player, card, out, at):
-  """Writes the three features of `card` for `player` to `out[at:at + 3]` (module docstring)."""
+  """Writes the three features of `card` for `player` to `out[at:at + 3]` (the table above)."""
   kind, row, held = g[g[KIND_TABLE] + card], views.tableau_at(g, player), views.hand_at(g, player)
   types = g[TYPES]
   own, other = pos[row + card], pos[held + card] - 1

@@ -1,62 +1,18 @@
 """Monte Carlo CFR walks on Sushi Go's compiled core, with action-centred keys (`features`).
 
-Regrets, average-strategy weights and offer weights live in three flat float64 tables of a
-power-of-two size, indexed by an action's key modulo that size (the hashing trick: two keys sharing
-a slot share their regrets; with 2**20 slots and some 10**5 keys in use that is rare, and
-`occupied` counts the slots in use). At a decision the player's strategy is regret matching over
-its legal actions, each action reading its own slot; with no positive regret it is uniform.
+Regrets, average weights and offer weights live in three flat float64 tables (`Tables`) of a
+power-of-two size, indexed by an action's key modulo that size (the hashing trick; `occupied`
+counts the slots in use). A decision's strategy is regret matching over its legal actions, each
+reading its own slot, uniform with no positive regret. Wherever an action's probability is added
+to its key's average weight, the same factor goes to its offer weight: average over offer weight
+is the key's mean probability when offered, which a blueprint playing `mean` normalises.
 
-Offer weights. Wherever an action's probability is added to its key's average weight, the same
-factor (the iteration's weight, times the reach terms of OS) is added to its key's offer weight.
-An information set's actions share one visit history, so its average strategy is its average
-weights normalised; action-centred keys do not: a key offered at many decisions gathers weight
-at all of them, so normalising the raw weights at a decision favours the actions whose keys are
-common. The average weight over the offer weight is the mean probability of the key's action when
-offered, free of that bias; a blueprint playing `mean` normalises these means.
-
-Three walks, each run once per player and iteration (that player is the traverser):
-
-  ES     external sampling (Lanctot et al. 2009): chance and the other players are sampled (from
-         their current strategies, which are added to their average weights at each visit), and
-         every action of the traverser is tried, recursively. An iteration visits every action
-         sequence of the traverser, which only reduced games afford.
-  PROBE  external sampling with probes (Gibson et al. 2012, "Efficient Monte Carlo counterfactual
-         regret minimization in games with many player actions"): as ES, but only one of the
-         traverser's actions, drawn uniformly, is followed recursively; every other action is
-         valued by one probe, a playout of the rest of the game with every player on its current
-         strategy and chance sampled. Every action's value is then an unbiased estimate of its
-         counterfactual value given the path, so the regret update needs no importance weight;
-         and since the traverser's path is drawn uniformly, the probability of reaching one of
-         its information sets does not change across iterations, which scales each information
-         set's regrets by a constant that regret matching ignores ("robust sampling", Li et al.
-         2020). An iteration costs about (decisions x actions) partial playouts: it scales to the
-         full game.
-  OS     outcome sampling (Lanctot et al. 2009): one trajectory. Chance and the other players
-         are sampled from their current strategies, the traverser from its strategy mixed with
-         `EPSILON` of uniform exploration (probability q(a)). At each of its decisions on the way
-         back up, with v the utility sampled below the action a taken weighted by the strategy
-         over the sampling probabilities of the traverser's later actions, the sampled
-         counterfactual value of a is v / q(a), of every other action 0, and of the strategy
-         sigma(a) v / q(a); the regrets add their differences divided by Q, the probability of
-         the traverser's own earlier samples (chance's and the others' probabilities cancel, as
-         they are sampled on policy). The average weights use stochastically weighted averaging:
-         at the traverser's decisions they add pi sigma / Q, pi being the traverser's reach under
-         its strategy, an unbiased estimate of the reach-weighted strategy (weighted, like ES's,
-         by how often chance and the others reach the position). An iteration is a playout per
-         player: it scales to the full game, at the price of high variance.
-
-Weighting: iteration t (counted from 1) adds its regrets and average weights multiplied by t when
-`linear` (Linear CFR, Brown and Sandholm 2019: the same as discounting the past by t / (t + 1)),
-by 1 otherwise.
-
-Everything is determined by the stream state passed in (`rng`).
-
-The tables are one `Tables` and a run's settings one `Settings`, NamedTuples that numba passes as
-tuples with named fields (as `solvers.search.kernels.ismcts.Settings`).
-
-The kernels call the game's kernels through its `compiled.interface.GAME` tuple and the heuristic
-of the `cards+rank` keys through a `features.VALUATION`: function pointers, so that neither is
-compiled again into every kernel here. The entry points `iterate` and `policy_weights` build both.
+Walks (`WALKS`), once per player and iteration: ES (every traverser action, recursively; reduced
+games only), PROBE (one traverser action followed, the others valued by a playout; the full game)
+and OS (one trajectory, `EPSILON` exploration; `outcome_walk`). With `linear`, iteration t adds t
+times its regrets and weights (Linear CFR). All is determined by the stream state passed in. The
+game and heuristic are called through function pointers (`iterate`, `policy_weights` build them);
+why each walk, and offer weights: docs/blueprint.md, "Training" and its first section.
 """
 
 from __future__ import annotations
@@ -211,6 +167,14 @@ def walk(game, g, pos, traverser, tables, weight, rng, kind, valuation, scratch)
   return value
 
 
+# OS (Lanctot et al. 2009): chance and the others sampled on policy, the traverser from its
+# strategy mixed with `EPSILON` of uniform (probability q(a)). At each of its decisions on the way
+# back up, with v the returned utility below the action a taken, the sampled counterfactual value
+# of a is v / q(a), of every other action 0, and of the strategy sigma(a) v / q(a); the regrets add
+# their differences divided by Q, the probability of the traverser's own earlier samples (chance's
+# and the others' cancel, being sampled on policy). Stochastically weighted averaging: the average
+# weights add pi sigma / Q at the traverser's decisions (pi its reach under its strategy), an
+# unbiased estimate of the reach-weighted strategy.
 @njit
 def outcome_walk(game, g, pos, traverser, tables, weight, rng, reach, sampled, valuation, scratch):
   """One OS walk from `pos` (played on in place) for `traverser`, whose strategy reaches `pos`

@@ -1,67 +1,18 @@
-"""Depth-limited subgame solving for Sushi Go (2 to 5 players) as kernels: Monte Carlo CFR over
-the rest of the current round (or its next turns) from a set of root worlds, with leaf values from
-continuation strategies (Brown, Sandholm and Amos 2018, "Depth-limited solving for
-imperfect-information games").
+"""Depth-limited subgame solving for Sushi Go (2 to 5 players) as kernels: Monte Carlo CFR over the
+rest of the current round (or its next turns) from a set of root worlds, with leaf values from
+continuation strategies (Brown, Sandholm and Amos 2018).
 
-The subgame. Its root is a chance node over `worlds`, positions drawn by the caller, world w with
-weight `worlds.weights[w]`: an importance weight that multiplies what a walk from it adds to the
-tables. The other players walk only the first `settings.open_worlds` worlds; when there are more,
-the searcher walks those in half of its walks and the rest, its private worlds, in the other half.
-The caller's use: the searcher's true hand in the private worlds, which the others must not learn
-against, and beside them hands that the others think it may hold. As no other player walks the
-private worlds, where the searcher's average strategy is otherwise added, the searcher's walks
-there add its current strategy at the root to the root's average. Below it the players choose
-simultaneously, turn after turn, until a leaf: the end of the round, the end of the game, or the
-turn `settings.stop_turn` of the round. Each player's value is its margin: its points minus the
-mean of the other players' (with two players, the zero-sum difference of the two scores); with
-`settings.win`, its win share at the game's end (the spec's `utility=win`: the Pudding tie-break
-included) less the even share 1/n, plus `WIN_TIE_BREAK` times its margin, zero-sum like the
-margin. The margin's small weight breaks the ties of win shares alone, which value every pick
-alike wherever the game is won (or lost) whatever the pick, and there leave play to the lowest
-action id.
-
-Information sets are real, not per world: a player's key at the root is its player number and the
-hands it has held this round in that world (the searcher's is then the same in every world, the
-others' tell worlds apart by the hands they hold), and each step folds in what the player
-observes of it (`compiled.sushi_go.knowledge.observation_key`'s content within a round: every pick
-and its new hand). Regrets and average weights live in flat hashed tables as in `mccfr` (slot:
-the key and the action hashed, modulo the table size).
-
-Leaves. At the end of the game the values are exact. Elsewhere, with two players, the opponent of
-the searcher chooses, at an information set of its own (its key at the leaf), one of the
-`strategies.continuations` (codes: the blueprint, or a compiled policy of
-`solvers.policy_kernels.sushi_go`); the searcher then plays the first continuation and the
-opponent the chosen one to the end of the game.
-With more players (general sum, where an opponent's choice is not a choice against the searcher)
-there is one continuation, which every player plays. A leaf's values for continuation j are the
-margins so far plus the means over `settings.rollouts` playouts of what they gain after the leaf
-(with `win`: the means of the playouts' win values, which do not add up), memoised in an
-open-addressing table (`Memo`): at a round's end per (world, round, Puddings), since the rounds
-after it depend on the rest only through the Puddings (the deck is fixed in a world) (with `win`
-the scores so far too); in mid-round per (world, path). With one continuation there is no choice.
-With a salt (`settings.rollout_salt` >= 0) the playouts use common random numbers: playout r of
-every leaf of a world, for every continuation, draws from one stream seeded by (salt, world, r).
-Leaves that differ only in a few cards then see the same deals and (where the continuations
-agree) the same play after them, so the differences between their values, which are what the
-regrets compare, lose most of the deals' noise: between two round ends that differ in Puddings,
-what is left is the Puddings' worth.
-
-Walks: external sampling (ES: every action of the traverser, the others sampled) or probes (PROBE:
-one action of the traverser followed, the others valued by a playout on the current strategies to
-a leaf, as `mccfr.PROBE`). Regret matching with no positive regret plays the prior: the uniform
-strategy or the blueprint's (any strategy there keeps regret matching's bound). Iteration t adds
-its regrets and average weights times t (Linear CFR). Each player's objective is its own margin
-(or win value, with `settings.win`).
-
-What a solve works with is named, in NamedTuples that numba passes as tuples with named fields
-(as `solvers.search.kernels.ismcts.Settings`): its `Settings` (integers), the `Strategies` it reads
-(the blueprint and the continuations), its `Tables` (regrets and average weights), its `Memo` of
-leaf estimates, and its root `Worlds`; one `Solve` holds the first four and the random stream.
-
-The kernels call the game's kernels, the continuations' policy kernel (`compiled.interface.GAME`)
-and the heuristic of the blueprint's `cards+rank` keys (`features.VALUATION`) through function
-pointers, which the entry points build from parameter arrays: none of them is compiled again into
-every kernel here.
+The root is a chance node over the caller's `Worlds`, each with an importance weight; the others
+walk only the first `settings.open_worlds`, the searcher also its private worlds beyond them. A
+leaf is the round's end, the game's end or `settings.stop_turn`. Each player's value is its margin
+(points less the others' mean), or with `settings.win` its win share less 1/n plus `WIN_TIE_BREAK`
+times its margin. Information sets are real, not per world; regrets and average weights live in
+hashed tables as in `mccfr`. Leaf values are the margin so far plus the mean of
+`settings.rollouts` playouts of the `Strategies`' continuations (memoised in `Memo`; common random
+numbers with `settings.rollout_salt` >= 0). Walks ES or PROBE, Linear CFR, regret matching falling
+back to the prior. One `Solve` holds `Settings`, `Strategies`, `Tables`, `Memo` and the stream;
+callees are reached through function pointers, compiled once. The method, and why each choice:
+docs/subgame.md (belief, root, leaves, walks).
 """
 
 from __future__ import annotations

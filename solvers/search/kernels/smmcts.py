@@ -1,19 +1,16 @@
 """Simultaneous-move MCTS on determinized worlds, as kernels: PIMC's world solver.
 
-Tested against its reference, `solvers.search.world_solvers.SMMCTS` (decoupled bandits at every
-node, one node added per iteration, one rollout from it, later deals sampled; Lanctot et al. 2013,
-Lisy et al. 2013), on one tree (`tree.py`) reset for every world. A node's children are keyed by
-the joint action, and by the whole position after it when chance followed (a new round's deal),
-as the Python solver keys them by the joint action and the hands dealt. Values are the solvers'
-objective (the margin under `utility=score`, the returns otherwise, and under `utility=win` the
-win share plus `compiled.utilities.WIN_TIE_BREAK` times the margin, read with the margin spec) and
-the bandits learn them as rewards: win values as they are, margins mapped linearly with
-`margin_scale` points to one half, clipped to [0, 1]. The settings are one `Settings`, a
-NamedTuple as `ismcts.Settings`.
+Tested against its reference, `world_solvers.SMMCTS` (decoupled bandits at every node, one node
+added and one rollout per iteration, later deals sampled), on one tree (`tree.py`) reset for every
+world. A node's children are keyed by the joint action, and by the whole position after it when a
+new round's deal followed. Values are the solvers' objective (margin, returns, or the win share
+plus `WIN_TIE_BREAK` times the margin), learnt as rewards in [0, 1]: win values as they are,
+margins mapped linearly with `margin_scale` points to one half, clipped.
 
 `solve_worlds` samples worlds with the game's `determinize` and adds, per world, the searcher's
-value of each visited root action and its mixed root policy (visit frequencies for UCB1, the
-mean strategy otherwise) to the caller's sums: PIMC's average over worlds.
+value of each visited root action and its mixed root policy (visit frequencies for UCB1, the mean
+strategy otherwise) to the caller's sums: PIMC's average over worlds. The rest: docs/search.md,
+"Perfect Information Monte Carlo".
 """
 
 from __future__ import annotations
