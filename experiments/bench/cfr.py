@@ -4,16 +4,12 @@
   C++   `pyspiel.CFRPlusSolver` on `convert_to_cached_tree(convert_to_turn_based(game))`; its first
         iteration fills the cache from the Python game and is reported apart ("cold")
 
-Both solvers run the same number of iterations, timed in interleaved blocks (the cyclic garbage
-collector paused, as `timeit` does); a block of a fast solver is repeated to fill 0.2 s. The
-median seconds per iteration are compared: target, ours no slower than 2x C++.
-
-Both are CFR+ with alternating updates, regret matching+ and linear averaging, and on games without
-exact regret ties their average policies agree to rounding (tested on small games). Where two
-actions' regrets tie at exactly zero, summation order decides the tie (OpenSpiel can hold 1e-20
-where ours holds 0, and regret matching+ turns that into a different strategy), so the report
-gives the largest policy difference and both average policies' exploitability rather than
-requiring equality.
+Both run the same iterations in interleaved blocks (garbage collector paused, as `timeit`; a fast
+block repeated to fill 0.2 s); median seconds per iteration compared, target ours no slower than
+2x C++. Where two regrets tie at exactly zero, summation order decides (OpenSpiel can hold 1e-20
+where ours holds 0), so the report gives the largest policy difference and both average
+policies' exploitability rather than requiring equality. Method and figures: docs/speed.md
+("Solvers").
 
   python -m solvers.cfr_bench [--game small] [--repeats 3]
 """

@@ -1,27 +1,14 @@
 """Speed of the exact exploitability against OpenSpiel's, on the same reduced game in the same run.
 
-Three timings of the exploitability of the uniform policy:
-  ours     `solvers.exploitability.exploitability` on a `GameTree` built once (build time reported
-           apart: the tree is reused by every later evaluation, as the cached tree is), three ways:
-           cold, the first call on the tree, made right after OpenSpiel's first C++ call (what a
-           user pays once); single, the median of single calls with the garbage collector on
-           (what a user pays for each later call); and per call, back to back with the
-           collector paused, the figure the target is set on (the computation alone)
-  C++      `pyspiel.exploitability` on `convert_to_cached_tree(convert_to_turn_based(game))`; the
-           first call fills the cache from the Python game (reported as "cold"), the later ones
-           are what repeated evaluations cost ("warm", the anchor)
-  Python   OpenSpiel's `exploitability.nash_conv` on the raw simultaneous game with its
-           `UniformRandomPolicy`; slow, so by default on a smaller reduced game (ours is timed
-           again on that game for the ratio)
-
-`measure_sizes` (`--sizes`) gives the table of the reduced games: histories, information sets per
-player, tree build time, NashConv time of the uniform policy and sequence-form LP time.
-
-Targets: ours no slower than 2x the warm C++ time; at least 20x faster than OpenSpiel's Python.
-Medians over `repeats` runs, interleaved, each with the garbage collector paused (as `timeit`);
-a fast computation is repeated within a run to fill 0.2 s and timed per call. The cold call and
-the single calls are reported beside them, with no target: a single call pays the garbage
-collector's passes over the heap, which the trees fill with millions of objects.
+The uniform policy's exploitability, timed three ways: ours (`solvers.exploitability` on a
+`GameTree` built once; cold, single calls, and per call with the garbage collector paused, the
+figure the target is set on), OpenSpiel's C++ `pyspiel.exploitability` on the cached turn-based
+tree (cold, then warm: the anchor) and OpenSpiel's Python `nash_conv` (by default on a smaller
+game, ours timed again there). `measure_sizes` (`--sizes`) tabulates the reduced games: histories,
+information sets, tree build, NashConv and sequence-form LP times. Targets: ours no slower than 2x
+the warm C++ time, at least 20x faster than OpenSpiel's Python; medians over `repeats`
+interleaved runs, a fast computation repeated to fill 0.2 s. Method and figures: docs/speed.md
+("Solvers").
 
   python -m solvers.equilibrium_bench [--game small] [--python-game tiny] [--repeats 3]
   python -m solvers.equilibrium_bench --sizes [NAME ...]

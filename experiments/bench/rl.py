@@ -1,21 +1,13 @@
-"""Speed of the reinforcement-learning environments, measured in one run: the batched environment
-(`solvers.envs.batched`, 1,024 games on the compiled core), the PettingZoo parallel
-environment (`sushigo_spiel.envs.petting_zoo`, one game) and OpenSpiel's `rl_environment` (one
-game, the observation tensor), all on `python_sushi_go(players=2)`; and the batched Sushi Draft
-environment (`solvers.envs.batched_sushi_draft`, 1,024 games of `python_sushi_draft(players=2)`
-against random opponents), reported as a ratio to the Sushi Go batch against random opponents.
+"""Speed of the reinforcement-learning environments in one run, on `python_sushi_go(players=2)`:
+the batched environment (1,024 games on the compiled core, each opponent kind), the PettingZoo
+parallel environment and OpenSpiel's `rl_environment` (one game each); and the batched Sushi
+Draft environment, as a ratio to the Sushi Go batch against random opponents.
 
-A step is one joint move, every player's pick, with the chance that follows it (and the next
-game's deal after the last move): one `step` of the PettingZoo or OpenSpiel environment, one
-game's share of a batched `step`, whose opponents are compiled policies. A Sushi Draft step is
-one simultaneous node (an Eat or a Keep step; a turn has both), the batch's decision. Timing: the
-CPU time of this process (`time.process_time`, so that other work on a shared machine counts
-less), summed over the environments' `step` and `reset` calls only; the actions (uniformly random
-legal ones for one game, the first legal action of each game for the batch) are chosen outside
-the timed calls. Single process, one core (the kernels are single-threaded).
-Runs are interleaved and repeated; medians are reported. Target: the batch with random opponents
-at 1,000,000 steps/s or more (the environment's own cost; the greedy and heuristic opponents'
-decisions are added work, shown beside it).
+A step is one joint move with the chance that follows it (a batched `step` counts one per game; a
+Sushi Draft step is one simultaneous node). Timing: this process's CPU time summed over `step`
+and `reset` only, actions chosen outside the timed calls; one core; runs interleaved and repeated,
+medians reported. Target: the batch against random opponents at 1,000,000 steps/s or more, the
+opponents' decisions shown beside it as added work. Figures: docs/rl.md ("Speed").
 """
 
 from __future__ import annotations

@@ -1,33 +1,14 @@
-"""Search speed, in one interleaved run: the compiled core's playouts beside OpenSpiel's C++
-goofspiel, the ISMCTS bots beside OpenSpiel's Python ISMCTS, PIMC beside its Python engine, and
-the compiled kernels' cold and warm compile times. `sushigo bench --search` prints this.
+"""Search speed, in one interleaved run (`sushigo bench --search`): the compiled core's playouts
+beside OpenSpiel's C++ goofspiel, the ISMCTS bots beside OpenSpiel's Python ISMCTS, PIMC beside
+its Python engine, MCCFR compiled beside Python, blueprint training on N workers, and the kernels'
+cold and warm compile times.
 
-  playouts   random full games per CPU second: the core (`CompiledSushiGo.playout_many`, 2 and 5
-             players) and goofspiel through pyspiel (`bench.game.measure_games`), for scale
-  ismcts     iterations per CPU second at the opening position (the first pick of the first
-             round after a seeded deal), player 0 searching, random rollouts: `so_ismcts` and
-             `mo_ismcts` (compiled) and `openspiel_ismcts` (OpenSpiel's `ISMCTSBot` on the
-             turn-based form), each searching for `seconds` of wall time, its iterations read
-             from the root of its search
-  pimc       worlds per CPU second at the same position, default parameters (each world an
-             SM-MCTS search of 200 iterations): compiled, and the Python engine of before
-  mccfr      iterations per CPU second of external-sampling MCCFR on the reduced game `large`
-             (the largest one-round game): compiled (`cards` abstraction) against the Python
-             solver (`identity`), where the Python walk can run at all; on the full two-player
-             game (where one external-sampling iteration visits too many nodes to finish), the
-             compiled probing walk (`probe-mccfr`) and outcome sampling (`os-mccfr`, `cards`)
-             beside the Python outcome sampling (`os-mccfr`, `summary:1`); compiled over Python
-             outcome sampling has a target
-  scaling    (`training_scaling`, `sushigo bench --training-workers N`) blueprint training
-             (probe-mccfr, `cards`, the full two-player game) on 1 and on N local worker
-             processes: iterations per second of wall time (CPU time would not show the
-             parallelism), per worker, and N workers' rate over one's; each count runs the same
-             iterations once after a warm-up, so it needs N idle cores to mean anything
-  compile    cold: a fresh interpreter compiling the game core and the search kernels into an
-             empty NUMBA_CACHE_DIR; warm: a fresh interpreter loading them from the cache
-
-Rates are per CPU second of this process (`time.process_time`), so that other work on a shared
-machine counts less; the bots are measured in turn, `repeats` times, and the medians reported.
+Rates are per CPU second of this process (`time.process_time`), so other work on a shared machine
+counts less, except the training scaling, timed in wall seconds on N idle cores; each is measured
+in turn, `repeats` times, medians reported. The searches start at the opening position after a
+seeded deal, player 0 searching with random rollouts; a compile is timed in a fresh interpreter
+with an empty (cold) or filled (warm) kernel cache. What each row measures, its targets and the
+figures: docs/speed.md ("Compiled search").
 """
 
 from __future__ import annotations
