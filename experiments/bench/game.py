@@ -14,8 +14,10 @@ A step is one `apply_action` (a chance outcome) or one `apply_actions` (a joint 
 
 from __future__ import annotations
 
+import datetime
 import importlib.metadata
 import json
+import os
 import platform
 import random
 import statistics
@@ -25,6 +27,7 @@ from collections.abc import Sequence
 import pyspiel
 
 import sushigo_spiel
+from solvers import provenance
 from sushigo_spiel.drafting.sampling import draw_index
 from sushigo_spiel.drafting.text import format_table
 
@@ -190,6 +193,11 @@ def _number(value: float) -> str:
 
 
 def write_json(figures: dict, path: str) -> None:
+  """Writes `figures` to `path` with the conditions of the run: the UTC date, the code's commit
+  and the machine's one-minute load average at writing (a shared machine slows every figure)."""
+  conditions = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+                "git_commit": provenance.git_commit(), "load_average": os.getloadavg()[0],
+                "cores": os.cpu_count()}
   with open(path, "w", encoding="utf-8") as f:
-    json.dump(figures, f, indent=2)
+    json.dump({**figures, "conditions": conditions}, f, indent=2)
     f.write("\n")
