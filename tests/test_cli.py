@@ -212,6 +212,10 @@ def test_bench_reports_ratio_and_writes_json(capsys, tmp_path):
   assert len(figures["targets"]) == 3  # Sushi Draft has no target
   assert len(check_verdicts(out)) == 3
   check_figures(figures)
+  conditions = figures["conditions"]
+  assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\+00:00", conditions["date"])
+  assert re.fullmatch(r"[0-9a-f]{40}", conditions["git_commit"])
+  assert conditions["load_average"] >= 0 and conditions["cores"] >= 1
 
 
 def test_bench_search_and_equilibrium_sections(capsys, tmp_path):
