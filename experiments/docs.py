@@ -557,6 +557,74 @@ def _rl_speed(results: pathlib.Path) -> str:
           "\n```\n\n" + textwrap.fill(summary, 100) + "\n")
 
 
+SPEED_RUN = "bench/speed/figures.json"  # `sushigo bench --search --no-compile-times --equilibrium`
+
+
+def _speed_figures(results: pathlib.Path) -> dict:
+  return json.loads((results / SPEED_RUN).read_text(encoding="utf-8"))
+
+
+def _speed_command(figures: dict) -> str:
+  return (f"$ sushigo bench --repeats {figures['repeats']} --seconds {figures['seconds']:g}"
+          " --search --no-compile-times --equilibrium")
+
+
+def _speed_conditions(figures: dict) -> str:
+  """When, on which commit and how loaded the machine was when the stored run was written."""
+  conditions = figures["conditions"]
+  return (f"{conditions['date'][:10]}, commit {conditions['git_commit'][:7]}, on"
+          f" {conditions['cores']} cores at load average {conditions['load_average']:.1f}")
+
+
+def _speed_game(results: pathlib.Path) -> str:
+  """The random games' part of the stored speed run, as `sushigo bench` printed it."""
+  from experiments.bench import game as game_bench
+  figures = _speed_figures(results)
+  return (f"The stored run ({_speed_conditions(figures)}):\n\n```\n{_speed_command(figures)}\n"
+          f"...\n{game_bench.report(figures)}\n```\n")
+
+
+def _speed_ratio(results: pathlib.Path) -> str:
+  """The stored run's ratios of Sushi Go's steps/s to goofspiel's, against their target."""
+  from experiments.bench import game as game_bench
+  figures = _speed_figures(results)
+  ratios = [t for t in figures["targets"] if "goofspiel" in t["name"]]
+  stated = "; ".join(f"{t['name'].split(' steps/s')[0]} {t['value']:.3f}" for t in ratios)
+  return textwrap.fill(
+      f"In the stored run the ratios were: {stated} (target >= {game_bench.MIN_STEP_RATIO:g});"
+      f" goofspiel ran {figures['games'][game_bench.REFERENCE]['steps_per_s']:,.0f} steps/s.",
+      100) + "\n"
+
+
+def _speed_solvers(results: pathlib.Path) -> str:
+  """The exact exploitability and CFR+ parts of the stored speed run, as printed."""
+  from experiments.bench import cfr as cfr_bench
+  from experiments.bench import equilibrium as equilibrium_bench
+  figures = _speed_figures(results)["equilibrium"]
+  exploitability = equilibrium_bench.EquilibriumBench(
+      **{field: figures["exploitability"][field]
+         for field in equilibrium_bench.EquilibriumBench._fields})
+  cfr = cfr_bench.CFRBench(**{field: figures["cfr"][field] for field in cfr_bench.CFRBench._fields})
+  cold = exploitability.ours_cold_seconds / exploitability.ours_single_seconds
+  return ("```\n" + equilibrium_bench.report(exploitability) + "\n\n" + cfr_bench.report(cfr)
+          + "\n```\n\n" + textwrap.fill(
+              f"In this run the cold call cost {cold:.1f} times a warm single call (its cause was"
+              " not investigated).", 100) + "\n")
+
+
+def _speed_search(results: pathlib.Path) -> str:
+  """The compiled search part of the stored speed run, as printed, and what its playout rate
+  means per game."""
+  from experiments.bench import search as search_bench
+  figures = _speed_figures(results)
+  search = figures["search"]
+  playout = 1e6 / search["playouts"]["2"]
+  return (f"```\n{_speed_command(figures)}\n...\n{search_bench.report(search)}\n```\n\n"
+          + textwrap.fill(
+              f"A 2-player playout of the core takes about {playout:.1f} microseconds of CPU time"
+              " in this run.", 100) + "\n")
+
+
 def _cold_run(results: pathlib.Path, stem: str) -> dict:
   """The figures of a stored `sushigo bench --cold` run: STEM-sets.json and STEM-quickstart.json,
   either of which may be missing (a run of `--no-sets` or `--no-quickstart`)."""
@@ -663,6 +731,10 @@ BLOCKS: dict[str, Block] = {
         _capabilities),
     "run-index": Block(("*/summary.md", "*/config.toml"), _run_index),
     "rl-speed": Block(("bench/rl/figures.json",), _rl_speed),
+    "speed-game": Block((SPEED_RUN,), _speed_game),
+    "speed-ratio": Block((SPEED_RUN,), _speed_ratio),
+    "speed-solvers": Block((SPEED_RUN,), _speed_solvers),
+    "speed-search": Block((SPEED_RUN,), _speed_search),
     "cold-start": Block(("bench/cold/*.json",), _cold_start),
     "cold-start-comparison": Block(("bench/cold/*.json",), _cold_start_comparison),
     "cold-start-targets": Block(("bench/cold/*.json",), _cold_start_targets),
