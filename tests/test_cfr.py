@@ -3,6 +3,8 @@ the lossless abstraction's exploitability against the identity's."""
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pyspiel
 import pytest
@@ -209,3 +211,17 @@ def test_three_player_average_policy_equals_openspiel():
     reference.evaluate_and_update_policy()
   expected = policy_array(tree, reference.average_policy())
   np.testing.assert_allclose(solver.average_policy_array(), expected, atol=1e-12)
+
+
+def test_bench_command_writes_its_figures_as_json(tmp_path, capsys):
+  path = tmp_path / "cfr.json"
+  cfr_bench.main(["--game", "tiny", "--repeats", "1", "--json", str(path)])
+  assert "ours / C++" in capsys.readouterr().out
+  figures = json.loads(path.read_text(encoding="utf-8"))
+  assert figures["cfr"]["ratio"] == pytest.approx(figures["cfr"]["ours_seconds"] /
+                                                  figures["cfr"]["cpp_seconds"])
+  assert figures["cfr"]["game"] == reduced_game_string("tiny")
+  assert set(figures["conditions"]) == {"date", "git_commit", "load_average", "cores"}
+  with pytest.raises(SystemExit):
+    cfr_bench.main(["--game", "tiny", "--json", str(tmp_path / "missing" / "cfr.json")])
+  assert "its folder" in capsys.readouterr().err

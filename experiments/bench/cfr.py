@@ -27,6 +27,7 @@ from typing import NamedTuple
 import numpy as np
 import pyspiel
 
+from experiments.bench import game as game_bench
 from solvers.equilibrium.abstraction import Identity
 from solvers.equilibrium.cfr import CFRPlus
 from solvers.equilibrium.exploitability import exploitability
@@ -124,8 +125,13 @@ def main(argv=None) -> None:
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument("--game", default="small", help="reduced game (sushigo_spiel.reduced_games)")
   parser.add_argument("--repeats", type=int, default=3)
+  parser.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
   args = parser.parse_args(argv)
-  print(report(measure(args.game, args.repeats)))
+  game_bench.check_json_path(parser, args.json)
+  bench = measure(args.game, args.repeats)
+  print(report(bench))
+  if args.json:
+    game_bench.write_json({"cfr": {**bench._asdict(), "ratio": bench.ratio}}, args.json)
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ import pyspiel
 from open_spiel.python import policy as policy_lib
 from open_spiel.python.algorithms import exploitability as os_exploitability
 
+from experiments.bench import game as game_bench
 from solvers.equilibrium import sequence_form
 from solvers.equilibrium.exploitability import exploitability, nash_conv
 from solvers.equilibrium.game_tree import GameTree
@@ -209,11 +210,20 @@ def main(argv=None) -> None:
   parser.add_argument("--sizes", nargs="*", metavar="NAME",
                       help="instead, the table of reduced games (all, or those named): sizes,"
                       " tree build, NashConv and LP times")
+  parser.add_argument("--json", metavar="PATH",
+                      help="also write the exploitability figures to PATH as JSON")
   args = parser.parse_args(argv)
   if args.sizes is not None:
+    if args.json:
+      parser.error("--json writes the exploitability figures; --sizes has none to write")
     print(sizes_report(measure_sizes(args.sizes)))
-  else:
-    print(report(measure(args.game, args.python_game, args.repeats)))
+    return
+  game_bench.check_json_path(parser, args.json)
+  bench = measure(args.game, args.python_game, args.repeats)
+  print(report(bench))
+  if args.json:
+    game_bench.write_json({"exploitability": {**bench._asdict(), "cpp_ratio": bench.cpp_ratio,
+                                              "python_speedup": bench.python_speedup}}, args.json)
 
 
 if __name__ == "__main__":

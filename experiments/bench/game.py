@@ -14,6 +14,7 @@ A step is one `apply_action` (a chance outcome) or one `apply_actions` (a joint 
 
 from __future__ import annotations
 
+import argparse
 import datetime
 import importlib.metadata
 import json
@@ -27,6 +28,7 @@ from collections.abc import Sequence
 import pyspiel
 
 import sushigo_spiel
+from experiments import file_errors
 from solvers import provenance
 from sushigo_spiel.drafting.sampling import draw_index
 from sushigo_spiel.drafting.text import format_table
@@ -190,6 +192,15 @@ def report(figures: dict) -> str:
 
 def _number(value: float) -> str:
   return f"{value:.3f}" if value < 10 else f"{value:,.0f}"
+
+
+def check_json_path(parser: argparse.ArgumentParser, path: str | None) -> None:
+  """Refuses, through `parser`, a --json path that cannot be written, before any measuring."""
+  if path:
+    try:
+      file_errors.check_output_file(path, "--json")
+    except file_errors.OutputError as e:
+      parser.error(str(e))
 
 
 def write_json(figures: dict, path: str) -> None:
