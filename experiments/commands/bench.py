@@ -23,9 +23,9 @@ from solvers.opponents import COMPILED_BOTS
 from sushigo_spiel import reduced_games
 
 # Iterations per CPU second of the fastest compiled searcher, rounded up from the fastest rate
-# `sushigo bench --search` measured (so_ismcts and mo_ismcts, 2 players: 70,607/s, docs/speed.md),
-# and of OpenSpiel's ISMCTS (its rate there: 400 to 553/s): what a time-budgeted search's tree
-# can grow to.
+# `sushigo bench --search` has measured (so_ismcts and mo_ismcts, 2 players; the stored run is
+# experiments/results/bench/speed/), and of OpenSpiel's ISMCTS, rounded up likewise: what a
+# time-budgeted search's tree can grow to.
 MAX_ITERATIONS_PER_SECOND = 100_000
 REFERENCE_ITERATIONS_PER_SECOND = 1_000
 
