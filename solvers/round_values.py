@@ -5,7 +5,7 @@ bot's compiled twin: the value function of the luck of the deal and of AIVAT
 A bot's reference policy (`reference`) is its twin: random, greedy, the heuristic with its default
 parameters, or a CFR blueprint played by `PolicyBot` (sampled or purified); the default heuristic
 for any other bot (a search, a heuristic with other parameters). Rounds are played by the baseline
-policy kernels (`SushiGoPolicies.play_round`) when no blueprint sits at the table, so that the
+policy kernels (`SushiGoPolicies.round_values`) when no blueprint sits at the table, so that the
 baselines' tournaments compile no blueprint or CFR kernel; else by the blueprint policy kernel's
 `round_values`, each seat reading its own parameters (`tests/test_aivat.py` checks that the two
 play a baselines' table alike, to the last bit).
@@ -87,14 +87,23 @@ class ReferenceValue:
     if continuations < 1:
       raise ValueError(f"continuations = {continuations}; allowed: an integer >= 1")
     plays = 1 if self.deterministic else continuations
+    if self.blueprint_kernel is None:
+      return self.policies.round_values(pos, self.rng, self.codes, self.params, plays)
     out = np.zeros(self.core.num_players)
-    if self.blueprint_kernel is not None:
-      self.blueprint_kernel.round_values(self.core.spec, self.core.checked_position(pos),
-                                         self.rng, self.codes, self.params, self.starts, plays,
-                                         out)
-      return out
-    for _ in range(plays):
-      child = pos.copy()
-      self.policies.play_round_coded(child, self.rng, self.codes, self.params)
-      out += self.core.scores(child)
-    return out / plays
+    self.blueprint_kernel.round_values(self.core.spec, self.core.checked_position(pos), self.rng,
+                                       self.codes, self.params, self.starts, plays, out)
+    return out
+
+  def dealt(self, pos: np.ndarray, deals: int) -> np.ndarray:
+    """The mean of v over `deals` deals sampled from the chance node `pos`, each position dealt
+    valued by one play: E[v(after the deal)], estimated."""
+    if deals < 1:
+      raise ValueError(f"deals = {deals}; allowed: an integer >= 1")
+    if self.blueprint_kernel is None:
+      return self.policies.round_values(pos, self.rng, self.codes, self.params, deals, redeal=True)
+    total = np.zeros(self.core.num_players)
+    for _ in range(deals):
+      dealt = pos.copy()
+      self.core.skip_chance(dealt, self.rng)
+      total += self(dealt)
+    return total / deals

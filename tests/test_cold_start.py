@@ -46,7 +46,7 @@ def test_the_quickstart_compiles_the_core_and_the_baseline_policies_only(tmp_pat
   solver_kernels = [name for name in compiled["kernels"] if not name.startswith(
       ("sushigo_spiel.compiled.", "solvers.policy_kernels."))]
   assert solver_kernels == []  # no search, CFR, subgame, blueprint, environment or RL kernel
-  assert "solvers.policy_kernels.sushi_go.play_round" in compiled["kernels"]
+  assert "solvers.policy_kernels.sushi_go.round_values" in compiled["kernels"]
   # Only what the luck calls: no playouts, determinization or observation keys, and no chance
   # enumeration (a full game's deal is sampled; its outcomes are counted on the game's states).
   for unused in ("policies.playout_many", "knowledge.determinize", "knowledge.observation_key",

@@ -293,6 +293,36 @@ def test_a_pure_heuristic_draws_no_uniform_and_a_mixed_one_draws_one_per_decisio
     assert stream.tolist() == python.state().tolist()
 
 
+@pytest.mark.parametrize("players", [2, 4])
+def test_round_values_are_the_plays_of_play_round_added_in_order(players):
+  # The luck's values in one call: the same stream, the same points, the same last bit as one
+  # play_round and one scores call per play, a redeal by skip_chance first when asked.
+  kernels = SushiGoPolicies.from_params(players=players)
+  core = kernels.core
+  codes, params = kernels.joint_codes(["heuristic", "random", "greedy", "heuristic"][:players],
+                                      heuristic.parameters(baselines.HeuristicBot.WEIGHTS))
+  rng = new_state(4)
+  before = core.initial_position()
+  dealt = before.copy()
+  core.skip_chance(dealt, rng)
+  for pos, redeal in ((dealt, False), (before, True)):
+    stream, total = rng.copy(), np.zeros(players)
+    for _ in range(5):
+      child = pos.copy()
+      if redeal:
+        core.skip_chance(child, stream)
+      kernels.play_round_coded(child, stream, codes, params)
+      total += core.scores(child)
+    kernel_stream = rng.copy()
+    values = kernels.round_values(pos, kernel_stream, codes, params, 5, redeal)
+    assert values.tolist() == (total / 5).tolist() and values.any()
+    assert kernel_stream.tolist() == stream.tolist()
+  with pytest.raises(ValueError, match="plays = 0"):
+    kernels.round_values(dealt, rng, codes, params, 0)
+  with pytest.raises(ValueError, match="a redeal asked at a node whose actor"):
+    kernels.round_values(dealt, rng, codes, params, 1, redeal=True)
+
+
 # --------------------------------------------------------------------------------------------
 # Parameters and checked input
 

@@ -67,13 +67,7 @@ class DealLuck:
     outcomes = self.deal_outcomes(before)
     if outcomes is not None:
       return sum(p * self.value(dealt, self.playouts) for p, dealt in outcomes)
-    pos = self.core.encode(before.table())
-    total = np.zeros(self.core.num_players)
-    for _ in range(self.playouts):
-      dealt = pos.copy()
-      self.core.skip_chance(dealt, self.rng)
-      total += self.value(dealt)
-    return total / self.playouts
+    return self.value.dealt(self.core.encode(before.table()), self.playouts)
 
   def deal_outcomes(self, before: pyspiel.State) -> list[tuple[float, np.ndarray]] | None:
     """Every position the deal from `before` can lead to, with its probability; None when there

@@ -11,7 +11,7 @@ from solvers.policy_kernels import heuristic, sushi_go
 from solvers.policy_kernels.compiling import ensure_compiled
 from sushigo_spiel.compiled.core import checked_stream
 from sushigo_spiel.compiled.sushi_go.core import CompiledSushiGo
-from sushigo_spiel.compiled.sushi_go.layout import ACTOR_SIMULTANEOUS
+from sushigo_spiel.compiled.sushi_go.layout import ACTOR_CHANCE, ACTOR_SIMULTANEOUS
 
 
 class SushiGoPolicies:
@@ -81,6 +81,20 @@ class SushiGoPolicies:
     """`play_round` with the policies given by `joint_codes`."""
     sushi_go.play_round(self.spec, self.core.checked_position(pos), checked_stream(rng), codes,
                         params)
+
+  def round_values(self, pos: np.ndarray, rng: np.ndarray, codes: np.ndarray,
+                   params: np.ndarray, plays: int, redeal: bool = False) -> np.ndarray:
+    """Each seat's points at the end of the round under way, averaged over `plays` plays from
+    `pos`, seats playing by the policies given by `joint_codes`; with `redeal`, `pos` is a chance
+    node and each play first deals from it at random."""
+    if plays < 1:
+      raise ValueError(f"plays = {plays}; allowed: an integer >= 1")
+    if redeal:
+      self.core.expect_actor(pos, ACTOR_CHANCE, "a redeal")
+    out = np.zeros(self.core.num_players)
+    sushi_go.round_values(self.spec, self.core.checked_position(pos), checked_stream(rng), codes,
+                          params, plays, redeal, out)
+    return out
 
   def playout_many(self, games: int, seed: int, policy: str = "random",
                    params: np.ndarray | None = None) -> np.ndarray:

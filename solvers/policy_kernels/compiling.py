@@ -36,6 +36,9 @@ def _exercise() -> None:
   sushi_go.playout_many(spec, 1, 0, sushi_go.GREEDY, sushi_go.NO_PARAMETERS, out)
   sushi_go.playout_many(spec, 1, 0, sushi_go.HEURISTIC_EPS, params, out)
   sushi_go.play_round(spec, pos, rng, np.zeros(2, dtype=np.int64), params)
+  dealt = chance.initial_position(spec)
+  sushi_go.round_values(spec, dealt, rng, np.zeros(2, dtype=np.int64), params, 1, True,
+                        np.empty(2))
 
 
 _HERE = pathlib.Path(__file__).resolve().parent
@@ -49,8 +52,8 @@ KERNELS = KernelSet(
     [_HERE / f"{name}.py" for name in ("heuristic", "sushi_go")],
     _exercise, sushi_go.playout_many, requires=[CORE_KERNELS],
     # Cold compile, CPU seconds, each entry alone (the notice's estimate; `sushigo bench --cold`).
-    expected={"play_round": 30, "heuristic_action": 16, "heuristic_policy": 15,
-              "greedy_action": 3, "playout": 30, "playout_many": 30})
+    expected={"play_round": 30, "round_values": 30, "heuristic_action": 16,
+              "heuristic_policy": 15, "greedy_action": 3, "playout": 30, "playout_many": 30})
 
 
 def _exercise_sushi_draft() -> None:
