@@ -642,7 +642,8 @@ def _cold_runs(results: pathlib.Path) -> list[tuple[str, dict]]:
 # its files STEM-sets.json and STEM-quickstart.json in experiments/results/bench/cold/).
 COLD_RUNS = (("every set at once (6d08e44)", "before"), ("first use", "first-use"),
              ("first use, fewer compiles", "after"), ("quiet machine", "quiet"),
-             ("second pass, quiet machine", "second"))
+             ("second pass, quiet machine", "second"), ("41ac0a1, loaded", "loaded-before"),
+             ("third pass, loaded", "third"))
 
 
 def _cold_start_comparison(results: pathlib.Path) -> str:
