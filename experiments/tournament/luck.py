@@ -1,31 +1,15 @@
 """The luck of the deal: a control variate that takes chance's share out of a game's scores.
 
-Sushi Go's only chance events are the deals, one per round. For each deal a tournament records
-chance's contribution to each seat's points,
-
-  luck_r = v(after deal r) - E[v(after a deal) | before deal r],
-
-where v (`solvers.round_values.ReferenceValue`) is each seat's score at the end of the round under way when every seat
-plays on by a fixed reference policy of the compiled core: the bot's own twin when it has one
-(random, greedy, the heuristic with default parameters, or a CFR blueprint played by `PolicyBot`,
-sampled or purified), the default heuristic for any other bot. The expectation over the deal is
-exact when the deal has at most `playouts` outcomes (tiny games), else the mean over `playouts`
-deals sampled from the position before it, each played to the round's end once; v after the deal is
-exact when every reference is deterministic (greedy, heuristic), else the mean of `playouts`
-continuations. A game's `luck` is the sum of its luck_r, by seat; the corrected score (margin) of a
-seat is its score (margin) minus its luck (the margin of its luck).
-
-Why the corrected figures stay unbiased (AIVAT, Burch et al. 2018, with terms at chance nodes
-only): given everything before deal r, the deal is drawn by the rules' own probabilities whatever
-the bots do, and v is fixed by the seating before the game, so E[v(after deal r) | before] is
-exactly the expectation the sampled deals estimate: each luck_r has mean zero given the past, and
-so does their sum, so E[corrected] = E[raw]. The sampled deals and continuations draw from a stream
-of their own (seeded from the game's seed), independent of the game's chance and bots: they add
-noise, never bias. The references only decide how much variance is removed: nearly all of it when
-the bots at the table play as their references (greedy and heuristic: only the end-of-game Pudding
-scoring and the sampling noise remain), less when they do not (the random bot's and a blueprint's
-own draws, a search's decisions). The full AIVAT (`experiments.tournament.aivat`) adds terms for
-the draws of the bots whose policies can be read, with this same v.
+For each deal r a tournament records, by seat, luck_r = v(after deal r) - E[v(after a deal) |
+before deal r], where v (`solvers.round_values.ReferenceValue`) is the seat's score at the end of
+the round when every seat plays on by a fixed reference policy (the bot's compiled twin, else the
+default heuristic). The expectation is exact when the deal has at most `playouts` outcomes, else
+the mean over `playouts` sampled deals; v after the deal is exact for deterministic references,
+else a mean of `playouts` continuations. A game's `luck` is the sum of its luck_r; corrected
+figures are the raw ones minus the luck. Each luck_r has mean zero given the past (AIVAT with terms
+at chance nodes only), and the samples draw from a stream of their own seeded from the game's
+seed, so the corrected figures are unbiased: sampling adds noise, never bias.
+Definitions and why: docs/experiments.md ("Less noise: the luck of the deal").
 """
 
 from __future__ import annotations

@@ -1,22 +1,14 @@
 """Sushi Go's rollout policies and whole playouts by policy, as kernels.
 
-A rollout policy is a code of `POLICIES` and a float parameter array (`heuristic.parameters`; the
-random and greedy policies ignore it, `NO_PARAMETERS` will do). The uniforms each decision draws:
-
-  RANDOM         one: a uniform pick among the legal actions, as the random rollout policy of
-                 `solvers.search.rollouts` (`legal[int(u * len(legal))]`), so a playout from the
-                 same stream ends in the same position as the Python engine's
-  GREEDY         none: the greedy baseline (`solvers.baselines.GreedyBot`), the pick worth the most
-                 points if the round ended now, ties to the lowest action id
-  HEURISTIC      the heuristic baseline (`baselines.HeuristicBot`, `heuristic`) as
-                 `rollouts.BaselinePolicy` plays it: none when its policy is pure (temperature 0),
-                 else one, drawn from the policy
-  HEURISTIC_EPS  one, then: below the epsilon (`params[heuristic.EPSILON]`) RANDOM, else
-                 HEURISTIC, each drawing what it draws above
-
-Players decide in player order, each drawing from the one stream. `greedy_action`'s reference is
-`baselines.GreedyBot`, which plays `greedy` in Python, held equal at every decision by
-`tests/test_compiled_core.py`.
+A rollout policy is a code of `POLICIES` and a float parameter array (`heuristic.parameters`;
+random and greedy ignore it, `NO_PARAMETERS` will do). Uniforms drawn per decision: RANDOM one
+(`legal[int(u * len(legal))]`, as `solvers.search.rollouts`' random policy, so a playout from the
+same stream ends where the Python engine's does); GREEDY none (`baselines.GreedyBot`: the most
+points if the round ended now, ties to the lowest action id); HEURISTIC none at temperature 0,
+else one from its policy (`rollouts.BaselinePolicy`); HEURISTIC_EPS one, then below the epsilon
+(`params[heuristic.EPSILON]`) RANDOM, else HEURISTIC. Players decide in player order from the one
+stream. References, held equal at every decision: `baselines.GreedyBot`
+(`tests/test_compiled_core.py`) and the heuristic kernels (`tests/test_compiled_heuristic.py`).
 """
 
 from __future__ import annotations

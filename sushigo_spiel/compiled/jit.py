@@ -1,35 +1,15 @@
 """The one import of numba, and compiling on first use: every kernel module takes `njit` from
 here, and every compiled component declares its kernels as a `KernelSet`.
 
-Kernels are compiled with `cache=True`, so a user compiles them once per environment, not once per
-process, and only those a command uses: a kernel is compiled (or loaded from numba's cache) when
-Python first calls it, with the argument types of that call, and no sooner. A compile from Python
-says so on stderr, naming the kernel, the time it usually takes and that it happens once; the
-line ends with the time it took. Loads from the cache are silent.
-
-Numba checks a cached kernel against its own source file only, not against the kernels it calls
-from other files, so after an edit a caller could keep running a stale callee. A `KernelSet`
-therefore keys a marker file on the numba version and every source its kernels depend on, and
-before the first kernel of the set runs in a process, when the marker is missing (first use, or
-any source changed), it clears those sources' cached kernels and leaves the marker: whatever the
-cache holds for a set with its marker is compiled from the sources as they are. A source shared
-with another set whose marker is present is left alone when that set's sources include every
-source of the set owning the file (all its kernels can depend on): its kernels were compiled from
-the sources as they are now, and clearing them would only make every later process compile them
-again. A set listing the file for some of its kernels only does not vouch for the others.
-
-Processes compiling at once (a run's workers, or tests on two cores, in a fresh environment) would
-compile the same kernels twice, so a kernel's first call from Python holds its set's lock file
-while numba loads or compiles it: one process compiles, the others needing it say they wait, then
-load what it wrote. A set first readies the sets it `requires` (whose kernels it calls, or whose
-sources it shares), so it never clears what they have just compiled; sets apart from each other
-compile at once, on as many cores.
-
-A set's `exercise` calls every kernel of the set once with the argument types used: the benchmark
-(`sushigo bench --cold`, `experiments/bench/cold.py`) times each set's cold compile with it, and
-`KernelSet.compile_all` runs it. A set whose entry kernels take function pointers has a `setup`,
-which compiles them for their one signature each and closes them to others, run when the set is
-first readied.
+Contract: a kernel compiles (or loads from numba's cache, `cache=True`) when Python first calls
+it, with that call's argument types, once per environment; a compile says so on stderr (the
+kernel, its usual time, that it happens once, then the time it took), a load is silent. A
+`KernelSet` keys a marker on the numba version and every source its kernels depend on, and clears
+those sources' cached kernels when the marker is missing, so the cache never runs a stale callee.
+Processes compiling at once wait on the set's lock file and load what one of them compiled. A set
+readies the sets it `requires` first; its `exercise` calls every kernel once (the cold benchmark,
+`KernelSet.compile_all`), and its `setup` compiles function-pointer entry kernels for their one
+signature. Why each of these: docs/layout.md ("Compiling on first use").
 """
 
 from __future__ import annotations
