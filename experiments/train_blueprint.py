@@ -1,30 +1,18 @@
 """Trains the blueprint (`cards` or `cards+rank` abstraction, MCCFR on the compiled core) on the
 full game, measured as it learns, and resumable.
 
-The game is `python_sushi_go(players=N,utility=margin)`: at two players the margin makes it zero
-sum and MCCFR's average strategy approaches an equilibrium; at three to five players the margin
-(own points less the others' mean) still sums to zero, but no equilibrium guarantee holds for
-MCCFR there, and the blueprint is judged by its play alone. `--utility win` trains on the win
-share instead (the rulebook's Pudding tie-break; constant sum at two players): the file's game
-string records the utility, and a bot playing it must have the matching objective.
+The game is `python_sushi_go(players=N,utility=margin)` (`--utility win`: the win share, recorded
+in the file's game string). Every `--segment` seconds the solver is saved to `--out` and its
+policy plays `--games` games against the heuristic (`train_full_policy.evaluate`); the point
+(iterations, seconds, win rate and mean margin with their intervals) is printed and kept in the
+file's metadata as its training curve. `--resume` continues from `--out` up to `--seconds` in all;
+an existing `--out` is refused without `--resume` or `--force`; one training holds the file; the
+checkpoint is also saved every `--checkpoint-seconds`, and a first Ctrl-C saves at the end of the
+step under way; a table that is not finite is never saved. Training is determined by the seed
+(and the number of workers). Equilibrium guarantees and the stored blueprints: docs/blueprint.md.
 
-Every `--segment` seconds of training the solver is saved to `--out` as a checkpoint (regrets and
-averages) and its policy plays `--games` games against the heuristic in every other seat (its seat
-going round, chance and bots seeded from `--seed`, `train_full_policy.evaluate`); the point
-(iterations, training seconds, win rate with its Wilson interval, mean margin with its t interval)
-is printed and kept in the file's metadata as its training curve. With `--resume` the run
-continues from the checkpoint at `--out` (its iterations and curve included) until `--seconds` of
-training in all. An existing `--out` is refused without `--resume` or `--force`; the file is held by
-one training at a time; within a segment the checkpoint is also saved every `--checkpoint-seconds`
-(so a killed training loses at most that), and a first Ctrl-C stops at the end of the step under
-way and saves. No table that is not finite is ever saved.
-Training is determined by the seed (and the number of workers); segments end on whole chunks, so
-where they fall depends on the machine's speed, not the tables' values at a given iteration.
-
-  nice -n 10 python -m experiments.train_blueprint --seconds 3000 --segment 600 \\
+  nice -n 10 python -m experiments.train_blueprint --seconds 3000 --segment 600 \
       --out experiments/results/policies/blueprint_2p.npz
-  nice -n 10 python -m experiments.train_blueprint --players 4 --seconds 1800 --segment 600 \\
-      --out experiments/results/policies/blueprint_4p.npz
 """
 
 from __future__ import annotations

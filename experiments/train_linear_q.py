@@ -2,23 +2,14 @@
 opponent, in numpy, in a few minutes on one core; then the agent plays in tournaments as the bot
 `linear_q` (`solvers.linear_q`).
 
-Training: 1,024 games of `python_sushi_go(players=2, utility=margin)` step together
-(`solvers.envs.batched.SushiGoBatch`), the learner at seat 0 against `--opponent` at the
-other seats. Each step the agent picks, per game, the legal action of highest value or, with
-probability epsilon (decaying linearly from `--epsilon` to `--final-epsilon`), a uniformly random
-legal one; then, game by game, the value of the action taken moves towards the one-step
-Q-learning target (the reward, the margin divided by `REWARD_SCALE` at a game's end, plus the best
-legal value of the next observation) by normalized least mean squares: the weights of that action
-step by the learning rate times the error times the features, divided by the features' squared
-norm. The learning rate decays linearly from `--learning-rate` to `FINAL_RATE` of it over the
-step budget, as epsilon does. The features are sparse (most counts are zero), so the agent's two kernels
-(`choose_actions`, `learn`) compute values from the nonzero entries alone: the same values as
-`solvers.linear_q.features` times the weights (tested), at a few microseconds per game.
-
-Every `--eval-every` steps the greedy agent plays `--eval-games` fresh games against the same
-opponent (the same deals each time): their mean margin, with a 95% t interval, is the learning
-curve, written beside the model as `learning_curve.csv` and `learning_curve.png`, with uniform
-random play as the yardstick.
+1,024 games of `python_sushi_go(players=2, utility=margin)` step together (`SushiGoBatch`), the
+learner at seat 0 against `--opponent`. Each step the agent takes its best legal action, or with
+probability epsilon (decaying linearly to `--final-epsilon`) a random legal one, and moves the
+taken action's value towards the one-step Q-learning target by normalized least mean squares (the
+learning rate decaying linearly to `FINAL_RATE` of it). Its kernels compute values from the
+nonzero features alone, equal to `solvers.linear_q.features` times the weights (tested). Every
+`--eval-every` steps the greedy agent plays `--eval-games` games on the same deals: the learning
+curve (`learning_curve.csv`, `.png`), random play as the yardstick. The example: docs/rl.md.
 
   python -m experiments.train_linear_q --opponent heuristic --minutes 4 \
       --out experiments/results/linear-q/linear_q.npz

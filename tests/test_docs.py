@@ -8,6 +8,7 @@ played.
 
 from __future__ import annotations
 
+import ast
 import json
 import lzma
 import re
@@ -143,16 +144,6 @@ def test_an_unknown_block_is_refused():
 
 # --- no figure by hand --------------------------------------------------------------------------
 
-# Pages whose prose still states figures by hand, to be moved into generated blocks or rephrased,
-# with what their figures are. The list may only shrink: a listed page that states no figure any
-# more fails the test below.
-NOT_YET_CONVERTED = {
-    "docs/speed.md": "the cold start's history (`sushigo bench --cold`), not all stored",
-}
-# Of a page not yet converted, the heading its converted part ends at: the text above it is
-# checked like a converted page.
-CONVERTED_UP_TO = {"docs/speed.md": "## Cold start"}
-
 # Figures a page may state by hand because they are not results: each with the reason.
 ALLOWED = {
     "3.11": "the oldest Python the package supports",
@@ -225,24 +216,11 @@ def figures_by_hand(page: str, allowed: dict[str, str] | None = None) -> list[st
           for m in FIGURE.finditer(text) if m.group(0) not in allowed]
 
 
-@pytest.mark.parametrize("name", [p for p in PAGES if p not in NOT_YET_CONVERTED])
+@pytest.mark.parametrize("name", PAGES)
 def test_no_figure_outside_a_generated_block(name):
   assert figures_by_hand(_read(name), ALLOWED_ON.get(name)) == [], (
       f"{name} states figures by hand: put them in a generated block (experiments/docs.py) or "
       "rephrase; a target or constant that is not a result goes in ALLOWED with its reason")
-
-
-@pytest.mark.parametrize("name", sorted(CONVERTED_UP_TO))
-def test_converted_part_of_a_page_states_no_figure_by_hand(name):
-  page, heading = _read(name), CONVERTED_UP_TO[name]
-  assert heading in page, f"{name} has no {heading!r}: update CONVERTED_UP_TO"
-  assert figures_by_hand(page.split(heading)[0], ALLOWED_ON.get(name)) == [], (
-      f"{name} states figures by hand above {heading!r}: put them in a generated block")
-
-
-@pytest.mark.parametrize("name", sorted(NOT_YET_CONVERTED))
-def test_pages_not_yet_converted_still_state_figures(name):
-  assert figures_by_hand(_read(name)), f"{name} states no figure now: remove it from the list"
 
 
 def test_the_figure_scan_finds_a_planted_figure():
@@ -328,6 +306,35 @@ def test_pages_are_short(name):
   limit = 150 if name == "README.md" else 400
   lines = len(_read(name).splitlines())
   assert lines <= limit, f"{name}: {lines} lines"
+
+
+# --- module docstrings ---------------------------------------------------------------------------
+
+DOCSTRING_LINES = 15  # a module's docstring states its contract and points to the docs for the rest
+
+
+def long_module_docstrings(packages=("sushigo_spiel", "solvers", "experiments"), root=ROOT):
+  """`path: N lines` for every module of `packages` whose docstring is over `DOCSTRING_LINES`."""
+  found = []
+  for package in packages:
+    for path in sorted((root / package).rglob("*.py")):
+      text = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+      if len(text.splitlines()) > DOCSTRING_LINES:
+        found.append(f"{path.relative_to(root).as_posix()}: {len(text.splitlines())} lines")
+  return found
+
+
+def test_module_docstrings_state_the_contract_briefly():
+  assert long_module_docstrings() == []
+
+
+def test_the_docstring_check_finds_a_long_one(tmp_path):
+  (tmp_path / "package").mkdir()
+  (tmp_path / "package" / "short.py").write_text('"""One line."""\n', encoding="utf-8")
+  lines = "\n".join(f"line {i}" for i in range(DOCSTRING_LINES + 1))
+  (tmp_path / "package" / "long.py").write_text(f'"""{lines}"""\nx = 1\n', encoding="utf-8")
+  assert long_module_docstrings(("package",), tmp_path) == [
+      f"package/long.py: {DOCSTRING_LINES + 1} lines"]
 
 
 def test_the_report_command_checks_the_pages(capsys):
