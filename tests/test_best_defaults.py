@@ -12,6 +12,7 @@ from the config's have the same resolved parameters, so a stored figure is the d
 from __future__ import annotations
 
 import json
+import math
 import os
 import pathlib
 import tomllib
@@ -23,6 +24,7 @@ from experiments.config import load_game
 from solvers import bot_parameters, make_bot
 from solvers.equilibrium.subgame import default_blueprint
 from sushigo_spiel.reduced_games import REDUCED_GAMES, reduced_game_string
+from strength import wilson_lower_bound
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CONFIGS = sorted((ROOT / "experiments" / "configs").glob("*.toml"))
@@ -133,3 +135,27 @@ def test_the_win_plays_the_blueprint_its_stored_run_found_no_worse(players):
   assert won + lost > 0
   assert won >= lost or stats.sign_test(won, lost) >= 0.05, (
       f"{run}: {other} won {lost} games to {name}'s {won}; path='auto' should play it")
+
+
+# The published claims of the subgame bot with its defaults at 100 ms of CPU a move, two players:
+# (stored run, opponent, games at least, the share of the games outscored it claims, the bar the
+# lower end of that share's 99.9% Wilson interval must clear).
+HEADLINE_CLAIMS = [("subgame-vs-heuristic", "heuristic", 300, 0.85, 0.85),
+                   ("subgame-vs-searchers", "so_ismcts", 500, 0.55, 0.5),
+                   ("subgame-vs-searchers", "pimc", 500, 0.55, 0.5)]
+
+
+@pytest.mark.parametrize("run,opponent,games,share,bound", HEADLINE_CLAIMS)
+def test_the_subgame_bots_headline_claims_hold_in_their_stored_runs(run, opponent, games, share,
+                                                                     bound):
+  """The stored run played enough games, the subgame bot outscored the opponent in the share of
+  them it claims, and the lower end of the share's 99.9% Wilson interval clears its bar (two
+  players: every game of the opponent is one against the subgame bot; a tie counts half to each,
+  and against the claim in the bound)."""
+  rows = docs.read_csv(ROOT / "experiments/results" / run / "summary.csv")
+  (row,) = [row for row in rows if row["competitor"] == opponent]
+  played, lost = int(row["games"]), float(row["wins"])
+  assert played >= games, f"{run}: {played} games against {opponent}"
+  assert (played - lost) / played >= share, f"{run}: {played - lost} of {played}"
+  won = math.floor(played - lost)
+  assert wilson_lower_bound(won, played) >= bound, f"{run}: {won} of {played} against {opponent}"
