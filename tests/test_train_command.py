@@ -108,6 +108,63 @@ def test_a_blueprint_trained_again_with_its_seed_is_the_same_file(tmp_path, caps
   assert not all(np.array_equal(a, c) for a, c in zip(tables[0], tables[2], strict=True))
 
 
+def refusal(capsys, argv) -> str:
+  """The last line of stderr of a refused `sushigo ARGV` (status 2)."""
+  with pytest.raises(SystemExit) as refused:
+    main(argv)
+  assert refused.value.code == 2
+  return capsys.readouterr().err.splitlines()[-1]
+
+
+def test_a_blueprints_refusals_are_whole_sentences(tmp_path, capsys):
+  """A missing checkpoint to resume, --restart-average without --resume, an existing --out, a
+  checkpoint of another game or algorithm: each refused in one sentence, the file untouched."""
+  out = tmp_path / "b.npz"
+  command = [*BLUEPRINT, "--iterations", "50", "--out", str(out)]
+  assert refusal(capsys, [*command, "--resume"]).endswith(
+      f"error: {out} (--out) does not exist: --resume continues the checkpoint saved there;"
+      " leave out --resume to start a training")
+  assert refusal(capsys, [*command, "--restart-average"]).endswith(
+      "error: --restart-average needs --resume (a checkpoint to carry on)")
+  assert main(command) == 0
+  saved = out.read_bytes()
+  capsys.readouterr()
+  assert refusal(capsys, command).endswith(
+      f"error: {out} (--out) exists; pass --resume to continue its training, or pass --force to"
+      " train afresh over it, or choose another --out")
+  small = ["train", "small", *BLUEPRINT[2:], "--iterations", "50", "--out", str(out), "--resume"]
+  assert refusal(capsys, small).endswith(
+      f"error: the checkpoint {out} was trained on {reduced_games.load_reduced('tiny')}, not"
+      f" {reduced_games.load_reduced('small')}")
+  probe = [*command, "--resume", "--algorithm", "probe-mccfr"]
+  assert refusal(capsys, probe).endswith(
+      f"error: the checkpoint {out} was trained with es-mccfr, not probe-mccfr")
+  assert out.read_bytes() == saved
+  tabular = tmp_path / "p.npz"
+  tabular.write_bytes(b"kept")
+  assert refusal(capsys, ["train", "tiny", "--algorithm", "cfr", "--iterations", "2", "--out",
+                          str(tabular)]).endswith(
+      f"error: {tabular} (--out) exists; pass --force to train afresh over it, or choose another"
+      " --out")
+
+
+def test_an_external_sampling_walk_over_max_nodes_is_refused_naming_the_option(tmp_path, capsys):
+  assert refusal(capsys, ["train", "python_sushi_go(players=2)", "--algorithm", "es-mccfr",
+                          "--abstraction", "cards", "--iterations", "5", "--max-nodes", "12345",
+                          "--out", str(tmp_path / "b.npz")]).endswith(
+      " more than the limit of 12,345; allowed: a reduced game (tiny, small, medium, ...) or"
+      " os-mccfr, or a higher limit (--max-nodes) on a machine with the memory")
+  assert list(tmp_path.iterdir()) == []
+
+
+def test_a_ranked_blueprint_is_trained_with_its_abstraction(tmp_path, capsys):
+  out = tmp_path / "b.npz"
+  assert main([*BLUEPRINT[:-2], "cards+rank", "--iterations", "50", "--quiet", "--out",
+               str(out)]) == 0
+  assert ", abstraction cards+rank: " in capsys.readouterr().out
+  assert BlueprintTrainer.resume(str(out)).solver.abstraction == "cards+rank"
+
+
 PPO = ["train", "tiny", "--algorithm", "ppo", "--iterations", "50", "--quiet", "--ppo",
        "num_envs=24", "--ppo", "rollout_steps=2", "--ppo", "minibatches=2", "--ppo", "hidden=8",
        "--ppo", "eval_games=4"]
