@@ -165,6 +165,31 @@ def test_a_ranked_blueprint_is_trained_with_its_abstraction(tmp_path, capsys):
   assert BlueprintTrainer.resume(str(out)).solver.abstraction == "cards+rank"
 
 
+@pytest.mark.parametrize("quiet, workers", [(True, 2), (False, 1)])
+def test_a_blueprints_options_reach_its_training(tmp_path, capsys, monkeypatch, quiet, workers):
+  """The budget, progress (unless --quiet), the workers, the backend, the checkpoint interval, a
+  checkpoint that saves to --out and the Ctrl-C check are passed on to the training, whole (the
+  training itself then runs on one worker, to be quick)."""
+  out = tmp_path / "b.npz"
+  passed = {}
+  run = BlueprintTrainer.run
+
+  def recorded(self, *budget, **options):
+    passed.update(budget=budget, **options)
+    assert not out.exists()
+    options.pop("checkpoint")()
+    assert BlueprintTrainer.resume(str(out)).solver.iterations == 0
+    assert options.pop("stop")() is False
+    return run(self, *budget, **{**options, "workers": 1})
+  monkeypatch.setattr(BlueprintTrainer, "run", recorded)
+  assert main([*BLUEPRINT[:-1], *(["--quiet"] if quiet else []), "--iterations", "50",
+               "--workers", str(workers), "--checkpoint-seconds", "7", "--out", str(out)]) == 0
+  capsys.readouterr()
+  assert callable(passed.pop("checkpoint")) and callable(passed.pop("stop"))
+  assert passed == {"budget": (50, None), "progress": not quiet, "workers": workers,
+                    "backend": "local", "checkpoint_seconds": 7.0}
+
+
 PPO = ["train", "tiny", "--algorithm", "ppo", "--iterations", "50", "--quiet", "--ppo",
        "num_envs=24", "--ppo", "rollout_steps=2", "--ppo", "minibatches=2", "--ppo", "hidden=8",
        "--ppo", "eval_games=4"]
