@@ -190,6 +190,46 @@ def test_a_blueprints_options_reach_its_training(tmp_path, capsys, monkeypatch, 
                     "backend": "local", "checkpoint_seconds": 7.0}
 
 
+@pytest.mark.parametrize("error, said", [(OSError(28, "No space left on device"),
+                                          "No space left on device"),
+                                         (OSError("the disk went away"), "the disk went away")])
+def test_a_blueprint_that_cannot_be_saved_is_one_sentence(tmp_path, capsys, monkeypatch, error,
+                                                          said):
+  def failing(self, path):
+    raise error
+  monkeypatch.setattr(BlueprintTrainer, "save", failing)
+  out = tmp_path / "b.npz"
+  assert refusal(capsys, [*BLUEPRINT, "--iterations", "50", "--out", str(out)]).endswith(
+      f"error: the policy could not be saved to {out}: {said}")
+
+
+def test_a_blueprint_training_with_no_time_yet_reports_a_rate_of_zero(tmp_path, capsys,
+                                                                      monkeypatch):
+  monkeypatch.setattr(BlueprintTrainer, "run", lambda self, *args, **kwargs: self)
+  out = tmp_path / "b.npz"
+  assert main([*BLUEPRINT, "--iterations", "50", "--out", str(out)]) == 0
+  assert ": 0 iterations in 0.0 s (0 it/s, 1 worker(s)), 0 slots in use; plays average;" \
+      in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("command", [BLUEPRINT, ["train", "tiny", "--algorithm", "cfr"]])
+def test_the_nash_conv_after_training_walks_the_tree_within_max_nodes(tmp_path, capsys,
+                                                                      monkeypatch, command):
+  """--max-nodes bounds the tree of the NashConv printed after training as it bounds the check
+  before it."""
+  from experiments.commands import train as train_command  # pylint: disable=C0415
+  limits = []
+
+  def recorded(game, *limit):
+    limits.append(limit)
+    return GameTree(game, *limit)
+  monkeypatch.setattr(train_command, "GameTree", recorded)
+  assert main([*command, "--iterations", "5", "--max-nodes", "123456", "--quiet", "--out",
+               str(tmp_path / "p.npz")]) == 0
+  assert "NashConv in the real game: " in capsys.readouterr().out
+  assert limits == [(123456,)]
+
+
 PPO = ["train", "tiny", "--algorithm", "ppo", "--iterations", "50", "--quiet", "--ppo",
        "num_envs=24", "--ppo", "rollout_steps=2", "--ppo", "minibatches=2", "--ppo", "hidden=8",
        "--ppo", "eval_games=4"]
