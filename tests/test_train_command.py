@@ -230,6 +230,30 @@ def test_the_nash_conv_after_training_walks_the_tree_within_max_nodes(tmp_path, 
   assert limits == [(123456,)]
 
 
+@pytest.mark.parametrize("command", [BLUEPRINT, ["train", "tiny", "--algorithm", "cfr"]])
+def test_a_reduced_games_tree_that_cannot_be_walked_is_refused_before_training(
+    tmp_path, capsys, monkeypatch, command):
+  """Over --max-nodes, or over the memory available, the tree of the NashConv printed after
+  training is refused first, in one sentence naming the option or the memory."""
+  from experiments import estimates  # pylint: disable=import-outside-toplevel
+  from solvers.equilibrium import tree_size  # pylint: disable=import-outside-toplevel
+  game = reduced_games.load_reduced("tiny")
+  argv = [*command, "--iterations", "5", "--quiet", "--out", str(tmp_path / "p.npz")]
+  nodes = tree_size.estimate_tree_nodes(game)
+  assert refusal(capsys, [*argv, "--max-nodes", "3"]).endswith(
+      f"error: {game}: its exact NashConv, printed after training, needs its whole tree, which"
+      f" would have about {nodes:.2g} nodes (estimated), more than the limit of 3 (about 0 GB of"
+      " memory); allowed: a reduced game (tiny, small, medium, ...), or a higher limit"
+      " (--max-nodes) on a machine with the memory")
+  monkeypatch.setattr(estimates, "available_memory", lambda: 1000)
+  size = tree_size.estimate_tree_size(game)
+  assert refusal(capsys, argv).endswith(
+      f"error: the tree of tiny ({size.nodes:,} nodes, estimated) would take"
+      f" {estimates.format_bytes(size.memory)} of memory; this machine has 1000 bytes available;"
+      " allowed: a smaller game, or a machine with the memory")
+  assert list(tmp_path.iterdir()) == []
+
+
 PPO = ["train", "tiny", "--algorithm", "ppo", "--iterations", "50", "--quiet", "--ppo",
        "num_envs=24", "--ppo", "rollout_steps=2", "--ppo", "minibatches=2", "--ppo", "hidden=8",
        "--ppo", "eval_games=4"]
