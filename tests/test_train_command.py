@@ -275,6 +275,21 @@ def test_a_long_full_width_training_is_timed_at_cfr_pluss_rate_and_no_other(tmp_
     assert (first == note) == noted and first.startswith("Note: ") == noted, first
 
 
+def test_an_address_goes_with_the_ray_backend_and_force_not_with_resume(tmp_path, capsys):
+  """--address with --backend ray is taken (and the cluster then asked for: nothing answers on
+  the discard port), without it refused; --force with --resume refused in one sentence."""
+  out = tmp_path / "b.npz"
+  command = [*BLUEPRINT, "--iterations", "50", "--workers", "2", "--out", str(out)]
+  assert refusal(capsys, [*command, "--backend", "ray", "--address", "127.0.0.1:9"]).endswith(
+      "error: --address 127.0.0.1:9: nothing answers there (Connection refused); start the"
+      " cluster (ray start --head) or check the address")
+  assert refusal(capsys, [*command, "--address", "127.0.0.1:9"]).endswith(
+      "error: --address needs --backend ray")
+  assert refusal(capsys, [*command, "--force", "--resume"]).endswith(
+      "error: --force trains afresh over --out, --resume continues it: give one of them")
+  assert list(tmp_path.iterdir()) == []
+
+
 PPO = ["train", "tiny", "--algorithm", "ppo", "--iterations", "50", "--quiet", "--ppo",
        "num_envs=24", "--ppo", "rollout_steps=2", "--ppo", "minibatches=2", "--ppo", "hidden=8",
        "--ppo", "eval_games=4"]
