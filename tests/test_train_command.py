@@ -290,6 +290,16 @@ def test_an_address_goes_with_the_ray_backend_and_force_not_with_resume(tmp_path
   assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("option", [["--workers", "2"], ["--resume"], ["--backend", "ray"],
+                                    ["--play", "mean"], ["--restart-average"]])
+def test_each_blueprint_option_alone_is_refused_for_tabular_cfr(tmp_path, capsys, option):
+  assert refusal(capsys, ["train", "tiny", "--algorithm", "cfr", "--iterations", "2", *option,
+                          "--out", str(tmp_path / "p.npz")]).endswith(
+      "error: --workers, --backend, --resume, --play and --restart-average are for --abstraction"
+      " cards or cards+rank (the compiled blueprint)")
+  assert list(tmp_path.iterdir()) == []
+
+
 PPO = ["train", "tiny", "--algorithm", "ppo", "--iterations", "50", "--quiet", "--ppo",
        "num_envs=24", "--ppo", "rollout_steps=2", "--ppo", "minibatches=2", "--ppo", "hidden=8",
        "--ppo", "eval_games=4"]
