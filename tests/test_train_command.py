@@ -300,6 +300,25 @@ def test_each_blueprint_option_alone_is_refused_for_tabular_cfr(tmp_path, capsys
   assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.parametrize("quiet", [True, False])
+def test_a_tabular_trainings_options_reach_it(tmp_path, capsys, monkeypatch, quiet):
+  """The game, algorithm, abstraction, budget, seed, --out, progress (unless --quiet) and
+  --max-nodes (named as the option to raise) are passed on to the training."""
+  out = str(tmp_path / "p.npz")
+  passed = []
+  train = policy_io.train
+
+  def recorded(*args, **kwargs):
+    passed.append((args, kwargs))
+    return train(*args, **kwargs)
+  monkeypatch.setattr(policy_io, "train", recorded)
+  assert main(["train", "tiny", "--algorithm", "cfr", "--seconds", "0.5", "--seed", "5",
+               "--max-nodes", "123456", *(["--quiet"] if quiet else []), "--out", out]) == 0
+  capsys.readouterr()
+  assert passed == [(("tiny", "cfr", "identity", None, 0.5, 5, out),
+                     {"progress": not quiet, "max_nodes": 123456, "raise_limit": "--max-nodes"})]
+
+
 PPO = ["train", "tiny", "--algorithm", "ppo", "--iterations", "50", "--quiet", "--ppo",
        "num_envs=24", "--ppo", "rollout_steps=2", "--ppo", "minibatches=2", "--ppo", "hidden=8",
        "--ppo", "eval_games=4"]
