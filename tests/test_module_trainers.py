@@ -157,6 +157,35 @@ def test_the_blueprint_trainer_saves_its_evaluated_curve_and_resumes_it(tmp_path
   assert fresh.history[0]["games"] == 2
 
 
+@pytest.mark.parametrize("progress, workers", [(True, 2), (False, 1)])
+def test_the_blueprint_trainers_options_reach_each_segment(tmp_path, capsys, monkeypatch,
+                                                           progress, workers):
+  """Each segment trains for --segment seconds (the last for what is left of --seconds), with
+  progress unless --no-progress, the workers, the checkpoint interval, a checkpoint saving to
+  --out and the Ctrl-C check (the training itself then runs on one worker, to be quick)."""
+  out = tmp_path / "b.npz"
+  passed = []
+  run = BlueprintTrainer.run
+
+  def recorded(self, **options):
+    passed.append(dict(options))
+    checkpoint, stop = options.pop("checkpoint"), options.pop("stop")
+    checkpoint()
+    assert BlueprintTrainer.resume(str(out)).solver.iterations == self.solver.iterations
+    assert stop() is False
+    return run(self, **{**options, "workers": 1})
+  monkeypatch.setattr(BlueprintTrainer, "run", recorded)
+  assert train_blueprint.main(["--seconds", "0.3", "--segment", "0.2", "--games", "2",
+                               "--workers", str(workers), "--checkpoint-seconds", "7",
+                               *([] if progress else ["--no-progress"]), "--out", str(out)]) == 0
+  capsys.readouterr()
+  for options in passed:
+    assert callable(options.pop("checkpoint")) and callable(options.pop("stop"))
+  assert passed[0] == {"seconds": 0.2, "progress": progress, "workers": workers,
+                       "checkpoint_seconds": 7.0}
+  assert len(passed) == len(BlueprintTrainer.resume(str(out)).history)
+
+
 def test_the_blueprint_trainer_stopped_by_ctrl_c_saves_and_says_how_to_resume(tmp_path, capsys,
                                                                               monkeypatch):
   @contextlib.contextmanager
