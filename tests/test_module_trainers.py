@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import pathlib
 import re
 
 import numpy as np
@@ -155,6 +156,30 @@ def test_the_blueprint_trainer_saves_its_evaluated_curve_and_resumes_it(tmp_path
   assert str(fresh.solver.game) == str(pyspiel.load_game("python_sushi_go(players=3,utility=margin)"))
   assert (len(fresh.history), fresh.solver.seed, fresh.solver.play) == (1, 4, "current")
   assert fresh.history[0]["games"] == 2
+
+
+def test_the_blueprint_trainer_resumes_its_own_game_and_algorithm_with_the_play_given(
+    tmp_path, capsys):
+  """A checkpoint is trained with --algorithm (here not the default); resumed, it is refused for
+  another game or algorithm, and plays the --play given."""
+  out = str(tmp_path / "b.npz")
+  assert train_blueprint.main([*SHORT, "--algorithm", "os-mccfr", "--play", "average", "--out",
+                               out]) == 0
+  first = BlueprintTrainer.resume(out)
+  assert (first.solver.algorithm, first.solver.play) == ("os-mccfr", "average")
+  saved = pathlib.Path(out).read_bytes()
+  more = [*SHORT[2:], "--seconds", str(first.seconds + 0.2), "--out", out, "--resume"]
+  two, three = (str(pyspiel.load_game(f"python_sushi_go(players={n},utility=margin)"))
+                for n in (2, 3))
+  assert refusal(capsys, train_blueprint, [*more, "--algorithm", "os-mccfr", "--players", "3"]) \
+      .endswith(f"error: the checkpoint {out} was trained on {two}, not {three}")
+  assert refusal(capsys, train_blueprint, more).endswith(
+      f"error: the checkpoint {out} was trained with os-mccfr, not probe-mccfr")
+  assert pathlib.Path(out).read_bytes() == saved
+  assert train_blueprint.main([*more, "--algorithm", "os-mccfr", "--play", "current"]) == 0
+  capsys.readouterr()
+  resumed = BlueprintTrainer.resume(out).solver
+  assert (resumed.algorithm, resumed.play) == ("os-mccfr", "current")
 
 
 @pytest.mark.parametrize("progress, workers", [(True, 2), (False, 1)])
