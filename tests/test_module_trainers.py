@@ -178,8 +178,20 @@ def test_the_blueprint_trainer_resumes_its_own_game_and_algorithm_with_the_play_
   assert pathlib.Path(out).read_bytes() == saved
   assert train_blueprint.main([*more, "--algorithm", "os-mccfr", "--play", "current"]) == 0
   capsys.readouterr()
-  resumed = BlueprintTrainer.resume(out).solver
-  assert (resumed.algorithm, resumed.play) == ("os-mccfr", "current")
+  resumed = BlueprintTrainer.resume(out)
+  assert (resumed.solver.algorithm, resumed.solver.play) == ("os-mccfr", "current")
+  done = [*SHORT[2:], "--seconds", repr(resumed.seconds), "--algorithm", "os-mccfr", "--out", out,
+          "--resume"]  # --seconds reached already: nothing more
+  assert train_blueprint.main(done) == 0 and capsys.readouterr().out == ""
+  again = BlueprintTrainer.resume(out)
+  assert (again.solver.iterations, again.history) == (resumed.solver.iterations, resumed.history)
+
+
+def test_the_blueprint_trainer_trains_the_abstraction_given(tmp_path, capsys):
+  out = str(tmp_path / "b.npz")
+  assert train_blueprint.main([*SHORT, "--abstraction", "cards+rank", "--out", out]) == 0
+  capsys.readouterr()
+  assert BlueprintTrainer.resume(out).solver.abstraction == "cards+rank"
 
 
 @pytest.mark.parametrize("progress, workers", [(True, 2), (False, 1)])
@@ -208,7 +220,14 @@ def test_the_blueprint_trainers_options_reach_each_segment(tmp_path, capsys, mon
     assert callable(options.pop("checkpoint")) and callable(options.pop("stop"))
   assert passed[0] == {"seconds": 0.2, "progress": progress, "workers": workers,
                        "checkpoint_seconds": 7.0}
-  assert len(passed) == len(BlueprintTrainer.resume(str(out)).history)
+  trained = BlueprintTrainer.resume(str(out))
+  assert len(passed) == len(trained.history)
+  passed.clear()  # resumed, the segment is what is left of --seconds
+  assert train_blueprint.main(["--seconds", repr(trained.seconds + 0.05), "--segment", "10",
+                               "--games", "2", "--no-progress", "--resume", "--out",
+                               str(out)]) == 0
+  capsys.readouterr()
+  assert passed[0]["seconds"] == pytest.approx(0.05)
 
 
 def test_the_blueprint_trainer_stopped_by_ctrl_c_saves_and_says_how_to_resume(tmp_path, capsys,
