@@ -137,7 +137,8 @@ def test_the_blueprint_trainer_saves_its_evaluated_curve_and_resumes_it(tmp_path
       "play": "average", "iterations": solver.iterations,
       "train_seconds": round(trainer.seconds, 1), "train_cpu_seconds": round(trainer.cpu_seconds, 1),
       "slots": solver.occupied, **result, "eval_seconds": point["eval_seconds"]})
-  assert 0 <= point["eval_seconds"] < 60
+  assert isinstance(point["eval_seconds"], float) and 0 <= point["eval_seconds"] < 60
+  assert point["eval_seconds"] == round(point["eval_seconds"], 1)  # to a tenth of a second
   assert printed == [f"{solver.iterations:,} it, {trainer.seconds:.0f} s, {solver.occupied:,}"
                      f" slots: {evaluation_line(result, 'heuristics')}"]
   seconds = trainer.seconds + 0.2
@@ -339,7 +340,8 @@ def test_the_full_policy_trainer_saves_evaluated_checkpoints_and_logs_them(tmp_p
   assert last == pytest.approx({"iterations": 5, "train_seconds": last["train_seconds"],
                                 "keys": len(policy.strategy), **replayed(game, str(out), 2, 6),
                                 "eval_seconds": last["eval_seconds"]})
-  assert 0 <= last["train_seconds"] < 60 and 0 <= last["eval_seconds"] < 60
+  for seconds in (last["train_seconds"], last["eval_seconds"]):  # to a tenth of a second
+    assert isinstance(seconds, float) and 0 <= seconds < 60 and seconds == round(seconds, 1)
   assert len(printed) == 2 and re.fullmatch(
       rf"5 it, \d+ s, {len(policy.strategy)} keys: "
       + re.escape(evaluation_line(last, "heuristic")), printed[1])
