@@ -350,3 +350,37 @@ def test_the_full_policy_trainer_saves_evaluated_checkpoints_and_logs_them(tmp_p
   capsys.readouterr()
   assert [json.loads(line)["iterations"] for line in log.read_text().splitlines()] == [3, 5]
   assert not (tmp_path / "q.jsonl").exists()
+
+
+@pytest.mark.parametrize("progress", [True, False])
+def test_the_full_policy_trainer_keeps_the_checkpoints_so_far_in_each_file_it_saves(
+    tmp_path, capsys, monkeypatch, progress):
+  """The file saved at each checkpoint (what a killed training leaves) holds the checkpoints
+  before it in its metadata; each stretch of training runs with progress unless --no-progress."""
+  out = tmp_path / "p.npz"
+  seen, stretches = [], []
+  evaluate, make_solver = train_full_policy.evaluate, policy_io.make_solver
+
+  def evaluated(game, path, games, seed):
+    seen.append(policy_io.load_policy(path).metadata["checkpoints"])
+    return evaluate(game, path, games, seed)
+
+  def recording_solver(*args, **kwargs):
+    solver = make_solver(*args, **kwargs)
+    run = solver.run
+
+    def recorded(**options):
+      stretches.append(options)
+      return run(**options)
+    solver.run = recorded
+    return solver
+  monkeypatch.setattr(train_full_policy, "evaluate", evaluated)
+  monkeypatch.setattr(policy_io, "make_solver", recording_solver)
+  assert train_full_policy.main(["--iterations", "5", "--checkpoint-every", "3", "--games", "2",
+                                 *([] if progress else ["--no-progress"]), "--out",
+                                 str(out)]) is None
+  capsys.readouterr()
+  logged = policy_io.load_policy(str(out)).metadata["checkpoints"]
+  assert seen == [[], logged[:1]]
+  assert stretches == [{"iterations": 3, "progress": progress},
+                       {"iterations": 2, "progress": progress}]
