@@ -78,6 +78,14 @@ def test_the_evaluation_is_the_documented_replay():
       replayed(three, path, 3, 5))
 
 
+def test_a_tie_shares_the_win_in_the_evaluation(monkeypatch):
+  """Every game a tie of all players (scoring.winners stood in for): the win rate is 1/n."""
+  monkeypatch.setattr(scoring, "winners", lambda scores, puddings: list(range(len(scores))))
+  game = pyspiel.load_game(train_full_policy.GAME)
+  result = train_full_policy.evaluate(game, "experiments/results/policies/blueprint_2p.npz", 2, 0)
+  assert result["win_rate"] == 0.5 and result["games"] == 2
+
+
 # --------------------------------------------------------------------------------------------
 # train_blueprint
 
