@@ -68,9 +68,9 @@ def main(argv=None) -> int:
   parser.add_argument("--no-progress", action="store_true", help="no progress bar")
   args = parser.parse_args(argv)
   if not (args.seconds > 0 and args.segment > 0 and args.checkpoint_seconds > 0) or \
-      args.games < 1 or not math.isfinite(args.seconds + args.segment + args.checkpoint_seconds):
+      args.games < 2 or not math.isfinite(args.seconds + args.segment + args.checkpoint_seconds):
     parser.error("--seconds, --segment and --checkpoint-seconds must be finite and > 0, and"
-                 " --games 1 or more")
+                 " --games 2 or more (the margin's interval needs two games)")
   if args.force and args.resume:
     parser.error("--force trains afresh over --out, --resume continues it: give one of them")
   if args.workers < 1:

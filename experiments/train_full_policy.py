@@ -78,8 +78,9 @@ def main(argv=None) -> None:
   parser.add_argument("--force", action="store_true",
                       help="train afresh over an existing --out (refused without it)")
   args = parser.parse_args(argv)
-  if args.iterations < 1 or args.checkpoint_every < 1 or args.games < 1:
-    parser.error("--iterations, --checkpoint-every and --games must be 1 or more")
+  if args.iterations < 1 or args.checkpoint_every < 1 or args.games < 2:
+    parser.error("--iterations and --checkpoint-every must be 1 or more, and --games 2 or more"
+                 " (the margin's interval needs two games)")
   checkpoints = -(-args.iterations // args.checkpoint_every)
   estimates.print_notes([estimates.time_note(estimates.Duration(
       1, "training", args.iterations * SECONDS_PER_ITERATION

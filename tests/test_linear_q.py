@@ -4,11 +4,14 @@ writes the model and its learning curve."""
 
 from __future__ import annotations
 
+import csv
 import json
+import re
 
 import numpy as np
 import pyspiel
 import pytest
+import scipy.stats
 
 import sushigo_spiel  # noqa: F401  (registers the games)
 from experiments import train_linear_q as training
@@ -87,3 +90,122 @@ def test_the_training_script_writes_the_model_and_its_curve(tmp_path):
   assert rows[0].startswith("steps,seconds,margin,low,high,win_rate") and len(rows) == 4
   assert (tmp_path / "agent" / "learning_curve.png").stat().st_size > 10_000
   assert json.loads(json.dumps(model.metadata))["game"].startswith("python_sushi_go(")
+
+
+def refusal(capsys, argv) -> str:
+  """The last line of stderr of a refused `training.main(argv)` (status 2)."""
+  with pytest.raises(SystemExit) as refused:
+    training.main(argv)
+  assert refused.value.code == 2
+  return capsys.readouterr().err.splitlines()[-1]
+
+
+@pytest.mark.parametrize("option, message", [
+    (["--steps", "0"], "--steps is 0; allowed: 1 or more"),
+    (["--num-envs", "-1"], "--num-envs is -1; allowed: 1 or more"),
+    (["--eval-every", "0"], "--eval-every is 0; allowed: 1 or more"),
+    (["--eval-games", "0"], "--eval-games is 0; allowed: 1 or more"),
+    (["--minutes", "0"], "--minutes is 0.0; allowed: a finite number > 0"),
+    (["--minutes", "inf"], "--minutes is inf; allowed: a finite number > 0"),
+    (["--learning-rate", "nan"], "--learning-rate is nan; allowed: a finite number > 0"),
+    (["--epsilon", "1.5"], "--epsilon is 1.5; allowed: 0 to 1"),
+    (["--final-epsilon", "-0.1"], "--final-epsilon is -0.1; allowed: 0 to 1")])
+def test_the_training_script_refuses_settings_out_of_range(tmp_path, capsys, option, message):
+  assert refusal(capsys, [*option, "--out", str(tmp_path / "m.npz")]).endswith(f"error: {message}")
+  assert list(tmp_path.iterdir()) == []
+
+
+def test_the_training_script_refuses_an_existing_out_after_checking_the_rest(tmp_path, capsys):
+  """The bounds are allowed (epsilons 0 and 1, counts of 1); an existing --out is refused without
+  --force, kept as it was."""
+  out = tmp_path / "m.npz"
+  out.write_bytes(b"kept")
+  for bounds in (["--epsilon", "0", "--final-epsilon", "1"],
+                 ["--epsilon", "1", "--final-epsilon", "0", "--steps", "1", "--num-envs", "1",
+                  "--eval-every", "1", "--eval-games", "1"]):
+    assert refusal(capsys, [*bounds, "--out", str(out)]).endswith(
+        f"error: {out} exists; pass --force to train afresh over it, or choose another --out")
+  assert out.read_bytes() == b"kept"
+
+
+def test_a_batch_that_cannot_fit_is_refused_before_it_is_built(tmp_path, capsys, monkeypatch):
+  """The batch's memory: per game, the arrays of a batch (measured on 16 games) and the
+  training's own (previous observations as float32, the action, two uniforms)."""
+  from experiments import estimates  # pylint: disable=import-outside-toplevel
+  monkeypatch.setattr(estimates, "available_memory", lambda: 1000)
+  batch = training.SushiGoBatch(16, opponents=training.opponents("random"), seed=0,
+                                players=2, utility="margin")
+  arrays = sum(value.nbytes for value in vars(batch).values() if isinstance(value, np.ndarray))
+  each = -(-arrays // 16) + 4 * batch.observation_size + 8 + 16
+  out = tmp_path / "folder" / "m.npz"
+  assert refusal(capsys, ["--opponent", "random", "--num-envs", "3000", "--out", str(out)]) \
+      .endswith(f"error: --num-envs 3,000 games in the batch would take"
+                f" {estimates.format_bytes(3000 * each)} of memory; this machine has 1000 bytes"
+                " available; allowed: fewer --num-envs")
+  assert list(tmp_path.iterdir()) == []
+
+
+def test_the_training_script_prints_and_saves_one_curve(tmp_path, capsys):
+  """Not quiet, each point is printed as it is measured; the model's metadata, the CSV and the
+  final JSON line hold the same curve, and the yardstick is uniform random play's margin over the
+  same deals, with its t interval."""
+  out = tmp_path / "deep" / "er" / "m.npz"
+  assert training.main(["--opponent", "random", "--steps", "600", "--num-envs", "200",
+                        "--eval-every", "400", "--eval-games", "30", "--seed", "3",
+                        "--out", str(out)]) == 0
+  printed = capsys.readouterr().out.splitlines()
+  model = LinearQ.load(str(out))
+  with open(out.parent / "learning_curve.csv", encoding="utf-8") as f:
+    rows = list(csv.DictReader(f))
+  final = json.loads(printed[-1])
+  assert [int(row["steps"]) for row in rows] == [0, 400, 600]
+  assert final["final"] == {key: pytest.approx(float(value)) if key != "steps" else int(value)
+                            for key, value in rows[-1].items()}
+  points = printed[:-1]
+  assert len(points) == 3
+  for line, row in zip(points, rows):
+    assert re.fullmatch(
+        rf" *{int(row['steps']):,} steps +[\d.]+ s  margin +{float(row['margin']):.2f}"
+        rf" \[{float(row['low']):.2f}, {float(row['high']):.2f}\]  win rate"
+        rf" {float(row['win_rate']):.3f}", line), line
+  rng = np.random.default_rng(3)
+  margins = training.evaluate(lambda o, m: training.random_legal(m, rng), "random", 30)
+  mean, half = margins.mean(), scipy.stats.sem(margins) * scipy.stats.t.ppf(0.975, 29)
+  assert final["random_play_margin"] == pytest.approx([mean, mean - half, mean + half])
+  assert model.metadata["random_play_margin"] == pytest.approx(final["random_play_margin"])
+  assert model.metadata["steps"] == 600 and model.metadata["seed"] == 3
+  assert model.metadata["opponent"] == "random" and model.metadata["arguments"]["num_envs"] == 200
+  assert model.metadata["game"] == "python_sushi_go(players=2,utility=margin)"
+  assert model.metadata["observation_type"] == "observation"
+  margin = float(rows[0]["margin"])
+  win_rate = float(rows[0]["win_rate"])
+  assert float(rows[0]["low"]) < margin < float(rows[0]["high"]) and 0 <= win_rate <= 1
+
+
+def test_the_evaluation_plays_the_same_deals_for_the_same_seed():
+  """Margins of `games` games, one each; the same seed deals alike, another seed otherwise; the
+  learner's actions are its own (a learner always taking its first legal card differs from one
+  taking its last)."""
+  first = lambda o, m: m.argmax(axis=1)  # noqa: E731
+  last = lambda o, m: m.shape[1] - 1 - m[:, ::-1].argmax(axis=1)  # noqa: E731
+  margins = training.evaluate(first, "greedy", 40, seed=5)
+  assert margins.shape == (40,) and not np.isnan(margins).any()
+  np.testing.assert_array_equal(margins, training.evaluate(first, "greedy", 40, seed=5))
+  assert not np.array_equal(margins, training.evaluate(first, "greedy", 40, seed=6))
+  assert not np.array_equal(margins, training.evaluate(last, "greedy", 40, seed=5))
+  np.testing.assert_array_equal(training.evaluate(first, "greedy", 40),
+                                training.evaluate(first, "greedy", 40, seed=2026))
+
+
+def test_a_random_legal_action_is_uniform_over_the_legal_ones():
+  masks = np.zeros((4000, 5), dtype=np.int8)
+  masks[:, [1, 3, 4]] = 1
+  actions = training.random_legal(masks, np.random.default_rng(0))
+  counts = np.bincount(actions, minlength=5)
+  assert counts[[0, 2]].sum() == 0 and all(abs(counts[a] - 4000 / 3) < 150 for a in (1, 3, 4))
+
+
+def test_the_interval_is_the_mean_and_its_t_interval():
+  values = np.array([1.0, 4.0, 2.0, 7.0])
+  half = values.std(ddof=1) / 2 * 3.182446305284263  # t(0.975, 3)
+  assert training.interval(values) == pytest.approx((3.5, 3.5 - half, 3.5 + half))

@@ -20,6 +20,7 @@ import csv
 import io
 import itertools
 import json
+import locale
 import lzma
 import math
 import pathlib
@@ -697,6 +698,24 @@ def test_a_sampled_run_without_its_config_file_or_schedule_is_reported_alike(tmp
   assert older.pop("schedule")["total_games"] == experiment["num_games"] * len(experiment["games"])
   resolved.write_text(json.dumps(older))
   assert summary.write_report(tmp_path / "no-schedule", quiet=True) == expected
+
+
+def test_a_config_in_utf_8_is_read_alike_under_an_ascii_locale(tmp_path):
+  """The run folder's files are UTF-8 whatever the locale: a config.toml holding other than ASCII
+  (a comment here) is reported the same where the locale's encoding is ASCII (LC_CTYPE C)."""
+  folder = tmp_path / "run"
+  sampled_run("quickstart", folder)
+  config = folder / "config.toml"
+  config.write_text("# Sushi Go, 寿司 (a café's tournament)\n" + config.read_text(encoding="utf-8"),
+                    encoding="utf-8")
+  expected = summary.write_report(folder, quiet=True)
+  previous = locale.setlocale(locale.LC_CTYPE)
+  try:
+    locale.setlocale(locale.LC_CTYPE, "C")
+    assert locale.getencoding() == "ANSI_X3.4-1968"  # ASCII: the file's first line is not
+    assert summary.write_report(folder, quiet=True) == expected
+  finally:
+    locale.setlocale(locale.LC_CTYPE, previous)
 
 
 def test_a_record_the_config_does_not_play_is_refused(tmp_path):
