@@ -643,7 +643,8 @@ def _cold_runs(results: pathlib.Path) -> list[tuple[str, dict]]:
 COLD_RUNS = (("every set at once (6d08e44)", "before"), ("first use", "first-use"),
              ("first use, fewer compiles", "after"), ("quiet machine", "quiet"),
              ("second pass, quiet machine", "second"), ("41ac0a1, loaded", "loaded-before"),
-             ("third pass, loaded", "third"))
+             ("third pass, loaded", "third"),
+             ("third pass, lighter load", "fourth"))
 
 
 def _cold_start_comparison(results: pathlib.Path) -> str:
