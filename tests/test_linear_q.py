@@ -209,3 +209,37 @@ def test_the_interval_is_the_mean_and_its_t_interval():
   values = np.array([1.0, 4.0, 2.0, 7.0])
   half = values.std(ddof=1) / 2 * 3.182446305284263  # t(0.975, 3)
   assert training.interval(values) == pytest.approx((3.5, 3.5 - half, 3.5 + half))
+
+
+def test_the_training_scripts_help_names_each_option_and_its_default(capsys):
+  with pytest.raises(SystemExit) as shown:
+    training.main(["--help"])
+  assert shown.value.code == 0
+  text = " ".join(capsys.readouterr().out.split())  # the wrapping depends on the terminal
+  usage, separator, options = text.partition(
+      " The worked example of the batched environment: Q-learning of a linear agent against a"
+      " compiled opponent, in numpy, in a few minutes on one core; then the agent plays in"
+      " tournaments as the bot `linear_q` (`solvers.linear_q`). options: ")
+  assert usage.startswith("usage: ") and separator, text
+  assert "[--seed SEED] --out OUT [--force]" in usage
+  assert options == (
+      "-h, --help show this help message and exit"
+      " --opponent OPPONENT the opponent bot: random, greedy or heuristic, played by its compiled"
+      " policy (default: heuristic)"
+      " --minutes MINUTES wall-time budget (default: 4.0)"
+      " --steps STEPS step budget (epsilon decays over it; default: 30000000)"
+      " --num-envs NUM_ENVS games stepped together (default: 1024)"
+      " --learning-rate LEARNING_RATE the first learning rate (default: 0.1)"
+      " --epsilon EPSILON the first exploration rate (default: 0.3)"
+      " --final-epsilon FINAL_EPSILON the exploration rate at --steps (default: 0.02)"
+      " --eval-every EVAL_EVERY steps between evaluations (default: 1000000)"
+      " --eval-games EVAL_GAMES games per evaluation (default: 2048)"
+      " --seed SEED seed of the training and of the random yardstick (default: 0)"
+      " --out OUT the model file (.npz)"
+      " --force train afresh over an existing --out (refused without it)"
+      " --quiet no progress lines")
+
+
+def test_the_training_script_refuses_a_missing_out(capsys):
+  assert refusal(capsys, ["--steps", "1"]).endswith(
+      "error: the following arguments are required: --out")
