@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import json
 import re
+import sys
 
 import numpy as np
 import pyspiel
@@ -180,6 +181,31 @@ def test_the_training_script_prints_and_saves_one_curve(tmp_path, capsys):
   margin = float(rows[0]["margin"])
   win_rate = float(rows[0]["win_rate"])
   assert float(rows[0]["low"]) < margin < float(rows[0]["high"]) and 0 <= win_rate <= 1
+
+
+class FlushedOnly:
+  """A stdout that shows only what was flushed, as a pipe read while the process runs would."""
+
+  def __init__(self):
+    self.pending, self.shown = "", ""
+
+  def write(self, text: str) -> int:
+    self.pending += text
+    return len(text)
+
+  def flush(self) -> None:
+    self.shown, self.pending = self.shown + self.pending, ""
+
+
+def test_each_point_of_the_curve_is_flushed_as_it_is_measured(tmp_path, monkeypatch):
+  stdout = FlushedOnly()
+  monkeypatch.setattr(sys, "stdout", stdout)
+  assert training.main(["--opponent", "random", "--steps", "4", "--num-envs", "2",
+                        "--eval-every", "2", "--eval-games", "2", "--out",
+                        str(tmp_path / "m.npz")]) == 0
+  shown = stdout.shown.splitlines()
+  assert [line.split()[0] for line in shown] == ["0", "2", "4"], stdout.shown
+  assert all(re.search(r"  win rate [\d.]+$", line) for line in shown)
 
 
 def test_the_evaluation_plays_the_same_deals_for_the_same_seed():
