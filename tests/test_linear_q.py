@@ -15,6 +15,7 @@ import pytest
 import scipy.stats
 
 import sushigo_spiel  # noqa: F401  (registers the games)
+from experiments import run_lock
 from experiments import train_linear_q as training
 from solvers import make_bot
 from solvers.linear_q import LinearQ, feature_count, features, masked_argmax
@@ -127,6 +128,24 @@ def test_the_training_script_refuses_an_existing_out_after_checking_the_rest(tmp
     assert refusal(capsys, [*bounds, "--out", str(out)]).endswith(
         f"error: {out} exists; pass --force to train afresh over it, or choose another --out")
   assert out.read_bytes() == b"kept"
+
+
+def test_an_out_that_is_a_folder_or_held_is_refused_naming_the_option(tmp_path, capsys):
+  assert refusal(capsys, ["--out", str(tmp_path)]).endswith(
+      f"error: {tmp_path} (--out) is a folder; give the path of a file")
+  out = tmp_path / "m.npz"
+  with run_lock.writing_file(out, "--out"):
+    assert f"{out} (--out) is being written by process" in refusal(capsys, ["--out", str(out)])
+  assert not out.exists()
+
+
+def test_the_evaluation_plays_the_opponent_named(monkeypatch):
+  """The learner (here uniform random play, the same draws for both) against the random bot and
+  against the heuristic: the heuristic wins more."""
+  def margins(opponent):
+    rng = np.random.default_rng(0)
+    return training.evaluate(lambda o, m: training.random_legal(m, rng), opponent, 40)
+  assert margins("heuristic").mean() < margins("random").mean() - 5
 
 
 def test_a_batch_that_cannot_fit_is_refused_before_it_is_built(tmp_path, capsys, monkeypatch):
