@@ -220,14 +220,24 @@ class FlushedOnly:
 
 
 def test_each_point_of_the_curve_is_flushed_as_it_is_measured(tmp_path, monkeypatch):
-  stdout = FlushedOnly()
+  """Also: the curve is drawn against the opponent trained against."""
+  stdout, drawn, write_curve = FlushedOnly(), [], training.write_curve
   monkeypatch.setattr(sys, "stdout", stdout)
+  monkeypatch.setattr(training, "write_curve",
+                      lambda *args: drawn.append(args[2]) or write_curve(*args))
   assert training.main(["--opponent", "random", "--steps", "4", "--num-envs", "2",
                         "--eval-every", "2", "--eval-games", "2", "--out",
                         str(tmp_path / "m.npz")]) == 0
   shown = stdout.shown.splitlines()
   assert [line.split()[0] for line in shown] == ["0", "2", "4"], stdout.shown
   assert all(re.search(r"  win rate [\d.]+$", line) for line in shown)
+  assert drawn == ["random"]
+
+
+def test_an_out_whose_folder_cannot_be_made_is_refused_in_one_sentence(tmp_path, capsys):
+  (tmp_path / "file").write_bytes(b"kept")
+  assert refusal(capsys, ["--out", str(tmp_path / "file" / "m.npz")]).endswith(
+      f"error: {tmp_path / 'file'}: File exists")
 
 
 def test_the_evaluation_plays_the_same_deals_for_the_same_seed():
