@@ -122,7 +122,7 @@ def test_a_tie_shares_the_win_in_the_evaluation(monkeypatch):
 
 
 @pytest.mark.parametrize("option", [["--seconds", "0"], ["--seconds", "nan"],
-                                    ["--segment", "-1"], ["--segment", "inf"],
+                                    ["--segment", "0"], ["--segment", "-1"], ["--segment", "inf"],
                                     ["--checkpoint-seconds", "0"], ["--games", "1"]])
 def test_the_blueprint_trainer_refuses_budgets_that_are_not_positive(tmp_path, capsys, option):
   argv = ["--seconds", "1", *option, "--out", str(tmp_path / "b.npz")]
@@ -197,10 +197,12 @@ def test_the_blueprint_trainer_refuses_a_missing_required_option(tmp_path, capsy
 
 
 def test_the_blueprint_trainer_flushes_each_evaluation_line(tmp_path, capsys, monkeypatch):
-  """The evaluation line reaches a pipe as it is printed, not when the training ends."""
+  """The evaluation line reaches a pipe as it is printed, not when the training ends (here with
+  a --checkpoint-seconds below one, allowed)."""
   stdout = FlushedOnly()
   monkeypatch.setattr(sys, "stdout", stdout)
-  assert train_blueprint.main([*SHORT, "--out", str(tmp_path / "b.npz")]) == 0
+  assert train_blueprint.main([*SHORT, "--checkpoint-seconds", "0.5", "--out",
+                               str(tmp_path / "b.npz")]) == 0
   assert stdout.pending == "" and re.fullmatch(r"\S+ it, \d+ s, \S+ slots: win rate .*"
                                                r" against heuristics\n", stdout.shown)
 
