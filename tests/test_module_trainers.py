@@ -398,12 +398,12 @@ def test_the_full_policy_trainer_times_a_long_training_then_refuses_an_existing_
   capsys.readouterr()
   with pytest.raises(SystemExit):
     train_full_policy.main(["--iterations", "100000", "--checkpoint-every", "30000", "--games",
-                            "50", "--out", str(out)])
+                            "5000", "--out", str(out)])
   note = capsys.readouterr().err.splitlines()[0]
-  seconds = 100_000 * 104.7 / 25_000 + 4 * 50 * 3.8 / 200  # 4 evaluations: 30,000 at a time
+  seconds = 100_000 * 104.7 / 25_000 + 4 * 5000 * 3.8 / 200  # 4 evaluations: 30,000 at a time
   assert note == (f"Note: estimated time {estimates.format_seconds(seconds)}: 1 training at about"
                   f" {estimates.format_seconds(seconds)} each (100,000 iterations and 4"
-                  " evaluations of 50 games at the stored policy's rates) on 1 worker")
+                  " evaluations of 5,000 games at the stored policy's rates) on 1 worker")
   assert estimates.time_note(estimates.Duration(1, "training", 12 * 104.7 / 25_000, "")) is None
 
 
@@ -429,15 +429,26 @@ def test_the_full_policy_trainer_refuses_a_missing_out(tmp_path, capsys):
       "error: the following arguments are required: --out")
 
 
+def test_the_full_policy_trainer_refuses_an_out_that_is_a_folder_or_held(tmp_path, capsys):
+  assert refusal(capsys, train_full_policy, ["--out", str(tmp_path)]).endswith(
+      f"error: {tmp_path} (--out) is a folder; give the path of a file")
+  out = tmp_path / "p.npz"
+  with run_lock.writing_file(out, "--out"):
+    assert f"{out} (--out) is being written by process" in refusal(capsys, train_full_policy,
+                                                                   ["--out", str(out)])
+  assert not out.exists()
+
+
 def test_the_full_policy_trainer_flushes_each_evaluation_line_timed_to_a_tenth(tmp_path,
                                                                               monkeypatch):
   """The evaluation line reaches a pipe as it is printed; the evaluation's time (here 0.27 s on
-  the trainer's clock) is kept to a tenth of a second."""
+  the trainer's clock) is kept to a tenth of a second. (--checkpoint-every 1 is allowed.)"""
   stdout, clock = FlushedOnly(), iter([5.0, 5.27])
   monkeypatch.setattr(sys, "stdout", stdout)
   monkeypatch.setattr(train_full_policy, "time", types.SimpleNamespace(perf_counter=clock.__next__))
   out = tmp_path / "p.npz"
-  train_full_policy.main(["--iterations", "1", "--games", "2", "--no-progress", "--out", str(out)])
+  train_full_policy.main(["--iterations", "1", "--checkpoint-every", "1", "--games", "2",
+                          "--no-progress", "--out", str(out)])
   assert stdout.pending == "" and re.fullmatch(r"1 it, \d+ s, \d+ keys: win rate .* against"
                                                r" heuristic\n", stdout.shown)
   assert [json.loads(line)["eval_seconds"] for line in (tmp_path / "p.jsonl").open()] == [0.3]
