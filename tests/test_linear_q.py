@@ -4,6 +4,7 @@ writes the model and its learning curve."""
 
 from __future__ import annotations
 
+import argparse
 import csv
 import json
 import re
@@ -232,6 +233,16 @@ def test_each_point_of_the_curve_is_flushed_as_it_is_measured(tmp_path, monkeypa
   assert [line.split()[0] for line in shown] == ["0", "2", "4"], stdout.shown
   assert all(re.search(r"  win rate [\d.]+$", line) for line in shown)
   assert drawn == ["random"]
+
+
+def test_a_curve_point_holds_the_evaluations_interval_and_win_rate(monkeypatch):
+  """A tie counts half a win; the seconds are kept to a tenth."""
+  margins = np.array([1.0, 0.0, 0.0, -2.0])
+  monkeypatch.setattr(training, "evaluate", lambda choose, opponent, games: margins)
+  args = argparse.Namespace(opponent="random", eval_games=4, quiet=True)
+  mean, low, high = training.interval(margins)
+  assert training._curve_point(np.zeros((1, 1)), args, 7, 1.27) == {
+      "steps": 7, "seconds": 1.3, "margin": mean, "low": low, "high": high, "win_rate": 0.5}
 
 
 def test_an_out_whose_folder_cannot_be_made_is_refused_in_one_sentence(tmp_path, capsys):
