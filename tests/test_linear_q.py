@@ -245,6 +245,41 @@ def test_a_curve_point_holds_the_evaluations_interval_and_win_rate(monkeypatch):
       "steps": 7, "seconds": 1.3, "margin": mean, "low": low, "high": high, "win_rate": 0.5}
 
 
+def test_the_curve_plot_draws_the_points_their_interval_and_the_yardstick(tmp_path, monkeypatch):
+  curve = [{"steps": 0, "seconds": 0.0, "margin": -3.0, "low": -4.0, "high": -2.0, "win_rate": 0.2},
+           {"steps": 2_000_000, "seconds": 9.5, "margin": 1.5, "low": 1.0, "high": 2.5,
+            "win_rate": 0.6}]
+  figures, close = [], training.plt.close
+  monkeypatch.setattr(training.plt, "close", lambda figure: figures.append(figure))
+  training.write_curve(curve, (-5.0, -6.0, -4.0), "greedy", tmp_path)
+  [figure] = figures
+  [axes] = figure.axes
+  assert tuple(figure.get_size_inches()) == (7, 4.2)
+  assert axes.get_title() == f"Linear Q-learning against greedy, {training._game_string()}"
+  assert axes.title.get_fontsize() == 9
+  assert axes.get_xlabel() == "environment steps (millions)"
+  assert axes.get_ylabel() == "mean margin against greedy"
+  legend = axes.get_legend()
+  assert [t.get_text() for t in legend.get_texts()] == [
+      "linear Q (greedy)", "95% interval", "uniform random play"]
+  assert legend._loc == 4 and legend.get_texts()[0].get_fontsize() == 8  # lower right
+  points, yardstick, zero = axes.lines
+  assert list(points.get_xdata()) == [0, 2] and list(points.get_ydata()) == [-3.0, 1.5]
+  assert points.get_marker() == "o"
+  assert list(yardstick.get_ydata()) == [-5.0, -5.0] and yardstick.get_linestyle() == "--"
+  assert yardstick.get_color() == "grey"
+  assert list(zero.get_ydata()) == [0, 0] and zero.get_color() == "black"
+  assert zero.get_linewidth() == 0.8
+  [band] = axes.collections
+  assert band.get_alpha() == 0.25
+  vertices = band.get_paths()[0].vertices
+  assert {tuple(v) for v in vertices} >= {(0, -4.0), (2, 1.0), (2, 2.5), (0, -2.0)}
+  close(figure)
+  with open(tmp_path / "learning_curve.csv", encoding="utf-8") as f:
+    assert [{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)] == curve
+  assert (tmp_path / "learning_curve.png").stat().st_size > 10_000
+
+
 def test_an_out_whose_folder_cannot_be_made_is_refused_in_one_sentence(tmp_path, capsys):
   (tmp_path / "file").write_bytes(b"kept")
   assert refusal(capsys, ["--out", str(tmp_path / "file" / "m.npz")]).endswith(
