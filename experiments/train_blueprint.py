@@ -50,9 +50,12 @@ def main(argv=None) -> int:
   parser.add_argument("--seconds", type=float, required=True, help="training seconds in all")
   parser.add_argument("--segment", type=float, default=600.0,
                       help="training seconds between evaluations (default: %(default)s)")
-  parser.add_argument("--games", type=int, default=200, help="games per evaluation")
-  parser.add_argument("--seed", type=int, default=0, help="seed of training and evaluation")
-  parser.add_argument("--workers", type=int, default=1, help="local training processes")
+  parser.add_argument("--games", type=int, default=200,
+                      help="games per evaluation (default: %(default)s)")
+  parser.add_argument("--seed", type=int, default=0,
+                      help="seed of training and evaluation (default: %(default)s)")
+  parser.add_argument("--workers", type=int, default=1,
+                      help="local training processes (default: %(default)s)")
   parser.add_argument("--out", required=True, help="the checkpoint and policy file (.npz)")
   parser.add_argument("--resume", action="store_true", help="continue from the file at --out")
   parser.add_argument("--force", action="store_true",

@@ -66,12 +66,15 @@ def evaluate(game: pyspiel.Game, path: str, games: int, seed: int) -> dict:
 def main(argv=None) -> None:
   parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
   parser.add_argument("--abstraction", default="summary:2",
-                      help="abstraction name (solvers.abstraction.NAMES); default summary:2")
-  parser.add_argument("--iterations", type=int, default=200_000, help="total MCCFR iterations")
+                      help="abstraction name (solvers.abstraction.NAMES; default: %(default)s)")
+  parser.add_argument("--iterations", type=int, default=200_000,
+                      help="total MCCFR iterations (default: %(default)s)")
   parser.add_argument("--checkpoint-every", type=int, default=40_000,
-                      help="iterations between evaluations")
-  parser.add_argument("--games", type=int, default=200, help="games per evaluation")
-  parser.add_argument("--seed", type=int, default=0, help="seed of training and evaluation")
+                      help="iterations between evaluations (default: %(default)s)")
+  parser.add_argument("--games", type=int, default=200,
+                      help="games per evaluation (default: %(default)s)")
+  parser.add_argument("--seed", type=int, default=0,
+                      help="seed of training and evaluation (default: %(default)s)")
   parser.add_argument("--out", required=True, help="policy file (.npz) to write")
   parser.add_argument("--log", help="JSON lines file for the checkpoints (default: OUT.jsonl)")
   parser.add_argument("--no-progress", action="store_true", help="no progress bar")

@@ -278,20 +278,29 @@ def main(argv: list[str] | None = None) -> int:
   parser = argparse.ArgumentParser(description=__doc__.partition("\n\n")[0])
   parser.add_argument("--opponent", default="heuristic", help="the opponent bot: random, greedy or"
                       " heuristic, played by its compiled policy (default: %(default)s)")
-  parser.add_argument("--minutes", type=float, default=4.0, help="wall-time budget")
+  parser.add_argument("--minutes", type=float, default=4.0,
+                      help="wall-time budget (default: %(default)s)")
   parser.add_argument("--steps", type=int, default=30_000_000, help="step budget (epsilon"
-                      " decays over it)")
-  parser.add_argument("--num-envs", type=int, default=1024)
-  parser.add_argument("--learning-rate", type=float, default=0.1)
-  parser.add_argument("--epsilon", type=float, default=0.3)
-  parser.add_argument("--final-epsilon", type=float, default=0.02)
-  parser.add_argument("--eval-every", type=int, default=1_000_000)
-  parser.add_argument("--eval-games", type=int, default=2048)
-  parser.add_argument("--seed", type=int, default=0)
+                      " decays over it; default: %(default)s)")
+  parser.add_argument("--num-envs", type=int, default=1024,
+                      help="games stepped together (default: %(default)s)")
+  parser.add_argument("--learning-rate", type=float, default=0.1,
+                      help="the first learning rate (default: %(default)s)")
+  parser.add_argument("--epsilon", type=float, default=0.3,
+                      help="the first exploration rate (default: %(default)s)")
+  parser.add_argument("--final-epsilon", type=float, default=0.02,
+                      help="the exploration rate at --steps (default: %(default)s)")
+  parser.add_argument("--eval-every", type=int, default=1_000_000,
+                      help="steps between evaluations (default: %(default)s)")
+  parser.add_argument("--eval-games", type=int, default=2048,
+                      help="games per evaluation (default: %(default)s)")
+  parser.add_argument("--seed", type=int, default=0,
+                      help="seed of the training and of the random yardstick (default:"
+                      " %(default)s)")
   parser.add_argument("--out", required=True, help="the model file (.npz)")
   parser.add_argument("--force", action="store_true",
                       help="train afresh over an existing --out (refused without it)")
-  parser.add_argument("--quiet", action="store_true")
+  parser.add_argument("--quiet", action="store_true", help="no progress lines")
   args = parser.parse_args(argv)
   _check_arguments(args, parser)
   out = pathlib.Path(args.out)

@@ -4,9 +4,11 @@ writes the model and its learning curve."""
 
 from __future__ import annotations
 
+import argparse
 import csv
 import json
 import re
+import sys
 
 import numpy as np
 import pyspiel
@@ -14,6 +16,7 @@ import pytest
 import scipy.stats
 
 import sushigo_spiel  # noqa: F401  (registers the games)
+from experiments import run_lock
 from experiments import train_linear_q as training
 from solvers import make_bot
 from solvers.linear_q import LinearQ, feature_count, features, masked_argmax
@@ -128,6 +131,27 @@ def test_the_training_script_refuses_an_existing_out_after_checking_the_rest(tmp
   assert out.read_bytes() == b"kept"
 
 
+def test_an_out_that_is_a_folder_or_held_is_refused_naming_the_option(tmp_path, capsys):
+  assert refusal(capsys, ["--out", str(tmp_path)]).endswith(
+      f"error: {tmp_path} (--out) is a folder; give the path of a file")
+  out = tmp_path / "m.npz"
+  with run_lock.writing_file(out, "--out"):
+    assert f"{out} (--out) is being written by process" in refusal(capsys, ["--out", str(out)])
+  assert not out.exists()
+
+
+def test_the_evaluation_plays_the_opponent_named():
+  """The learner (here uniform random play, the same draws for both) against the random bot and
+  against the heuristic: the heuristic wins more. Each game gives the learner's margin, below 0
+  in a game lost (its points alone never are)."""
+  def margins(opponent):
+    rng = np.random.default_rng(0)
+    return training.evaluate(lambda o, m: training.random_legal(m, rng), opponent, 40)
+  against_random = margins("random")
+  assert margins("heuristic").mean() < against_random.mean() - 5
+  assert (against_random < 0).any() and (against_random > 0).any()
+
+
 def test_a_batch_that_cannot_fit_is_refused_before_it_is_built(tmp_path, capsys, monkeypatch):
   """The batch's memory: per game, the arrays of a batch (measured on 16 games) and the
   training's own (previous observations as float32, the action, two uniforms)."""
@@ -182,6 +206,86 @@ def test_the_training_script_prints_and_saves_one_curve(tmp_path, capsys):
   assert float(rows[0]["low"]) < margin < float(rows[0]["high"]) and 0 <= win_rate <= 1
 
 
+class FlushedOnly:
+  """A stdout that shows only what was flushed, as a pipe read while the process runs would."""
+
+  def __init__(self):
+    self.pending, self.shown = "", ""
+
+  def write(self, text: str) -> int:
+    self.pending += text
+    return len(text)
+
+  def flush(self) -> None:
+    self.shown, self.pending = self.shown + self.pending, ""
+
+
+def test_each_point_of_the_curve_is_flushed_as_it_is_measured(tmp_path, monkeypatch):
+  """Also: the curve is drawn against the opponent trained against."""
+  stdout, drawn, write_curve = FlushedOnly(), [], training.write_curve
+  monkeypatch.setattr(sys, "stdout", stdout)
+  monkeypatch.setattr(training, "write_curve",
+                      lambda *args: drawn.append(args[2]) or write_curve(*args))
+  assert training.main(["--opponent", "random", "--steps", "4", "--num-envs", "2",
+                        "--eval-every", "2", "--eval-games", "2", "--out",
+                        str(tmp_path / "m.npz")]) == 0
+  shown = stdout.shown.splitlines()
+  assert [line.split()[0] for line in shown] == ["0", "2", "4"], stdout.shown
+  assert all(re.search(r"  win rate [\d.]+$", line) for line in shown)
+  assert drawn == ["random"]
+
+
+def test_a_curve_point_holds_the_evaluations_interval_and_win_rate(monkeypatch):
+  """A tie counts half a win; the seconds are kept to a tenth."""
+  margins = np.array([1.0, 0.0, 0.0, -2.0])
+  monkeypatch.setattr(training, "evaluate", lambda choose, opponent, games: margins)
+  args = argparse.Namespace(opponent="random", eval_games=4, quiet=True)
+  mean, low, high = training.interval(margins)
+  assert training._curve_point(np.zeros((1, 1)), args, 7, 1.27) == {
+      "steps": 7, "seconds": 1.3, "margin": mean, "low": low, "high": high, "win_rate": 0.5}
+
+
+def test_the_curve_plot_draws_the_points_their_interval_and_the_yardstick(tmp_path, monkeypatch):
+  curve = [{"steps": 0, "seconds": 0.0, "margin": -3.0, "low": -4.0, "high": -2.0, "win_rate": 0.2},
+           {"steps": 2_000_000, "seconds": 9.5, "margin": 1.5, "low": 1.0, "high": 2.5,
+            "win_rate": 0.6}]
+  figures, close = [], training.plt.close
+  monkeypatch.setattr(training.plt, "close", lambda figure: figures.append(figure))
+  training.write_curve(curve, (-5.0, -6.0, -4.0), "greedy", tmp_path)
+  [figure] = figures
+  [axes] = figure.axes
+  assert tuple(figure.get_size_inches()) == (7, 4.2)
+  assert axes.get_title() == f"Linear Q-learning against greedy, {training._game_string()}"
+  assert axes.title.get_fontsize() == 9
+  assert axes.get_xlabel() == "environment steps (millions)"
+  assert axes.get_ylabel() == "mean margin against greedy"
+  legend = axes.get_legend()
+  assert [t.get_text() for t in legend.get_texts()] == [
+      "linear Q (greedy)", "95% interval", "uniform random play"]
+  assert legend._loc == 4 and legend.get_texts()[0].get_fontsize() == 8  # lower right
+  points, yardstick, zero = axes.lines
+  assert list(points.get_xdata()) == [0, 2] and list(points.get_ydata()) == [-3.0, 1.5]
+  assert points.get_marker() == "o"
+  assert list(yardstick.get_ydata()) == [-5.0, -5.0] and yardstick.get_linestyle() == "--"
+  assert yardstick.get_color() == "grey"
+  assert list(zero.get_ydata()) == [0, 0] and zero.get_color() == "black"
+  assert zero.get_linewidth() == 0.8
+  [band] = axes.collections
+  assert band.get_alpha() == 0.25
+  vertices = band.get_paths()[0].vertices
+  assert {tuple(v) for v in vertices} >= {(0, -4.0), (2, 1.0), (2, 2.5), (0, -2.0)}
+  close(figure)
+  with open(tmp_path / "learning_curve.csv", encoding="utf-8") as f:
+    assert [{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)] == curve
+  assert (tmp_path / "learning_curve.png").stat().st_size > 10_000
+
+
+def test_an_out_whose_folder_cannot_be_made_is_refused_in_one_sentence(tmp_path, capsys):
+  (tmp_path / "file").write_bytes(b"kept")
+  assert refusal(capsys, ["--out", str(tmp_path / "file" / "m.npz")]).endswith(
+      f"error: {tmp_path / 'file'}: File exists")
+
+
 def test_the_evaluation_plays_the_same_deals_for_the_same_seed():
   """Margins of `games` games, one each; the same seed deals alike, another seed otherwise; the
   learner's actions are its own (a learner always taking its first legal card differs from one
@@ -209,3 +313,37 @@ def test_the_interval_is_the_mean_and_its_t_interval():
   values = np.array([1.0, 4.0, 2.0, 7.0])
   half = values.std(ddof=1) / 2 * 3.182446305284263  # t(0.975, 3)
   assert training.interval(values) == pytest.approx((3.5, 3.5 - half, 3.5 + half))
+
+
+def test_the_training_scripts_help_names_each_option_and_its_default(capsys):
+  with pytest.raises(SystemExit) as shown:
+    training.main(["--help"])
+  assert shown.value.code == 0
+  text = " ".join(capsys.readouterr().out.split())  # the wrapping depends on the terminal
+  usage, separator, options = text.partition(
+      " The worked example of the batched environment: Q-learning of a linear agent against a"
+      " compiled opponent, in numpy, in a few minutes on one core; then the agent plays in"
+      " tournaments as the bot `linear_q` (`solvers.linear_q`). options: ")
+  assert usage.startswith("usage: ") and separator, text
+  assert "[--seed SEED] --out OUT [--force]" in usage
+  assert options == (
+      "-h, --help show this help message and exit"
+      " --opponent OPPONENT the opponent bot: random, greedy or heuristic, played by its compiled"
+      " policy (default: heuristic)"
+      " --minutes MINUTES wall-time budget (default: 4.0)"
+      " --steps STEPS step budget (epsilon decays over it; default: 30000000)"
+      " --num-envs NUM_ENVS games stepped together (default: 1024)"
+      " --learning-rate LEARNING_RATE the first learning rate (default: 0.1)"
+      " --epsilon EPSILON the first exploration rate (default: 0.3)"
+      " --final-epsilon FINAL_EPSILON the exploration rate at --steps (default: 0.02)"
+      " --eval-every EVAL_EVERY steps between evaluations (default: 1000000)"
+      " --eval-games EVAL_GAMES games per evaluation (default: 2048)"
+      " --seed SEED seed of the training and of the random yardstick (default: 0)"
+      " --out OUT the model file (.npz)"
+      " --force train afresh over an existing --out (refused without it)"
+      " --quiet no progress lines")
+
+
+def test_the_training_script_refuses_a_missing_out(capsys):
+  assert refusal(capsys, ["--steps", "1"]).endswith(
+      "error: the following arguments are required: --out")

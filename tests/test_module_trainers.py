@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
+import types
 import pathlib
 import re
 
@@ -25,6 +27,35 @@ from solvers.equilibrium.blueprint_training import BlueprintTrainer, NonFiniteTa
 from solvers.match import play_match
 from sushigo_spiel.sushi_go import rules as R
 from sushigo_spiel.sushi_go import scoring
+
+class FlushedOnly:
+  """A stdout that shows only what was flushed, as a pipe read while the process runs would."""
+
+  def __init__(self):
+    self.pending, self.shown = "", ""
+
+  def write(self, text: str) -> int:
+    self.pending += text
+    return len(text)
+
+  def flush(self) -> None:
+    self.shown, self.pending = self.shown + self.pending, ""
+
+
+def help_text(capsys, trainer) -> str:
+  """`trainer --help`, its whitespace collapsed (the wrapping depends on the terminal)."""
+  with pytest.raises(SystemExit) as shown:
+    trainer.main(["--help"])
+  assert shown.value.code == 0
+  return " ".join(capsys.readouterr().out.split())
+
+
+def options_part(text: str, description: str) -> str:
+  """The help after its usage line, which must hold the trainer's description."""
+  usage, separator, options = text.partition(f" {description} options: ")
+  assert usage.startswith("usage: ") and separator, text
+  return options
+
 
 SHORT = ["--seconds", "0.2", "--segment", "0.2", "--games", "2", "--no-progress"]
 
@@ -91,7 +122,7 @@ def test_a_tie_shares_the_win_in_the_evaluation(monkeypatch):
 
 
 @pytest.mark.parametrize("option", [["--seconds", "0"], ["--seconds", "nan"],
-                                    ["--segment", "-1"], ["--segment", "inf"],
+                                    ["--segment", "0"], ["--segment", "-1"], ["--segment", "inf"],
                                     ["--checkpoint-seconds", "0"], ["--games", "1"]])
 def test_the_blueprint_trainer_refuses_budgets_that_are_not_positive(tmp_path, capsys, option):
   argv = ["--seconds", "1", *option, "--out", str(tmp_path / "b.npz")]
@@ -125,6 +156,55 @@ def test_the_blueprint_trainer_refuses_a_missing_checkpoint_and_an_existing_out(
   assert refusal(capsys, train_blueprint, [*SHORT, "--out", str(tmp_path / "no" / "b.npz")]) \
       .endswith(f"error: {tmp_path / 'no' / 'b.npz'} (--out): its folder {tmp_path / 'no'} does"
                 " not exist; create it first")
+
+
+def test_the_blueprint_trainers_help_names_each_option_and_its_default(capsys):
+  text = help_text(capsys, train_blueprint)
+  assert "--seconds SECONDS [--segment SEGMENT]" in text
+  assert "[--workers WORKERS] --out OUT [" in text
+  assert options_part(text, "Trains the blueprint (`cards` or `cards+rank` abstraction, MCCFR on"
+                      " the compiled core) on the full game, measured as it learns, and"
+                      " resumable.") == (
+      "-h, --help show this help message and exit"
+      " --players {2,3,4,5} players of the game, 2 to 5 (default: 2)"
+      " --utility {margin,win} what the blueprint maximises: the margin or the win share"
+      " (default: margin)"
+      " --algorithm ALGORITHM default: probe-mccfr"
+      " --abstraction {cards,cards+rank} the blueprint's abstraction (default: cards)"
+      " --play {average,mean,current} the strategy the blueprint plays (default: current)"
+      " --seconds SECONDS training seconds in all"
+      " --segment SEGMENT training seconds between evaluations (default: 600.0)"
+      " --games GAMES games per evaluation (default: 200)"
+      " --seed SEED seed of training and evaluation (default: 0)"
+      " --workers WORKERS local training processes (default: 1)"
+      " --out OUT the checkpoint and policy file (.npz)"
+      " --resume continue from the file at --out"
+      " --force train afresh over an existing --out (refused without it or --resume)"
+      " --checkpoint-seconds CHECKPOINT_SECONDS seconds of training between two saves of the"
+      " checkpoint within a segment, so that a killed training loses at most that (default: 60.0)"
+      " --restart-average with --resume: gather the average strategy afresh from now on (the"
+      " regrets carry on); needed to play mean from a file saved without offer weights"
+      " --no-progress no progress bar")
+
+
+@pytest.mark.parametrize("missing", ["--seconds", "--out"])
+def test_the_blueprint_trainer_refuses_a_missing_required_option(tmp_path, capsys, missing):
+  argv = {"--seconds": "1", "--out": str(tmp_path / "b.npz")}
+  del argv[missing]
+  assert refusal(capsys, train_blueprint, [word for pair in argv.items() for word in pair]) \
+      .endswith(f"error: the following arguments are required: {missing}")
+  assert list(tmp_path.iterdir()) == []
+
+
+def test_the_blueprint_trainer_flushes_each_evaluation_line(tmp_path, capsys, monkeypatch):
+  """The evaluation line reaches a pipe as it is printed, not when the training ends (here with
+  a --checkpoint-seconds below one, allowed)."""
+  stdout = FlushedOnly()
+  monkeypatch.setattr(sys, "stdout", stdout)
+  assert train_blueprint.main([*SHORT, "--checkpoint-seconds", "0.5", "--out",
+                               str(tmp_path / "b.npz")]) == 0
+  assert stdout.pending == "" and re.fullmatch(r"\S+ it, \d+ s, \S+ slots: win rate .*"
+                                               r" against heuristics\n", stdout.shown)
 
 
 def test_the_blueprint_trainer_saves_its_evaluated_curve_and_resumes_it(tmp_path, capsys):
@@ -318,13 +398,61 @@ def test_the_full_policy_trainer_times_a_long_training_then_refuses_an_existing_
   capsys.readouterr()
   with pytest.raises(SystemExit):
     train_full_policy.main(["--iterations", "100000", "--checkpoint-every", "30000", "--games",
-                            "50", "--out", str(out)])
+                            "5000", "--out", str(out)])
   note = capsys.readouterr().err.splitlines()[0]
-  seconds = 100_000 * 104.7 / 25_000 + 4 * 50 * 3.8 / 200  # 4 evaluations: 30,000 at a time
+  seconds = 100_000 * 104.7 / 25_000 + 4 * 5000 * 3.8 / 200  # 4 evaluations: 30,000 at a time
   assert note == (f"Note: estimated time {estimates.format_seconds(seconds)}: 1 training at about"
                   f" {estimates.format_seconds(seconds)} each (100,000 iterations and 4"
-                  " evaluations of 50 games at the stored policy's rates) on 1 worker")
+                  " evaluations of 5,000 games at the stored policy's rates) on 1 worker")
   assert estimates.time_note(estimates.Duration(1, "training", 12 * 104.7 / 25_000, "")) is None
+
+
+def test_the_full_policy_trainers_help_names_each_option_and_its_default(capsys):
+  text = help_text(capsys, train_full_policy)
+  assert "[--seed SEED] --out OUT [--log LOG]" in text
+  assert options_part(text, "Trains an outcome-sampling MCCFR policy on the full two-player game,"
+                      " measured as it learns.") == (
+      "-h, --help show this help message and exit"
+      " --abstraction ABSTRACTION abstraction name (solvers.abstraction.NAMES; default: summary:2)"
+      " --iterations ITERATIONS total MCCFR iterations (default: 200000)"
+      " --checkpoint-every CHECKPOINT_EVERY iterations between evaluations (default: 40000)"
+      " --games GAMES games per evaluation (default: 200)"
+      " --seed SEED seed of training and evaluation (default: 0)"
+      " --out OUT policy file (.npz) to write"
+      " --log LOG JSON lines file for the checkpoints (default: OUT.jsonl)"
+      " --no-progress no progress bar"
+      " --force train afresh over an existing --out (refused without it)")
+
+
+def test_the_full_policy_trainer_refuses_a_missing_out(tmp_path, capsys):
+  assert refusal(capsys, train_full_policy, ["--iterations", "1"]).endswith(
+      "error: the following arguments are required: --out")
+
+
+def test_the_full_policy_trainer_refuses_an_out_that_is_a_folder_or_held(tmp_path, capsys):
+  assert refusal(capsys, train_full_policy, ["--out", str(tmp_path)]).endswith(
+      f"error: {tmp_path} (--out) is a folder; give the path of a file")
+  out = tmp_path / "p.npz"
+  with run_lock.writing_file(out, "--out"):
+    assert f"{out} (--out) is being written by process" in refusal(capsys, train_full_policy,
+                                                                   ["--out", str(out)])
+  assert not out.exists()
+
+
+def test_the_full_policy_trainer_flushes_each_evaluation_line_timed_to_a_tenth(tmp_path,
+                                                                              monkeypatch):
+  """The evaluation line reaches a pipe as it is printed; the evaluation's time (here 0.27 s on
+  the trainer's clock) is kept to a tenth of a second. (--checkpoint-every 1 is allowed.)"""
+  stdout, clock = FlushedOnly(), iter([5.0, 5.27])
+  monkeypatch.setattr(sys, "stdout", stdout)
+  monkeypatch.setattr(train_full_policy, "time", types.SimpleNamespace(perf_counter=clock.__next__))
+  out = tmp_path / "p.npz"
+  train_full_policy.main(["--iterations", "1", "--checkpoint-every", "1", "--games", "2",
+                          "--no-progress", "--out", str(out)])
+  assert stdout.pending == "" and re.fullmatch(r"1 it, \d+ s, \d+ keys: win rate .* against"
+                                               r" heuristic\n", stdout.shown)
+  assert [json.loads(line)["eval_seconds"] for line in (tmp_path / "p.jsonl").open()] == [0.3]
+  assert policy_io.load_policy(str(out)).metadata["checkpoints"][0]["eval_seconds"] == 0.3
 
 
 def test_the_full_policy_trainer_saves_evaluated_checkpoints_and_logs_them(tmp_path, capsys):
