@@ -158,7 +158,7 @@ ALLOWED_ON = {
     "docs/testing.md": {
         "3.29": "the z of the strength tests' one-sided 99.9% Wilson bound (a target)",
         "99.9%": "the confidence of the strength tests' bound (a target)",
-        "85%": "the mutation score each module must reach (a target)",
+        "90%": "the mutation score each module must reach (a target)",
     },
     "docs/blueprint.md": {"0.5": "a bucket bound of the `cards+rank` gap feature (a constant)"},
     "docs/search.md": {
