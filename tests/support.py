@@ -206,3 +206,17 @@ def _next_prefix(taken):
     if position + 1 < len(choices):
       return [index for _, index in taken] + [choices[position + 1]]
   return None
+
+
+class FlushedOnly:
+  """A stdout that shows only what was flushed, as a pipe read while the process runs would."""
+
+  def __init__(self):
+    self.pending, self.shown = "", ""
+
+  def write(self, text: str) -> int:
+    self.pending += text
+    return len(text)
+
+  def flush(self) -> None:
+    self.shown, self.pending = self.shown + self.pending, ""

@@ -21,6 +21,7 @@ from experiments import train_linear_q as training
 from solvers import make_bot
 from solvers.linear_q import LinearQ, feature_count, features, masked_argmax
 from solvers.match import play_match
+from support import FlushedOnly
 
 
 def observations(rng, games=6, size=11):
@@ -204,20 +205,6 @@ def test_the_training_script_prints_and_saves_one_curve(tmp_path, capsys):
   margin = float(rows[0]["margin"])
   win_rate = float(rows[0]["win_rate"])
   assert float(rows[0]["low"]) < margin < float(rows[0]["high"]) and 0 <= win_rate <= 1
-
-
-class FlushedOnly:
-  """A stdout that shows only what was flushed, as a pipe read while the process runs would."""
-
-  def __init__(self):
-    self.pending, self.shown = "", ""
-
-  def write(self, text: str) -> int:
-    self.pending += text
-    return len(text)
-
-  def flush(self) -> None:
-    self.shown, self.pending = self.shown + self.pending, ""
 
 
 def test_each_point_of_the_curve_is_flushed_as_it_is_measured(tmp_path, monkeypatch):

@@ -27,19 +27,7 @@ from solvers.equilibrium.blueprint_training import BlueprintTrainer, NonFiniteTa
 from solvers.match import play_match
 from sushigo_spiel.sushi_go import rules as R
 from sushigo_spiel.sushi_go import scoring
-
-class FlushedOnly:
-  """A stdout that shows only what was flushed, as a pipe read while the process runs would."""
-
-  def __init__(self):
-    self.pending, self.shown = "", ""
-
-  def write(self, text: str) -> int:
-    self.pending += text
-    return len(text)
-
-  def flush(self) -> None:
-    self.shown, self.pending = self.shown + self.pending, ""
+from support import FlushedOnly
 
 
 def help_text(capsys, trainer) -> str:
