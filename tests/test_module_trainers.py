@@ -112,7 +112,7 @@ def test_a_tie_shares_the_win_in_the_evaluation(monkeypatch):
 @pytest.mark.parametrize("option", [["--seconds", "0"], ["--seconds", "nan"],
                                     ["--segment", "0"], ["--segment", "-1"], ["--segment", "inf"],
                                     ["--checkpoint-seconds", "0"], ["--games", "1"]])
-def test_the_blueprint_trainer_refuses_budgets_that_are_not_positive(tmp_path, capsys, option):
+def test_the_blueprint_trainer_refuses_budgets_below_their_minimum(tmp_path, capsys, option):
   argv = ["--seconds", "1", *option, "--out", str(tmp_path / "b.npz")]
   assert refusal(capsys, train_blueprint, argv).endswith(
       "error: --seconds, --segment and --checkpoint-seconds must be finite and > 0, and --games 2"
@@ -364,7 +364,7 @@ def test_the_blueprint_trainer_notes_more_workers_than_cores(tmp_path, capsys, m
 
 @pytest.mark.parametrize("option", [["--iterations", "0"], ["--checkpoint-every", "0"],
                                     ["--games", "1"]])
-def test_the_full_policy_trainer_refuses_counts_below_one(tmp_path, capsys, option):
+def test_the_full_policy_trainer_refuses_counts_below_their_minimum(tmp_path, capsys, option):
   argv = ["--iterations", "2", *option, "--out", str(tmp_path / "p.npz")]
   assert refusal(capsys, train_full_policy, argv).endswith(
       "error: --iterations and --checkpoint-every must be 1 or more, and --games 2 or more (the"
