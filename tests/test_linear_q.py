@@ -9,18 +9,23 @@ import csv
 import json
 import re
 import sys
+import types
 
+import numba
 import numpy as np
 import pyspiel
 import pytest
 import scipy.stats
+from PIL import Image
 
 import sushigo_spiel  # noqa: F401  (registers the games)
-from experiments import run_lock
+from experiments import estimates, run_lock
 from experiments import train_linear_q as training
 from solvers import make_bot
 from solvers.linear_q import LinearQ, feature_count, features, masked_argmax
 from solvers.match import play_match
+from solvers.opponents import compiled_opponents
+from solvers.provenance import git_commit, package_version
 from support import FlushedOnly
 
 
@@ -156,7 +161,6 @@ def test_the_evaluation_plays_the_opponent_named():
 def test_a_batch_that_cannot_fit_is_refused_before_it_is_built(tmp_path, capsys, monkeypatch):
   """The batch's memory: per game, the arrays of a batch (measured on 16 games) and the
   training's own (previous observations as float32, the action, two uniforms)."""
-  from experiments import estimates  # pylint: disable=import-outside-toplevel
   monkeypatch.setattr(estimates, "available_memory", lambda: 1000)
   batch = training.SushiGoBatch(16, opponents=training.opponents("random"), seed=0,
                                 players=2, utility="margin")
@@ -264,7 +268,9 @@ def test_the_curve_plot_draws_the_points_their_interval_and_the_yardstick(tmp_pa
   close(figure)
   with open(tmp_path / "learning_curve.csv", encoding="utf-8") as f:
     assert [{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)] == curve
-  assert (tmp_path / "learning_curve.png").stat().st_size > 10_000
+  with Image.open(tmp_path / "learning_curve.png") as png:  # 7 x 4.2 inches at 120 dots each
+    assert png.size == (840, 504)
+    assert [round(dots) for dots in png.info["dpi"]] == [120, 120]  # stored as dots per metre
 
 
 def test_an_out_whose_folder_cannot_be_made_is_refused_in_one_sentence(tmp_path, capsys):
@@ -334,3 +340,194 @@ def test_the_training_scripts_help_names_each_option_and_its_default(capsys):
 def test_the_training_script_refuses_a_missing_out(capsys):
   assert refusal(capsys, ["--steps", "1"]).endswith(
       "error: the following arguments are required: --out")
+
+
+def test_a_curve_of_one_point_is_written_and_read_back_as_written(tmp_path):
+  """A training stopped by its time before its first step has one point: its CSV holds that
+  point under the header of its keys, read back with the csv module from a file opened as the
+  curve is written (UTF-8, the csv module's own line ends)."""
+  point = {"steps": 0, "seconds": 0.0, "margin": -1.25, "low": -2.5, "high": 0.0,
+           "win_rate": 0.375}
+  training.write_curve([point], (-3.0, -4.0, -2.0), "random", tmp_path)
+  with open(tmp_path / "learning_curve.csv", newline="", encoding="utf-8") as f:
+    assert [{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)] == [point]
+  assert (tmp_path / "learning_curve.csv").read_bytes() == (
+      b"steps,seconds,margin,low,high,win_rate\r\n0,0.0,-1.25,-2.5,0.0,0.375\r\n")
+
+
+def bytes_of_arrays(batch) -> int:
+  return sum(value.nbytes for value in vars(batch).values() if isinstance(value, np.ndarray))
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_the_memory_of_a_game_is_its_share_of_a_measured_batch_and_the_trainings_arrays(
+    monkeypatch, players):
+  """Per game: the arrays of a batch of 16 games of the game trained (GAME_PARAMS, here also
+  with 3 players), rounded up, and the training's own (previous observations as float32, the
+  action as int64, two float64 uniforms); the same for every opponent, and never below what a
+  batch of 64 games and its training arrays take."""
+  params = {"players": players, "utility": "margin"}
+  monkeypatch.setattr(training, "GAME_PARAMS", params)
+  game = f"python_sushi_go(players={players},utility=margin)"
+  for opponent in ("random", "heuristic"):
+    bots = compiled_opponents(pyspiel.load_game(game), opponent)
+    measured = training.SushiGoBatch(16, opponents=bots, seed=0, **params)
+    training_arrays = 4 * measured.observation_size + 8 + 2 * 8
+    each = -(-bytes_of_arrays(measured) // 16) + training_arrays
+    assert training._bytes_per_env(argparse.Namespace(opponent=opponent)) == each
+    larger = training.SushiGoBatch(64, opponents=bots, seed=1, **params)
+    assert 64 * each >= bytes_of_arrays(larger) + 64 * training_arrays
+
+
+def test_an_unknown_opponent_is_refused_before_the_out_folder_is_made(tmp_path, capsys):
+  message = refusal(capsys, ["--opponent", "nobody", "--out", str(tmp_path / "new" / "m.npz")])
+  assert "error: bot 'nobody'" in message
+  assert list(tmp_path.iterdir()) == []
+
+
+def test_the_kernels_are_exercised_with_the_argument_types_training_passes(monkeypatch):
+  """`_exercise_kernels` (the cold compile of `KERNELS.compile_all`) calls each kernel once, with
+  arguments a training could pass (one game per row throughout, weights of the masks' actions
+  and the observations' features, epsilon in [0, 1], a positive rate) and of the numba types a
+  training passes: so what it compiles is what training runs."""
+  calls = {"choose_actions": [], "learn": []}
+
+  def recording(name, check):
+    kernel = getattr(training, name)
+
+    def record(*args):
+      check(*args)
+      calls[name].append(tuple(str(numba.typeof(arg)) for arg in args))
+      return kernel(*args)
+    return record
+
+  def check_choice(weights, observations, masks, epsilon, uniforms, actions):
+    games = len(observations)
+    assert len(masks) == len(uniforms) == len(actions) == games and uniforms.shape[1] == 2
+    assert weights.shape == (masks.shape[1], feature_count(observations.shape[1]))
+    assert 0 <= epsilon <= 1
+
+  def check_learning(weights, observations, actions, rewards, dones, next_observations,
+                     next_masks, rate):
+    games = len(observations)
+    assert len(actions) == len(rewards) == len(dones) == len(next_masks) == games
+    assert next_observations.shape == observations.shape
+    assert weights.shape == (next_masks.shape[1], feature_count(observations.shape[1]))
+    assert rate > 0
+
+  monkeypatch.setattr(training, "choose_actions", recording("choose_actions", check_choice))
+  monkeypatch.setattr(training, "learn", recording("learn", check_learning))
+  training._exercise_kernels()
+  exercised = {name: set(types_) for name, types_ in calls.items()}
+  assert all(len(types_) == 1 for types_ in calls.values()), calls
+  for name in calls:
+    calls[name].clear()
+  monkeypatch.setattr(training, "_curve_point", lambda *args: {})
+  training.train(argparse.Namespace(seed=0, num_envs=3, opponent="random", steps=6, minutes=1.0,
+                                    eval_every=6, epsilon=0.5, final_epsilon=0.1,
+                                    learning_rate=0.1, quiet=True))
+  assert {name: set(types_) for name, types_ in calls.items()} == exercised
+
+
+class StandInClock:
+  """The training's clock, moved on by hand."""
+
+  def __init__(self):
+    self.now = 0.0
+
+  def perf_counter(self) -> float:
+    return self.now
+
+
+def replayed_training(args) -> dict[int, np.ndarray]:
+  """The weights at each step count of a training replayed from the module docstring, in
+  numpy: epsilon-greedy on the dense features (the random action the second uniform's share of
+  the legal ones), each game's normalized-LMS step towards reward / REWARD_SCALE plus the next
+  position's best legal value, game after game, under epsilon and a rate decaying linearly over
+  --steps (the rate to FINAL_RATE of its first value)."""
+  rng = np.random.default_rng(args.seed)
+  env = training.SushiGoBatch(args.num_envs, opponents=training.opponents(args.opponent),
+                              seed=args.seed, players=2, utility="margin")
+  observations, masks = (array.copy() for array in env.reset())  # the batch reuses its arrays
+  weights = np.zeros((env.num_actions, feature_count(env.observation_size)))
+  snapshots, steps = {}, 0
+  for _ in range(args.iterations):
+    snapshots[steps] = weights.copy()
+    left = 1 - steps / args.steps
+    epsilon = max(args.final_epsilon, args.epsilon * left)
+    rate = args.learning_rate * max(training.FINAL_RATE, left)
+    uniforms = rng.random((args.num_envs, 2))
+    greedy = masked_argmax(features(observations) @ weights.T, masks)
+    actions = greedy.copy()
+    for game in range(args.num_envs):
+      if uniforms[game, 0] < epsilon:
+        legal = np.flatnonzero(masks[game])
+        actions[game] = legal[min(int(uniforms[game, 1] * len(legal)), len(legal) - 1)]
+    next_observations, rewards, dones, next_masks = env.step(actions)
+    for game in range(args.num_envs):
+      target = rewards[game] / training.REWARD_SCALE
+      if not dones[game]:
+        values = features(next_observations[game:game + 1])[0].astype(float) @ weights.T
+        target += values[next_masks[game] == 1].max()
+      x = features(observations[game:game + 1])[0].astype(float)
+      error = target - weights[actions[game]] @ x
+      weights[actions[game]] += rate * error / (x @ x) * x
+    observations, masks = next_observations.copy(), next_masks.copy()
+    steps += args.num_envs
+  snapshots[steps] = weights
+  return snapshots
+
+
+def evaluations(iterations: int) -> list[tuple[int, float]]:
+  """(steps, seconds) of each evaluation of a training of `iterations` steps of 4 games,
+  evaluated every 8 steps, on the stand-in clock: before an even step k, k steps and k / 2
+  evaluations have taken k + k / 8 seconds; then the last evaluation."""
+  return [(4 * k, 1.125 * k) for k in range(0, iterations, 2)] + \
+      [(4 * iterations, iterations + 0.25 * -(-iterations // 2))]
+
+
+@pytest.mark.parametrize("minutes, budget, iterations, seconds", [
+    # 45 s: stopped by the time when the clock reads 45.0 (40 steps and 20 evaluations), epsilon
+    # 0.6 decaying to 0.5 and held there; 45.25 s with the last evaluation, kept to a tenth
+    (0.75, 200, 40, 45.2),
+    # 161 steps: stopped by the steps at 164, the last rate FINAL_RATE of the first
+    (2.0, 161, 41, 46.5)])
+def test_the_training_is_epsilon_greedy_normalized_lms_q_learning_within_its_budgets(
+    monkeypatch, minutes, budget, iterations, seconds):
+  """The weights at every evaluation equal those of the training replayed in numpy (games end
+  after 30 steps: the first rewards), the evaluations come every --eval-every steps and at the
+  end, with the seconds since the start (an environment step takes 1 s on a stand-in clock, an
+  evaluation a quarter), and the model's metadata holds the training's provenance."""
+  clock, evaluated = StandInClock(), []
+
+  class TimedBatch(training.SushiGoBatch):
+    def step(self, actions, external_actions=None):
+      clock.now += 1.0
+      return super().step(actions, external_actions)
+
+  def curve_point(weights, args_given, steps, elapsed):
+    assert args_given is args
+    evaluated.append((steps, elapsed, weights.copy()))
+    clock.now += 0.25
+    return {"steps": steps}
+
+  monkeypatch.setattr(training, "time", types.SimpleNamespace(perf_counter=clock.perf_counter))
+  monkeypatch.setattr(training, "SushiGoBatch", TimedBatch)
+  monkeypatch.setattr(training, "_curve_point", curve_point)
+  args = argparse.Namespace(seed=4, num_envs=4, opponent="greedy", steps=budget, minutes=minutes,
+                            eval_every=8, epsilon=0.6, final_epsilon=0.5, learning_rate=0.3,
+                            quiet=True)
+  model, curve = training.train(args)
+  monkeypatch.undo()
+  replayed = replayed_training(argparse.Namespace(**vars(args), iterations=iterations))
+  points = evaluations(iterations)
+  assert [(steps, elapsed) for steps, elapsed, _ in evaluated] == points
+  assert curve == [{"steps": steps} for steps, _ in points]
+  for steps, _, weights in evaluated:
+    np.testing.assert_allclose(weights, replayed[steps], rtol=1e-9, atol=1e-12)
+  np.testing.assert_allclose(model.weights, replayed[4 * iterations], rtol=1e-9, atol=1e-12)
+  assert np.abs(model.weights).sum() > 0
+  assert model.metadata == {
+      "game": "python_sushi_go(players=2,utility=margin)", "observation_type": "observation",
+      "opponent": "greedy", "steps": 4 * iterations, "seed": 4, "seconds": seconds,
+      "version": package_version(), "commit": git_commit(), "arguments": vars(args)}
