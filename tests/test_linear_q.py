@@ -457,8 +457,7 @@ def replayed_training(args) -> dict[int, np.ndarray]:
     epsilon = max(args.final_epsilon, args.epsilon * left)
     rate = args.learning_rate * max(training.FINAL_RATE, left)
     uniforms = rng.random((args.num_envs, 2))
-    greedy = masked_argmax(features(observations) @ weights.T, masks)
-    actions = greedy.copy()
+    actions = masked_argmax(features(observations) @ weights.T, masks)
     for game in range(args.num_envs):
       if uniforms[game, 0] < epsilon:
         legal = np.flatnonzero(masks[game])
@@ -494,8 +493,8 @@ def evaluations(iterations: int) -> list[tuple[int, float]]:
     (2.0, 161, 41, 46.5)])
 def test_the_training_is_epsilon_greedy_normalized_lms_q_learning_within_its_budgets(
     monkeypatch, minutes, budget, iterations, seconds):
-  """The weights at every evaluation equal those of the training replayed in numpy (games end
-  after 30 steps: the first rewards), the evaluations come every --eval-every steps and at the
+  """The weights at every evaluation equal those of the training replayed in numpy (the games
+  end, with the first rewards, within 30 steps), the evaluations come every --eval-every steps and at the
   end, with the seconds since the start (an environment step takes 1 s on a stand-in clock, an
   evaluation a quarter), and the model's metadata holds the training's provenance."""
   clock, evaluated = StandInClock(), []
