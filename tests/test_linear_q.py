@@ -494,9 +494,9 @@ def evaluations(iterations: int) -> list[tuple[int, float]]:
 def test_the_training_is_epsilon_greedy_normalized_lms_q_learning_within_its_budgets(
     monkeypatch, minutes, budget, iterations, seconds):
   """The weights at every evaluation equal those of the training replayed in numpy (the games
-  end, with the first rewards, within 30 steps), the evaluations come every --eval-every steps and at the
-  end, with the seconds since the start (an environment step takes 1 s on a stand-in clock, an
-  evaluation a quarter), and the model's metadata holds the training's provenance."""
+  end, with the first rewards, within 30 steps), the evaluations come every --eval-every steps
+  and at the end, with the seconds since the start (an environment step takes 1 s on a stand-in
+  clock, an evaluation a quarter), and the model's metadata holds the training's provenance."""
   clock, evaluated = StandInClock(), []
 
   class TimedBatch(training.SushiGoBatch):
