@@ -6,7 +6,7 @@ plays every mutant. Then a table is printed: mutants, those not run yet (of part
 --mutants), killed (a test failed, timed out or crashed), survived, those of the survivors listed
 as equivalent in `equivalent.toml` (with the reason), and the score over the mutants run, killed /
 (run - equivalent). Survivors not listed are printed with their diffs. A mutant whose tests run
-longer than TIMEOUT_MULTIPLIER times their measured time (plus a second) is stopped by mutmut and
+longer than TIMEOUT_MULTIPLIER times (their measured time plus a second) is stopped by mutmut and
 counted as killed (a timeout): a mutant that never ends holds its child that long, no longer.
 
     python tests/mutation/run.py                      # every module (long: see docs/testing.md)
@@ -40,7 +40,7 @@ SOURCE_PATHS = ["sushigo_spiel", "solvers", "experiments"]
 KILLED = {"killed", "timeout", "segfault", "caught by type check"}
 NOT_RUN = "not checked"  # a mutant of a part not run yet (--mutants)
 PYTEST_ARGS = ["-p", "no:cacheprovider"]
-# mutmut's wall-time limit per mutant, in multiples of its tests' measured time (plus a second);
+# mutmut's wall-time limit per mutant, in multiples of its tests' measured time plus a second;
 # mutmut's default, 15, holds a child for a quarter of an hour on a mutant that never ends when its
 # tests take a minute. Changing it makes mutmut run the mutants timed out before again.
 TIMEOUT_MULTIPLIER = 3.0
