@@ -41,20 +41,21 @@ def test_so_ismcts_at_ten_milliseconds_of_iterations_outscores_the_heuristic():
   does in 10 ms of CPU time over the moves of 2-player games against the heuristic), outscores the
   heuristic in more than half of 2-player games."""
   game = load(players=2)
-  wins = games_won(game, ("so_ismcts", {"iterations": 500}), [("heuristic", {})], games=300,
+  wins = games_won(game, ("so_ismcts", {"iterations": 500}), [("heuristic", {})], games=150,
                    seed=7)
-  assert wilson_lower_bound(wins, 300) > 0.5, wins
+  assert wilson_lower_bound(wins, 150) > 0.5, wins
 
 
 def test_the_subgame_bot_with_its_defaults_outscores_the_heuristic():
   """The subgame headline of the results pages on a smaller sample: `make_bot("subgame", game, p,
   seed, seconds=0.1, clock="cpu")`, nothing else given, outscores the heuristic in most 2-player
   games (the stored run subgame-vs-heuristic measures the share over 300 games). A CPU-time
-  budget is not bit-reproducible, so the claim is a bound far below the measured share."""
+  budget is not bit-reproducible, so the claim is a bound far below the measured share: at the
+  stored share (0.937), 40 games miss it about once in 7,000 runs."""
   game = load(players=2)
   wins = games_won(game, ("subgame", {"seconds": 0.1, "clock": "cpu"}), [("heuristic", {})],
-                   games=60, seed=13)
-  assert wilson_lower_bound(wins, 60) > 0.6, wins
+                   games=40, seed=13)
+  assert wilson_lower_bound(wins, 40) > 0.5, wins
 
 
 @pytest.mark.parametrize("variant", [
