@@ -2,8 +2,9 @@
 
 Each game is played through both in lockstep (`lockstep`: one random stream drives both, and
 every step is compared, the decoded position against the rules' table with round points, Puddings
-and the log included; every player's determinization at 15% of the positions, 1% in the 500-game run).
-`test_core_plays_the_rules_games` runs 50 games per configuration; the `slow` one 500.
+and the log included; every player's determinization at 15% of the positions, 1% in the 400-game
+run).
+`test_core_plays_the_rules_games` runs 50 games per configuration; the `slow` one 400.
 """
 
 from __future__ import annotations
@@ -76,10 +77,10 @@ def test_core_plays_the_rules_games(cores, name):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", CONFIGS)
-def test_core_plays_the_rules_games_500_per_configuration(cores, name):
+def test_core_plays_the_rules_games_400_per_configuration(cores, name):
   # Determinizations at 1% of the positions here (hundreds per configuration): the 50-game run
   # compares them at 15%, and their distribution is checked exactly on its own.
-  play_games(_core(cores, name), DYNAMICS, 500, determinize_share=0.01)
+  play_games(_core(cores, name), DYNAMICS, 400, determinize_share=0.01)
 
 
 def test_the_configurations_reach_what_they_are_for(cores):

@@ -6,7 +6,7 @@ outcome, the decoded position against the rules' table with piles, chips, round 
 log, the uniforms drawn; at sampled positions every player's determinization, `knowledge.
 determinize`, whose steps `resample_from_infostate` replays, rejected attempts included; at the
 end the chip points and returns). `test_core_plays_the_rules_games` runs 20 games per
-configuration, the `slow` one 400. Then the observation key, playouts, the kernel interface and
+configuration, the `slow` one 300. Then the observation key, playouts, the kernel interface and
 checked input.
 """
 
@@ -87,8 +87,8 @@ def test_core_plays_the_rules_games(cores, name):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", CONFIGS)
-def test_core_plays_the_rules_games_400_per_configuration(cores, name):
-  play_games(_core(cores, name), DYNAMICS, 400, DETERMINIZE_SHARE)
+def test_core_plays_the_rules_games_300_per_configuration(cores, name):
+  play_games(_core(cores, name), DYNAMICS, 300, DETERMINIZE_SHARE)
 
 
 def _random_games(rules: R.Rules, games: int, visit=None):
