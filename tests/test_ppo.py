@@ -6,8 +6,12 @@ bot `ppo`, `sushigo train --algorithm ppo` (checkpoint, curve, refusals), and th
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
+import os
 import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -66,6 +70,7 @@ def test_a_batch_restored_from_its_state_steps_the_same_games():
     ({"seat": 2}, "PPO setting seat is 2; allowed: -1 (every seat) or 0 to 1"),
     ({"observation_type": "pixels"}, "observation_type is 'pixels'; allowed: observation,"),
     ({"entropy_anneal": -1}, "PPO setting entropy_anneal is -1; allowed: an integer >= 0"),
+    ({"overlap": 1}, "PPO setting overlap is 1; allowed: true or false"),
 ])
 def test_bad_settings_are_refused_in_a_sentence(settings_, message):
   with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -79,6 +84,10 @@ def test_assignments_are_read_as_their_defaults_types():
     ppo.PPOConfig.from_assignments(["depth=3"])
   with pytest.raises(ValueError, match="PPO setting num_envs is 'many'; allowed: a int"):
     ppo.PPOConfig.from_assignments(["num_envs=many"])
+  assert ppo.PPOConfig.from_assignments(["overlap=True"]).overlap is True
+  assert ppo.PPOConfig.from_assignments(["overlap=false"]).overlap is False
+  with pytest.raises(ValueError, match="PPO setting overlap is 'yes'; allowed: true or false"):
+    ppo.PPOConfig.from_assignments(["overlap=yes"])
 
 
 @settings(max_examples=25, deadline=None)
@@ -129,6 +138,51 @@ def test_same_seed_same_weights_and_a_resumed_training_is_the_uninterrupted_one(
   other = ppo.PPOTrainer(ppo.PPOConfig(game=GAME, seed=8, **TINY))
   other.run(iterations=3, show_progress=False)
   assert not np.array_equal(leaves(other.params)[0], leaves(straight.params)[0])
+
+
+def test_overlap_only_collects_with_the_parameters_of_one_iteration_before(tmp_path):
+  config = ppo.PPOConfig(game=GAME, seed=4, overlap=True, opponents="heuristic:1,past:1",
+                         past_every=1, **TINY)
+  overlapped = ppo.PPOTrainer(config)
+  lagging = ppo.PPOTrainer(dataclasses.replace(config, overlap=False))
+  plain = ppo.PPOTrainer(dataclasses.replace(config, overlap=False))
+  before = lagging.params
+  for _ in range(3):
+    overlapped.iterate()
+    plain.iterate()
+    lagging.iterate()  # collected with `before`, then made to collect next with the same lag
+    lagging.collection_params, before = before, lagging.params
+  assert all(np.array_equal(a, b) for a, b in zip(leaves(overlapped.params),
+                                                  leaves(lagging.params)))
+  assert not np.array_equal(leaves(overlapped.params)[0], leaves(plain.params)[0])
+  assert len(jax.devices()) == 2  # so collection and the update ran on two devices
+  first = ppo.PPOTrainer(config)
+  first.run(iterations=2, show_progress=False)
+  first.save(str(tmp_path / "c.npz"))
+  resumed = ppo.PPOTrainer.resume(str(tmp_path / "c.npz"))
+  straight = ppo.PPOTrainer(config)
+  straight.run(iterations=3, show_progress=False)
+  resumed.run(iterations=1, show_progress=False)
+  assert all(np.array_equal(a, b) for a, b in zip(leaves(straight.params), leaves(resumed.params)))
+  assert resumed.curve[-1] == {**straight.curve[-1], "seconds": resumed.curve[-1]["seconds"]}
+
+
+def test_overlap_on_one_device_gives_the_numbers_of_two():
+  program = (
+      "import jax, numpy as np; jax.devices()\n"  # JAX starts with one device
+      "from solvers.learning import ppo, network\n"
+      f"trainer = ppo.PPOTrainer(ppo.PPOConfig(game={GAME!r}, seed=4, overlap=True, **{TINY!r}))\n"
+      "trainer.run(iterations=3, show_progress=False)\n"
+      "print(len(jax.devices()), *(float(np.asarray(trainer.params[name], np.float64).sum())"
+      " for name in network.PARAMETER_NAMES))\n")
+  done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                        check=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+  devices, *sums = done.stdout.split()
+  trainer = ppo.PPOTrainer(ppo.PPOConfig(game=GAME, seed=4, overlap=True, **TINY))
+  trainer.run(iterations=3, show_progress=False)
+  assert devices == "1" and len(jax.devices()) == 2
+  assert [float(s) for s in sums] == [float(np.asarray(trainer.params[name], np.float64).sum())
+                                      for name in net.PARAMETER_NAMES]
 
 
 def test_the_bot_plays_a_saved_agent_and_refuses_another_games(tmp_path):

@@ -8,7 +8,11 @@ jitted call a step and the update one a iteration; `phase_seconds` sums the CPU 
 policy, the environment (compiled opponents included) and the update. The seed fixes the initial
 weights, the environments' streams and the JAX key, and a checkpoint (`save`) holds everything
 that changes between iterations, so a resumed training continues with exactly the numbers of an
-uninterrupted one (same machine and library versions). Every `eval_every` iterations the greedy
+uninterrupted one (same machine and library versions). With `overlap`, each rollout is collected
+with the parameters of one iteration before (the update in flight leaves them be), on the first
+of two host devices while the update runs on the second, so the two cores work at once; the
+numbers are the same with one device (JAX started before this module), only not concurrent.
+Every `eval_every` iterations the greedy
 agent plays `eval_games` games against `eval_opponent` on the same deals: the learning curve.
 The loss, the league and the evaluation: docs/ppo.md ("The algorithm").
 """
@@ -22,6 +26,11 @@ from collections.abc import Callable, Sequence
 
 import jax
 import jax.numpy as jnp
+
+try:  # two host devices, for `overlap`; only possible before JAX's first computation
+  jax.config.update("jax_num_cpu_devices", 2)
+except RuntimeError:
+  pass
 import numpy as np
 import optax
 import pyspiel
@@ -41,6 +50,7 @@ OBSERVATION_TYPES = ("observation", "information_state")  # the evaluation games
 PAST = "past"  # the league entry of the learner's past selves
 LEAGUE_ENTRIES = (*COMPILED_BOTS, PAST)
 PHASES = ("policy", "environment", "update")
+_BOOLEANS = {"true": True, "false": False}  # a boolean setting's KEY=VALUE spellings
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,6 +79,7 @@ class PPOConfig:
   eval_opponent: str = "heuristic"
   past_every: int = 25  # a snapshot of the learner joins the past selves' pool this often
   past_pool: int = 4  # the pool's size (the newest snapshots)
+  overlap: bool = False  # collect with parameters one iteration old while the update runs
   seed: int = 0
 
   def __post_init__(self):
@@ -97,6 +108,8 @@ class PPOConfig:
       raise ValueError(f"num_envs x rollout_steps ({self.num_envs * self.rollout_steps}) must"
                        f" split into {self.minibatches} equal minibatches; allowed: a"
                        " minibatches setting that divides it")
+    if not isinstance(self.overlap, bool):
+      raise ValueError(f"PPO setting overlap is {self.overlap!r}; allowed: true or false")
     if not isinstance(self.seed, int) or not 0 <= self.seed < 2**32:
       raise ValueError(f"PPO setting seed is {self.seed!r}; allowed: 0 to 2**32 - 1")
     if self.eval_opponent not in COMPILED_BOTS:
@@ -153,10 +166,11 @@ class PPOConfig:
                          f" {', '.join(fields)}")
       kind = type(fields[key].default)
       try:
-        settings[key] = kind(value.strip()) if kind is not float else float(value)
-      except ValueError:
-        raise ValueError(f"PPO setting {key} is {value.strip()!r}; allowed: a"
-                         f" {kind.__name__}") from None
+        settings[key] = _BOOLEANS[value.strip().lower()] if kind is bool else kind(value.strip())
+      except (KeyError, ValueError):
+        allowed = "true or false" if kind is bool else f"a {kind.__name__}"
+        raise ValueError(f"PPO setting {key} is {value.strip()!r}; allowed:"
+                         f" {allowed}") from None
     return cls(**settings)
 
 
@@ -322,42 +336,54 @@ class PPOTrainer:
     self.key = jax.random.PRNGKey(config.seed)
     self.iteration, self.steps, self.seconds = 0, 0, 0.0
     self.curve: list[dict] = []
-    self.last_stats: dict = {}
+    self._stats: list = []
     self._update = make_update(config, self.optimizer)
     # The past selves: their batches, the pool (parameters and the iteration each was taken at)
     self.past_batches = [batch for batch in self.batches if batch.external_seats]
     self.past_pool: list[tuple[int, dict]] = [(0, self.params)] if self.past_batches else []
     self.phase_seconds = dict.fromkeys(PHASES, 0.0)
+    # Collection on the first device, the update on the last (the same one without overlap); the
+    # parameters the next rollout is collected with (one iteration old with overlap)
+    self._collection_device, self._update_device = jax.devices()[0], jax.devices()[-1]
+    self.collection_params = self.params
     steps, games = config.rollout_steps, config.num_envs
-    self._rollout = (np.empty((steps, games, self.observation_size), np.float32),
-                     np.empty((steps, games, self.num_actions), np.int8),
-                     np.empty((steps, games), np.int32), np.empty((steps, games), np.float32),
-                     np.empty((steps, games), np.float32), np.empty((steps, games), np.float32),
-                     np.empty((steps, games), np.float32))
+    # Two rollouts with overlap: one is collected while the update in flight reads the other
+    self._rollouts = [(np.empty((steps, games, self.observation_size), np.float32),
+                       np.empty((steps, games, self.num_actions), np.int8),
+                       np.empty((steps, games), np.int32), np.empty((steps, games), np.float32),
+                       np.empty((steps, games), np.float32), np.empty((steps, games), np.float32),
+                       np.empty((steps, games), np.float32)) for _ in range(1 + config.overlap)]
+    self._readers: list = [None] * len(self._rollouts)  # each rollout's update's result
 
   # ---- one iteration
 
   def iterate(self) -> None:
-    """Collects one rollout from every group and updates the network once (module docstring)."""
+    """Collects one rollout from every group and updates the network once (module docstring);
+    with `overlap` the update is left running when this returns."""
     config = self.config
     steps, games = config.rollout_steps, config.num_envs
-    observations, masks, actions, log_p, values, rewards, dones = self._rollout
+    slot = self.iteration % len(self._rollouts)
+    jax.block_until_ready(self._readers[slot])  # the update that read this rollout has ended
+    rollout = self._rollouts[slot]
+    observations, masks, actions, log_p, values, rewards, dones = rollout
     bounds = np.cumsum([0] + [batch.num_envs for batch in self.batches])
     now_obs = np.concatenate([batch._observations for batch in self.batches])  # noqa: SLF001
     now_masks = np.concatenate([batch._masks for batch in self.batches])  # noqa: SLF001
+    playing = self._on_collection(self.collection_params)
     past_params = None
     if self.past_pool:
       self.key, key = jax.random.split(self.key)
-      past_params = self.past_pool[int(jax.random.randint(key, (), 0, len(self.past_pool)))][1]
+      past_params = self._on_collection(
+          self.past_pool[int(jax.random.randint(key, (), 0, len(self.past_pool)))][1])
     clock, phases = time.process_time(), self.phase_seconds
     for t in range(steps):
       self.key, key = jax.random.split(self.key)
       observations[t], masks[t] = now_obs, now_masks
       if past_params is None:
-        collected, past_actions = np.asarray(_collect(self.params, now_obs, now_masks, key)), None
+        collected, past_actions = np.asarray(_collect(playing, now_obs, now_masks, key)), None
       else:
         collected, past_actions = (np.asarray(x) for x in _collect_with_past(
-            self.params, now_obs, now_masks, past_params, *self._past_inputs(), key))
+            playing, now_obs, now_masks, past_params, *self._past_inputs(), key))
       actions[t] = collected[0]
       log_p[t], values[t] = collected[1], collected[2]
       clock = _charge(phases, "policy", clock)
@@ -374,19 +400,35 @@ class PPOTrainer:
         np.divide(reward, config.reward_scale, out=rewards[t, lo:hi])
         dones[t, lo:hi] = done
       clock = _charge(phases, "environment", clock)
-    last_values = forward(self.params, now_obs, now_masks, jnp)[1]
+    last_values = forward(playing, now_obs, now_masks, jnp)[1]
     clock = _charge(phases, "policy", clock)
     self.key, key = jax.random.split(self.key)
-    self.params, self.opt_state, stats = self._update(
-        self.params, self.opt_state, (observations, masks, actions, log_p, values, rewards, dones),
-        last_values, key, np.float32(self.entropy_coef()))
-    self.last_stats = dict(zip(("loss", "value_loss", "entropy", "clipped"),
-                               (float(s) for s in stats)))
+    update_inputs = (self.params, self.opt_state, last_values, key)
+    if config.overlap:
+      update_inputs = jax.device_put(update_inputs, self._update_device)
+      self.collection_params = self.params  # the next rollout's, while the update runs
+    params, opt_state, last_values, key = update_inputs
+    self.params, self.opt_state, self._stats = self._update(
+        params, opt_state, rollout, last_values, key, np.float32(self.entropy_coef()))
+    self._readers[slot] = self.params
+    if not config.overlap:
+      jax.block_until_ready(self.params)
+      self.collection_params = self.params
     _charge(phases, "update", clock)
     self.iteration += 1
     self.steps += steps * games
     if self.past_pool and self.iteration % config.past_every == 0:
       self.past_pool = [*self.past_pool, (self.iteration, self.params)][-config.past_pool:]
+
+  def _on_collection(self, params: dict) -> dict:
+    """`params` on the collection device (as they are without overlap)."""
+    return jax.device_put(params, self._collection_device) if self.config.overlap else params
+
+  @property
+  def last_stats(self) -> dict:
+    """The last update's statistics of its last minibatch (waits for it with overlap)."""
+    return dict(zip(("loss", "value_loss", "entropy", "clipped"),
+                    (float(s) for s in self._stats)))
 
   def entropy_coef(self) -> float:
     """The entropy coefficient of the next iteration's update (`entropy_anneal`)."""
@@ -480,6 +522,9 @@ class PPOTrainer:
     for k, (_, params) in enumerate(self.past_pool):
       for name in PARAMETER_NAMES:
         extra[f"past_{k}_{name}"] = np.asarray(params[name])
+    if self.config.overlap:  # the next rollout's parameters, one iteration old
+      for name in PARAMETER_NAMES:
+        extra[f"collection_{name}"] = np.asarray(self.collection_params[name])
     network.save(path, extra)
     if agent_path is not None:
       Network(network.params, {k: v for k, v in network.metadata.items()}).save(agent_path)
@@ -508,6 +553,8 @@ class PPOTrainer:
       pool = [(int(iteration), {name: jnp.asarray(archive.arrays[f"past_{k}_{name}"])
                                 for name in PARAMETER_NAMES})
               for k, iteration in enumerate(metadata.get("past_iterations", []))]
+      collection = {name: jnp.asarray(archive.arrays[f"collection_{name}"])
+                    for name in PARAMETER_NAMES} if config.overlap else None
     except KeyError as e:
       raise archive.error(f"it holds no {e.args[0]!r} array: it is no complete checkpoint"
                           " of this training") from None
@@ -516,6 +563,7 @@ class PPOTrainer:
         raise archive.error("its optimizer state does not fit its network")
     trainer.opt_state = jax.tree_util.tree_unflatten(tree, [jnp.asarray(v) for v in stored])
     trainer.params = {k: jnp.asarray(v) for k, v in network.params.items()}
+    trainer.collection_params = collection or trainer.params
     for batch, state in zip(trainer.batches, states):
       batch.restore(state)
     trainer.key = jnp.asarray(key, dtype=jnp.uint32)
