@@ -33,8 +33,8 @@ from solvers.envs.batched import SushiGoBatch  # noqa: E402
 from solvers.opponents import compiled_opponents  # noqa: E402
 from sushigo_spiel import reduced_games  # noqa: E402
 
-CURVE_FIELDS = ("iteration", "steps", "seconds", "opponent", "games", "mean_margin", "win_share",
-                "win_low", "win_high", "tie_share")
+CURVE_FIELDS = ("iteration", "steps", "seconds", "cpu_seconds", "opponent", "games", "mean_margin",
+                "win_share", "win_low", "win_high", "tie_share")
 
 
 def curve_paths(out: str | os.PathLike) -> tuple[pathlib.Path, pathlib.Path]:

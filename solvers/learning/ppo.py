@@ -334,7 +334,9 @@ class PPOTrainer:
                                  optax.adam(config.learning_rate))
     self.opt_state = self.optimizer.init(self.params)
     self.key = jax.random.PRNGKey(config.seed)
-    self.iteration, self.steps, self.seconds = 0, 0, 0.0
+    # Training's wall seconds (evaluations included) and CPU seconds of every thread (iterations
+    # only; with overlap a few parallel updates' CPU seconds are counted too)
+    self.iteration, self.steps, self.seconds, self.cpu_seconds = 0, 0, 0.0, 0.0
     self.curve: list[dict] = []
     self._stats: list = []
     self._update = make_update(config, self.optimizer)
@@ -468,10 +470,15 @@ class PPOTrainer:
           break
         if seconds is not None and time.perf_counter() - start >= seconds:
           break
+        clock = time.process_time()
         self.iterate()
+        evaluating = self.iteration % self.config.eval_every == 0
+        if evaluating:  # the update in flight (overlap) is training's, not the evaluation's
+          jax.block_until_ready(self.params)
+        self.cpu_seconds += time.process_time() - clock
         self.seconds = begun + time.perf_counter() - start
         bar.update(per_iteration)
-        if self.iteration % self.config.eval_every == 0:
+        if evaluating:
           point = self.evaluate()
           if hasattr(bar, "set_postfix"):
             bar.set_postfix(win=f"{point['win_share']:.3f}", margin=f"{point['mean_margin']:.2f}")
@@ -479,13 +486,16 @@ class PPOTrainer:
           checkpoint()
           last_save = time.perf_counter()
     if self.curve[-1]["iteration"] != self.iteration:
+      clock = time.process_time()
+      jax.block_until_ready(self.params)
+      self.cpu_seconds += time.process_time() - clock
       self.evaluate()
 
   def evaluate(self) -> dict:
     """Plays `eval_games` games greedily against `eval_opponent` (the same deals each time);
     appends the point to the curve and returns it."""
     point = {"iteration": self.iteration, "steps": self.steps,
-             "seconds": round(self.seconds, 1),
+             "seconds": round(self.seconds, 1), "cpu_seconds": round(self.cpu_seconds, 1),
              **evaluate(self.params, self.config, self.config.eval_opponent,
                         self.config.eval_games, self.fixed_opponent)}
     self.curve.append(point)
@@ -503,7 +513,8 @@ class PPOTrainer:
             "fixed_opponent": self.fixed_label, "groups": self.groups,
             "iteration": self.iteration, "steps": self.steps,
             "past_iterations": [iteration for iteration, _ in self.past_pool],
-            "seconds": round(self.seconds, 1), "curve": self.curve,
+            "seconds": round(self.seconds, 1), "cpu_seconds": round(self.cpu_seconds, 1),
+            "curve": self.curve,
             "version": package_version(), "commit": git_commit(),
             "libraries": {"jax": jax.__version__, "optax": optax.__version__,
                           "numpy": np.__version__}}
@@ -572,6 +583,7 @@ class PPOTrainer:
     trainer.past_pool = pool
     trainer.iteration, trainer.steps = int(metadata["iteration"]), int(metadata["steps"])
     trainer.seconds, trainer.curve = float(metadata["seconds"]), list(metadata["curve"])
+    trainer.cpu_seconds = float(metadata.get("cpu_seconds", 0.0))  # older checkpoints: none kept
     return trainer
 
 
