@@ -467,6 +467,53 @@ def _ppo_side_by_side(results: pathlib.Path, runs) -> str:
           " half in each seat, the agent playing greedily.\n")
 
 
+UPDATE_RUNS = "ppo-update-2p"  # trainings of one league with updates of different costs
+
+
+def _update_setting(config: dict) -> str:
+  return f"{_update_label(config)}, hidden {config['hidden']}"
+
+
+def _ppo_update(results: pathlib.Path) -> str:
+  """The trainings of `UPDATE_RUNS` at equal training CPU seconds: each one's last point beside
+  the default update's first point with at least as many CPU seconds."""
+  from solvers.learning.network import Network  # pylint: disable=import-outside-toplevel
+  runs = {}
+  for curve in sorted((results / UPDATE_RUNS).glob("*/checkpoint.curve.csv")):
+    config = Network.load(str(curve.with_name("checkpoint.npz"))).metadata["config"]
+    runs[curve.parent.name] = (config, read_csv(curve))
+  default = runs["default"][1]
+  lines = ["| update | overlap | iterations | training CPU s | outscores the heuristic [Wilson 95%]"
+           " | the default update at as many CPU s or more | at equal CPU time |",
+           "|---|---|---:|---:|---|---|---|"]
+  for name, (config, points) in sorted(runs.items(), key=lambda run: run[0] != "default"):
+    last = points[-1]
+    cell = (f"{float(last['win_share']):.3f} [{float(last['win_low']):.3f},"
+            f" {float(last['win_high']):.3f}]")
+    if name == "default":
+      versus, verdict = "—", "—"
+    else:
+      matched = next((p for p in default if float(p["cpu_seconds"]) >= float(last["cpu_seconds"])),
+                     default[-1])
+      versus = (f"iteration {int(matched['iteration']):,} ({float(matched['cpu_seconds']):,.0f}"
+                f" CPU s): {float(matched['win_share']):.3f} [{float(matched['win_low']):.3f},"
+                f" {float(matched['win_high']):.3f}]")
+      if float(last["win_low"]) > float(matched["win_high"]):
+        verdict = "ahead, the intervals apart"
+      elif float(last["win_high"]) < float(matched["win_low"]):
+        verdict = "behind, the intervals apart"
+      else:
+        verdict = ("intervals overlap, ahead by the point estimate" if float(last["win_share"]) >
+                   float(matched["win_share"]) else "intervals overlap, behind by the point"
+                   " estimate")
+    lines.append(f"| {_update_setting(config)} | {'on' if config.get('overlap') else 'off'} |"
+                 f" {int(last['iteration']):,} | {float(last['cpu_seconds']):,.0f} | {cell} |"
+                 f" {versus} | {verdict} |")
+  return ("\n".join(lines) + f"\n\nEach point: {default[-1]['games']} games against the compiled"
+          " heuristic, the same deals every time, half in each seat, the agent playing greedily."
+          " Training CPU seconds: every thread's, the iterations only (not the evaluations).\n")
+
+
 def _ppo_snapshot(results: pathlib.Path) -> str:
   """What the stored snapshot of the PPO agent had trained for."""
   from solvers.learning.network import Network  # pylint: disable=import-outside-toplevel
@@ -756,6 +803,8 @@ BLOCKS: dict[str, Block] = {
     "ppo-league": Block(("ppo-league-2p/*/checkpoint.curve.csv",
                          "ppo-league-2p/*/checkpoint.npz"),
                         lambda results: _ppo_side_by_side(results, LEAGUES)),
+    "ppo-update": Block((f"{UPDATE_RUNS}/*/checkpoint.curve.csv", f"{UPDATE_RUNS}/*/checkpoint.npz"),
+                        _ppo_update),
     "ppo-epochs": Block(("ppo-league-2p/default/checkpoint.*", "ppo-epochs-2p/*/checkpoint.*"),
                         lambda results: _ppo_side_by_side(results, EPOCHS)),
     "subgame-strength": Block(
