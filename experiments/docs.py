@@ -430,8 +430,8 @@ def _update_label(config: dict) -> str:
   return f"{epochs} epoch{'s' if epochs != 1 else ''} of {config['minibatches']} minibatches"
 
 
-EPOCHS = (("ppo-league-2p/default", _update_label, "the default update"),
-          ("ppo-epochs-2p/one-epoch", _update_label, "the shorter update"))
+EPOCHS = (("ppo-league-2p/default", _update_label, "the two-epoch update"),
+          ("ppo-epochs-2p/one-epoch", _update_label, "the one-epoch update"))
 
 
 def _ppo_side_by_side(results: pathlib.Path, runs) -> str:
@@ -468,6 +468,7 @@ def _ppo_side_by_side(results: pathlib.Path, runs) -> str:
 
 
 UPDATE_RUNS = "ppo-update-2p"  # trainings of one league with updates of different costs
+UPDATE_REFERENCE = "two-epochs"  # the update the others are set beside (the former default)
 
 
 def _update_setting(config: dict) -> str:
@@ -475,43 +476,53 @@ def _update_setting(config: dict) -> str:
 
 
 def _ppo_update(results: pathlib.Path) -> str:
-  """The trainings of `UPDATE_RUNS` at equal training CPU seconds: each one's last point beside
-  the default update's first point with at least as many CPU seconds."""
+  """The trainings of `UPDATE_RUNS` at equal training CPU seconds: each one's last point within
+  its reference's training time, beside the reference's first point with as many CPU seconds or
+  more. The reference: the same settings without overlap for a training with it, else
+  `UPDATE_REFERENCE`."""
   from solvers.learning.network import Network  # pylint: disable=import-outside-toplevel
   runs = {}
   for curve in sorted((results / UPDATE_RUNS).glob("*/checkpoint.curve.csv")):
     config = Network.load(str(curve.with_name("checkpoint.npz"))).metadata["config"]
     runs[curve.parent.name] = (config, read_csv(curve))
-  default = runs["default"][1]
-  lines = ["| update | overlap | iterations | training CPU s | outscores the heuristic [Wilson 95%]"
-           " | the default update at as many CPU s or more | at equal CPU time |",
-           "|---|---|---:|---:|---|---|---|"]
-  for name, (config, points) in sorted(runs.items(), key=lambda run: run[0] != "default"):
+
+  def shown(point: dict) -> str:
+    return (f"iteration {int(point['iteration']):,} ({float(point['cpu_seconds']):,.0f} CPU s):"
+            f" {float(point['win_share']):.3f} [{float(point['win_low']):.3f},"
+            f" {float(point['win_high']):.3f}]")
+
+  def reference_of(config: dict) -> str:
+    if config.get("overlap"):
+      return next(name for name, (other, _) in runs.items()
+                  if other == {**config, "overlap": False})
+    return UPDATE_REFERENCE
+  lines = ["| update | overlap | training CPU s an iteration | outscores the heuristic [Wilson"
+           " 95%] | beside | with as many CPU s or more | at equal training time |",
+           "|---|---|---:|---|---|---|---|"]
+  for name, (config, points) in sorted(runs.items(), key=lambda run: run[0] != UPDATE_REFERENCE):
     last = points[-1]
-    cell = (f"{float(last['win_share']):.3f} [{float(last['win_low']):.3f},"
-            f" {float(last['win_high']):.3f}]")
-    if name == "default":
-      versus, verdict = "—", "—"
+    rate = float(last["cpu_seconds"]) / int(last["iteration"])
+    setting = f"{_update_setting(config)} | {'on' if config.get('overlap') else 'off'} | {rate:.2f}"
+    if name == UPDATE_REFERENCE:
+      lines.append(f"| {setting} | {shown(last)} | — | — | — |")
+      continue
+    reference_config, reference = runs[reference_of(config)]
+    end = float(reference[-1]["cpu_seconds"])
+    point = [p for p in points[1:] if float(p["cpu_seconds"]) <= end][-1]
+    matched = next(p for p in reference if float(p["cpu_seconds"]) >= float(point["cpu_seconds"]))
+    if float(point["win_low"]) > float(matched["win_high"]):
+      verdict = "ahead, the intervals apart"
+    elif float(point["win_high"]) < float(matched["win_low"]):
+      verdict = "behind, the intervals apart"
     else:
-      matched = next((p for p in default if float(p["cpu_seconds"]) >= float(last["cpu_seconds"])),
-                     default[-1])
-      versus = (f"iteration {int(matched['iteration']):,} ({float(matched['cpu_seconds']):,.0f}"
-                f" CPU s): {float(matched['win_share']):.3f} [{float(matched['win_low']):.3f},"
-                f" {float(matched['win_high']):.3f}]")
-      if float(last["win_low"]) > float(matched["win_high"]):
-        verdict = "ahead, the intervals apart"
-      elif float(last["win_high"]) < float(matched["win_low"]):
-        verdict = "behind, the intervals apart"
-      else:
-        verdict = ("intervals overlap, ahead by the point estimate" if float(last["win_share"]) >
-                   float(matched["win_share"]) else "intervals overlap, behind by the point"
-                   " estimate")
-    lines.append(f"| {_update_setting(config)} | {'on' if config.get('overlap') else 'off'} |"
-                 f" {int(last['iteration']):,} | {float(last['cpu_seconds']):,.0f} | {cell} |"
-                 f" {versus} | {verdict} |")
-  return ("\n".join(lines) + f"\n\nEach point: {default[-1]['games']} games against the compiled"
+      ahead = float(point["win_share"]) > float(matched["win_share"])
+      verdict = f"intervals overlap, {'ahead' if ahead else 'not ahead'} by the point estimate"
+    lines.append(f"| {setting} | {shown(point)} | {_update_setting(reference_config)},"
+                 f" overlap off | {shown(matched)} | {verdict} |")
+  return ("\n".join(lines) + f"\n\nEach point: {points[-1]['games']} games against the compiled"
           " heuristic, the same deals every time, half in each seat, the agent playing greedily."
-          " Training CPU seconds: every thread's, the iterations only (not the evaluations).\n")
+          " Training CPU seconds: every thread's, the iterations only (not the evaluations),"
+          " compilation included.\n")
 
 
 def _ppo_snapshot(results: pathlib.Path) -> str:
