@@ -496,13 +496,14 @@ def _ppo_update(results: pathlib.Path) -> str:
       return next(name for name, (other, _) in runs.items()
                   if other == {**config, "overlap": False})
     return UPDATE_REFERENCE
-  lines = ["| update | overlap | training CPU s an iteration | outscores the heuristic [Wilson"
-           " 95%] | beside | with as many CPU s or more | at equal training time |",
+  lines = ["| update | overlap | training s an iteration: CPU, wall | outscores the heuristic"
+           " [Wilson 95%] | beside | with as many CPU s or more | at equal training time |",
            "|---|---|---:|---|---|---|---|"]
   for name, (config, points) in sorted(runs.items(), key=lambda run: run[0] != UPDATE_REFERENCE):
     last = points[-1]
-    rate = float(last["cpu_seconds"]) / int(last["iteration"])
-    setting = f"{_update_setting(config)} | {'on' if config.get('overlap') else 'off'} | {rate:.2f}"
+    rates = [float(last[clock]) / int(last["iteration"]) for clock in ("cpu_seconds", "seconds")]
+    setting = (f"{_update_setting(config)} | {'on' if config.get('overlap') else 'off'} |"
+               f" {rates[0]:.2f}, {rates[1]:.2f}")
     if name == UPDATE_REFERENCE:
       lines.append(f"| {setting} | {shown(last)} | — | — | — |")
       continue
@@ -522,7 +523,7 @@ def _ppo_update(results: pathlib.Path) -> str:
   return ("\n".join(lines) + f"\n\nEach point: {points[-1]['games']} games against the compiled"
           " heuristic, the same deals every time, half in each seat, the agent playing greedily."
           " Training CPU seconds: every thread's, the iterations only (not the evaluations),"
-          " compilation included.\n")
+          " compilation included; wall seconds: evaluations included, on a shared machine.\n")
 
 
 def _ppo_snapshot(results: pathlib.Path) -> str:
