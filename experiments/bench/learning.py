@@ -163,7 +163,8 @@ def idle_bounds(figures: dict) -> tuple[float, float]:
 def report(figures: dict) -> str:
   config = figures["config"]
   lines = [f"PPO on {config['game']}: {config['num_envs']} games x {config['rollout_steps']}"
-           f" steps an iteration, {config['epochs']} epochs of {config['minibatches']}"
+           f" steps an iteration, {config['epochs']} epoch{'s' * (config['epochs'] != 1)} of"
+           f" {config['minibatches']}"
            f" minibatches, hidden {config['hidden']}; league {config['opponents']}. Median of"
            f" {figures['repeats']} interleaved run(s) of {figures['seconds']:g} s each, warm"
            " (compiled)."
