@@ -1,7 +1,6 @@
 """Masked PPO on the batched Sushi Go core (`solvers.envs.batched.SushiGoBatch`), in JAX and optax
 (the `learn` extra): against a league of compiled opponents and past selves, or against one fixed
-policy, which makes the trained agent a learned best response to it
-(`solvers.learning.best_response`).
+policy, which makes the trained agent a learned best response (`solvers.learning.best_response`).
 
 Contract: illegal actions get probability 0 (their logits are `network.MASKED`); collection is one
 jitted call a step and the update one a iteration; `phase_seconds` sums the CPU seconds of the
@@ -9,12 +8,10 @@ policy, the environment (compiled opponents included) and the update. The seed f
 weights, the environments' streams and the JAX key, and a checkpoint (`save`) holds everything
 that changes between iterations, so a resumed training continues with exactly the numbers of an
 uninterrupted one (same machine and library versions). With `overlap`, each rollout is collected
-with the parameters of one iteration before (the update in flight leaves them be), on the first
-of two host devices while the update runs on the second, so the two cores work at once; the
-numbers are the same with one device (JAX started before this module), only not concurrent.
-Every `eval_every` iterations the greedy
-agent plays `eval_games` games against `eval_opponent` on the same deals: the learning curve.
-The loss, the league and the evaluation: docs/ppo.md ("The algorithm").
+with the parameters of one iteration before, on the first of two host devices while the update
+runs on the second; one device (JAX started before this module) gives the same numbers. Every
+`eval_every` iterations the greedy agent plays `eval_games` games against `eval_opponent` on the
+same deals: the learning curve. The loss, the league, the evaluation: docs/ppo.md.
 """
 
 from __future__ import annotations
