@@ -468,7 +468,7 @@ def _ppo_side_by_side(results: pathlib.Path, runs) -> str:
 
 
 UPDATE_RUNS = "ppo-update-2p"  # trainings of one league with updates of different costs
-UPDATE_REFERENCE = "two-epochs"  # the update the others are set beside (the former default)
+UPDATE_REFERENCE = {"epochs": 2, "minibatches": 4, "hidden": 128}  # the former default update
 
 
 def _update_setting(config: dict) -> str:
@@ -478,8 +478,8 @@ def _update_setting(config: dict) -> str:
 def _ppo_update(results: pathlib.Path) -> str:
   """The trainings of `UPDATE_RUNS` at equal training CPU seconds: each one's last point within
   its reference's training time, beside the reference's first point with as many CPU seconds or
-  more. The reference: the same settings without overlap for a training with it, else
-  `UPDATE_REFERENCE`."""
+  more. The reference: the same settings without overlap for a training with it, else with the
+  update `UPDATE_REFERENCE` (same seed)."""
   from solvers.learning.network import Network  # pylint: disable=import-outside-toplevel
   runs = {}
   for curve in sorted((results / UPDATE_RUNS).glob("*/checkpoint.curve.csv")):
@@ -492,19 +492,21 @@ def _ppo_update(results: pathlib.Path) -> str:
             f" {float(point['win_high']):.3f}]")
 
   def reference_of(config: dict) -> str:
-    if config.get("overlap"):
-      return next(name for name, (other, _) in runs.items()
-                  if other == {**config, "overlap": False})
-    return UPDATE_REFERENCE
-  lines = ["| update | overlap | training s an iteration: CPU, wall | outscores the heuristic"
-           " [Wilson 95%] | beside | with as many CPU s or more | at equal training time |",
-           "|---|---|---:|---|---|---|---|"]
-  for name, (config, points) in sorted(runs.items(), key=lambda run: run[0] != UPDATE_REFERENCE):
+    wanted = {**config, "overlap": False} if config.get("overlap") else {**config,
+                                                                         **UPDATE_REFERENCE}
+    return next(name for name, (other, _) in runs.items() if other == wanted)
+  lines = ["| update | seed | overlap | training s an iteration: CPU, wall | outscores the"
+           " heuristic [Wilson 95%] | beside | with as many CPU s or more | at equal training"
+           " time |", "|---|---:|---|---:|---|---|---|---|"]
+  def is_reference(run) -> bool:
+    return reference_of(run[1][0]) == run[0]
+  for name, (config, points) in sorted(runs.items(), key=lambda run: (not is_reference(run),
+                                                                      run[1][0]["seed"])):
     last = points[-1]
     rates = [float(last[clock]) / int(last["iteration"]) for clock in ("cpu_seconds", "seconds")]
-    setting = (f"{_update_setting(config)} | {'on' if config.get('overlap') else 'off'} |"
-               f" {rates[0]:.2f}, {rates[1]:.2f}")
-    if name == UPDATE_REFERENCE:
+    setting = (f"{_update_setting(config)} | {config['seed']} |"
+               f" {'on' if config.get('overlap') else 'off'} | {rates[0]:.2f}, {rates[1]:.2f}")
+    if reference_of(config) == name:
       lines.append(f"| {setting} | {shown(last)} | — | — | — |")
       continue
     reference_config, reference = runs[reference_of(config)]
