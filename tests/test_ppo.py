@@ -145,21 +145,20 @@ def test_same_seed_same_weights_and_a_resumed_training_is_the_uninterrupted_one(
   assert not np.array_equal(leaves(other.params)[0], leaves(straight.params)[0])
 
 
-def test_overlap_only_collects_with_the_parameters_of_one_iteration_before(tmp_path):
+def test_overlap_collects_with_the_parameters_of_one_iteration_before(tmp_path):
   config = ppo.PPOConfig(game=GAME, seed=4, overlap=True, opponents="heuristic:1,past:1",
                          past_every=1, **TINY)
   overlapped = ppo.PPOTrainer(config)
   lagging = ppo.PPOTrainer(dataclasses.replace(config, overlap=False))
-  plain = ppo.PPOTrainer(dataclasses.replace(config, overlap=False))
-  before = lagging.params
-  for _ in range(3):
+  for iteration in range(3):
+    start = lagging.params
     overlapped.iterate()
-    plain.iterate()
-    lagging.iterate()  # collected with `before`, then made to collect next with the same lag
-    lagging.collection_params, before = before, lagging.params
-  assert all(np.array_equal(a, b) for a, b in zip(leaves(overlapped.params),
-                                                  leaves(lagging.params)))
-  assert not np.array_equal(leaves(overlapped.params)[0], leaves(plain.params)[0])
+    lagging.iterate()
+    rollouts = overlapped._rollouts[iteration % 2], lagging._rollouts[0]  # noqa: SLF001
+    assert all(np.array_equal(a, b) for a, b in zip(*rollouts))
+    # the next rollout with the parameters this update started from, the update overlap's own
+    lagging.collection_params = start
+    lagging.params, lagging.opt_state = overlapped.params, overlapped.opt_state
   assert len(jax.devices()) == 2  # so collection and the update ran on two devices
   first = ppo.PPOTrainer(config)
   first.run(iterations=2, show_progress=False)
@@ -170,6 +169,24 @@ def test_overlap_only_collects_with_the_parameters_of_one_iteration_before(tmp_p
   resumed.run(iterations=1, show_progress=False)
   assert all(np.array_equal(a, b) for a, b in zip(leaves(straight.params), leaves(resumed.params)))
   assert resumed.curve[-1] == {**straight.curve[-1], **clocks(resumed.curve[-1])}
+
+
+def test_the_decoupled_update_is_ppo_on_a_rollout_of_the_updated_parameters():
+  config = ppo.PPOConfig(game=GAME, seed=2, **TINY)
+  trainer = ppo.PPOTrainer(config)
+  start, opt_state = trainer.params, trainer.opt_state
+  trainer.iterate()  # a rollout collected with `start`
+  rollout = [np.array(x) for x in trainer._rollouts[0]]  # noqa: SLF001
+  arguments = (start, opt_state, rollout, np.zeros(config.num_envs, np.float32),
+               jax.random.PRNGKey(5), np.float32(config.entropy_coef))
+  plain = ppo.make_update(config, trainer.optimizer)(*arguments)[0]
+  decoupled = ppo.make_update(dataclasses.replace(config, overlap=True),
+                              trainer.optimizer)(*arguments)[0]
+  assert all(np.allclose(a, b, atol=1e-5) for a, b in zip(leaves(plain), leaves(decoupled)))
+  rollout[3] = rollout[3] - 0.5  # the collecting policy less likely to take its actions
+  reweighted = ppo.make_update(dataclasses.replace(config, overlap=True),
+                               trainer.optimizer)(*arguments)[0]
+  assert not np.allclose(leaves(reweighted)[0], leaves(decoupled)[0], atol=1e-5)
 
 
 def test_overlap_on_one_device_gives_the_numbers_of_two():

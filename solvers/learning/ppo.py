@@ -9,7 +9,7 @@ weights, the environments' streams and the JAX key, and a checkpoint (`save`) ho
 that changes between iterations, so a resumed training continues with exactly the numbers of an
 uninterrupted one (same machine and library versions). With `overlap`, each rollout is collected
 with the parameters of one iteration before, on the first of two host devices while the update
-runs on the second; one device (JAX started before this module) gives the same numbers. Every
+(decoupled PPO, `make_update`) runs on the second; one device gives the same numbers. Every
 `eval_every` iterations the greedy agent plays `eval_games` games against `eval_opponent` on the
 same deals: the learning curve. The loss, the league, the evaluation: docs/ppo.md.
 """
@@ -239,7 +239,9 @@ def _advantages(rewards, values, dones, last_values, gamma, lam):
 
 
 def _loss(params, batch, entropy_coef, config: PPOConfig):
-  first_layer_inputs, masks, actions, old_log_p, advantages, returns = batch
+  """PPO's loss on a minibatch; with a seventh member, the weights of decoupled PPO (the proximal
+  policy's probability of each action over the behaviour policy's, `make_update`)."""
+  first_layer_inputs, masks, actions, old_log_p, advantages, returns, *behaviour_weights = batch
   logits, values = forward_inputs(params, first_layer_inputs, masks, jnp)
   log_probabilities = _log_probabilities(logits)
   log_p = jnp.take_along_axis(log_probabilities, actions[:, None], axis=1)[:, 0]
@@ -247,6 +249,8 @@ def _loss(params, batch, entropy_coef, config: PPOConfig):
   ratio = jnp.exp(log_p - old_log_p)
   surrogate = jnp.minimum(ratio * advantages,
                           jnp.clip(ratio, 1 - config.clip, 1 + config.clip) * advantages)
+  if behaviour_weights:
+    surrogate = surrogate * behaviour_weights[0]
   probabilities = jnp.exp(log_probabilities)
   entropy = -jnp.sum(jnp.where(masks > 0, probabilities * log_probabilities, 0.0), axis=-1)
   value_loss = jnp.mean((values - returns) ** 2)
@@ -257,7 +261,10 @@ def _loss(params, batch, entropy_coef, config: PPOConfig):
 def make_update(config: PPOConfig, optimizer):
   """The jitted update of one iteration: advantages, then `epochs` passes over shuffled
   minibatches with the iteration's entropy coefficient; returns the new parameters and optimizer
-  state and the last minibatch's statistics (loss, value loss, entropy, clipped share)."""
+  state and the last minibatch's statistics (loss, value loss, entropy, clipped share). With
+  `overlap` the rollout was collected by older parameters than those updated: decoupled PPO
+  (Hilton et al., 2022) clips the ratio to the parameters at the update's start (the proximal
+  policy) and weighs each step by their probability of its action over the collecting one's."""
   def update(params, opt_state, rollout, last_values, key, entropy_coef):
     observations, masks, actions, log_p, values, rewards, dones = rollout
     advantages, returns = _advantages(rewards, values, dones, last_values, config.gamma,
@@ -266,6 +273,10 @@ def make_update(config: PPOConfig, optimizer):
     flat = [x.reshape((-1,) + x.shape[2:]) for x in
             (inputs(observations, jnp), masks, actions, log_p, advantages, returns)]
     size = flat[0].shape[0]
+    if config.overlap:
+      proximal = jnp.take_along_axis(_log_probabilities(forward_inputs(
+          params, flat[0], flat[1], jnp)[0]), flat[2][:, None], axis=1)[:, 0]
+      flat = [*flat[:3], proximal, *flat[4:], jnp.exp(proximal - flat[3])]
 
     def epoch(carry, epoch_key):
       params, opt_state = carry
