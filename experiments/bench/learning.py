@@ -151,13 +151,15 @@ def _phase_rows(figures: dict) -> list[tuple[str, float]]:
 
 
 def idle_bounds(figures: dict) -> tuple[float, float]:
-  """The wall steps/s the learner's CPU time by phase allows on two otherwise idle cores, at
-  best: without overlap, collection (every phase but the update) and then the update split
-  evenly over both cores; with overlap, the slower of collection and the update side by side."""
+  """The wall steps/s the measured CPU time allows on two otherwise idle cores, at best: without
+  overlap, collection (every phase but the update) and then the update split evenly over both
+  cores; with overlap, the slower of collection and the update side by side (the update's share:
+  the overlapped learner's CPU time a step less collection's)."""
   phases = figures["phase_microseconds_per_step"]
   update = phases["update"]
   collection = figures["learner_microseconds_per_step"] - update
-  return 1e6 / (collection + update / 2), 1e6 / max(collection, update)
+  overlapped_update = 1e6 / figures["steps_per_s"][OVERLAPPED][1] - collection
+  return 1e6 / (collection + update / 2), 1e6 / max(collection, overlapped_update)
 
 
 def report(figures: dict) -> str:
