@@ -317,8 +317,8 @@ def _add_train_command(commands) -> None:
   train.add_argument("--ppo", action="append", default=[], metavar="KEY=VALUE",
                      help="with --algorithm ppo: a training setting (num_envs, rollout_steps,"
                      " epochs, minibatches, learning_rate, entropy_coef, entropy_anneal,"
-                     " hidden, eval_every, eval_games, ...: solvers.learning.ppo.PPOConfig);"
-                     " repeatable")
+                     " hidden, overlap=true|false, eval_every, eval_games, ...:"
+                     " solvers.learning.ppo.PPOConfig); repeatable")
   train.add_argument("--agent", metavar="PATH",
                      help="with --algorithm ppo: also save the agent alone (what the bot 'ppo'"
                      " plays) to PATH at every checkpoint")

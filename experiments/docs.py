@@ -430,8 +430,8 @@ def _update_label(config: dict) -> str:
   return f"{epochs} epoch{'s' if epochs != 1 else ''} of {config['minibatches']} minibatches"
 
 
-EPOCHS = (("ppo-league-2p/default", _update_label, "the default update"),
-          ("ppo-epochs-2p/one-epoch", _update_label, "the shorter update"))
+EPOCHS = (("ppo-league-2p/default", _update_label, "the two-epoch update"),
+          ("ppo-epochs-2p/one-epoch", _update_label, "the one-epoch update"))
 
 
 def _ppo_side_by_side(results: pathlib.Path, runs) -> str:
@@ -465,6 +465,67 @@ def _ppo_side_by_side(results: pathlib.Path, runs) -> str:
   return ("\n".join(lines) + f"\n\nAt iteration {shared[-1]:,}, {verdict}. Each point:"
           f" {first['games']} games against the compiled heuristic, the same deals every time,"
           " half in each seat, the agent playing greedily.\n")
+
+
+UPDATE_RUNS = "ppo-update-2p"  # trainings of one league with updates of different costs
+UPDATE_REFERENCE = {"epochs": 2, "minibatches": 4, "hidden": 128}  # the former default update
+
+
+def _update_setting(config: dict) -> str:
+  return f"{_update_label(config)}, hidden {config['hidden']}"
+
+
+def _ppo_update(results: pathlib.Path) -> str:
+  """The trainings of `UPDATE_RUNS` at equal training CPU seconds: each one's last point within
+  its reference's training time, beside the reference's first point with as many CPU seconds or
+  more. The reference: the same settings without overlap for a training with it, else with the
+  update `UPDATE_REFERENCE` (same seed)."""
+  from solvers.learning.network import Network  # pylint: disable=import-outside-toplevel
+  runs = {}
+  for curve in sorted((results / UPDATE_RUNS).glob("*/checkpoint.curve.csv")):
+    config = Network.load(str(curve.with_name("checkpoint.npz"))).metadata["config"]
+    runs[curve.parent.name] = (config, read_csv(curve))
+
+  def shown(point: dict) -> str:
+    return (f"iteration {int(point['iteration']):,} ({float(point['cpu_seconds']):,.0f} CPU s):"
+            f" {float(point['win_share']):.3f} [{float(point['win_low']):.3f},"
+            f" {float(point['win_high']):.3f}]")
+
+  def reference_of(config: dict) -> str:
+    wanted = {**config, "overlap": False} if config.get("overlap") else {**config,
+                                                                         **UPDATE_REFERENCE}
+    return next(name for name, (other, _) in runs.items() if other == wanted)
+  lines = ["| update | seed | overlap | training s an iteration: CPU, wall | outscores the"
+           " heuristic [Wilson 95%] | beside | with as many CPU s or more | at equal training"
+           " time |", "|---|---:|---|---:|---|---|---|---|"]
+  def is_reference(run) -> bool:
+    return reference_of(run[1][0]) == run[0]
+  for name, (config, points) in sorted(runs.items(), key=lambda run: (not is_reference(run),
+                                                                      run[1][0]["seed"])):
+    last = points[-1]
+    rates = [float(last[clock]) / int(last["iteration"]) for clock in ("cpu_seconds", "seconds")]
+    setting = (f"{_update_setting(config)} | {config['seed']} |"
+               f" {'on' if config.get('overlap') else 'off'} | {rates[0]:.2f}, {rates[1]:.2f}")
+    if reference_of(config) == name:
+      lines.append(f"| {setting} | {shown(last)} | — | — | — |")
+      continue
+    reference_config, reference = runs[reference_of(config)]
+    end = float(reference[-1]["cpu_seconds"])
+    point = [p for p in points[1:] if float(p["cpu_seconds"]) <= end][-1]
+    matched = next(p for p in reference if float(p["cpu_seconds"]) >= float(point["cpu_seconds"]))
+    if float(point["win_low"]) > float(matched["win_high"]):
+      verdict = "ahead, the intervals apart"
+    elif float(point["win_high"]) < float(matched["win_low"]):
+      verdict = "behind, the intervals apart"
+    else:
+      ahead = float(point["win_share"]) > float(matched["win_share"])
+      verdict = f"intervals overlap, {'ahead' if ahead else 'not ahead'} by the point estimate"
+    lines.append(f"| {setting} | {shown(point)} | {_update_setting(reference_config)},"
+                 f" overlap off | {shown(matched)} | {verdict} |")
+  return ("\n".join(lines) + f"\n\nEach point: {points[-1]['games']} games against the compiled"
+          " heuristic, the same deals every time, half in each seat, the agent playing greedily."
+          " Training CPU seconds: every thread's, the iterations only (not the evaluations),"
+          " compilation included; wall seconds: evaluations included, on a shared machine.\n")
 
 
 def _ppo_snapshot(results: pathlib.Path) -> str:
@@ -756,6 +817,8 @@ BLOCKS: dict[str, Block] = {
     "ppo-league": Block(("ppo-league-2p/*/checkpoint.curve.csv",
                          "ppo-league-2p/*/checkpoint.npz"),
                         lambda results: _ppo_side_by_side(results, LEAGUES)),
+    "ppo-update": Block((f"{UPDATE_RUNS}/*/checkpoint.curve.csv", f"{UPDATE_RUNS}/*/checkpoint.npz"),
+                        _ppo_update),
     "ppo-epochs": Block(("ppo-league-2p/default/checkpoint.*", "ppo-epochs-2p/*/checkpoint.*"),
                         lambda results: _ppo_side_by_side(results, EPOCHS)),
     "subgame-strength": Block(

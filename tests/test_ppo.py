@@ -6,8 +6,12 @@ bot `ppo`, `sushigo train --algorithm ppo` (checkpoint, curve, refusals), and th
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
+import os
 import pathlib
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -31,6 +35,11 @@ from solvers.match import play_match  # noqa: E402
 TINY = dict(num_envs=24, rollout_steps=4, minibatches=2, hidden=16, eval_every=2, eval_games=10)
 GAME = "python_sushi_go(players=2,utility=margin)"
 ROOT = pathlib.Path(__file__).resolve().parents[1]
+
+
+def clocks(point: dict) -> dict:
+  """A curve point's clock readings, which differ from run to run."""
+  return {"seconds": point["seconds"], "cpu_seconds": point["cpu_seconds"]}
 
 
 def leaves(params) -> list[np.ndarray]:
@@ -66,6 +75,7 @@ def test_a_batch_restored_from_its_state_steps_the_same_games():
     ({"seat": 2}, "PPO setting seat is 2; allowed: -1 (every seat) or 0 to 1"),
     ({"observation_type": "pixels"}, "observation_type is 'pixels'; allowed: observation,"),
     ({"entropy_anneal": -1}, "PPO setting entropy_anneal is -1; allowed: an integer >= 0"),
+    ({"overlap": 1}, "PPO setting overlap is 1; allowed: true or false"),
 ])
 def test_bad_settings_are_refused_in_a_sentence(settings_, message):
   with pytest.raises(ValueError, match=message.replace("(", r"\(").replace(")", r"\)")):
@@ -79,6 +89,10 @@ def test_assignments_are_read_as_their_defaults_types():
     ppo.PPOConfig.from_assignments(["depth=3"])
   with pytest.raises(ValueError, match="PPO setting num_envs is 'many'; allowed: a int"):
     ppo.PPOConfig.from_assignments(["num_envs=many"])
+  assert ppo.PPOConfig.from_assignments(["overlap=True"]).overlap is True
+  assert ppo.PPOConfig.from_assignments(["overlap=false"]).overlap is False
+  with pytest.raises(ValueError, match="PPO setting overlap is 'yes'; allowed: true or false"):
+    ppo.PPOConfig.from_assignments(["overlap=yes"])
 
 
 @settings(max_examples=25, deadline=None)
@@ -125,10 +139,72 @@ def test_same_seed_same_weights_and_a_resumed_training_is_the_uninterrupted_one(
   resumed.run(iterations=1, show_progress=False)
   assert all(np.array_equal(a, b) for a, b in zip(leaves(straight.params), leaves(resumed.params)))
   assert resumed.steps == straight.steps and resumed.curve[-1] == {
-      **straight.curve[-1], "seconds": resumed.curve[-1]["seconds"]}
+      **straight.curve[-1], **clocks(resumed.curve[-1])}
   other = ppo.PPOTrainer(ppo.PPOConfig(game=GAME, seed=8, **TINY))
   other.run(iterations=3, show_progress=False)
   assert not np.array_equal(leaves(other.params)[0], leaves(straight.params)[0])
+
+
+def test_overlap_collects_with_the_parameters_of_one_iteration_before(tmp_path):
+  config = ppo.PPOConfig(game=GAME, seed=4, overlap=True, opponents="heuristic:1,past:1",
+                         past_every=1, **TINY)
+  overlapped = ppo.PPOTrainer(config)
+  lagging = ppo.PPOTrainer(dataclasses.replace(config, overlap=False))
+  for iteration in range(3):
+    start = lagging.params
+    overlapped.iterate()
+    lagging.iterate()
+    rollouts = overlapped._rollouts[iteration % 2], lagging._rollouts[0]  # noqa: SLF001
+    assert all(np.array_equal(a, b) for a, b in zip(*rollouts))
+    # the next rollout with the parameters this update started from, the update overlap's own
+    lagging.collection_params = start
+    lagging.params, lagging.opt_state = overlapped.params, overlapped.opt_state
+  assert len(jax.devices()) == 2  # so collection and the update ran on two devices
+  first = ppo.PPOTrainer(config)
+  first.run(iterations=2, show_progress=False)
+  first.save(str(tmp_path / "c.npz"))
+  resumed = ppo.PPOTrainer.resume(str(tmp_path / "c.npz"))
+  straight = ppo.PPOTrainer(config)
+  straight.run(iterations=3, show_progress=False)
+  resumed.run(iterations=1, show_progress=False)
+  assert all(np.array_equal(a, b) for a, b in zip(leaves(straight.params), leaves(resumed.params)))
+  assert resumed.curve[-1] == {**straight.curve[-1], **clocks(resumed.curve[-1])}
+
+
+def test_the_decoupled_update_is_ppo_on_a_rollout_of_the_updated_parameters():
+  config = ppo.PPOConfig(game=GAME, seed=2, **TINY)
+  trainer = ppo.PPOTrainer(config)
+  start, opt_state = trainer.params, trainer.opt_state
+  trainer.iterate()  # a rollout collected with `start`
+  rollout = [np.array(x) for x in trainer._rollouts[0]]  # noqa: SLF001
+  arguments = (start, opt_state, rollout, np.zeros(config.num_envs, np.float32),
+               jax.random.PRNGKey(5), np.float32(config.entropy_coef))
+  plain = ppo.make_update(config, trainer.optimizer)(*arguments)[0]
+  decoupled = ppo.make_update(dataclasses.replace(config, overlap=True),
+                              trainer.optimizer)(*arguments)[0]
+  assert all(np.allclose(a, b, atol=1e-5) for a, b in zip(leaves(plain), leaves(decoupled)))
+  rollout[3] = rollout[3] - 0.5  # the collecting policy less likely to take its actions
+  reweighted = ppo.make_update(dataclasses.replace(config, overlap=True),
+                               trainer.optimizer)(*arguments)[0]
+  assert not np.allclose(leaves(reweighted)[0], leaves(decoupled)[0], atol=1e-5)
+
+
+def test_overlap_on_one_device_gives_the_numbers_of_two():
+  program = (
+      "import jax, numpy as np; jax.devices()\n"  # JAX starts with one device
+      "from solvers.learning import ppo, network\n"
+      f"trainer = ppo.PPOTrainer(ppo.PPOConfig(game={GAME!r}, seed=4, overlap=True, **{TINY!r}))\n"
+      "trainer.run(iterations=3, show_progress=False)\n"
+      "print(len(jax.devices()), *(float(np.asarray(trainer.params[name], np.float64).sum())"
+      " for name in network.PARAMETER_NAMES))\n")
+  done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True,
+                        check=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+  devices, *sums = done.stdout.split()
+  trainer = ppo.PPOTrainer(ppo.PPOConfig(game=GAME, seed=4, overlap=True, **TINY))
+  trainer.run(iterations=3, show_progress=False)
+  assert devices == "1" and len(jax.devices()) == 2
+  assert [float(s) for s in sums] == [float(np.asarray(trainer.params[name], np.float64).sum())
+                                      for name in net.PARAMETER_NAMES]
 
 
 def test_the_bot_plays_a_saved_agent_and_refuses_another_games(tmp_path):

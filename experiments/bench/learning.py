@@ -6,8 +6,10 @@ random opponents (the environment's own cost) and with the training's league.
 A step is one game's decision of the learner with the opponents' answers and chance, as in
 `experiments.bench.rl`. Both wall time and CPU time (`time.process_time`, all threads of this
 process: JAX's update runs on both cores) are reported, since the machine may be shared, with the
-load average before and after. Runs are interleaved and repeated; medians are reported. Target:
-the learner at 200,000 steps/s (wall) or more. The learner's CPU time is split by phase
+load average before and after. Runs are interleaved and repeated; medians are reported. The
+learner is measured as configured and with `overlap` (collection on one host device while the
+update runs on the other), its update waited for at the end of each timed run. Target: the
+learner at 200,000 steps/s (wall) or more. The learner's CPU time is split by phase
 (`PPOTrainer.phase_seconds`); the environment's phase is split into stepping and the compiled
 opponents' actions by the raw runs (league less random opponents), and the policy's into the
 forward pass (measured alone) and the rest.
@@ -15,6 +17,7 @@ forward pass (measured alone) and the rest.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import statistics
 import time
@@ -25,14 +28,16 @@ from experiments.bench.game import target
 from sushigo_spiel.drafting.text import format_table
 
 MIN_LEARNER_STEPS = 200_000
+MEASURES = 5  # the learner with and without overlap, the raw batches twice, the forward pass
 
 
-def _timed(work, seconds: float) -> tuple[float, float, int]:
-  """Runs `work()` (returning its steps) until `seconds` of wall time pass: steps per wall
-  second, steps per CPU second, steps."""
+def _timed(work, seconds: float, finish=lambda: None) -> tuple[float, float, int]:
+  """Runs `work()` (returning its steps) until `seconds` of wall time pass, then `finish()` (which
+  waits for work left running): steps per wall second, steps per CPU second, steps."""
   wall, cpu, steps = time.perf_counter(), time.process_time(), 0
   while time.perf_counter() - wall < seconds:
     steps += work()
+  finish()
   return (steps / (time.perf_counter() - wall), steps / (time.process_time() - cpu), steps)
 
 
@@ -68,37 +73,43 @@ def _forward(trainer):
 
 
 LEARNER = "learner (collection + update), league"
+OVERLAPPED = "learner, collection overlapping the update"
 LEAGUE = "environment alone, league"
 RANDOM = "environment alone, random opponents"
 FORWARD = "policy forward pass alone"
 
 
 def run(seconds: float = 5.0, repeats: int = 3, config=None) -> dict:
-  """Interleaved measurements of the learner, the raw batches and the forward pass (`repeats`
+  """Interleaved measurements of the learner (with and without overlap), the raw batches and the
+  forward pass (`repeats`
   rounds of `seconds` each) for `config` (a `PPOConfig`; default: the default one); the medians,
   the learner's CPU time split by phase, its first iteration's CPU seconds (XLA compiling, the
   batches' kernels already compiled), the load average (1 min) before and after, and the
   target."""
   # JAX is imported here, so that `report` (which the docs' generator calls) does without it.
+  import jax  # pylint: disable=import-outside-toplevel
   from solvers.learning.ppo import PPOConfig, PPOTrainer  # pylint: disable=C0415
   config = config or PPOConfig()
   load_before = os.getloadavg()[0]
-  league = PPOTrainer(config)
-  alone = PPOTrainer(PPOConfig(**{**config.__dict__, "opponents": "random"}))
-  measures = {LEARNER: _learner(league), LEAGUE: _raw(league), RANDOM: _raw(alone),
-              FORWARD: _forward(league)}
+  league = PPOTrainer(dataclasses.replace(config, overlap=False))
+  overlapped = PPOTrainer(dataclasses.replace(config, overlap=True))
+  alone = PPOTrainer(dataclasses.replace(config, opponents="random"))
+  measures = {LEARNER: _learner(league), OVERLAPPED: _learner(overlapped), LEAGUE: _raw(league),
+              RANDOM: _raw(alone), FORWARD: _forward(league)}
   for name, work in measures.items():
-    if name != LEARNER:
+    if name not in (LEARNER, OVERLAPPED):
       work()  # compiles the batches' kernels (when not cached) and the forward pass, warms up
   cold = time.process_time()
   measures[LEARNER]()  # the first iteration compiles the collection and the update (XLA)
   cold = time.process_time() - cold
+  measures[OVERLAPPED]()  # compiles the same on the other device
+  finishing = {OVERLAPPED: lambda: jax.block_until_ready(overlapped.params)}
   rates = {name: [] for name in measures}
   phases, learner_cpu, learner_steps = dict.fromkeys(league.phase_seconds, 0.0), 0.0, 0
   for _ in range(repeats):
     for name, work in measures.items():
       before = dict(league.phase_seconds)
-      wall_rate, cpu_rate, steps = _timed(work, seconds)
+      wall_rate, cpu_rate, steps = _timed(work, seconds, finishing.get(name, lambda: None))
       rates[name].append((wall_rate, cpu_rate))
       if name == LEARNER:
         for phase in phases:
@@ -107,17 +118,19 @@ def run(seconds: float = 5.0, repeats: int = 3, config=None) -> dict:
   medians = {name: (statistics.median(r[0] for r in values),
                     statistics.median(r[1] for r in values)) for name, values in rates.items()}
   per_step = {phase: seconds_ / learner_steps * 1e6 for phase, seconds_ in phases.items()}
-  learner = medians[LEARNER]
-  return {"config": config.__dict__, "seconds": seconds, "repeats": repeats,
+  learner, overlapping = medians[LEARNER], medians[OVERLAPPED]
+  return {"config": config.__dict__, "devices": len(jax.devices()), "seconds": seconds, "repeats": repeats,
           "load_before": load_before, "load_after": os.getloadavg()[0], "cores": os.cpu_count(),
-          "steps_per_s": {name: medians[name] for name in (LEARNER, LEAGUE, RANDOM)},
+          "steps_per_s": {name: medians[name] for name in (LEARNER, OVERLAPPED, LEAGUE, RANDOM)},
           "forward_per_s": medians[FORWARD],
           "cold_iteration_cpu_s": cold,
           "phase_microseconds_per_step": per_step,
           "learner_microseconds_per_step": learner_cpu / learner_steps * 1e6,
           "learner_share_of_environment": learner[0] / medians[LEAGUE][0],
           "learner_share_of_environment_cpu": learner[1] / medians[LEAGUE][1],
-          "targets": [target("PPO learner: steps/s (wall)", learner[0], MIN_LEARNER_STEPS)]}
+          "targets": [target("PPO learner: steps/s (wall)", learner[0], MIN_LEARNER_STEPS),
+                      target("PPO learner with overlap: steps/s (wall)", overlapping[0],
+                             MIN_LEARNER_STEPS)]}
 
 
 def _phase_rows(figures: dict) -> list[tuple[str, float]]:
@@ -137,13 +150,27 @@ def _phase_rows(figures: dict) -> list[tuple[str, float]]:
   return rows
 
 
+def idle_bounds(figures: dict) -> tuple[float, float]:
+  """The wall steps/s the measured CPU time allows on two otherwise idle cores, at best: without
+  overlap, collection (every phase but the update) and then the update split evenly over both
+  cores; with overlap, the slower of collection and the update side by side (the update's share:
+  the overlapped learner's CPU time a step less collection's)."""
+  phases = figures["phase_microseconds_per_step"]
+  update = phases["update"]
+  collection = figures["learner_microseconds_per_step"] - update
+  overlapped_update = 1e6 / figures["steps_per_s"][OVERLAPPED][1] - collection
+  return 1e6 / (collection + update / 2), 1e6 / max(collection, overlapped_update)
+
+
 def report(figures: dict) -> str:
   config = figures["config"]
   lines = [f"PPO on {config['game']}: {config['num_envs']} games x {config['rollout_steps']}"
-           f" steps an iteration, {config['epochs']} epochs of {config['minibatches']}"
+           f" steps an iteration, {config['epochs']} epoch{'s' * (config['epochs'] != 1)} of"
+           f" {config['minibatches']}"
            f" minibatches, hidden {config['hidden']}; league {config['opponents']}. Median of"
            f" {figures['repeats']} interleaved run(s) of {figures['seconds']:g} s each, warm"
            " (compiled)."
+           + (f" Overlap on {figures['devices']} host devices." if "devices" in figures else "")
            + (f" The first, cold iteration (XLA compiling) took"
               f" {figures['cold_iteration_cpu_s']:.1f} CPU s." if "cold_iteration_cpu_s" in
               figures else "")
@@ -165,6 +192,11 @@ def report(figures: dict) -> str:
              _phase_rows(figures)]
     rows.append(("learner, all phases", f"{total:.2f}", "1.00"))
     lines += format_table(rows) + [""]
+    plain, overlapped = idle_bounds(figures)
+    lines += [f"On two idle cores these CPU times bound the learner at {plain:,.0f} steps/s (wall;"
+              " collection on one core, then the update on both) and with overlap at"
+              f" {overlapped:,.0f} (collection on one core while the update runs on the other).",
+              ""]
   rows = [("target", "value", "minimum", "result")]
   rows += [(t["name"], f"{t['value']:,.0f}", f">= {t['minimum']:,}",
             "PASS" if t["passed"] else "BELOW") for t in figures["targets"]]

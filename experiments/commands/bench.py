@@ -17,6 +17,7 @@ from experiments.bench import cfr as cfr_bench
 from experiments.bench import cold as cold_bench
 from experiments.bench import equilibrium as equilibrium_bench
 from experiments.bench import game as game_bench
+from experiments.bench import learning as learning_bench
 from experiments.bench import search as search_bench
 from solvers.equilibrium import blueprint
 from solvers.opponents import COMPILED_BOTS
@@ -126,7 +127,7 @@ def duration(args: argparse.Namespace) -> estimates.Duration:
     players = len(set(args.search_players))
     searches = args.repeats + players * (4 + 6 * args.repeats) + 5 * args.repeats
   rl = (len(COMPILED_BOTS) + 3) * args.repeats if args.rl and not args.cold else 0
-  ppo = 3 * args.repeats if args.ppo and not args.cold else 0
+  ppo = learning_bench.MEASURES * args.repeats if args.ppo and not args.cold else 0
   return estimates.Duration(games + searches + rl + ppo, "timed measurement", args.seconds,
                             "each lasts --seconds")
 
@@ -155,11 +156,10 @@ def _equilibrium(args: argparse.Namespace) -> dict:
 
 
 def _ppo(args: argparse.Namespace) -> dict:
-  from experiments.bench import learning  # the learn extra: JAX and optax
   print(f"\nThe PPO learner beside its environment, {args.seconds:g} s each, {args.repeats}"
         " time(s)", flush=True)
-  figures = learning.run(seconds=args.seconds, repeats=args.repeats)
-  print(learning.report(figures))
+  figures = learning_bench.run(seconds=args.seconds, repeats=args.repeats)  # the learn extra
+  print(learning_bench.report(figures))
   return figures
 
 

@@ -33,8 +33,8 @@ from solvers.envs.batched import SushiGoBatch  # noqa: E402
 from solvers.opponents import compiled_opponents  # noqa: E402
 from sushigo_spiel import reduced_games  # noqa: E402
 
-CURVE_FIELDS = ("iteration", "steps", "seconds", "opponent", "games", "mean_margin", "win_share",
-                "win_low", "win_high", "tie_share")
+CURVE_FIELDS = ("iteration", "steps", "seconds", "cpu_seconds", "opponent", "games", "mean_margin",
+                "win_share", "win_low", "win_high", "tie_share")
 
 
 def curve_paths(out: str | os.PathLike) -> tuple[pathlib.Path, pathlib.Path]:
@@ -120,7 +120,8 @@ def ppo_memory(config) -> int:
   """What a PPO training of `config` holds: its games' arrays (measured on a batch of
   `_MEASURED_ENVS`), each iteration the rollout's arrays (per step of a game: the observation
   as float32, the action mask, the action and four float32 figures) twice over, once as
-  collected and once as the update's device arrays, and its network of two hidden layers."""
+  collected and once as the update's device arrays (with `overlap`, two rollouts at once), and
+  its network of two hidden layers."""
   opponents = compiled_opponents(pyspiel.load_game(config.game), "random")
   batch = SushiGoBatch(_MEASURED_ENVS, opponents=opponents, seed=0,
                        observation_type=config.observation_type, **config.game_params())
@@ -132,7 +133,8 @@ def ppo_memory(config) -> int:
   # the network: its initial draw (float64) and its QR factors, then float32 weights, gradients
   # and Adam's two moments
   network = 3 * 8 * max(inputs, hidden) * hidden + 4 * 4 * weights
-  return config.num_envs * (per_env + 2 * config.rollout_steps * per_step) + network
+  rollouts = 2 * (1 + config.overlap)
+  return config.num_envs * (per_env + rollouts * config.rollout_steps * per_step) + network
 
 
 def _differences(stored, given) -> str:

@@ -1,16 +1,17 @@
 """Masked PPO on the batched Sushi Go core (`solvers.envs.batched.SushiGoBatch`), in JAX and optax
 (the `learn` extra): against a league of compiled opponents and past selves, or against one fixed
-policy, which makes the trained agent a learned best response to it
-(`solvers.learning.best_response`).
+policy, which makes the trained agent a learned best response (`solvers.learning.best_response`).
 
 Contract: illegal actions get probability 0 (their logits are `network.MASKED`); collection is one
 jitted call a step and the update one a iteration; `phase_seconds` sums the CPU seconds of the
 policy, the environment (compiled opponents included) and the update. The seed fixes the initial
 weights, the environments' streams and the JAX key, and a checkpoint (`save`) holds everything
 that changes between iterations, so a resumed training continues with exactly the numbers of an
-uninterrupted one (same machine and library versions). Every `eval_every` iterations the greedy
-agent plays `eval_games` games against `eval_opponent` on the same deals: the learning curve.
-The loss, the league and the evaluation: docs/ppo.md ("The algorithm").
+uninterrupted one (same machine and library versions). With `overlap`, each rollout is collected
+with the parameters of one iteration before, on the first of two host devices while the update
+(decoupled PPO, `make_update`) runs on the second; one device gives the same numbers. Every
+`eval_every` iterations the greedy agent plays `eval_games` games against `eval_opponent` on the
+same deals: the learning curve. The loss, the league, the evaluation: docs/ppo.md.
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ from collections.abc import Callable, Sequence
 
 import jax
 import jax.numpy as jnp
+
+try:  # two host devices, for `overlap`; only possible before JAX's first computation
+  jax.config.update("jax_num_cpu_devices", 2)
+except RuntimeError:
+  pass
 import numpy as np
 import optax
 import pyspiel
@@ -41,6 +47,7 @@ OBSERVATION_TYPES = ("observation", "information_state")  # the evaluation games
 PAST = "past"  # the league entry of the learner's past selves
 LEAGUE_ENTRIES = (*COMPILED_BOTS, PAST)
 PHASES = ("policy", "environment", "update")
+_BOOLEANS = {"true": True, "false": False}  # a boolean setting's KEY=VALUE spellings
 
 
 @dataclasses.dataclass(frozen=True)
@@ -52,8 +59,8 @@ class PPOConfig:
   observation_type: str = "observation"  # or "information_state" (perfect recall)
   num_envs: int = 2048
   rollout_steps: int = 16
-  epochs: int = 2
-  minibatches: int = 4
+  epochs: int = 1  # one epoch of 8: ahead of 2 of 4 at equal training time (docs/ppo.md)
+  minibatches: int = 8
   learning_rate: float = 1e-3
   gamma: float = 1.0
   gae_lambda: float = 0.95
@@ -69,6 +76,7 @@ class PPOConfig:
   eval_opponent: str = "heuristic"
   past_every: int = 25  # a snapshot of the learner joins the past selves' pool this often
   past_pool: int = 4  # the pool's size (the newest snapshots)
+  overlap: bool = False  # collect with parameters one iteration old while the update runs
   seed: int = 0
 
   def __post_init__(self):
@@ -97,6 +105,8 @@ class PPOConfig:
       raise ValueError(f"num_envs x rollout_steps ({self.num_envs * self.rollout_steps}) must"
                        f" split into {self.minibatches} equal minibatches; allowed: a"
                        " minibatches setting that divides it")
+    if not isinstance(self.overlap, bool):
+      raise ValueError(f"PPO setting overlap is {self.overlap!r}; allowed: true or false")
     if not isinstance(self.seed, int) or not 0 <= self.seed < 2**32:
       raise ValueError(f"PPO setting seed is {self.seed!r}; allowed: 0 to 2**32 - 1")
     if self.eval_opponent not in COMPILED_BOTS:
@@ -153,10 +163,11 @@ class PPOConfig:
                          f" {', '.join(fields)}")
       kind = type(fields[key].default)
       try:
-        settings[key] = kind(value.strip()) if kind is not float else float(value)
-      except ValueError:
-        raise ValueError(f"PPO setting {key} is {value.strip()!r}; allowed: a"
-                         f" {kind.__name__}") from None
+        settings[key] = _BOOLEANS[value.strip().lower()] if kind is bool else kind(value.strip())
+      except (KeyError, ValueError):
+        allowed = "true or false" if kind is bool else f"a {kind.__name__}"
+        raise ValueError(f"PPO setting {key} is {value.strip()!r}; allowed:"
+                         f" {allowed}") from None
     return cls(**settings)
 
 
@@ -228,7 +239,9 @@ def _advantages(rewards, values, dones, last_values, gamma, lam):
 
 
 def _loss(params, batch, entropy_coef, config: PPOConfig):
-  first_layer_inputs, masks, actions, old_log_p, advantages, returns = batch
+  """PPO's loss on a minibatch; with a seventh member, the weights of decoupled PPO (the proximal
+  policy's probability of each action over the behaviour policy's, `make_update`)."""
+  first_layer_inputs, masks, actions, old_log_p, advantages, returns, *behaviour_weights = batch
   logits, values = forward_inputs(params, first_layer_inputs, masks, jnp)
   log_probabilities = _log_probabilities(logits)
   log_p = jnp.take_along_axis(log_probabilities, actions[:, None], axis=1)[:, 0]
@@ -236,6 +249,8 @@ def _loss(params, batch, entropy_coef, config: PPOConfig):
   ratio = jnp.exp(log_p - old_log_p)
   surrogate = jnp.minimum(ratio * advantages,
                           jnp.clip(ratio, 1 - config.clip, 1 + config.clip) * advantages)
+  if behaviour_weights:
+    surrogate = surrogate * behaviour_weights[0]
   probabilities = jnp.exp(log_probabilities)
   entropy = -jnp.sum(jnp.where(masks > 0, probabilities * log_probabilities, 0.0), axis=-1)
   value_loss = jnp.mean((values - returns) ** 2)
@@ -246,7 +261,10 @@ def _loss(params, batch, entropy_coef, config: PPOConfig):
 def make_update(config: PPOConfig, optimizer):
   """The jitted update of one iteration: advantages, then `epochs` passes over shuffled
   minibatches with the iteration's entropy coefficient; returns the new parameters and optimizer
-  state and the last minibatch's statistics (loss, value loss, entropy, clipped share)."""
+  state and the last minibatch's statistics (loss, value loss, entropy, clipped share). With
+  `overlap` the rollout was collected by older parameters than those updated: decoupled PPO
+  (Hilton et al., 2022) clips the ratio to the parameters at the update's start (the proximal
+  policy) and weighs each step by their probability of its action over the collecting one's."""
   def update(params, opt_state, rollout, last_values, key, entropy_coef):
     observations, masks, actions, log_p, values, rewards, dones = rollout
     advantages, returns = _advantages(rewards, values, dones, last_values, config.gamma,
@@ -255,6 +273,10 @@ def make_update(config: PPOConfig, optimizer):
     flat = [x.reshape((-1,) + x.shape[2:]) for x in
             (inputs(observations, jnp), masks, actions, log_p, advantages, returns)]
     size = flat[0].shape[0]
+    if config.overlap:
+      proximal = jnp.take_along_axis(_log_probabilities(forward_inputs(
+          params, flat[0], flat[1], jnp)[0]), flat[2][:, None], axis=1)[:, 0]
+      flat = [*flat[:3], proximal, *flat[4:], jnp.exp(proximal - flat[3])]
 
     def epoch(carry, epoch_key):
       params, opt_state = carry
@@ -320,44 +342,58 @@ class PPOTrainer:
                                  optax.adam(config.learning_rate))
     self.opt_state = self.optimizer.init(self.params)
     self.key = jax.random.PRNGKey(config.seed)
-    self.iteration, self.steps, self.seconds = 0, 0, 0.0
+    # Training's wall seconds (evaluations included) and CPU seconds of every thread (iterations
+    # only; with overlap a few parallel updates' CPU seconds are counted too)
+    self.iteration, self.steps, self.seconds, self.cpu_seconds = 0, 0, 0.0, 0.0
     self.curve: list[dict] = []
-    self.last_stats: dict = {}
+    self._stats: list = []
     self._update = make_update(config, self.optimizer)
     # The past selves: their batches, the pool (parameters and the iteration each was taken at)
     self.past_batches = [batch for batch in self.batches if batch.external_seats]
     self.past_pool: list[tuple[int, dict]] = [(0, self.params)] if self.past_batches else []
     self.phase_seconds = dict.fromkeys(PHASES, 0.0)
+    # Collection on the first device, the update on the last (the same one without overlap); the
+    # parameters the next rollout is collected with (one iteration old with overlap)
+    self._collection_device, self._update_device = jax.devices()[0], jax.devices()[-1]
+    self.collection_params = self.params
     steps, games = config.rollout_steps, config.num_envs
-    self._rollout = (np.empty((steps, games, self.observation_size), np.float32),
-                     np.empty((steps, games, self.num_actions), np.int8),
-                     np.empty((steps, games), np.int32), np.empty((steps, games), np.float32),
-                     np.empty((steps, games), np.float32), np.empty((steps, games), np.float32),
-                     np.empty((steps, games), np.float32))
+    # Two rollouts with overlap: one is collected while the update in flight reads the other
+    self._rollouts = [(np.empty((steps, games, self.observation_size), np.float32),
+                       np.empty((steps, games, self.num_actions), np.int8),
+                       np.empty((steps, games), np.int32), np.empty((steps, games), np.float32),
+                       np.empty((steps, games), np.float32), np.empty((steps, games), np.float32),
+                       np.empty((steps, games), np.float32)) for _ in range(1 + config.overlap)]
+    self._readers: list = [None] * len(self._rollouts)  # each rollout's update's result
 
   # ---- one iteration
 
   def iterate(self) -> None:
-    """Collects one rollout from every group and updates the network once (module docstring)."""
+    """Collects one rollout from every group and updates the network once (module docstring);
+    with `overlap` the update is left running when this returns."""
     config = self.config
     steps, games = config.rollout_steps, config.num_envs
-    observations, masks, actions, log_p, values, rewards, dones = self._rollout
+    slot = self.iteration % len(self._rollouts)
+    jax.block_until_ready(self._readers[slot])  # the update that read this rollout has ended
+    rollout = self._rollouts[slot]
+    observations, masks, actions, log_p, values, rewards, dones = rollout
     bounds = np.cumsum([0] + [batch.num_envs for batch in self.batches])
     now_obs = np.concatenate([batch._observations for batch in self.batches])  # noqa: SLF001
     now_masks = np.concatenate([batch._masks for batch in self.batches])  # noqa: SLF001
+    playing = self._on_collection(self.collection_params)
     past_params = None
     if self.past_pool:
       self.key, key = jax.random.split(self.key)
-      past_params = self.past_pool[int(jax.random.randint(key, (), 0, len(self.past_pool)))][1]
+      past_params = self._on_collection(
+          self.past_pool[int(jax.random.randint(key, (), 0, len(self.past_pool)))][1])
     clock, phases = time.process_time(), self.phase_seconds
     for t in range(steps):
       self.key, key = jax.random.split(self.key)
       observations[t], masks[t] = now_obs, now_masks
       if past_params is None:
-        collected, past_actions = np.asarray(_collect(self.params, now_obs, now_masks, key)), None
+        collected, past_actions = np.asarray(_collect(playing, now_obs, now_masks, key)), None
       else:
         collected, past_actions = (np.asarray(x) for x in _collect_with_past(
-            self.params, now_obs, now_masks, past_params, *self._past_inputs(), key))
+            playing, now_obs, now_masks, past_params, *self._past_inputs(), key))
       actions[t] = collected[0]
       log_p[t], values[t] = collected[1], collected[2]
       clock = _charge(phases, "policy", clock)
@@ -374,19 +410,35 @@ class PPOTrainer:
         np.divide(reward, config.reward_scale, out=rewards[t, lo:hi])
         dones[t, lo:hi] = done
       clock = _charge(phases, "environment", clock)
-    last_values = forward(self.params, now_obs, now_masks, jnp)[1]
+    last_values = forward(playing, now_obs, now_masks, jnp)[1]
     clock = _charge(phases, "policy", clock)
     self.key, key = jax.random.split(self.key)
-    self.params, self.opt_state, stats = self._update(
-        self.params, self.opt_state, (observations, masks, actions, log_p, values, rewards, dones),
-        last_values, key, np.float32(self.entropy_coef()))
-    self.last_stats = dict(zip(("loss", "value_loss", "entropy", "clipped"),
-                               (float(s) for s in stats)))
+    update_inputs = (self.params, self.opt_state, last_values, key)
+    if config.overlap:
+      update_inputs = jax.device_put(update_inputs, self._update_device)
+      self.collection_params = self.params  # the next rollout's, while the update runs
+    params, opt_state, last_values, key = update_inputs
+    self.params, self.opt_state, self._stats = self._update(
+        params, opt_state, rollout, last_values, key, np.float32(self.entropy_coef()))
+    self._readers[slot] = self.params
+    if not config.overlap:
+      jax.block_until_ready(self.params)
+      self.collection_params = self.params
     _charge(phases, "update", clock)
     self.iteration += 1
     self.steps += steps * games
     if self.past_pool and self.iteration % config.past_every == 0:
       self.past_pool = [*self.past_pool, (self.iteration, self.params)][-config.past_pool:]
+
+  def _on_collection(self, params: dict) -> dict:
+    """`params` on the collection device (as they are without overlap)."""
+    return jax.device_put(params, self._collection_device) if self.config.overlap else params
+
+  @property
+  def last_stats(self) -> dict:
+    """The last update's statistics of its last minibatch (waits for it with overlap)."""
+    return dict(zip(("loss", "value_loss", "entropy", "clipped"),
+                    (float(s) for s in self._stats)))
 
   def entropy_coef(self) -> float:
     """The entropy coefficient of the next iteration's update (`entropy_anneal`)."""
@@ -426,10 +478,15 @@ class PPOTrainer:
           break
         if seconds is not None and time.perf_counter() - start >= seconds:
           break
+        clock = time.process_time()
         self.iterate()
+        evaluating = self.iteration % self.config.eval_every == 0
+        if evaluating:  # the update in flight (overlap) is training's, not the evaluation's
+          jax.block_until_ready(self.params)
+        self.cpu_seconds += time.process_time() - clock
         self.seconds = begun + time.perf_counter() - start
         bar.update(per_iteration)
-        if self.iteration % self.config.eval_every == 0:
+        if evaluating:
           point = self.evaluate()
           if hasattr(bar, "set_postfix"):
             bar.set_postfix(win=f"{point['win_share']:.3f}", margin=f"{point['mean_margin']:.2f}")
@@ -437,13 +494,16 @@ class PPOTrainer:
           checkpoint()
           last_save = time.perf_counter()
     if self.curve[-1]["iteration"] != self.iteration:
+      clock = time.process_time()
+      jax.block_until_ready(self.params)
+      self.cpu_seconds += time.process_time() - clock
       self.evaluate()
 
   def evaluate(self) -> dict:
     """Plays `eval_games` games greedily against `eval_opponent` (the same deals each time);
     appends the point to the curve and returns it."""
     point = {"iteration": self.iteration, "steps": self.steps,
-             "seconds": round(self.seconds, 1),
+             "seconds": round(self.seconds, 1), "cpu_seconds": round(self.cpu_seconds, 1),
              **evaluate(self.params, self.config, self.config.eval_opponent,
                         self.config.eval_games, self.fixed_opponent)}
     self.curve.append(point)
@@ -461,7 +521,8 @@ class PPOTrainer:
             "fixed_opponent": self.fixed_label, "groups": self.groups,
             "iteration": self.iteration, "steps": self.steps,
             "past_iterations": [iteration for iteration, _ in self.past_pool],
-            "seconds": round(self.seconds, 1), "curve": self.curve,
+            "seconds": round(self.seconds, 1), "cpu_seconds": round(self.cpu_seconds, 1),
+            "curve": self.curve,
             "version": package_version(), "commit": git_commit(),
             "libraries": {"jax": jax.__version__, "optax": optax.__version__,
                           "numpy": np.__version__}}
@@ -480,6 +541,9 @@ class PPOTrainer:
     for k, (_, params) in enumerate(self.past_pool):
       for name in PARAMETER_NAMES:
         extra[f"past_{k}_{name}"] = np.asarray(params[name])
+    if self.config.overlap:  # the next rollout's parameters, one iteration old
+      for name in PARAMETER_NAMES:
+        extra[f"collection_{name}"] = np.asarray(self.collection_params[name])
     network.save(path, extra)
     if agent_path is not None:
       Network(network.params, {k: v for k, v in network.metadata.items()}).save(agent_path)
@@ -508,6 +572,8 @@ class PPOTrainer:
       pool = [(int(iteration), {name: jnp.asarray(archive.arrays[f"past_{k}_{name}"])
                                 for name in PARAMETER_NAMES})
               for k, iteration in enumerate(metadata.get("past_iterations", []))]
+      collection = {name: jnp.asarray(archive.arrays[f"collection_{name}"])
+                    for name in PARAMETER_NAMES} if config.overlap else None
     except KeyError as e:
       raise archive.error(f"it holds no {e.args[0]!r} array: it is no complete checkpoint"
                           " of this training") from None
@@ -516,6 +582,7 @@ class PPOTrainer:
         raise archive.error("its optimizer state does not fit its network")
     trainer.opt_state = jax.tree_util.tree_unflatten(tree, [jnp.asarray(v) for v in stored])
     trainer.params = {k: jnp.asarray(v) for k, v in network.params.items()}
+    trainer.collection_params = collection or trainer.params
     for batch, state in zip(trainer.batches, states):
       batch.restore(state)
     trainer.key = jnp.asarray(key, dtype=jnp.uint32)
@@ -524,6 +591,7 @@ class PPOTrainer:
     trainer.past_pool = pool
     trainer.iteration, trainer.steps = int(metadata["iteration"]), int(metadata["steps"])
     trainer.seconds, trainer.curve = float(metadata["seconds"]), list(metadata["curve"])
+    trainer.cpu_seconds = float(metadata.get("cpu_seconds", 0.0))  # older checkpoints: none kept
     return trainer
 
 
