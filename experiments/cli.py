@@ -36,6 +36,7 @@ COMMANDS = {
     "run": "experiments.commands.experiment:run",
     "reproduce": "experiments.commands.experiment:reproduce",
     "report": "experiments.commands.experiment:report",
+    "compile": "experiments.commands.compile:compile_command",
 }
 
 _EPILOG = """examples:
@@ -51,6 +52,7 @@ _EPILOG = """examples:
   sushigo bench --ppo                          the PPO learner's steps/s beside its env's
   sushigo bench --training-workers 2           blueprint training's speed-up on 2 processes
   sushigo bench --cold                         compiling from nothing, and the quickstart cold
+  sushigo compile                              every kernel set now, on every core (once)
   sushigo train small --algorithm cfr+ --abstraction canonical --iterations 500 --out p.npz
   sushigo train small --algorithm probe-mccfr --abstraction cards --seconds 60 --out b.npz
   sushigo train small --algorithm probe-mccfr --abstraction cards --seconds 60 --out b.npz --resume
@@ -287,6 +289,7 @@ def _parser() -> argparse.ArgumentParser:
   _add_train_command(commands)
   _add_exploitability_command(commands)
   _add_experiment_commands(commands)
+  _add_compile_command(commands)
   for command in commands.choices.values():
     command.add_argument("--debug", action="store_true",
                          help="on an error, raise it with its traceback instead of one line")
@@ -463,6 +466,23 @@ def _add_experiment_commands(commands) -> None:
   summary.add_argument("--game", type=_count, action="append", default=[], metavar="I",
                        help="with --html: replay game I as well (repeatable)")
   summary.set_defaults(error=summary.error)
+
+
+def _add_compile_command(commands) -> None:
+  from experiments.commands.compile import default_jobs
+  compile_parser = commands.add_parser(
+      "compile", help="compile kernel sets now, on every core, instead of on first use",
+      description="Compiles the kernel sets named (default: all) into numba's cache, each in a\n"
+      "worker process once the sets it requires are compiled. Kernels otherwise compile on\n"
+      "their first call, once per environment; this pays it up front, on every core.")
+  compile_parser.add_argument("sets", nargs="*", metavar="SET",
+                              help="kernel sets to compile, as --list names them (default: all)")
+  compile_parser.add_argument("--jobs", type=_positive(int), default=default_jobs(), metavar="N",
+                              help="worker processes (default: the cores available, here"
+                              " %(default)s)")
+  compile_parser.add_argument("--list", action="store_true",
+                              help="list the kernel sets and what each requires, and exit")
+  compile_parser.set_defaults(error=compile_parser.error)
 
 
 def _memory(text: str) -> int:

@@ -26,18 +26,13 @@ import sys
 import tempfile
 import time
 
+from experiments.commands.compile import SET_MODULES
 from sushigo_spiel.drafting.text import format_table
 
 MAX_QUICKSTART = 60.0  # CPU seconds of the cold quickstart, compile included
 MAX_ALL_SETS = 90.0  # CPU seconds of compiling every kernel set cold
 QUICKSTART = pathlib.Path("experiments") / "configs" / "quickstart.toml"
 PACKAGES = ("sushigo_spiel", "solvers", "experiments")
-# The modules declaring the kernel sets, imported before any set is compiled.
-SET_MODULES = ("sushigo_spiel.compiled.sushi_go.core", "sushigo_spiel.compiled.sushi_draft.core",
-               "solvers.policy_kernels.compiling", "solvers.search.kernels.compiling",
-               "solvers.equilibrium.kernels.compiling",
-               "solvers.equilibrium.kernels.blueprint_policy", "solvers.envs.batched",
-               "solvers.envs.batched_sushi_draft", "experiments.train_linear_q")
 
 # Run in the copy: compiles every set in dependency order, printing one JSON line per set.
 _COMPILE_SETS = f"""
