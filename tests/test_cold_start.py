@@ -12,6 +12,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 
 _LIST_COMPILED = """
@@ -87,3 +89,20 @@ def test_the_speed_page_shows_the_stored_cold_start_figures():
   assert "<!-- generated: cold-start-comparison -->" in page
   for table in cold.comparison(runs).split("\n\n"):  # the kernel sets, the quickstart
     assert table in page
+
+def test_the_cold_bench_refuses_an_empty_or_missing_path_in_a_sentence(tmp_path, capsys):
+  from experiments.bench import cold
+  stored = tmp_path / "run-sets.json"
+  stored.write_text(json.dumps({"sets": [], "skipped": []}))
+  for argv, wrong in ((["--compare", ""], "'' is not a file"),
+                      (["--compare", f"{stored}+"], "'' is not a file"),
+                      (["--compare", str(tmp_path)], f"{str(tmp_path)!r} is not a file"),
+                      (["--json", ""], "--json is empty"),
+                      (["--json", str(tmp_path)], "is a folder")):
+    with pytest.raises(SystemExit) as exit_info:
+      cold.main(argv)
+    assert exit_info.value.code == 2, argv
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert wrong in error and error.count(". ") == 0, (argv, error)
+  assert cold.main(["--compare", str(stored)]) == 0  # a file it reads
+  assert "| kernel set, compiled cold | run-sets: CPU s (wall s) |" in capsys.readouterr().out

@@ -26,6 +26,7 @@ import sys
 import tempfile
 import time
 
+from experiments import file_errors
 from experiments.commands.compile import SET_MODULES
 from sushigo_spiel.drafting.text import format_table
 
@@ -142,9 +143,12 @@ def report(figures: dict) -> str:
 
 def merged(spec: str) -> dict:
   """The figures of the `--json` files named in `spec`, joined by `+`, merged (later keys win,
-  kernel sets added up)."""
+  kernel sets added up); a ValueError when a name is not a file."""
   figures: dict = {"sets": [], "skipped": []}
   for path in spec.split("+"):
+    if not pathlib.Path(path).is_file():
+      raise ValueError(f"run {spec!r}: {path!r} is not a file; allowed: the --json files of"
+                       " stored runs, a run written to two files given as SETS+QUICKSTART")
     part = json.loads(pathlib.Path(path).read_text(encoding="utf-8"))
     for key, value in part.items():
       if key in ("sets", "skipped"):
@@ -186,11 +190,21 @@ def main(argv: list[str] | None = None) -> int:
                       " as SETS+QUICKSTART)")
   args = parser.parse_args(argv)
   if args.compare:
-    print(comparison([(pathlib.Path(spec.split("+")[0]).stem, merged(spec))
-                      for spec in args.compare]))
+    try:
+      runs = [(pathlib.Path(spec.split("+")[0]).stem, merged(spec)) for spec in args.compare]
+    except ValueError as e:
+      parser.error(f"--compare {e}")
+    print(comparison(runs))
     return 0
+  if args.json == "":
+    parser.error("--json is empty; give the path of a file to write the figures to")
+  if args.json is not None:  # checked before the minutes of measuring
+    try:
+      file_errors.check_output_file(args.json, "--json")
+    except file_errors.OutputError as e:
+      parser.error(str(e))
   figures = run(sets=not args.no_sets, quickstart=not args.no_quickstart)
-  if args.json:
+  if args.json is not None:
     pathlib.Path(args.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")
   print(report(figures))
   return 0
