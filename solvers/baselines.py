@@ -133,7 +133,7 @@ def immediate_points(view: PlayerView, player: int, cards: Sequence[int],
   tallies = list(tallies if tallies is not None else table_tallies(view))
   if cards:
     tallies[player] = scoring.tally(rules.cards[c] for c in (*view.tableaus[player], *cards))
-  return sum(scoring.round_breakdown(tallies, rules.soy_sauce)[player].values())
+  return scoring.round_points(tallies, player, rules.soy_sauce)
 
 
 class HeuristicBot(ViewBot):
@@ -265,6 +265,7 @@ class _Valuer:
     self._receiver_points: dict[int, int] = {}
     self._tallies: list[scoring.TableauTally] | None = None  # with the receiver's points now
     self._receiver_now = 0
+    self._receiver_best: int | None = None  # the best of them in the hand before the pick
 
   # ----- the hands to come
 
@@ -442,13 +443,14 @@ class _Valuer:
     """How much the pick lowers the best immediate points of the next player's pick."""
     rules, view = self.rules, self.view
     hand = list(view.hand)
-    best_before = max(self.receiver_points(c) for c, n in enumerate(hand) if n)
+    if self._receiver_best is None:  # the same for every pick of the decision
+      self._receiver_best = max(self.receiver_points(c) for c, n in enumerate(hand) if n)
     for c in cards:
       hand[c] -= 1
     if len(cards) == 2:
       hand[rules.chopsticks] += 1
     left = [self.receiver_points(c) for c, n in enumerate(hand) if n]
-    return best_before - max(left, default=0)
+    return self._receiver_best - max(left, default=0)
 
   def receiver_points(self, card: int) -> int:
     """Immediate points `card` would give the next player (who receives this hand)."""

@@ -338,13 +338,17 @@ def _pace_variance(g, unseen, unseen_total, kind, pace):
 
 
 @njit
-def _action_values(g, pos, player, params, legal, count, values):
-  """Writes the values of the first `count` actions of `legal` to `values`, for `player` at
-  `pos`. An action's value: its cards' values in placement order (each by its kind's function,
-  called here, not through a function of the card given the view), plus the denial. The view is
-  made and its arrays bound once a decision (each reading of a view's member, and each call
-  given the view, inlined or not, takes a reference to each of its arrays), the scratch arrays
-  allocated once."""
+def heuristic_values(g, pos, player, params, legal, values):
+  """Writes the player's legal actions (increasing) to `legal` and their values to `values`;
+  returns how many. `pos` is a simultaneous node. An action's value: its cards' values in
+  placement order (each by its kind's function, called here, not through a function of the card
+  given the view), plus the denial. The view is made and its arrays bound once a decision (each
+  reading of a view's member, and each call given the view, inlined or not, takes a reference to
+  each of its arrays), the scratch arrays allocated once. A called kernel, not inlined: its
+  callers (the policy, the choice, the blueprint's keys, the features' pointer) share one
+  compile, and the count it returns is typed once (inlined, the count's first type, the literal
+  0 of `legal_actions`, had numba compile the valuation twice)."""
+  count = legal_actions(g, pos, player, legal)
   v = _view(g, pos, player)
   me, round_, future_picks, unseen_total = v.me, v.round, v.future_picks, v.unseen_total
   own_hand, own_tableau, receiver_points, h = v.hand, v.tableau, v.receiver_points, v.hands
@@ -403,6 +407,7 @@ def _action_values(g, pos, player, params, legal, count, values):
     # who receives `hand` (the Chopsticks of a pair back in it).
     denial = v.best_receiver_points - _best_receiver_points(receiver_points, hand)
     values[i] = value + params[DENY_WEIGHT] * denial
+  return count
 
 
 @njit
@@ -563,7 +568,7 @@ def _receiver_points(g, pos, player, hand):
   return points
 
 
-@njit
+@njit(inline="always")
 def immediate_points(g, pos, player, picks):
   """Points `player` would score this round with `picks` (card numbers, -1 for none) added to its
   tableau (the Chopsticks used staying in it), if the round ended now: the greedy bot's measure
@@ -608,15 +613,6 @@ def _points_with(g, pos, tallies, player, picks, row, breakdown):
 
 # --------------------------------------------------------------------------------------------
 # Choices and policies
-
-
-@njit(inline="always")
-def heuristic_values(g, pos, player, params, legal, values):
-  """Writes the player's legal actions (increasing) to `legal` and their values to `values`;
-  returns how many. `pos` is a simultaneous node."""
-  count = legal_actions(g, pos, player, legal)
-  _action_values(g, pos, player, params, legal, count, values)
-  return count
 
 
 @njit

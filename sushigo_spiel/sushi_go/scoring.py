@@ -118,19 +118,31 @@ def round_breakdown(tallies: Sequence[TableauTally],
   the Soy Sauce variant is played."""
   maki = maki_points([t.maki_icons for t in tallies])
   soy = soy_sauce_points(tallies) if soy_sauce else None
-  breakdown = []
-  for p, t in enumerate(tallies):
-    points = {
-        "maki": maki[p],
-        "tempura": (t.tempura // TEMPURA_SET_SIZE) * TEMPURA_SET_POINTS,
-        "sashimi": (t.sashimi // SASHIMI_SET_SIZE) * SASHIMI_SET_POINTS,
-        "dumpling": DUMPLING_POINTS[min(t.dumpling, len(DUMPLING_POINTS) - 1)],
-        "nigiri": t.nigiri_points,
-    }
-    if soy is not None:
-      points[SOY_SAUCE_CATEGORY] = soy[p]
-    breakdown.append(points)
-  return breakdown
+  return [_points_by_category(t, maki[p], None if soy is None else soy[p])
+          for p, t in enumerate(tallies)]
+
+
+def round_points(tallies: Sequence[TableauTally], player: int, soy_sauce: bool = False) -> int:
+  """The round's points of `player`: the sum of its `round_breakdown` row, without making the
+  other players' rows."""
+  maki = maki_points([t.maki_icons for t in tallies])[player]
+  soy = soy_sauce_points(tallies)[player] if soy_sauce else None
+  return sum(_points_by_category(tallies[player], maki, soy).values())
+
+
+def _points_by_category(t: TableauTally, maki: int, soy: int | None) -> dict[str, int]:
+  """One player's `round_breakdown` row: its tally's points, its Maki award `maki` and, in the
+  Soy Sauce variant (`soy` not None), its Soy Sauce points."""
+  points = {
+      "maki": maki,
+      "tempura": (t.tempura // TEMPURA_SET_SIZE) * TEMPURA_SET_POINTS,
+      "sashimi": (t.sashimi // SASHIMI_SET_SIZE) * SASHIMI_SET_POINTS,
+      "dumpling": DUMPLING_POINTS[min(t.dumpling, len(DUMPLING_POINTS) - 1)],
+      "nigiri": t.nigiri_points,
+  }
+  if soy is not None:
+    points[SOY_SAUCE_CATEGORY] = soy
+  return points
 
 
 def score_round(tableaus: Sequence[Sequence[str]]) -> list[int]:

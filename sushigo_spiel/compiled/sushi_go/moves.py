@@ -115,12 +115,16 @@ def action_picks(g, action, picks, at):
 @njit(inline="always")
 def play_logged_picks(g, pos, robot_card):
   """Plays the current turn from the picks already written to its log entry (and the robot's
-  card), then the automatic last card and the round's scoring when they follow."""
-  _place_turn(g, pos, robot_card)
+  card), then the automatic last card and the round's scoring when they follow. The last card's
+  turn goes round the same loop: one inlined copy of `_place_turn`, not two, for every kernel
+  that inlines `play` to copy."""
   size = g[HAND_SIZE]
-  if not g[ROBOT] and pos[TURN] == size - 1:
+  while True:
+    _place_turn(g, pos, robot_card)
+    if g[ROBOT] or pos[TURN] != size - 1:
+      break
     _log_last_cards(g, pos)
-    _place_turn(g, pos, -1)
+    robot_card = -1
   if pos[TURN] < size:
     pos[ACTOR] = ACTOR_CHANCE if g[ROBOT] else ACTOR_SIMULTANEOUS
   else:
