@@ -443,6 +443,11 @@ def test_realistic_round_breakdown():
   assert [sum(b.values()) for b in breakdown] == ROUND_1_POINTS
 
 
+def test_round_points_of_one_player_are_its_row_of_the_breakdown():
+  # Each player's points of the rows above, asked for alone.
+  assert [scoring.round_points(tallies_of(ROUND_1), p) for p in range(3)] == ROUND_1_POINTS
+
+
 def test_realistic_round_tally():
   t0, t1, t2 = tallies_of(ROUND_1)
   # Colours (scoring families): P0 Tempura, Wasabi, Nigiri, Maki, Dumpling, Pudding, Chopsticks

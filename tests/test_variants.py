@@ -6,6 +6,7 @@ import pyspiel
 import pytest
 
 import solvers
+from sushigo_spiel.sushi_go import cards
 from sushigo_spiel.sushi_go import knowledge
 from sushigo_spiel.sushi_go import rules as R
 from sushigo_spiel.sushi_go import scoring
@@ -115,6 +116,14 @@ def test_soy_sauce_scores_for_the_most_colours_at_the_table():
   # P0: Soy, Tempura, Sashimi, Dumpling = 4 colours, the most: 4, plus 1 Dumpling = 5.
   # P1: Tempura x2 (5), Maki Roll 1 (6, only Maki) = 2 colours, no Soy Sauce: 11.
   assert score_round([[SOY, T, SA, D], [T, T, M1]]) == [5, 11]
+
+
+def test_one_players_round_points_count_its_soy_sauce_in_the_variant_only():
+  # The tableaus above: P0's Soy Sauce scores its 4 in the variant only (else its Dumpling's 1).
+  tallies = [scoring.tally(cards.card_named(name) for name in tableau)
+             for tableau in ([SOY, T, SA, D], [T, T, M1])]
+  assert [scoring.round_points(tallies, p, soy_sauce=True) for p in range(2)] == [5, 11]
+  assert [scoring.round_points(tallies, p) for p in range(2)] == [1, 11]
 
 
 def test_soy_sauce_needs_the_most_colours_even_against_players_without_one():
