@@ -705,8 +705,8 @@ COLD_RUNS = (("every set at once (6d08e44)", "before"), ("first use", "first-use
              ("first use, fewer compiles", "after"), ("quiet machine", "quiet"),
              ("second pass, quiet machine", "second"), ("41ac0a1, loaded", "loaded-before"),
              ("third pass, loaded", "third"),
-             ("third pass, lighter load", "fourth"), ("a95e69b, loaded", "a95e69b"),
-             ("fourth pass, loaded", "fourth-pass"))
+             ("third pass, lighter load", "fourth"), ("a95e69b", "a95e69b"),
+             ("fourth pass", "fourth-pass"))
 
 
 def _cold_start_comparison(results: pathlib.Path) -> str:
