@@ -318,6 +318,8 @@ def test_train_refuses_summary_abstraction_for_full_width_cfr(capsys, tmp_path):
     (["play", "--human", "7"], "--human 7: seats are 0 to 2"),
     (["play", "--game", "python_sushi_go(players=9)"], "parameter 'players' is 9"),
     (["bench", "--json", "/"], "(--json) is a folder"),
+    (["bench", "--json", ""], "--json is empty; give the path of a file to write the figures to"),
+    (["compile", "nope"], "unknown kernel set 'nope'; allowed: "),
     (["report", "/nonexistent"], "not a run folder"),
     (["reproduce", "/nonexistent"], "not a run folder"),
     (["exploitability"], "the following arguments are required: GAME"),

@@ -26,7 +26,7 @@ import sys
 import tempfile
 import time
 
-from experiments import file_errors
+from experiments.bench import game as game_bench
 from experiments.commands.compile import SET_MODULES
 from sushigo_spiel.drafting.text import format_table
 
@@ -196,13 +196,7 @@ def main(argv: list[str] | None = None) -> int:
       parser.error(f"--compare {e}")
     print(comparison(runs))
     return 0
-  if args.json == "":
-    parser.error("--json is empty; give the path of a file to write the figures to")
-  if args.json is not None:  # checked before the minutes of measuring
-    try:
-      file_errors.check_output_file(args.json, "--json")
-    except file_errors.OutputError as e:
-      parser.error(str(e))
+  game_bench.check_json_path(parser, args.json)  # before the minutes of measuring
   figures = run(sets=not args.no_sets, quickstart=not args.no_quickstart)
   if args.json is not None:
     pathlib.Path(args.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")

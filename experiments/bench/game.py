@@ -195,8 +195,11 @@ def _number(value: float) -> str:
 
 
 def check_json_path(parser: argparse.ArgumentParser, path: str | None) -> None:
-  """Refuses, through `parser`, a --json path that cannot be written, before any measuring."""
-  if path:
+  """Refuses, through `parser`, a --json path that is empty or cannot be written, before any
+  measuring."""
+  if path == "":
+    parser.error("--json is empty; give the path of a file to write the figures to")
+  if path is not None:
     try:
       file_errors.check_output_file(path, "--json")
     except file_errors.OutputError as e:
