@@ -16,16 +16,19 @@ import pytest
 
 from experiments.commands import train_ppo
 
-FIELDS = ["iteration", "steps", "seconds", "opponent", "games", "mean_margin", "win_share",
-          "win_low", "win_high", "tie_share"]
+FIELDS = ["iteration", "steps", "seconds", "cpu_seconds", "opponent", "games", "mean_margin",
+          "win_share", "win_low", "win_high", "tie_share"]
 CURVE = [  # three points, with an extra key the CSV leaves out
-    {"iteration": 0, "steps": 0, "seconds": 0.0, "opponent": "heuristic", "games": 40,
+    {"iteration": 0, "steps": 0, "seconds": 0.0, "cpu_seconds": 0.0,
+     "opponent": "heuristic", "games": 40,
      "mean_margin": -12.5, "win_share": 0.1, "win_low": 0.04, "win_high": 0.23, "tie_share": 0.0,
      "return": -1.0},
-    {"iteration": 5, "steps": 2_500_000, "seconds": 61.2, "opponent": "heuristic", "games": 40,
+    {"iteration": 5, "steps": 2_500_000, "seconds": 61.2, "cpu_seconds": 118.7,
+     "opponent": "heuristic", "games": 40,
      "mean_margin": -1.25, "win_share": 0.45, "win_low": 0.3, "win_high": 0.6, "tie_share": 0.05,
      "return": 0.0},
-    {"iteration": 9, "steps": 4_000_000, "seconds": 99.9, "opponent": "heuristic", "games": 40,
+    {"iteration": 9, "steps": 4_000_000, "seconds": 99.9, "cpu_seconds": 190.3,
+     "opponent": "heuristic", "games": 40,
      "mean_margin": 3.5, "win_share": 0.7, "win_low": 0.55, "win_high": 0.82, "tie_share": 0.025,
      "return": 1.0},
 ]
