@@ -19,7 +19,7 @@ def _pretend_to_compile(name: str) -> tuple[str, float, float]:
 
 
 def _required(name: str) -> list[str]:
-  return [required.name.replace(" ", "-") for required in SETS[name].requires]
+  return [required.slug for required in SETS[name].requires]
 
 
 @pytest.mark.parametrize("jobs", [1, 2])

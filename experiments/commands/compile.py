@@ -27,15 +27,15 @@ SET_MODULES = ("sushigo_spiel.compiled.sushi_go.core", "sushigo_spiel.compiled.s
 
 
 def declared_sets() -> tuple[dict[str, KernelSet], list[str]]:
-  """Every declared kernel set by its name (spaces as dashes, as `sushigo compile` takes them),
-  and the messages of the set modules not importable (an extra not installed)."""
+  """Every declared kernel set by its `slug` (as `sushigo compile` takes them), and the messages
+  of the set modules not importable (an extra not installed)."""
   skipped = []
   for name in SET_MODULES:
     try:
       importlib.import_module(name)
     except ImportError as error:
       skipped.append(f"{name}: {error}")
-  return {kernel_set.name.replace(" ", "-"): kernel_set for kernel_set in KernelSet.declared}, skipped
+  return {kernel_set.slug: kernel_set for kernel_set in KernelSet.declared}, skipped
 
 
 def compile_named(name: str) -> tuple[str, float, float]:
@@ -55,7 +55,7 @@ def compile_sets(sets: dict[str, KernelSet], names: Iterable[str], jobs: int,
 
   def want(name: str) -> None:
     for required in sets[name].requires:
-      want(required.name.replace(" ", "-"))
+      want(required.slug)
     if name not in wanted:
       wanted.append(name)
 
@@ -67,7 +67,7 @@ def compile_sets(sets: dict[str, KernelSet], names: Iterable[str], jobs: int,
   with concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context) as pool:
     while len(done) < len(wanted):
       for name in wanted:
-        ready = all(r.name.replace(" ", "-") in done for r in sets[name].requires)
+        ready = all(required.slug in done for required in sets[name].requires)
         if ready and name not in done and name not in running.values() and len(running) < jobs:
           running[pool.submit(compile_one, name)] = name
       finished, _ = concurrent.futures.wait(running, return_when="FIRST_COMPLETED")
@@ -80,7 +80,7 @@ def compile_command(args: argparse.Namespace) -> int:
   sets, skipped = declared_sets()
   if args.list:
     for name, kernel_set in sets.items():
-      required = ", ".join(r.name.replace(" ", "-") for r in kernel_set.requires)
+      required = ", ".join(r.slug for r in kernel_set.requires)
       print(name + (f" (requires {required})" if required else ""))
     return 0
   unknown = [name for name in args.sets if name not in sets]
@@ -89,15 +89,15 @@ def compile_command(args: argparse.Namespace) -> int:
   for message in skipped:
     print(f"not compiled, its extra is not installed: {message}")
   start = time.perf_counter()
-  total = [0.0]
+  cpu_seconds: list[float] = []
 
   def report(name: str, cpu: float, wall: float) -> None:
-    total[0] += cpu
+    cpu_seconds.append(cpu)
     print(f"{name}: {cpu:.1f} CPU s ({wall:.0f} s wall)", flush=True)
 
   compile_sets(sets, args.sets or list(sets), args.jobs, report)
   print(f"compiled in {time.perf_counter() - start:.0f} s wall on {args.jobs} process(es),"
-        f" {total[0]:.0f} CPU s; later commands load the kernels from numba's cache")
+        f" {sum(cpu_seconds):.0f} CPU s; later commands load the kernels from numba's cache")
   return 0
 
 

@@ -223,23 +223,25 @@ class KernelSet:
       self.exercise()
 
   def _lock(self) -> pathlib.Path:
-    return COMPILE_LOCK.with_suffix(f".{self._slug()}.lock")
+    return COMPILE_LOCK.with_suffix(f".{self.slug}.lock")
 
   def _marker(self) -> pathlib.Path:
     stamps = [f"{p.name}:{p.stat().st_size}:{p.stat().st_mtime_ns}" for p in self.sources]
     digest = hashlib.sha256(" ".join([NUMBA_VERSION, *stamps]).encode()).hexdigest()[:16]
     cache_dir = pathlib.Path(cache_directory(self.anchor))
     cache_dir.mkdir(parents=True, exist_ok=True)
-    return cache_dir / f"sushigo-{self._slug()}-{digest}.compiled"
+    return cache_dir / f"sushigo-{self.slug}-{digest}.compiled"
 
-  def _slug(self) -> str:
+  @property
+  def slug(self) -> str:
+    """The set's name with dashes for spaces: its files' and `sushigo compile`'s name for it."""
     return self.name.replace(" ", "-")
 
   def _clear_cache(self, marker_dir: pathlib.Path) -> None:
     """Removes the set's old markers and the cached kernels of its sources, except those of a
     source that another set with its marker lists together with every source of the set owning
     it (this set if none): compiled from the sources as they are now."""
-    for path in marker_dir.glob(f"sushigo-{self._slug()}-*.compiled"):
+    for path in marker_dir.glob(f"sushigo-{self.slug}-*.compiled"):
       path.unlink()
     current = [set(other.sources) for other in KernelSet.declared
                if other is not self and other._marker().exists()]
