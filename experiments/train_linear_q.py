@@ -308,6 +308,7 @@ def main(argv: list[str] | None = None) -> int:
     estimates.check_memory([estimates.Need(
         f"--num-envs {args.num_envs:,} games in the batch would take", "of memory",
         args.num_envs * _bytes_per_env(args), "fewer --num-envs")])
+    file_errors.check_folder(out.parent, f"the folder of --out {out}")
     out.parent.mkdir(parents=True, exist_ok=True)
     file_errors.check_output_file(out, "--out")
     with run_lock.writing_file(out, "--out"):

@@ -274,9 +274,16 @@ def test_the_curve_plot_draws_the_points_their_interval_and_the_yardstick(tmp_pa
 
 
 def test_an_out_whose_folder_cannot_be_made_is_refused_in_one_sentence(tmp_path, capsys):
-  (tmp_path / "file").write_bytes(b"kept")
-  assert refusal(capsys, ["--out", str(tmp_path / "file" / "m.npz")]).endswith(
-      f"error: {tmp_path / 'file'}: File exists")
+  file = tmp_path / "file"
+  file.write_bytes(b"kept")
+  out = file / "m.npz"
+  assert refusal(capsys, ["--out", str(out)]).endswith(
+      f"error: {file} (the folder of --out {out}) is a file, not a folder; choose a folder")
+  out = file / "below" / "m.npz"
+  assert refusal(capsys, ["--out", str(out)]).endswith(
+      f"error: {out.parent} (the folder of --out {out}) is below {file}, which is a file, not a"
+      " folder; choose another path")
+  assert file.read_bytes() == b"kept"
 
 
 def test_the_evaluation_plays_the_same_deals_for_the_same_seed():
