@@ -434,6 +434,16 @@ EPOCHS = (("ppo-league-2p/default", _update_label, "the two-epoch update"),
           ("ppo-epochs-2p/one-epoch", _update_label, "the one-epoch update"))
 
 
+def _interval_order(point: dict, other: dict) -> int:
+  """1 when the Wilson interval of `point`'s share of games lies above `other`'s, -1 below, 0
+  when the two overlap (curve points, as read from a curve CSV)."""
+  if float(point["win_low"]) > float(other["win_high"]):
+    return 1
+  if float(point["win_high"]) < float(other["win_low"]):
+    return -1
+  return 0
+
+
 def _ppo_side_by_side(results: pathlib.Path, runs) -> str:
   """Two trainings' curves (`runs`, as `LEAGUES`) at the iterations both evaluated, and which is
   ahead at the last of them."""
@@ -454,10 +464,9 @@ def _ppo_side_by_side(results: pathlib.Path, runs) -> str:
              f" {float(curve[iteration]['win_high']):.3f}]" for curve in curves]
     lines.append(f"| {iteration:,} | " + " | ".join(cells) + " |")
   first, second = (curve[shared[-1]] for curve in curves)
-  if float(second["win_low"]) > float(first["win_high"]):
-    verdict = f"{names[1]} is ahead, the intervals apart"
-  elif float(first["win_low"]) > float(second["win_high"]):
-    verdict = f"{names[0]} is ahead, the intervals apart"
+  order = _interval_order(second, first)
+  if order:
+    verdict = f"{names[1] if order > 0 else names[0]} is ahead, the intervals apart"
   else:
     ahead = names[1] if float(second["win_share"]) > float(first["win_share"]) else names[0]
     verdict = (f"the intervals overlap: neither is shown better ({ahead} ahead by the point"
@@ -495,11 +504,12 @@ def _ppo_update(results: pathlib.Path) -> str:
     wanted = {**config, "overlap": False} if config.get("overlap") else {**config,
                                                                          **UPDATE_REFERENCE}
     return next(name for name, (other, _) in runs.items() if other == wanted)
+  def is_reference(run) -> bool:
+    return reference_of(run[1][0]) == run[0]
+
   lines = ["| update | seed | overlap | training s an iteration: CPU, wall | outscores the"
            " heuristic [Wilson 95%] | beside | with as many CPU s or more | at equal training"
            " time |", "|---|---:|---|---:|---|---|---|---|"]
-  def is_reference(run) -> bool:
-    return reference_of(run[1][0]) == run[0]
   for name, (config, points) in sorted(runs.items(), key=lambda run: (not is_reference(run),
                                                                       run[1][0]["seed"])):
     last = points[-1]
@@ -513,10 +523,9 @@ def _ppo_update(results: pathlib.Path) -> str:
     end = float(reference[-1]["cpu_seconds"])
     point = [p for p in points[1:] if float(p["cpu_seconds"]) <= end][-1]
     matched = next(p for p in reference if float(p["cpu_seconds"]) >= float(point["cpu_seconds"]))
-    if float(point["win_low"]) > float(matched["win_high"]):
-      verdict = "ahead, the intervals apart"
-    elif float(point["win_high"]) < float(matched["win_low"]):
-      verdict = "behind, the intervals apart"
+    order = _interval_order(point, matched)
+    if order:
+      verdict = f"{'ahead' if order > 0 else 'behind'}, the intervals apart"
     else:
       ahead = float(point["win_share"]) > float(matched["win_share"])
       verdict = f"intervals overlap, {'ahead' if ahead else 'not ahead'} by the point estimate"
@@ -818,8 +827,8 @@ BLOCKS: dict[str, Block] = {
     "ppo-league": Block(("ppo-league-2p/*/checkpoint.curve.csv",
                          "ppo-league-2p/*/checkpoint.npz"),
                         lambda results: _ppo_side_by_side(results, LEAGUES)),
-    "ppo-update": Block((f"{UPDATE_RUNS}/*/checkpoint.curve.csv", f"{UPDATE_RUNS}/*/checkpoint.npz"),
-                        _ppo_update),
+    "ppo-update": Block((f"{UPDATE_RUNS}/*/checkpoint.curve.csv",
+                         f"{UPDATE_RUNS}/*/checkpoint.npz"), _ppo_update),
     "ppo-epochs": Block(("ppo-league-2p/default/checkpoint.*", "ppo-epochs-2p/*/checkpoint.*"),
                         lambda results: _ppo_side_by_side(results, EPOCHS)),
     "subgame-strength": Block(

@@ -81,11 +81,10 @@ FORWARD = "policy forward pass alone"
 
 def run(seconds: float = 5.0, repeats: int = 3, config=None) -> dict:
   """Interleaved measurements of the learner (with and without overlap), the raw batches and the
-  forward pass (`repeats`
-  rounds of `seconds` each) for `config` (a `PPOConfig`; default: the default one); the medians,
-  the learner's CPU time split by phase, its first iteration's CPU seconds (XLA compiling, the
-  batches' kernels already compiled), the load average (1 min) before and after, and the
-  target."""
+  forward pass (`repeats` rounds of `seconds` each) for `config` (a `PPOConfig`; default: the
+  default one); the medians, the learner's CPU time split by phase, its first iteration's CPU
+  seconds (XLA compiling, the batches' kernels already compiled), the load average (1 min)
+  before and after, and the targets."""
   # JAX is imported here, so that `report` (which the docs' generator calls) does without it.
   import jax  # pylint: disable=import-outside-toplevel
   from solvers.learning.ppo import PPOConfig, PPOTrainer  # pylint: disable=C0415
@@ -119,7 +118,8 @@ def run(seconds: float = 5.0, repeats: int = 3, config=None) -> dict:
                     statistics.median(r[1] for r in values)) for name, values in rates.items()}
   per_step = {phase: seconds_ / learner_steps * 1e6 for phase, seconds_ in phases.items()}
   learner, overlapping = medians[LEARNER], medians[OVERLAPPED]
-  return {"config": config.__dict__, "devices": len(jax.devices()), "seconds": seconds, "repeats": repeats,
+  return {"config": config.__dict__, "devices": len(jax.devices()), "seconds": seconds,
+          "repeats": repeats,
           "load_before": load_before, "load_after": os.getloadavg()[0], "cores": os.cpu_count(),
           "steps_per_s": {name: medians[name] for name in (LEARNER, OVERLAPPED, LEAGUE, RANDOM)},
           "forward_per_s": medians[FORWARD],
@@ -176,7 +176,8 @@ def report(figures: dict) -> str:
               figures else "")
            + (f" Load average (1 min) at the start {figures['load_before']:.1f}, at the end"
               f" {figures['load_after']:.1f} ({figures['cores']} cores): wall rates are only"
-              " meaningful on a quiet machine, CPU rates less disturbed." if "load_before" in figures else ""), ""]
+              " meaningful on a quiet machine, CPU rates less disturbed."
+              if "load_before" in figures else ""), ""]
   rows = [("measure", "steps/s (wall)", "steps/s (CPU)")]
   rows += [(name, f"{wall:,.0f}", f"{cpu:,.0f}")
            for name, (wall, cpu) in figures["steps_per_s"].items()]
