@@ -127,7 +127,7 @@ def main(argv=None) -> None:
   parser.add_argument("--repeats", type=int, default=3)
   parser.add_argument("--json", metavar="PATH", help="also write the figures to PATH as JSON")
   args = parser.parse_args(argv)
-  game_bench.check_json_path(parser, args.json)
+  game_bench.check_json_path(parser.error, args.json)
   bench = measure(args.game, args.repeats)
   print(report(bench))
   if args.json:

@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
       parser.error(f"--compare {e}")
     print(comparison(runs))
     return 0
-  game_bench.check_json_path(parser, args.json)  # before the minutes of measuring
+  game_bench.check_json_path(parser.error, args.json)  # before the minutes of measuring
   figures = run(sets=not args.no_sets, quickstart=not args.no_quickstart)
   if args.json is not None:
     pathlib.Path(args.json).write_text(json.dumps(figures, indent=2) + "\n", encoding="utf-8")

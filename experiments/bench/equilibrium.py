@@ -218,7 +218,7 @@ def main(argv=None) -> None:
       parser.error("--json writes the exploitability figures; --sizes has none to write")
     print(sizes_report(measure_sizes(args.sizes)))
     return
-  game_bench.check_json_path(parser, args.json)
+  game_bench.check_json_path(parser.error, args.json)
   bench = measure(args.game, args.python_game, args.repeats)
   print(report(bench))
   if args.json:

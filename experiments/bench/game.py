@@ -14,7 +14,6 @@ A step is one `apply_action` (a chance outcome) or one `apply_actions` (a joint 
 
 from __future__ import annotations
 
-import argparse
 import datetime
 import importlib.metadata
 import json
@@ -23,7 +22,8 @@ import platform
 import random
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import NoReturn
 
 import pyspiel
 
@@ -194,16 +194,16 @@ def _number(value: float) -> str:
   return f"{value:.3f}" if value < 10 else f"{value:,.0f}"
 
 
-def check_json_path(parser: argparse.ArgumentParser, path: str | None) -> None:
-  """Refuses, through `parser`, a --json path that is empty or cannot be written, before any
-  measuring."""
+def check_json_path(error: Callable[[str], NoReturn], path: str | None) -> None:
+  """Refuses, through `error` (a parser's or a command's), a --json path that is empty or cannot
+  be written, before any measuring."""
   if path == "":
-    parser.error("--json is empty; give the path of a file to write the figures to")
+    error("--json is empty; give the path of a file to write the figures to")
   if path is not None:
     try:
       file_errors.check_output_file(path, "--json")
     except file_errors.OutputError as e:
-      parser.error(str(e))
+      error(str(e))
 
 
 def write_json(figures: dict, path: str) -> None:

@@ -45,7 +45,7 @@ def bench(args: argparse.Namespace) -> int:
     args.error(f"--training-abstraction {args.training_abstraction!r}: unknown; allowed:"
                f" {', '.join(blueprint.ABSTRACTIONS)}")
   _check_sizes(args)
-  game_bench.check_json_path(args, args.json)
+  game_bench.check_json_path(args.error, args.json)
   if args.cold:
     print("Compiling every kernel set, then the quickstart cold and warm, each in a fresh process"
           " with an empty kernel cache (some minutes)", flush=True)
