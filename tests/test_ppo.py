@@ -145,6 +145,51 @@ def test_same_seed_same_weights_and_a_resumed_training_is_the_uninterrupted_one(
   assert not np.array_equal(leaves(other.params)[0], leaves(straight.params)[0])
 
 
+def test_collecting_in_two_parts_at_once_gives_the_numbers_of_one_part():
+  config = ppo.PPOConfig(game=GAME, seed=5, opponents="heuristic:1,random:1,past:2", past_every=1,
+                         num_envs=512, rollout_steps=4, minibatches=2, eval_games=10)
+  parts = ppo.PPOTrainer(config)
+  whole = ppo.PPOTrainer(config, pipeline=False)
+  assert [part.groups for part in parts._parts] == [[0, 2, 4], [1, 3, 5]]  # noqa: SLF001
+  assert len(whole._parts) == 1  # noqa: SLF001
+  for _ in range(3):
+    parts.iterate()
+    whole.iterate()
+    assert all(np.array_equal(a, b) for a, b in zip(parts._rollouts[0],  # noqa: SLF001
+                                                    whole._rollouts[0]))  # noqa: SLF001
+  assert all(np.array_equal(a, b) for a, b in zip(leaves(parts.params), leaves(whole.params)))
+  assert all(np.array_equal(batch.state()["rng"], other.state()["rng"])
+             for batch, other in zip(parts.batches, whole.batches))
+  small = ppo.PPOTrainer(ppo.PPOConfig(game=GAME, **TINY))  # parts of 12 games: one part
+  assert len(small._parts) == 1  # noqa: SLF001
+
+
+@pytest.mark.parametrize("hidden, observations, actions, games", [(128, 92, 96, 2048),
+                                                                   (64, 150, 40, 520)])
+def test_a_policy_step_on_some_rows_gives_them_the_numbers_of_the_whole_batch(
+    hidden, observations, actions, games):
+  """What collecting in parts rests on (`ppo._same_numbers_in_part`)."""
+  rng = np.random.default_rng(hidden)
+  params = {k: jnp.asarray(v) for k, v in
+            net.initial_parameters(observations, actions, hidden, rng).items()}
+  inputs = rng.integers(0, 4, (games, observations)).astype(np.float32)
+  masks = (rng.random((games, actions)) < 0.2).astype(np.int8)
+  masks[:, 0] = 1
+  uniforms = rng.random((games, 1)).astype(np.float32)
+  whole = np.asarray(ppo._collect(params, inputs, masks, uniforms))  # noqa: SLF001
+  sizes = [size for size in range(8, games, 8) if ppo._same_numbers_in_part(size)]  # noqa: SLF001
+  for size in rng.choice(sizes, 12, replace=False):
+    rows = np.sort(rng.choice(games, size, replace=False))
+    part = np.asarray(ppo._collect(params, inputs[rows], masks[rows], uniforms[rows]))  # noqa: SLF001
+    assert np.array_equal(part, whole[:, rows]), size
+
+
+def test_the_halves_hold_whole_groups_as_even_as_they_allow():
+  assert ppo._halves([768, 768, 128, 128, 128, 128]) == [[0, 2, 4], [1, 3, 5]]  # noqa: SLF001
+  assert ppo._halves([5, 30, 10, 10]) == [[1], [0, 2, 3]]  # noqa: SLF001
+  assert ppo._halves([7]) == [[0]]  # noqa: SLF001
+
+
 def test_overlap_collects_with_the_parameters_of_one_iteration_before(tmp_path):
   config = ppo.PPOConfig(game=GAME, seed=4, overlap=True, opponents="heuristic:1,past:1",
                          past_every=1, **TINY)
