@@ -483,6 +483,28 @@ def test_the_stored_validation_is_consistent(path):
     assert all(s["learned_gain"] <= s["exact_gain"] + 1e-9 for s in row["seats"])
 
 
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**31), st.integers(1, 95))
+def test_the_sampler_draws_what_argmax_over_the_cumulative_draws(seed, legal_count):
+  """Its minima over action ids are argmax's first True and first maximum, its maximum
+  take_along_axis, tied logits and a point at the total (rounding) included."""
+  rng = np.random.default_rng(seed)
+  logits = np.where(rng.random((64, 96)) < legal_count / 96,
+                    np.round(rng.normal(0, 3, (64, 96)), 1), net.MASKED).astype(np.float32)
+  logits[:, rng.integers(96)] = 2.0
+  uniforms = rng.random((64, 1)).astype(np.float32)
+  uniforms[:2], uniforms[2:4] = 1.0, np.float32(1 - 2**-24)  # 1: the point at the total
+  log_probabilities = jax.nn.log_softmax(logits, axis=-1)
+  cumulative = jax.lax.associative_scan(jnp.add, jnp.exp(log_probabilities), axis=1)
+  beyond = cumulative > uniforms * cumulative[:, -1:]
+  assert not beyond[:2, -1].any()
+  expected = jnp.where(beyond[:, -1], jnp.argmax(beyond, axis=-1), jnp.argmax(logits, axis=-1))
+  actions, log_p = jax.jit(ppo._sample_at)(logits, uniforms)  # noqa: SLF001
+  assert np.array_equal(np.asarray(actions), np.asarray(expected))
+  assert np.array_equal(np.asarray(log_p), np.asarray(
+      jnp.take_along_axis(log_probabilities, expected[:, None], axis=1)[:, 0]))
+
+
 def test_sampled_actions_follow_the_policy():
   """Inverse-CDF sampling: 20,000 draws from one state's policy match its probabilities."""
   rng = np.random.default_rng(4)
