@@ -3,8 +3,10 @@
 policy, which makes the trained agent a learned best response (`solvers.learning.best_response`).
 
 Contract: illegal actions get probability 0 (their logits are `network.MASKED`); collection is one
-jitted call a step and the update one a iteration; `phase_seconds` sums the CPU seconds of the
-policy, the environment (compiled opponents included) and the update. The seed fixes the initial
+jitted call a step for each of two parts of the games, which run on two threads (one part's games
+step while the other's policy step runs), and the update one a iteration; the parts give the
+numbers of one (`pipeline=False`); `phase_seconds` sums the CPU seconds of the policy, the
+environment (compiled opponents included) and the update. The seed fixes the initial
 weights, the environments' streams and the JAX key, and a checkpoint (`save`) holds everything
 that changes between iterations, so a resumed training continues with exactly the numbers of an
 uninterrupted one (same machine and library versions). With `overlap`, each rollout is collected
