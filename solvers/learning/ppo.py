@@ -659,7 +659,7 @@ class PPOTrainer:
 
 class _Part:
   """Some groups of a trainer's games, collected together: their rows in the rollout (games)
-  and in the past selves' inputs (`PPOTrainer._past_inputs`' order)."""
+  and in the past selves' uniforms (every past-self batch in order, seat after seat)."""
 
   def __init__(self, groups: list[int], batches: list[SushiGoBatch],
                past_batches: list[SushiGoBatch], observation_size: int):
