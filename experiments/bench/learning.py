@@ -4,16 +4,14 @@ raw steps a second of the same batches stepped alone (the first legal action, no
 random opponents (the environment's own cost) and with the training's league.
 
 A step is one game's decision of the learner with the opponents' answers and chance, as in
-`experiments.bench.rl`. Both wall time and CPU time (`time.process_time`, all threads of this
-process: JAX's update runs on both cores) are reported, since the machine may be shared, with the
-load average before and after. Runs are interleaved and repeated; medians are reported. The
-learner is measured as configured (collecting in two parts on two threads), collecting in one
-part on one thread (`pipeline=False`, the same numbers), and with `overlap` (collection on one
-host device while the update runs on the other), its update waited for at the end of each timed
-run. Target: the learner at 200,000 steps/s (wall) or more. The learner's CPU time is split by phase
-(`PPOTrainer.phase_seconds`); the environment's phase is split into stepping and the compiled
-opponents' actions by the raw runs (league less random opponents), and the policy's into the
-forward pass (measured alone) and the rest.
+`experiments.bench.rl`. Wall time and CPU time (`time.process_time`, every thread) are reported,
+since the machine may be shared, with the load average before and after; runs are interleaved and
+repeated, medians reported. The learner is measured as configured (collecting in two parts on two
+threads), collecting in one part (`pipeline=False`, the same numbers), and with `overlap`, its
+update waited for at the end of each timed run. Target: 200,000 steps/s (wall) or more. The
+learner's CPU time is split by phase (`PPOTrainer.phase_seconds`); the environment's phase into
+stepping and the opponents' actions by the raw runs (league less random opponents), the policy's
+into the forward pass (measured alone) and the rest.
 """
 
 from __future__ import annotations

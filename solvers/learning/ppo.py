@@ -3,17 +3,16 @@
 policy, which makes the trained agent a learned best response (`solvers.learning.best_response`).
 
 Contract: illegal actions get probability 0 (their logits are `network.MASKED`); collection is one
-jitted call a step for each of two parts of the games, which run on two threads (one part's games
-step while the other's policy step runs), and the update one a iteration; the parts give the
-numbers of one (`pipeline=False`); `phase_seconds` sums the CPU seconds of the policy, the
-environment (compiled opponents included) and the update. The seed fixes the initial
-weights, the environments' streams and the JAX key, and a checkpoint (`save`) holds everything
-that changes between iterations, so a resumed training continues with exactly the numbers of an
-uninterrupted one (same machine and library versions). With `overlap`, each rollout is collected
-with the parameters of one iteration before, on the first of two host devices while the update
-(decoupled PPO, `make_update`) runs on the second; one device gives the same numbers. Every
-`eval_every` iterations the greedy agent plays `eval_games` games against `eval_opponent` on the
-same deals: the learning curve. The loss, the league, the evaluation: docs/ppo.md.
+jitted call a step for each of two parts of the games, on two threads (one part's games step while
+the other's policy step runs; the numbers of one part, `pipeline=False`), and the update one a
+iteration; `phase_seconds` sums the CPU seconds of the policy, the environment (compiled opponents
+included) and the update. The seed fixes the initial weights, the environments' streams and the
+JAX key, and a checkpoint (`save`) holds everything that changes between iterations, so a resumed
+training continues with exactly the numbers of an uninterrupted one (same machine and library
+versions). With `overlap`, each rollout is collected with the parameters of one iteration before,
+on the first of two host devices while the update (decoupled PPO, `make_update`) runs on the
+second; one device gives the same numbers. Every `eval_every` iterations the greedy agent plays
+`eval_games` games against `eval_opponent` on the same deals: the learning curve (docs/ppo.md).
 """
 
 from __future__ import annotations
