@@ -198,7 +198,7 @@ def _sample_at(logits, uniforms):
   beyond = cumulative > point
   # The first action beyond the point and the most probable one (ties to the lowest id) as
   # minima of action ids, and the action's log-probability as a maximum: what argmax and
-  # take_along_axis give, at a third of their cost on CPU
+  # take_along_axis give, at half their cost on CPU
   ids = jax.lax.broadcasted_iota(jnp.int32, logits.shape, 1)
   count = logits.shape[1]
   first_beyond = jnp.min(jnp.where(beyond, ids, count), axis=-1)
