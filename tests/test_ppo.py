@@ -145,6 +145,51 @@ def test_same_seed_same_weights_and_a_resumed_training_is_the_uninterrupted_one(
   assert not np.array_equal(leaves(other.params)[0], leaves(straight.params)[0])
 
 
+def test_collecting_in_two_parts_at_once_gives_the_numbers_of_one_part():
+  config = ppo.PPOConfig(game=GAME, seed=5, opponents="heuristic:1,random:1,past:2", past_every=1,
+                         num_envs=512, rollout_steps=4, minibatches=2, eval_games=10)
+  parts = ppo.PPOTrainer(config)
+  whole = ppo.PPOTrainer(config, pipeline=False)
+  assert [part.groups for part in parts._parts] == [[0, 2, 4], [1, 3, 5]]  # noqa: SLF001
+  assert len(whole._parts) == 1  # noqa: SLF001
+  for _ in range(3):
+    parts.iterate()
+    whole.iterate()
+    assert all(np.array_equal(a, b) for a, b in zip(parts._rollouts[0],  # noqa: SLF001
+                                                    whole._rollouts[0]))  # noqa: SLF001
+  assert all(np.array_equal(a, b) for a, b in zip(leaves(parts.params), leaves(whole.params)))
+  assert all(np.array_equal(batch.state()["rng"], other.state()["rng"])
+             for batch, other in zip(parts.batches, whole.batches))
+  small = ppo.PPOTrainer(ppo.PPOConfig(game=GAME, **TINY))  # parts of 12 games: one part
+  assert len(small._parts) == 1  # noqa: SLF001
+
+
+@pytest.mark.parametrize("hidden, observations, actions, games", [(128, 92, 96, 2048),
+                                                                   (64, 150, 40, 520)])
+def test_a_policy_step_on_some_rows_gives_them_the_numbers_of_the_whole_batch(
+    hidden, observations, actions, games):
+  """What collecting in parts rests on (`ppo._same_numbers_in_part`)."""
+  rng = np.random.default_rng(hidden)
+  params = {k: jnp.asarray(v) for k, v in
+            net.initial_parameters(observations, actions, hidden, rng).items()}
+  inputs = rng.integers(0, 4, (games, observations)).astype(np.float32)
+  masks = (rng.random((games, actions)) < 0.2).astype(np.int8)
+  masks[:, 0] = 1
+  uniforms = rng.random((games, 1)).astype(np.float32)
+  whole = np.asarray(ppo._collect(params, inputs, masks, uniforms))  # noqa: SLF001
+  sizes = [size for size in range(8, games, 8) if ppo._same_numbers_in_part(size)]  # noqa: SLF001
+  for size in rng.choice(sizes, 12, replace=False):
+    rows = np.sort(rng.choice(games, size, replace=False))
+    part = np.asarray(ppo._collect(params, inputs[rows], masks[rows], uniforms[rows]))  # noqa: SLF001
+    assert np.array_equal(part, whole[:, rows]), size
+
+
+def test_the_halves_hold_whole_groups_as_even_as_they_allow():
+  assert ppo._halves([768, 768, 128, 128, 128, 128]) == [[0, 2, 4], [1, 3, 5]]  # noqa: SLF001
+  assert ppo._halves([5, 30, 10, 10]) == [[1], [0, 2, 3]]  # noqa: SLF001
+  assert ppo._halves([7]) == [[0]]  # noqa: SLF001
+
+
 def test_overlap_collects_with_the_parameters_of_one_iteration_before(tmp_path):
   config = ppo.PPOConfig(game=GAME, seed=4, overlap=True, opponents="heuristic:1,past:1",
                          past_every=1, **TINY)
@@ -436,6 +481,28 @@ def test_the_stored_validation_is_consistent(path):
     assert row["ratio"] == pytest.approx(row["learned"] / row["exact"])
     # no strategy gains more than a best response, seat by seat
     assert all(s["learned_gain"] <= s["exact_gain"] + 1e-9 for s in row["seats"])
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.integers(0, 2**31), st.integers(1, 95))
+def test_the_sampler_draws_what_argmax_over_the_cumulative_draws(seed, legal_count):
+  """Its minima over action ids are argmax's first True and first maximum, its maximum
+  take_along_axis, tied logits and a point at the total (rounding) included."""
+  rng = np.random.default_rng(seed)
+  logits = np.where(rng.random((64, 96)) < legal_count / 96,
+                    np.round(rng.normal(0, 3, (64, 96)), 1), net.MASKED).astype(np.float32)
+  logits[:, rng.integers(96)] = 2.0
+  uniforms = rng.random((64, 1)).astype(np.float32)
+  uniforms[:2], uniforms[2:4] = 1.0, np.float32(1 - 2**-24)  # 1: the point at the total
+  log_probabilities = jax.nn.log_softmax(logits, axis=-1)
+  cumulative = jax.lax.associative_scan(jnp.add, jnp.exp(log_probabilities), axis=1)
+  beyond = cumulative > uniforms * cumulative[:, -1:]
+  assert not beyond[:2, -1].any()
+  expected = jnp.where(beyond[:, -1], jnp.argmax(beyond, axis=-1), jnp.argmax(logits, axis=-1))
+  actions, log_p = jax.jit(ppo._sample_at)(logits, uniforms)  # noqa: SLF001
+  assert np.array_equal(np.asarray(actions), np.asarray(expected))
+  assert np.array_equal(np.asarray(log_p), np.asarray(
+      jnp.take_along_axis(log_probabilities, expected[:, None], axis=1)[:, 0]))
 
 
 def test_sampled_actions_follow_the_policy():

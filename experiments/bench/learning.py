@@ -4,15 +4,14 @@ raw steps a second of the same batches stepped alone (the first legal action, no
 random opponents (the environment's own cost) and with the training's league.
 
 A step is one game's decision of the learner with the opponents' answers and chance, as in
-`experiments.bench.rl`. Both wall time and CPU time (`time.process_time`, all threads of this
-process: JAX's update runs on both cores) are reported, since the machine may be shared, with the
-load average before and after. Runs are interleaved and repeated; medians are reported. The
-learner is measured as configured and with `overlap` (collection on one host device while the
-update runs on the other), its update waited for at the end of each timed run. Target: the
-learner at 200,000 steps/s (wall) or more. The learner's CPU time is split by phase
-(`PPOTrainer.phase_seconds`); the environment's phase is split into stepping and the compiled
-opponents' actions by the raw runs (league less random opponents), and the policy's into the
-forward pass (measured alone) and the rest.
+`experiments.bench.rl`. Wall time and CPU time (`time.process_time`, every thread) are reported,
+since the machine may be shared, with the load average before and after; runs are interleaved and
+repeated, medians reported. The learner is measured as configured (collecting in two parts on two
+threads), collecting in one part (`pipeline=False`, the same numbers), and with `overlap`, its
+update waited for at the end of each timed run. Target: 200,000 steps/s (wall) or more. The
+learner's CPU time is split by phase (`PPOTrainer.phase_seconds`); the environment's phase into
+stepping and the opponents' actions by the raw runs (league less random opponents), the policy's
+into the forward pass (measured alone) and the rest.
 """
 
 from __future__ import annotations
@@ -28,7 +27,7 @@ from experiments.bench.game import target
 from sushigo_spiel.drafting.text import format_table
 
 MIN_LEARNER_STEPS = 200_000
-MEASURES = 5  # the learner with and without overlap, the raw batches twice, the forward pass
+MEASURES = 6  # the learner (in parts, in one part, with overlap), the raw batches twice, the forward pass
 
 
 def _timed(work, seconds: float, finish=lambda: None) -> tuple[float, float, int]:
@@ -73,6 +72,7 @@ def _forward(trainer):
 
 
 LEARNER = "learner (collection + update), league"
+ONE_PART = "learner, collection in one part on one thread"
 OVERLAPPED = "learner, collection overlapping the update"
 LEAGUE = "environment alone, league"
 RANDOM = "environment alone, random opponents"
@@ -80,8 +80,8 @@ FORWARD = "policy forward pass alone"
 
 
 def run(seconds: float = 5.0, repeats: int = 3, config=None) -> dict:
-  """Interleaved measurements of the learner (with and without overlap), the raw batches and the
-  forward pass (`repeats` rounds of `seconds` each) for `config` (a `PPOConfig`; default: the
+  """Interleaved measurements of the learner (as configured, collecting in one part, and with
+  overlap), the raw batches and the forward pass (`repeats` rounds of `seconds` each) for `config` (a `PPOConfig`; default: the
   default one); the medians, the learner's CPU time split by phase, its first iteration's CPU
   seconds (XLA compiling, the batches' kernels already compiled), the load average (1 min)
   before and after, and the targets."""
@@ -91,16 +91,19 @@ def run(seconds: float = 5.0, repeats: int = 3, config=None) -> dict:
   config = config or PPOConfig()
   load_before = os.getloadavg()[0]
   league = PPOTrainer(dataclasses.replace(config, overlap=False))
+  one_part = PPOTrainer(dataclasses.replace(config, overlap=False), pipeline=False)
   overlapped = PPOTrainer(dataclasses.replace(config, overlap=True))
   alone = PPOTrainer(dataclasses.replace(config, opponents="random"))
-  measures = {LEARNER: _learner(league), OVERLAPPED: _learner(overlapped), LEAGUE: _raw(league),
+  measures = {LEARNER: _learner(league), ONE_PART: _learner(one_part),
+              OVERLAPPED: _learner(overlapped), LEAGUE: _raw(league),
               RANDOM: _raw(alone), FORWARD: _forward(league)}
   for name, work in measures.items():
-    if name not in (LEARNER, OVERLAPPED):
+    if name not in (LEARNER, ONE_PART, OVERLAPPED):
       work()  # compiles the batches' kernels (when not cached) and the forward pass, warms up
   cold = time.process_time()
   measures[LEARNER]()  # the first iteration compiles the collection and the update (XLA)
   cold = time.process_time() - cold
+  measures[ONE_PART]()
   measures[OVERLAPPED]()  # compiles the same on the other device
   finishing = {OVERLAPPED: lambda: jax.block_until_ready(overlapped.params)}
   rates = {name: [] for name in measures}
@@ -121,7 +124,8 @@ def run(seconds: float = 5.0, repeats: int = 3, config=None) -> dict:
   return {"config": config.__dict__, "devices": len(jax.devices()), "seconds": seconds,
           "repeats": repeats,
           "load_before": load_before, "load_after": os.getloadavg()[0], "cores": os.cpu_count(),
-          "steps_per_s": {name: medians[name] for name in (LEARNER, OVERLAPPED, LEAGUE, RANDOM)},
+          "steps_per_s": {name: medians[name] for name in
+                          (LEARNER, ONE_PART, OVERLAPPED, LEAGUE, RANDOM)},
           "forward_per_s": medians[FORWARD],
           "cold_iteration_cpu_s": cold,
           "phase_microseconds_per_step": per_step,
@@ -150,16 +154,19 @@ def _phase_rows(figures: dict) -> list[tuple[str, float]]:
   return rows
 
 
-def idle_bounds(figures: dict) -> tuple[float, float]:
-  """The wall steps/s the measured CPU time allows on two otherwise idle cores, at best: without
-  overlap, collection (every phase but the update) and then the update split evenly over both
-  cores; with overlap, the slower of collection and the update side by side (the update's share:
-  the overlapped learner's CPU time a step less collection's)."""
+def idle_bounds(figures: dict) -> tuple[float, float, float]:
+  """The wall steps/s the measured CPU time allows on two otherwise idle cores, at best: every
+  phase split evenly over both cores (collection in two parts, then the update); collection on
+  one core and then the update on both; with overlap, the slower of collection and the update
+  side by side (the update's share: the overlapped learner's CPU time a step less
+  collection's)."""
   phases = figures["phase_microseconds_per_step"]
   update = phases["update"]
-  collection = figures["learner_microseconds_per_step"] - update
+  total = figures["learner_microseconds_per_step"]
+  collection = total - update
   overlapped_update = 1e6 / figures["steps_per_s"][OVERLAPPED][1] - collection
-  return 1e6 / (collection + update / 2), 1e6 / max(collection, overlapped_update)
+  return 1e6 / (total / 2), 1e6 / (collection + update / 2), 1e6 / max(collection,
+                                                                        overlapped_update)
 
 
 def report(figures: dict) -> str:
@@ -193,11 +200,12 @@ def report(figures: dict) -> str:
              _phase_rows(figures)]
     rows.append(("learner, all phases", f"{total:.2f}", "1.00"))
     lines += format_table(rows) + [""]
-    plain, overlapped = idle_bounds(figures)
-    lines += [f"On two idle cores these CPU times bound the learner at {plain:,.0f} steps/s (wall;"
-              " collection on one core, then the update on both) and with overlap at"
-              f" {overlapped:,.0f} (collection on one core while the update runs on the other).",
-              ""]
+    bounds = idle_bounds(figures)
+    lines += [f"On two idle cores these CPU times bound the learner at {bounds[0]:,.0f} steps/s"
+              " (wall; collection and then the update each on both cores), at"
+              f" {bounds[1]:,.0f} collecting on one core (then the update on both) and with"
+              f" overlap at {bounds[2]:,.0f} (collection on one core while the update runs on"
+              " the other).", ""]
   rows = [("target", "value", "minimum", "result")]
   rows += [(t["name"], f"{t['value']:,.0f}", f">= {t['minimum']:,}",
             "PASS" if t["passed"] else "BELOW") for t in figures["targets"]]

@@ -386,7 +386,7 @@ def reset_games(g, positions, start, rng, seat, kind, offsets, written, observat
                       external_observations, external_masks, i, legal, True)
 
 
-@njit
+@njit(nogil=True)
 def step_games(g, positions, actions, seat_policies, seat_parameters, policy, rng, start, kind,
                offsets, written, observations, masks, rewards, dones, rule, penalty, illegal,
                external_actions, external_slots, external_written, external_observations,
@@ -395,7 +395,8 @@ def step_games(g, positions, actions, seat_policies, seat_parameters, policy, rn
   Sushi Go's policy kernel, or for codes from FIRST_POINTER_POLICY on from the policy kernel
   `policy` (a first-class function of POLICY_ACTION); an action outside a
   game's mask is played by `rule` (RANDOM_LEGAL, LOSE) and marked in `illegal`; an EXTERNAL seat
-  plays its column of `external_actions`."""
+  plays its column of `external_actions`. It releases the GIL: batches step on several threads
+  at once."""
   n = g[PLAYERS]
   legal = np.empty(g[NUM_ACTIONS], dtype=np.int64)
   joint = np.empty(n, dtype=np.int64)

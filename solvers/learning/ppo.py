@@ -3,20 +3,24 @@
 policy, which makes the trained agent a learned best response (`solvers.learning.best_response`).
 
 Contract: illegal actions get probability 0 (their logits are `network.MASKED`); collection is one
-jitted call a step and the update one a iteration; `phase_seconds` sums the CPU seconds of the
-policy, the environment (compiled opponents included) and the update. The seed fixes the initial
-weights, the environments' streams and the JAX key, and a checkpoint (`save`) holds everything
-that changes between iterations, so a resumed training continues with exactly the numbers of an
-uninterrupted one (same machine and library versions). With `overlap`, each rollout is collected
-with the parameters of one iteration before, on the first of two host devices while the update
-(decoupled PPO, `make_update`) runs on the second; one device gives the same numbers. Every
-`eval_every` iterations the greedy agent plays `eval_games` games against `eval_opponent` on the
-same deals: the learning curve. The loss, the league, the evaluation: docs/ppo.md.
+jitted call a step for each of two parts of the games, on two threads (one part's games step while
+the other's policy step runs; the numbers of one part, `pipeline=False`), and the update one a
+iteration; `phase_seconds` sums the CPU seconds of the policy, the environment (compiled opponents
+included) and the update. The seed fixes the initial weights, the environments' streams and the
+JAX key, and a checkpoint (`save`) holds everything that changes between iterations, so a resumed
+training continues with exactly the numbers of an uninterrupted one (same machine and library
+versions). With `overlap`, each rollout is collected with the parameters of one iteration before,
+on the first of two host devices while the update (decoupled PPO, `make_update`) runs on the
+second; one device gives the same numbers. Every `eval_every` iterations the greedy agent plays
+`eval_games` games against `eval_opponent` on the same deals: the learning curve (docs/ppo.md).
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
+import functools
+import itertools
 import math
 import time
 from collections.abc import Callable, Sequence
@@ -182,14 +186,28 @@ def _log_probabilities(logits):
 def _sample(logits, key):
   """One action a row drawn from softmax(logits) by inverse CDF (one uniform a row; an action of
   probability 0 is never drawn), and its log-probability."""
+  return _sample_at(logits, jax.random.uniform(key, (logits.shape[0], 1)))
+
+
+def _sample_at(logits, uniforms):
+  """`_sample` with its uniforms (games x 1) given."""
   log_probabilities = _log_probabilities(logits)
   # A parallel prefix sum: XLA's cumsum on CPU costs a quarter more of a collection step.
   cumulative = jax.lax.associative_scan(jnp.add, jnp.exp(log_probabilities), axis=1)
-  point = jax.random.uniform(key, (logits.shape[0], 1)) * cumulative[:, -1:]
+  point = uniforms * cumulative[:, -1:]
   beyond = cumulative > point
+  # The first action beyond the point and the most probable one (ties to the lowest id) as
+  # minima of action ids, and the action's log-probability as a maximum: what argmax and
+  # take_along_axis give, at half their cost on CPU
+  ids = jax.lax.broadcasted_iota(jnp.int32, logits.shape, 1)
+  count = logits.shape[1]
+  first_beyond = jnp.min(jnp.where(beyond, ids, count), axis=-1)
+  most_probable = jnp.min(jnp.where(logits == logits.max(axis=-1, keepdims=True), ids, count),
+                          axis=-1)
   # Rounding can put the point at the total: the most probable action then.
-  actions = jnp.where(beyond[:, -1], jnp.argmax(beyond, axis=-1), jnp.argmax(logits, axis=-1))
-  return actions, jnp.take_along_axis(log_probabilities, actions[:, None], axis=1)[:, 0]
+  actions = jnp.where(beyond[:, -1], first_beyond, most_probable)
+  return actions, jnp.max(jnp.where(ids == actions[:, None], log_probabilities, -jnp.inf),
+                          axis=-1)
 
 
 @jax.jit
@@ -200,22 +218,39 @@ def sample_actions(params, observations, masks, key):
   return actions, log_p, values
 
 
+@functools.partial(jax.jit, static_argnums=(1, 2, 3))
+def _rollout_draws(key, steps: int, games: int, past_rows: int):
+  """A rollout's uniforms, drawn step after step from `key` as one collection step would draw
+  them alone (a key split off a step; with past selves that key split in the learner's and the
+  past selves'): the key after them, the learner's uniforms (steps x games x 1) and the past
+  selves' (steps x past_rows x 1)."""
+  def step(key, _):
+    key, step_key = jax.random.split(key)
+    if not past_rows:
+      return key, (jax.random.uniform(step_key, (games, 1)), jnp.zeros((0, 1)))
+    learner_key, past_key = jax.random.split(step_key)
+    return key, (jax.random.uniform(learner_key, (games, 1)),
+                 jax.random.uniform(past_key, (past_rows, 1)))
+  key, (uniforms, past_uniforms) = jax.lax.scan(step, key, None, length=steps)
+  return key, uniforms, past_uniforms
+
+
 @jax.jit
-def _collect(params, observations, masks, key):
-  """`sample_actions` as one array (actions, log-probabilities, values: 3 x games), so that one
-  transfer brings a step's results back."""
-  actions, log_p, values = sample_actions(params, observations, masks, key)
+def _collect(params, observations, masks, uniforms):
+  """Some games' collection step: actions sampled with `uniforms`, their log-probabilities and
+  the states' values, as one array (3 x games), so that one transfer brings them back."""
+  logits, values = forward(params, observations, masks, jnp)
+  actions, log_p = _sample_at(logits, uniforms)
   return jnp.stack([actions.astype(jnp.float32), log_p, values])
 
 
 @jax.jit
-def _collect_with_past(params, observations, masks, past_params, past_observations, past_masks,
-                       key):
+def _collect_with_past(params, observations, masks, uniforms, past_params, past_observations,
+                       past_masks, past_uniforms):
   """`_collect` for the learner, and the past self's sampled actions at its seats."""
-  learner_key, past_key = jax.random.split(key)
   past_logits, _ = forward(past_params, past_observations, past_masks, jnp)
-  return (_collect(params, observations, masks, learner_key),
-          _sample(past_logits, past_key)[0])
+  return (_collect(params, observations, masks, uniforms),
+          _sample_at(past_logits, past_uniforms)[0])
 
 
 @jax.jit
@@ -307,7 +342,8 @@ class PPOTrainer:
   as `compiled_opponents` gives it) in every opponent seat, and `seat` by the given one: the
   learned best response's setting."""
 
-  def __init__(self, config: PPOConfig, fixed_opponent=None, fixed_label: str = ""):
+  def __init__(self, config: PPOConfig, fixed_opponent=None, fixed_label: str = "",
+               pipeline: bool = True):
     self.config = config
     self.params_game = config.game_params()
     self.game = pyspiel.load_game(config.game)
@@ -364,6 +400,18 @@ class PPOTrainer:
                        np.empty((steps, games), np.float32), np.empty((steps, games), np.float32),
                        np.empty((steps, games), np.float32)) for _ in range(1 + config.overlap)]
     self._readers: list = [None] * len(self._rollouts)  # each rollout's update's result
+    # Collection in two parts of whole groups, each on a thread of its own (and a host device of
+    # its own without overlap), so that one part's games step while the other's policy step
+    # runs; one part, on this thread, without `pipeline` or where parts would change the numbers
+    sizes = [batch.num_envs for batch in self.batches]
+    self._parts = [_Part(groups, self.batches, self.past_batches, self.observation_size)
+                   for groups in _halves(sizes)]
+    if not pipeline or not all(_same_numbers_in_part(part.rows.size) and (
+        part.past_rows.size == 0 or _same_numbers_in_part(part.past_rows.size))
+                               for part in self._parts):
+      self._parts = [_Part(list(range(len(sizes))), self.batches, self.past_batches,
+                           self.observation_size)]
+    self._threads = concurrent.futures.ThreadPoolExecutor(len(self._parts))
 
   # ---- one iteration
 
@@ -375,10 +423,6 @@ class PPOTrainer:
     slot = self.iteration % len(self._rollouts)
     jax.block_until_ready(self._readers[slot])  # the update that read this rollout has ended
     rollout = self._rollouts[slot]
-    observations, masks, actions, log_p, values, rewards, dones = rollout
-    bounds = np.cumsum([0] + [batch.num_envs for batch in self.batches])
-    now_obs = np.concatenate([batch._observations for batch in self.batches])  # noqa: SLF001
-    now_masks = np.concatenate([batch._masks for batch in self.batches])  # noqa: SLF001
     playing = self._on_collection(self.collection_params)
     past_params = None
     if self.past_pool:
@@ -386,32 +430,25 @@ class PPOTrainer:
       past_params = self._on_collection(
           self.past_pool[int(jax.random.randint(key, (), 0, len(self.past_pool)))][1])
     clock, phases = time.process_time(), self.phase_seconds
-    for t in range(steps):
-      self.key, key = jax.random.split(self.key)
-      observations[t], masks[t] = now_obs, now_masks
-      if past_params is None:
-        collected, past_actions = np.asarray(_collect(playing, now_obs, now_masks, key)), None
-      else:
-        collected, past_actions = (np.asarray(x) for x in _collect_with_past(
-            playing, now_obs, now_masks, past_params, *self._past_inputs(), key))
-      actions[t] = collected[0]
-      log_p[t], values[t] = collected[1], collected[2]
-      clock = _charge(phases, "policy", clock)
-      taken = 0
-      for i, batch in enumerate(self.batches):
-        lo, hi = bounds[i], bounds[i + 1]
-        external = None
-        if batch.external_seats:
-          count = batch.num_envs * len(batch.external_seats)
-          external = past_actions[taken:taken + count].reshape(len(batch.external_seats), -1).T
-          taken += count
-        obs, reward, done, mask = batch.step(actions[t, lo:hi], external)
-        now_obs[lo:hi], now_masks[lo:hi] = obs, mask
-        np.divide(reward, config.reward_scale, out=rewards[t, lo:hi])
-        dones[t, lo:hi] = done
-      clock = _charge(phases, "environment", clock)
+    past_rows = sum(part.past_rows.size for part in self._parts)
+    self.key, *draws = _rollout_draws(self.key, steps, games, past_rows)
+    uniforms, past_uniforms = (np.asarray(x) for x in draws)
+    if len(self._parts) == 1:
+      environment = self._collect_part(rollout, self._parts[0], playing, past_params, uniforms,
+                                       past_uniforms)
+    else:
+      devices = [self._collection_device] if config.overlap else jax.devices()
+      environment = sum(future.result() for future in [self._threads.submit(
+          self._collect_part, rollout, part, jax.device_put(playing, device),
+          None if past_params is None else jax.device_put(past_params, device), uniforms,
+          past_uniforms) for part, device in zip(self._parts, itertools.cycle(devices))])
+    now_obs = np.concatenate([batch._observations for batch in self.batches])  # noqa: SLF001
+    now_masks = np.concatenate([batch._masks for batch in self.batches])  # noqa: SLF001
     last_values = forward(playing, now_obs, now_masks, jnp)[1]
-    clock = _charge(phases, "policy", clock)
+    now = time.process_time()
+    phases["environment"] += environment
+    phases["policy"] += now - clock - environment
+    clock = now
     self.key, key = jax.random.split(self.key)
     update_inputs = (self.params, self.opt_state, last_values, key)
     if config.overlap:
@@ -430,6 +467,37 @@ class PPOTrainer:
     if self.past_pool and self.iteration % config.past_every == 0:
       self.past_pool = [*self.past_pool, (self.iteration, self.params)][-config.past_pool:]
 
+  def _collect_part(self, rollout, part: _Part, playing: dict, past_params: dict | None,
+                    uniforms: np.ndarray, past_uniforms: np.ndarray) -> float:
+    """Collects `part`'s rollout: every step a jitted policy step (on the device of `playing`),
+    then the part's games step; returns this thread's CPU seconds spent stepping games."""
+    _, _, actions, _, _, rewards, dones = rollout
+    environment = 0.0
+    for t in range(self.config.rollout_steps):
+      observations, masks = part.record(rollout, t)
+      if past_params is None or not part.past_batches:
+        collected = np.asarray(_collect(playing, observations, masks, uniforms[t, part.rows]))
+        past_actions = None
+      else:
+        collected, past_actions = (np.asarray(x) for x in _collect_with_past(
+            playing, observations, masks, uniforms[t, part.rows], past_params,
+            *part.past_inputs(), past_uniforms[t, part.past_rows]))
+      part.store(rollout, t, collected)
+      clock = time.thread_time()
+      taken = 0
+      for i in part.groups:
+        batch, lo, hi = self.batches[i], part.bounds[i], part.bounds[i + 1]
+        external = None
+        if batch.external_seats:
+          count = batch.num_envs * len(batch.external_seats)
+          external = past_actions[taken:taken + count].reshape(len(batch.external_seats), -1).T
+          taken += count
+        _, reward, done, _ = batch.step(actions[t, lo:hi], external)
+        np.divide(reward, self.config.reward_scale, out=rewards[t, lo:hi])
+        dones[t, lo:hi] = done
+      environment += time.thread_time() - clock
+    return environment
+
   def _on_collection(self, params: dict) -> dict:
     """`params` on the collection device (as they are without overlap)."""
     return jax.device_put(params, self._collection_device) if self.config.overlap else params
@@ -446,13 +514,6 @@ class PPOTrainer:
     if not anneal:
       return self.config.entropy_coef
     return self.config.entropy_coef * max(0.0, 1.0 - self.iteration / anneal)
-
-  def _past_inputs(self) -> tuple[np.ndarray, np.ndarray]:
-    """The past selves' observations and masks, batch after batch, seat after seat."""
-    return (np.concatenate([batch.external_observations().reshape(-1, self.observation_size)
-                            for batch in self.past_batches]),
-            np.concatenate([batch.external_masks().reshape(-1, self.num_actions)
-                            for batch in self.past_batches]))
 
   # ---- the run
 
@@ -593,6 +654,66 @@ class PPOTrainer:
     trainer.seconds, trainer.curve = float(metadata["seconds"]), list(metadata["curve"])
     trainer.cpu_seconds = float(metadata.get("cpu_seconds", 0.0))  # older checkpoints: none kept
     return trainer
+
+
+class _Part:
+  """Some groups of a trainer's games, collected together: their rows in the rollout (games)
+  and in the past selves' uniforms (every past-self batch in order, seat after seat)."""
+
+  def __init__(self, groups: list[int], batches: list[SushiGoBatch],
+               past_batches: list[SushiGoBatch], observation_size: int):
+    self.groups, self.batches, self.observation_size = groups, batches, observation_size
+    self.bounds = np.cumsum([0] + [batch.num_envs for batch in batches])
+    self.rows = np.concatenate([np.arange(self.bounds[i], self.bounds[i + 1]) for i in groups])
+    past_sizes = [batch.num_envs * len(batch.external_seats) for batch in past_batches]
+    past_bounds = np.cumsum([0] + past_sizes)
+    self.past_rows = np.concatenate(
+        [np.arange(0)] + [np.arange(past_bounds[k], past_bounds[k + 1])
+                          for k, batch in enumerate(past_batches)
+                          if any(batch is batches[i] for i in groups)])
+    self.past_batches = [batches[i] for i in groups if batches[i].external_seats]
+
+  def record(self, rollout, t: int) -> tuple[np.ndarray, np.ndarray]:
+    """Writes the part's observations and masks into step `t` of `rollout`; returns copies of
+    them, the part's rows only."""
+    observations, masks = rollout[0], rollout[1]
+    for i in self.groups:
+      lo, hi = self.bounds[i], self.bounds[i + 1]
+      observations[t, lo:hi] = self.batches[i]._observations  # noqa: SLF001
+      masks[t, lo:hi] = self.batches[i]._masks  # noqa: SLF001
+    return observations[t, self.rows], masks[t, self.rows]
+
+  def store(self, rollout, t: int, collected: np.ndarray) -> None:
+    """Writes a collection step's actions, log-probabilities and values (3 x the part's games)
+    into step `t` of `rollout`."""
+    _, _, actions, log_p, values, _, _ = rollout
+    actions[t, self.rows], log_p[t, self.rows], values[t, self.rows] = collected
+
+  def past_inputs(self) -> tuple[np.ndarray, np.ndarray]:
+    """The past selves' observations and masks in the part's games, batch after batch, seat
+    after seat."""
+    return (np.concatenate([batch.external_observations().reshape(-1, self.observation_size)
+                            for batch in self.past_batches]),
+            np.concatenate([batch.external_masks().reshape(-1, batch.num_actions)
+                            for batch in self.past_batches]))
+
+
+def _same_numbers_in_part(rows: int) -> bool:
+  """Whether a policy step on `rows` games gives each of them the numbers it gets in a whole
+  batch: XLA's CPU products give a row the same numbers in any batch of a multiple of 8 rows from
+  128 on, and others elsewhere (tests/test_ppo.py)."""
+  return rows % 8 == 0 and rows >= 128
+
+
+def _halves(sizes: Sequence[int]) -> list[list[int]]:
+  """The groups (their indices) in two parts of games as even as whole groups allow (largest
+  first, each to the lighter part), each in order; one part when there is one group."""
+  parts, loads = [[], []], [0, 0]
+  for i in sorted(range(len(sizes)), key=lambda i: -sizes[i]):
+    lighter = int(loads[1] < loads[0])
+    parts[lighter].append(i)
+    loads[lighter] += sizes[i]
+  return [sorted(part) for part in parts if part]
 
 
 def _charge(phases: dict[str, float], phase: str, since: float) -> float:
