@@ -138,16 +138,15 @@ def _deal_first(g, pos, hands, steps):
 @njit
 def _replay_round(g, pos, round_index, keeps, result):
   """Plays the logged turns of a round of `pos` on `result`: the real eats, and the keeps
-  `keeps` (kept card types, by turn and player) where the turn had a Keep step."""
+  `keeps` (kept card types, by turn and player) where the turn had a Keep step. Both steps go
+  round one loop: one inlined copy of `play`, not two."""
   n, first = g[PLAYERS], views.first_turn(g, round_index)
   actions = np.empty(n, dtype=np.int64)
   for turn in range(views.logged_turns(g, pos, round_index)):
-    for p in range(n):
-      actions[p] = pos[views.logged_eat_at(g, first + turn, p)]
-    play(g, result, actions)
-    if pos[views.logged_keep_at(g, first + turn, 0)] >= 0:
+    steps = 2 if pos[views.logged_keep_at(g, first + turn, 0)] >= 0 else 1
+    for step in range(steps):
       for p in range(n):
-        actions[p] = KEEP + keeps[turn, p]
+        actions[p] = KEEP + keeps[turn, p] if step else pos[views.logged_eat_at(g, first + turn, p)]
       play(g, result, actions)
 
 
