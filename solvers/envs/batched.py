@@ -454,9 +454,11 @@ def _new_game(g, pos, start, rng, i, written, observations):
   observations[i, :] = 0
 
 
-@njit(inline="always")
+@njit
 def _observe(g, pos, seat, kind, offsets, written, observations, masks, i, legal):
-  """Writes slot `i`'s observation (of `kind`) and legal-action mask for the learner."""
+  """Writes slot `i`'s observation (of `kind`) and legal-action mask for the player at `seat`.
+  A called kernel, compiled once: inlined, each caller typed its body (the legal actions
+  included) again for the learner and again for the external seats."""
   if kind == observation.OBSERVATION:
     observation.encode_observation(g, pos, seat, offsets, observations[i])
   else:
