@@ -448,7 +448,8 @@ def learner_seat(seat_policies):
 @njit(inline="always")
 def _new_game(g, pos, start, rng, i, written, observations):
   """A new game in slot `i`, dealt up to its first decision; its information state cleared."""
-  pos[:] = start
+  for at in range(len(pos)):  # element by element: a slice copy compiles its shape check
+    pos[at] = start[at]
   skip_chance(g, pos, rng)
   written[i] = 0
   observations[i, :] = 0

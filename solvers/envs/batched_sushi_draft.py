@@ -134,7 +134,8 @@ def step_games(g, positions, actions, seat_policies, seat_parameters, rng, start
 @njit(inline="always")
 def _new_game(g, pos, start, rng):
   """A new game in `pos`, its chip piles ordered and its first hands dealt."""
-  pos[:] = start
+  for at in range(len(pos)):  # element by element: a slice copy compiles its shape check
+    pos[at] = start[at]
   skip_chance(g, pos, rng)
 
 

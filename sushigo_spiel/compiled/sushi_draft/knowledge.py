@@ -175,7 +175,7 @@ def _try_round(g, pos, player, round_index, rng, hands, keeps):
   the Python lists keep them, `pool` the unseen cards not placed yet."""
   n, size = g[PLAYERS], g[HAND_SIZE]
   first, turns = views.first_turn(g, round_index), views.logged_turns(g, pos, round_index)
-  own = _hand_seen(g, pos, player, first, 0, turns)
+  own = _hand_seen(g, pos, player, first, np.int64(0), turns)  # typed int64, not literal 0
   kinds = np.full(n * size, BLANK, dtype=np.int64)
   held = np.arange(n * size).reshape((n, size))
   count = np.full(n, size, dtype=np.int64)
@@ -357,8 +357,9 @@ def _pass(held, length, kept):
       if held[p, i] != kept[p]:
         passed[p, at] = held[p, i]
         at += 1
-  for p in range(n):
-    held[p, :length - 1] = passed[p - 1]
+  for p in range(n):  # element by element: a slice copy compiles its shape check
+    for i in range(length - 1):
+      held[p, i] = passed[p - 1, i]
     held[p, length - 1] = kept[p]
 
 

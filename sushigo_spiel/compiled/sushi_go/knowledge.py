@@ -152,10 +152,13 @@ def _resample_robot_round(g, pos, player, rng, draws):
   other = 1 - player
   first_turn = pos[ROUND] * g[HAND_SIZE]
   count = turn + (pos[DRAWN] >= 0)
-  draws[:turn] = pos[g[LOG_DRAWN_AT] + first_turn:g[LOG_DRAWN_AT] + first_turn + turn]
+  for t in range(turn):  # element by element: a slice copy compiles its shape check
+    draws[t] = pos[g[LOG_DRAWN_AT] + first_turn + t]
   draws[turn] = pos[DRAWN]
   dealt = views.logged_hands(g, pos, first_turn) if turn else views.hands(g, pos, 2)
-  deals[:2] = dealt.reshape((2, types))
+  for k in range(2):
+    for card in range(types):
+      deals[k, card] = dealt[k * types + card]
   if count:
     deals[first_turn % 2, draws[0]] -= 1  # drawn at the first turn
   pile = views.hand(g, pos, 2)
