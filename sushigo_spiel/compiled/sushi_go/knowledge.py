@@ -103,16 +103,21 @@ def _resample_deals(g, pos, player, rng):
   current = np.empty_like(deals)
   known = np.zeros_like(deals)
   pool = views.deck(g, pos).astype(np.int64)
-  for k in range(n):
-    current[k] = views.hand(g, pos, holder(g, round_index, k, turn))
+  for k in range(n):  # rows copied element by element: a row copy compiles its shape check
+    hand = views.hand(g, pos, holder(g, round_index, k, turn))
+    for card in range(len(hand)):
+      current[k, card] = hand[card]
     if not hand_seen(g, pos, player, k):
-      known[k] = _known_cards(g, pos, k)
+      cards = _known_cards(g, pos, k)
+      for card in range(len(cards)):
+        known[k, card] = cards[card]
       pool += current[k] - known[k]
   for k in range(n):
     if not hand_seen(g, pos, player, k):
       drawn = known[k].copy()
       draw_cards(pool, current[k].sum() - known[k].sum(), rng, drawn)
-      deals[k] += drawn - current[k]
+      for card in range(len(drawn)):  # `deals[k] +=` stores the row back: a row copy
+        deals[k, card] += drawn[card] - current[k, card]
   return deals
 
 
