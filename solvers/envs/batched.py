@@ -395,16 +395,14 @@ def step_games(g, positions, actions, seat_policies, seat_parameters, policy, rn
   Sushi Go's policy kernel, or for codes from FIRST_POINTER_POLICY on from the policy kernel
   `policy` (a first-class function of POLICY_ACTION); an action outside a
   game's mask is played by `rule` (RANDOM_LEGAL, LOSE) and marked in `illegal`; an EXTERNAL seat
-  plays its column of `external_actions`. It releases the GIL: batches step on several threads
-  at once."""
+  plays its column of `external_actions`. A game lost to an illegal action and a game ended
+  restart at one call of `_new_game`, and every game is observed at one call of each observing
+  kernel. It releases the GIL: batches step on several threads at once."""
   n = g[PLAYERS]
   legal = np.empty(g[NUM_ACTIONS], dtype=np.int64)
   joint = np.empty(n, dtype=np.int64)
   utilities = np.empty(n)
-  seat = 0
-  for p in range(n):
-    if seat_policies[p] == LEARNER:
-      seat = p
+  seat = learner_seat(seat_policies)
   for i in range(len(positions)):
     pos = positions[i]
     rewards[i], dones[i] = 0.0, False
@@ -412,45 +410,56 @@ def step_games(g, positions, actions, seat_policies, seat_parameters, policy, rn
     illegal[i] = action < 0 or action >= g[NUM_ACTIONS] or masks[i, action] == 0
     if illegal[i] and rule == LOSE:
       rewards[i], dones[i] = penalty, True
-      _new_game(g, pos, start, rng, i, written, observations)
-      _observe(g, pos, seat, kind, offsets, written, observations, masks, i, legal)
-      _observe_external(g, pos, kind, offsets, external_slots, external_written,
-                        external_observations, external_masks, i, legal, True)
-      continue
-    if illegal[i]:
-      action = legal[pick_uniformly(legal_actions(g, pos, seat, legal), rng)]
-    for p in range(n):
-      if p == seat:
-        joint[p] = action
-      elif seat_policies[p] == EXTERNAL:
-        joint[p] = external_actions[i, external_slots[p]]
-      elif seat_policies[p] < FIRST_POINTER_POLICY:
-        joint[p] = policy_action(g, pos, p, rng, legal, seat_policies[p], seat_parameters[p])
-      else:
-        joint[p] = policy(g, pos, p, rng, legal, seat_policies[p], seat_parameters[p])
-    play(g, pos, joint)
-    skip_chance(g, pos, rng)
-    if pos[ACTOR] == ACTOR_TERMINAL:
-      returns(g, pos, utilities)
-      rewards[i], dones[i] = utilities[seat], True
+    else:
+      if illegal[i]:
+        action = legal[pick_uniformly(legal_actions(g, pos, seat, legal), rng)]
+      for p in range(n):
+        if p == seat:
+          joint[p] = action
+        elif seat_policies[p] == EXTERNAL:
+          joint[p] = external_actions[i, external_slots[p]]
+        elif seat_policies[p] < FIRST_POINTER_POLICY:
+          joint[p] = policy_action(g, pos, p, rng, legal, seat_policies[p], seat_parameters[p])
+        else:
+          joint[p] = policy(g, pos, p, rng, legal, seat_policies[p], seat_parameters[p])
+      play(g, pos, joint)
+      skip_chance(g, pos, rng)
+      if pos[ACTOR] == ACTOR_TERMINAL:
+        returns(g, pos, utilities)
+        rewards[i], dones[i] = utilities[seat], True
+    if dones[i]:
       _new_game(g, pos, start, rng, i, written, observations)
     _observe(g, pos, seat, kind, offsets, written, observations, masks, i, legal)
     _observe_external(g, pos, kind, offsets, external_slots, external_written,
                       external_observations, external_masks, i, legal, dones[i])
 
 
+@njit
+def learner_seat(seat_policies):
+  """The seat whose policy is LEARNER. A kernel: numba types a seat found in the caller's loop
+  first as the literal 0 it starts from, and compiled the observation kernels for it too."""
+  seat = 0
+  for p in range(len(seat_policies)):
+    if seat_policies[p] == LEARNER:
+      seat = p
+  return seat
+
+
 @njit(inline="always")
 def _new_game(g, pos, start, rng, i, written, observations):
   """A new game in slot `i`, dealt up to its first decision; its information state cleared."""
-  pos[:] = start
+  for at in range(len(pos)):  # element by element: a slice copy compiles its shape check
+    pos[at] = start[at]
   skip_chance(g, pos, rng)
   written[i] = 0
   observations[i, :] = 0
 
 
-@njit(inline="always")
+@njit
 def _observe(g, pos, seat, kind, offsets, written, observations, masks, i, legal):
-  """Writes slot `i`'s observation (of `kind`) and legal-action mask for the learner."""
+  """Writes slot `i`'s observation (of `kind`) and legal-action mask for the player at `seat`.
+  A called kernel, compiled once: inlined, each caller typed its body (the legal actions
+  included) again for the learner and again for the external seats."""
   if kind == observation.OBSERVATION:
     observation.encode_observation(g, pos, seat, offsets, observations[i])
   else:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from solvers.envs.batched import LEARNER, LOSE, RAISE, DraftingBatch
+from solvers.envs.batched import LEARNER, LOSE, RAISE, DraftingBatch, learner_seat
 from solvers.policy_kernels.compiling import SUSHI_DRAFT_KERNELS as POLICY_KERNELS
 from solvers.policy_kernels.sushi_draft import POLICIES, policy_action
 from sushigo_spiel.compiled.jit import KernelSet, njit
@@ -100,15 +100,14 @@ def reset_games(g, positions, start, rng, seat, kind, offsets, observations, mas
 @njit
 def step_games(g, positions, actions, seat_policies, seat_parameters, rng, start, kind, offsets,
                observations, masks, rewards, dones, rule, penalty, illegal):
-  """One learner decision in every game, as `batched.step_games` for Sushi Go."""
+  """One learner decision in every game, as `batched.step_games` for Sushi Go. A game lost to an
+  illegal action and a game ended restart at one call of `_new_game`, and every game is observed
+  at one call of `_observe`: each inlined once."""
   n = g[PLAYERS]
   legal = np.empty(ACTIONS, dtype=np.int64)
   joint = np.empty(n, dtype=np.int64)
   utilities = np.empty(n)
-  seat = 0
-  for p in range(n):
-    if seat_policies[p] == LEARNER:
-      seat = p
+  seat = learner_seat(seat_policies)
   for i in range(len(positions)):
     pos = positions[i]
     rewards[i], dones[i] = 0.0, False
@@ -116,19 +115,18 @@ def step_games(g, positions, actions, seat_policies, seat_parameters, rng, start
     illegal[i] = action < 0 or action >= ACTIONS or masks[i, action] == 0
     if illegal[i] and rule == LOSE:
       rewards[i], dones[i] = penalty, True
-      _new_game(g, pos, start, rng)
-      _observe(g, pos, seat, kind, offsets, observations, masks, i, legal)
-      continue
-    if illegal[i]:
-      action = legal[pick_uniformly(legal_actions(g, pos, seat, legal), rng)]
-    for p in range(n):
-      joint[p] = action if p == seat else \
-          policy_action(g, pos, p, rng, legal, seat_policies[p], seat_parameters[p])
-    play(g, pos, joint)
-    skip_chance(g, pos, rng)
-    if pos[ACTOR] == ACTOR_TERMINAL:
-      returns(g, pos, utilities)
-      rewards[i], dones[i] = utilities[seat], True
+    else:
+      if illegal[i]:
+        action = legal[pick_uniformly(legal_actions(g, pos, seat, legal), rng)]
+      for p in range(n):
+        joint[p] = action if p == seat else \
+            policy_action(g, pos, p, rng, legal, seat_policies[p], seat_parameters[p])
+      play(g, pos, joint)
+      skip_chance(g, pos, rng)
+      if pos[ACTOR] == ACTOR_TERMINAL:
+        returns(g, pos, utilities)
+        rewards[i], dones[i] = utilities[seat], True
+    if dones[i]:
       _new_game(g, pos, start, rng)
     _observe(g, pos, seat, kind, offsets, observations, masks, i, legal)
 
@@ -136,7 +134,8 @@ def step_games(g, positions, actions, seat_policies, seat_parameters, rng, start
 @njit(inline="always")
 def _new_game(g, pos, start, rng):
   """A new game in `pos`, its chip piles ordered and its first hands dealt."""
-  pos[:] = start
+  for at in range(len(pos)):  # element by element: a slice copy compiles its shape check
+    pos[at] = start[at]
   skip_chance(g, pos, rng)
 
 
@@ -177,7 +176,7 @@ def _exercise_kernels() -> None:
 
 _OBSERVATION = pathlib.Path(observation.__file__).resolve()
 _HERE = pathlib.Path(__file__).resolve()
-_SHARED = _HERE.parent / "batched.py"  # LEARNER and the illegal-action codes
+_SHARED = _HERE.parent / "batched.py"  # LEARNER, the illegal-action codes and learner_seat
 KERNELS = KernelSet(
     "Sushi Draft batched environment", [*POLICY_KERNELS.sources, _OBSERVATION, _SHARED, _HERE],
     _exercise_kernels, step_games, requires=[POLICY_KERNELS], owns=[_OBSERVATION, _HERE])

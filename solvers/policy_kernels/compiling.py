@@ -20,7 +20,8 @@ from sushigo_spiel.sushi_go.rules import Rules
 
 
 def _exercise() -> None:
-  """Calls every kernel once with the argument types used, on the standard game."""
+  """Calls every kernel the package calls once, with the argument types used, on the standard
+  game (`playout_many`, which only tests call, compiles on its first call)."""
   spec = build_spec(Rules.from_params())
   rng = new_state(0)
   pos = chance.initial_position(spec)
@@ -33,8 +34,6 @@ def _exercise() -> None:
   sushi_go.policy_action(spec, pos, 0, rng, legal, sushi_go.HEURISTIC, params)
   out = np.zeros((1, 2))
   sushi_go.playout(spec, pos, rng, sushi_go.RANDOM, sushi_go.NO_PARAMETERS, out[0])
-  sushi_go.playout_many(spec, 1, 0, sushi_go.GREEDY, sushi_go.NO_PARAMETERS, out)
-  sushi_go.playout_many(spec, 1, 0, sushi_go.HEURISTIC_EPS, params, out)
   sushi_go.play_round(spec, pos, rng, np.zeros(2, dtype=np.int64), params)
   dealt = chance.initial_position(spec)
   sushi_go.round_values(spec, dealt, rng, np.zeros(2, dtype=np.int64), params, 1, True,

@@ -104,9 +104,13 @@ def _python_sum(values):
   return total
 
 
+NO_SKIP = np.int64(-1)  # `_product`'s `skipped` for none (an int64: a literal compiles it again)
+
+
 @njit
 def _product(values, skipped):
-  """`math.prod` of `values` but the one at index `skipped` (-1: none), from left to right."""
+  """`math.prod` of `values` but the one at index `skipped` (NO_SKIP: none), from left to
+  right."""
   result = 1.0
   for i in range(len(values)):
     if i != skipped:
@@ -235,8 +239,11 @@ def _view(g, pos, player):
   puddings, colours = np.zeros_like(maki), np.zeros_like(maki)
   for p in range(n):
     row = views.tableau(g, pos, p)
-    maki[p] = _kind_total(g, row, K_MAKI, True)
-    puddings[p] = pos[g[PUDDINGS_AT] + p] + _kind_total(g, row, K_PUDDING, False)
+    # Kinds and flags typed int64 and boolean, not literal: numba compiles a kernel again for
+    # each literal argument.
+    maki[p] = _kind_total(g, row, np.int64(K_MAKI), np.bool_(True))
+    puddings[p] = pos[g[PUDDINGS_AT] + p] + _kind_total(g, row, np.int64(K_PUDDING),
+                                                        np.bool_(False))
     colours[p] = _colours(g, row, -1)
   hands = _Hands(player, size, size - 1, views.direction(g, pos[ROUND]), knows, seen, share,
                  np.empty((types, size + 2, max(size - 1, 0))),
@@ -376,7 +383,7 @@ def heuristic_values(g, pos, player, params, legal, values):
         break
       following = picks[1] if k == 0 else -1  # the card placed next in the pick (-1: none)
       kind = g[g[KIND_TABLE] + card]
-      have = _kind_total(g, tableau, kind, False)
+      have = _kind_total(g, tableau, kind, np.bool_(False))
       if kind == K_TEMPURA or kind == K_SASHIMI:
         size = TEMPURA_SET_SIZE if kind == K_TEMPURA else SASHIMI_SET_SIZE
         # The set is valued once, by the last of its cards in this pick.
@@ -461,7 +468,7 @@ def _wasabi_option(g, h, nigiri, free, hand):
     for c in nigiri:  # each Nigiri's availability, computed in the loop above
       missing *= 1.0 - h.availability[c, hand[c], t]
     any_nigiri[t] = 1.0 - missing
-  one = _at_least(any_nigiri, 1)
+  one = _at_least(any_nigiri, np.int64(1))  # int64, not literal: one compile of _at_least
   chance = _at_least(any_nigiri, free + 1) / (one if one >= 1e-9 else 1e-9)
   return (WASABI_MULTIPLIER - 1) * best * chance
 
@@ -470,7 +477,8 @@ def _wasabi_option(g, h, nigiri, free, hand):
 def _maki_value(g, params, me, future_picks, unseen, unseen_total, maki_icons, icons):
   """The value of `icons` more Maki icons for player `me` (`maki_icons`: by player)."""
   picks = 2 * future_picks + 1  # this player's picks to come, and each opponent's
-  variance = _pace_variance(g, unseen, unseen_total, K_MAKI, params[MAKI_PACE]) * picks + \
+  variance = _pace_variance(g, unseen, unseen_total, np.int64(K_MAKI), params[MAKI_PACE]) * \
+      picks + \
       _BASE_VARIANCE
   mine = maki_icons[me]
   gain = _expected_maki(me, maki_icons, mine + icons, variance) - \
@@ -495,7 +503,7 @@ def _expected_maki(me, maki_icons, mine, variance):
   second = np.empty(len(ahead))
   for j in range(len(ahead)):
     second[j] = (1 - ahead[j]) * _product(ahead, j)
-  return MAKI_AWARDS[0] * _product(ahead, -1) + MAKI_AWARDS[1] * _python_sum(second)
+  return MAKI_AWARDS[0] * _product(ahead, NO_SKIP) + MAKI_AWARDS[1] * _python_sum(second)
 
 
 @njit
@@ -503,7 +511,8 @@ def _pudding_value(g, params, me, round_, future_picks, unseen, unseen_total, pu
   """The value of one more Pudding for player `me` (`puddings`: by player) in round `round_`."""
   later_rounds = g[ROUNDS] - round_ - 1
   picks = 2 * (future_picks + later_rounds * g[HAND_SIZE]) + 1
-  variance = _pace_variance(g, unseen, unseen_total, K_PUDDING, params[PUDDING_PACE]) * picks + \
+  variance = _pace_variance(g, unseen, unseen_total, np.int64(K_PUDDING),
+                            params[PUDDING_PACE]) * picks + \
       _BASE_VARIANCE
   mine = puddings[me]
   gain = _expected_pudding(me, puddings, mine + 1, variance) - \
@@ -514,8 +523,8 @@ def _pudding_value(g, params, me, round_, future_picks, unseen, unseen_total, pu
 @njit
 def _expected_pudding(me, puddings, mine, variance):
   ahead = _ahead(me, puddings, mine, variance)
-  fewest = _product(1 - ahead, -1) if len(ahead) > 1 else 0.0
-  return PUDDING_AWARD * (_product(ahead, -1) - fewest)
+  fewest = _product(1 - ahead, NO_SKIP) if len(ahead) > 1 else 0.0
+  return PUDDING_AWARD * (_product(ahead, NO_SKIP) - fewest)
 
 
 @njit

@@ -7,9 +7,9 @@ kernel, its usual time, that it happens once, then the time it took), a load is 
 `KernelSet` keys a marker on the numba version and every source its kernels depend on, and clears
 those sources' cached kernels when the marker is missing, so the cache never runs a stale callee.
 Processes compiling at once wait on the set's lock file and load what one of them compiled. A set
-readies the sets it `requires` first; its `exercise` calls every kernel once (the cold benchmark,
-`KernelSet.compile_all`), and its `setup` compiles function-pointer entry kernels for their one
-signature. Why each of these: docs/layout.md ("Compiling on first use").
+readies the sets it `requires` first; its `exercise` calls every kernel the package calls once
+(the cold benchmark, `KernelSet.compile_all`), and its `setup` compiles function-pointer entry
+kernels for their one signature. Why each of these: docs/layout.md ("Compiling on first use").
 """
 
 from __future__ import annotations
@@ -123,7 +123,8 @@ numba_event.register("numba:compile", _NOTICES)
 class KernelSet:
   """One compiled component: its `name` (for the notice), the `sources` its kernels are compiled
   from (every file whose code or constants they use, shared ones included), `exercise`, which
-  calls every kernel once with the argument types used, one of its kernels, beside whose cache
+  calls every kernel the package calls once with the argument types used (kernels only tests
+  or inspection call compile on their first call), one of its kernels, beside whose cache
   the marker lives, the sets it `requires`, readied before it, the source files whose kernels it
   `owns` (default: its sources in the anchor's folder that no set it requires owns), `expected`:
   a kernel's name -> the CPU seconds its cold compile takes (the notice's estimate), and `setup`,

@@ -57,7 +57,8 @@ def _setup() -> None:
 
 
 def _exercise() -> None:
-  """Calls every entry once (with either abstraction) with the argument types used."""
+  """Calls every entry the package calls once (with either abstraction) with the argument types
+  used (`features_of` and `keys_of`, for tests and inspection, compile on their first call)."""
   spec = build_spec(Rules.from_params(players=2, hand_size=3, rounds=1))
   params = np.ones(heuristic.PARAMETERS_SIZE)
   pos = initial_position(spec)
@@ -71,8 +72,6 @@ def _exercise() -> None:
     mccfr.policy_weights(spec, pos, 0, averages, actions, valuation)
     _exercise_subgame(spec, valuation, params)
   features.ranked_features_of(spec, pos, 0, params, 0)
-  features.features_of(spec, pos, 0, 0)
-  features.keys_of(spec, pos, 0, actions)
 
 
 def _exercise_subgame(spec, valuation, params) -> None:

@@ -165,16 +165,17 @@ def card_features(g, pos, player, card, out, at):
 @njit(inline="always")
 def action_features(g, pos, player, action, out):
   """Writes the features of `player`'s legal `action` (a single card or a Chopsticks pair) to
-  `out`; returns how many (5 or 8)."""
+  `out`; returns how many (5 or 8). The cards go round one loop, so `card_features` is called at
+  one place with an integer offset (given the constant `HEADER`, numba compiled it twice, once
+  for the literal 2)."""
   out[0], out[1] = min(g[HAND_SIZE] - pos[TURN], STAGES), action
   types = g[TYPES]
-  if action < types:
-    card_features(g, pos, player, action, out, HEADER)
-    return HEADER + CARD_FEATURES
   pair = g[PAIR_CARDS_TABLE] + 2 * (action - types)
-  card_features(g, pos, player, g[pair], out, HEADER)
-  card_features(g, pos, player, g[pair + 1], out, HEADER + CARD_FEATURES)
-  return HEADER + 2 * CARD_FEATURES
+  cards = 1 if action < types else 2
+  for i in range(cards):
+    card = action if cards == 1 else g[pair + i]
+    card_features(g, pos, player, card, out, HEADER + i * CARD_FEATURES)
+  return HEADER + cards * CARD_FEATURES
 
 
 @njit

@@ -281,7 +281,8 @@ def _leaf_values(game, g, pos, world, history, solve, scratch, out):
   _values(g, pos, settings.win, now)
   if pos[ACTOR] == ACTOR_TERMINAL:
     for j in range(len(continuations)):
-      out[j, :] = now
+      for p in range(n):  # element by element: a row copy compiles its shape check
+        out[j, p] = now[p]
     return
   if pos[ROUND] != settings.root_round:  # a round's end: the rest depends on the Puddings
     state = hashing.fold(hashing.fold(hashing.start(), _ROUND_END_MARK), world)
@@ -342,7 +343,8 @@ def _leaf(game, g, pos, world, keys, history, traverser, update, weight, solve, 
   key = _mix(keys[chooser], _LEAF_MARK)
   choices = np.arange(count)
   slots, probabilities = np.empty(count, dtype=np.int64), np.empty(count)
-  _strategy(g, pos, chooser, key, solve, UNIFORM, choices, count, slots, probabilities, scratch)
+  _strategy(g, pos, chooser, key, solve, np.int64(UNIFORM), choices, count, slots, probabilities,
+            scratch)  # the prior typed int64, not as the literal UNIFORM: one compile of _strategy
   if traverser == chooser and update:
     value = 0.0
     for j in range(count):
@@ -375,7 +377,8 @@ def _probe(game, g, pos, world, keys, history, traverser, solve, scratch):
     history = _history_step(history, joint, n)
     for p in range(n):
       keys[p] = _step_key(g, keys[p], joint, pos, p)
-  return _leaf(game, g, pos, world, keys, history, traverser, False, 0.0, solve, scratch)
+  return _leaf(game, g, pos, world, keys, history, traverser, np.bool_(False), 0.0, solve,
+               scratch)  # typed boolean, not literal: one compile of _leaf for both callers
 
 
 @njit
@@ -384,7 +387,8 @@ def _walk(game, g, pos, world, keys, history, traverser, weight, solve, scratch)
   returns the traverser's value of `pos` under the current strategies (sampled)."""
   settings = solve.settings
   if _is_leaf(g, pos, settings):
-    return _leaf(game, g, pos, world, keys, history, traverser, True, weight, solve, scratch)
+    return _leaf(game, g, pos, world, keys, history, traverser, np.bool_(True), weight, solve,
+                 scratch)  # typed boolean, not literal, as in _probe
   size, prior, n = g[NUM_ACTIONS], settings.prior, g[PLAYERS]
   regrets, averages = solve.tables
   rng = solve.rng

@@ -23,6 +23,7 @@ from sushigo_spiel.compiled.sampling import pick_uniformly
 
 UCB1, EXP3, REGRET_MATCHING = 0, 1, 2
 SELECTIONS = {"ucb1": UCB1, "exp3": EXP3, "regret_matching": REGRET_MATCHING}
+NO_FAVOURED = -1  # `select`'s `favoured` when no arm is (arms are action ids, from 0)
 
 
 class Selection(NamedTuple):

@@ -93,17 +93,19 @@ def _iterate(game, g, margin_g, root, owners, settings, tree, rng, scratch):
       node = nodes[_tree_of(owners, p)]
       row = trees.row(tree, node, p)
       count = game[LEGAL_ACTIONS](g, world, p, legal)
-      favoured = -1
+      favoured = np.int64(bandits.NO_FAVOURED)  # int64 from the start: no compile of select for -1
       if prior != NO_POLICY:
         favoured = game[POLICY](g, world, p, rng, spare, prior, game[POLICY_PARAMETERS])
       action, probability = bandits.select(tree[1], row, legal, count, selection, favoured,
                                            probabilities, rng)
       joint[p] = action
       path[steps, 0], path[steps, 1], path[steps, 2], path[steps, 3] = row, p, action, count
-      path_arms[steps, :count] = legal[:count]
+      for i in range(count):  # element by element: a slice copy compiles its shape check
+        path_arms[steps, i] = legal[i]
       path_p[steps] = probability
       steps += 1
-    before[:] = world
+    for i in range(len(world)):
+      before[i] = world[i]
     game[PLAY](g, world, joint)
     game[SKIP_CHANCE](g, world, rng)
     if world[0] == TERMINAL:

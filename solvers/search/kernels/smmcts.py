@@ -77,18 +77,21 @@ def _simulate(game, g, margin_g, world, settings, tree, rng, scratch):
   and player, with the probabilities and arms of the choices."""
   legal, joint, values, margins, rewards, probabilities, pos, path, path_p, path_arms = scratch
   n, selection = settings.players, settings.selection
-  pos[:] = world
-  node, depth = 0, 0
+  for i in range(len(pos)):  # element by element: a slice copy compiles its shape check
+    pos[i] = world[i]
+  # The root typed int64, not literal 0, which numba would first compile the tree kernels for.
+  node, depth = np.int64(0), 0
   while True:
     for p in range(n):
       row = trees.row(tree, node, p)
       count = game[LEGAL_ACTIONS](g, pos, p, legal)
-      action, probability = bandits.select(tree[1], row, legal, count, selection, -1,
-                                           probabilities, rng)
+      action, probability = bandits.select(tree[1], row, legal, count, selection,
+                                           np.int64(bandits.NO_FAVOURED), probabilities, rng)
       joint[p] = action
       path[depth, p, 0], path[depth, p, 1], path[depth, p, 2] = row, action, count
       path_p[depth, p] = probability
-      path_arms[depth, p, :count] = legal[:count]
+      for i in range(count):
+        path_arms[depth, p, i] = legal[i]
     depth += 1
     key = hashing.fold_range(hashing.start(), joint, 0, n)
     game[PLAY](g, pos, joint)

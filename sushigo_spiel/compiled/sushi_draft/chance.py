@@ -118,10 +118,12 @@ def sample_chance(g, pos, rng):
   return pick_index(pos, g[DECK_AT], TYPES, rng)
 
 
-@njit(inline="always")
+@njit
 def skip_chance(g, pos, rng):
   """Samples chance outcomes until a simultaneous node or the end of the game; a `deal=card`
-  deal is dealt to its end in one go, with the draws one outcome at a time would make."""
+  deal is dealt to its end in one go, with the draws one outcome at a time would make. A called
+  kernel, compiled once: inlined, every caller (the playouts, a batch's steps) compiled the deal
+  again at each call site."""
   while pos[ACTOR] == ACTOR_CHANCE:
     if _deals_by_hand(g, pos) or pos[ORDERED] < PILES:
       apply_chance(g, pos, sample_chance(g, pos, rng))

@@ -138,16 +138,15 @@ def _deal_first(g, pos, hands, steps):
 @njit
 def _replay_round(g, pos, round_index, keeps, result):
   """Plays the logged turns of a round of `pos` on `result`: the real eats, and the keeps
-  `keeps` (kept card types, by turn and player) where the turn had a Keep step."""
+  `keeps` (kept card types, by turn and player) where the turn had a Keep step. Both steps go
+  round one loop: one inlined copy of `play`, not two."""
   n, first = g[PLAYERS], views.first_turn(g, round_index)
   actions = np.empty(n, dtype=np.int64)
   for turn in range(views.logged_turns(g, pos, round_index)):
-    for p in range(n):
-      actions[p] = pos[views.logged_eat_at(g, first + turn, p)]
-    play(g, result, actions)
-    if pos[views.logged_keep_at(g, first + turn, 0)] >= 0:
+    steps = 2 if pos[views.logged_keep_at(g, first + turn, 0)] >= 0 else 1
+    for step in range(steps):
       for p in range(n):
-        actions[p] = KEEP + keeps[turn, p]
+        actions[p] = KEEP + keeps[turn, p] if step else pos[views.logged_eat_at(g, first + turn, p)]
       play(g, result, actions)
 
 
@@ -176,7 +175,7 @@ def _try_round(g, pos, player, round_index, rng, hands, keeps):
   the Python lists keep them, `pool` the unseen cards not placed yet."""
   n, size = g[PLAYERS], g[HAND_SIZE]
   first, turns = views.first_turn(g, round_index), views.logged_turns(g, pos, round_index)
-  own = _hand_seen(g, pos, player, first, 0, turns)
+  own = _hand_seen(g, pos, player, first, np.int64(0), turns)  # typed int64, not literal 0
   kinds = np.full(n * size, BLANK, dtype=np.int64)
   held = np.arange(n * size).reshape((n, size))
   count = np.full(n, size, dtype=np.int64)
@@ -358,8 +357,9 @@ def _pass(held, length, kept):
       if held[p, i] != kept[p]:
         passed[p, at] = held[p, i]
         at += 1
-  for p in range(n):
-    held[p, :length - 1] = passed[p - 1]
+  for p in range(n):  # element by element: a slice copy compiles its shape check
+    for i in range(length - 1):
+      held[p, i] = passed[p - 1, i]
     held[p, length - 1] = kept[p]
 
 

@@ -113,10 +113,14 @@ def _end_round(g, pos):
     winner = chip_winner(counts[pile])
     if winner != NOBODY and chips_taken(g, pos, pile) < views.pile_size(g, pile):
       pos[views.award_at(g, round_index, pile)] = winner
-  for p in range(n):
-    held = views.hand_at(g, p)
-    pos[views.discard_at(g, round_index, p)] = np.argmax(pos[held:held + TYPES])
-    pos[held:held + TYPES] = 0
+  for p in range(n):  # loops on the few types: `np.argmax` and a slice's fill compile kernels
+    held, discard = views.hand_at(g, p), 0
+    for card in range(TYPES):  # the first type of the most cards left, as `np.argmax`
+      if pos[held + card] > pos[held + discard]:
+        discard = card
+    pos[views.discard_at(g, round_index, p)] = discard
+    for card in range(TYPES):
+      pos[held + card] = 0
   pos[ROUND] += 1
   pos[ACTOR] = ACTOR_TERMINAL if pos[ROUND] == g[ROUNDS] else ACTOR_CHANCE
   pos[KEEPING] = pos[DEALT] = pos[TURN] = 0

@@ -103,16 +103,21 @@ def _resample_deals(g, pos, player, rng):
   current = np.empty_like(deals)
   known = np.zeros_like(deals)
   pool = views.deck(g, pos).astype(np.int64)
-  for k in range(n):
-    current[k] = views.hand(g, pos, holder(g, round_index, k, turn))
+  for k in range(n):  # rows copied element by element: a row copy compiles its shape check
+    hand = views.hand(g, pos, holder(g, round_index, k, turn))
+    for card in range(len(hand)):
+      current[k, card] = hand[card]
     if not hand_seen(g, pos, player, k):
-      known[k] = _known_cards(g, pos, k)
+      cards = _known_cards(g, pos, k)
+      for card in range(len(cards)):
+        known[k, card] = cards[card]
       pool += current[k] - known[k]
   for k in range(n):
     if not hand_seen(g, pos, player, k):
       drawn = known[k].copy()
       draw_cards(pool, current[k].sum() - known[k].sum(), rng, drawn)
-      deals[k] += drawn - current[k]
+      for card in range(len(drawn)):  # `deals[k] +=` stores the row back: a row copy
+        deals[k, card] += drawn[card] - current[k, card]
   return deals
 
 
@@ -152,10 +157,13 @@ def _resample_robot_round(g, pos, player, rng, draws):
   other = 1 - player
   first_turn = pos[ROUND] * g[HAND_SIZE]
   count = turn + (pos[DRAWN] >= 0)
-  draws[:turn] = pos[g[LOG_DRAWN_AT] + first_turn:g[LOG_DRAWN_AT] + first_turn + turn]
+  for t in range(turn):  # element by element: a slice copy compiles its shape check
+    draws[t] = pos[g[LOG_DRAWN_AT] + first_turn + t]
   draws[turn] = pos[DRAWN]
   dealt = views.logged_hands(g, pos, first_turn) if turn else views.hands(g, pos, 2)
-  deals[:2] = dealt.reshape((2, types))
+  for k in range(2):
+    for card in range(types):
+      deals[k, card] = dealt[k * types + card]
   if count:
     deals[first_turn % 2, draws[0]] -= 1  # drawn at the first turn
   pile = views.hand(g, pos, 2)
