@@ -106,7 +106,7 @@ def test_sampled_actions_are_always_legal(seed, legal_count):
     row[rng.choice(96, legal_count, replace=False)] = 1
   observations = rng.integers(0, 5, (64, 7)).astype(np.float32)
   actions, log_p, _ = ppo.sample_actions({k: jnp.asarray(v) for k, v in params.items()},
-                                         observations, masks, jax.random.PRNGKey(seed))
+                                         observations, masks, rng.random((64, 1), np.float32))
   assert masks[np.arange(64), np.asarray(actions)].all()
   assert np.isfinite(np.asarray(log_p)).all()
   probabilities = net.Network(params, {}).probabilities(observations, masks)
@@ -515,7 +515,7 @@ def test_sampled_actions_follow_the_policy():
   observations = np.repeat(rng.integers(0, 5, (1, 7)).astype(np.float32), 20000, axis=0)
   probabilities = net.Network(params, {}).probabilities(observations[:1], masks[:1])[0]
   actions, log_p, _ = ppo.sample_actions({k: jnp.asarray(v) for k, v in params.items()},
-                                         observations, masks, jax.random.PRNGKey(1))
+                                         observations, masks, rng.random((20000, 1), np.float32))
   counts = np.bincount(np.asarray(actions), minlength=96)
   assert counts[masks[0] == 0].sum() == 0
   assert np.abs(counts / 20000 - probabilities).max() < 0.015

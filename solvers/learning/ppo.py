@@ -183,14 +183,9 @@ def _log_probabilities(logits):
   return jax.nn.log_softmax(logits, axis=-1)
 
 
-def _sample(logits, key):
-  """One action a row drawn from softmax(logits) by inverse CDF (one uniform a row; an action of
-  probability 0 is never drawn), and its log-probability."""
-  return _sample_at(logits, jax.random.uniform(key, (logits.shape[0], 1)))
-
-
 def _sample_at(logits, uniforms):
-  """`_sample` with its uniforms (games x 1) given."""
+  """One action a row drawn from softmax(logits) by inverse CDF with the row's uniform (`uniforms`:
+  games x 1; an action of probability 0 is never drawn), and its log-probability."""
   log_probabilities = _log_probabilities(logits)
   # A parallel prefix sum: XLA's cumsum on CPU costs a quarter more of a collection step.
   cumulative = jax.lax.associative_scan(jnp.add, jnp.exp(log_probabilities), axis=1)
@@ -211,10 +206,11 @@ def _sample_at(logits, uniforms):
 
 
 @jax.jit
-def sample_actions(params, observations, masks, key):
-  """Actions drawn from the masked policy, their log-probabilities and the states' values."""
+def sample_actions(params, observations, masks, uniforms):
+  """Actions drawn from the masked policy with `uniforms` (games x 1), their log-probabilities
+  and the states' values."""
   logits, values = forward(params, observations, masks, jnp)
-  actions, log_p = _sample(logits, key)
+  actions, log_p = _sample_at(logits, uniforms)
   return actions, log_p, values
 
 
@@ -239,8 +235,7 @@ def _rollout_draws(key, steps: int, games: int, past_rows: int):
 def _collect(params, observations, masks, uniforms):
   """Some games' collection step: actions sampled with `uniforms`, their log-probabilities and
   the states' values, as one array (3 x games), so that one transfer brings them back."""
-  logits, values = forward(params, observations, masks, jnp)
-  actions, log_p = _sample_at(logits, uniforms)
+  actions, log_p, values = sample_actions(params, observations, masks, uniforms)
   return jnp.stack([actions.astype(jnp.float32), log_p, values])
 
 
