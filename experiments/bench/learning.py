@@ -27,7 +27,8 @@ from experiments.bench.game import target
 from sushigo_spiel.drafting.text import format_table
 
 MIN_LEARNER_STEPS = 200_000
-MEASURES = 6  # the learner (in parts, in one part, with overlap), the raw batches twice, the forward pass
+# The learner (in two parts, in one part, with overlap), the raw batches twice, the forward pass
+MEASURES = 6
 
 
 def _timed(work, seconds: float, finish=lambda: None) -> tuple[float, float, int]:
@@ -81,10 +82,10 @@ FORWARD = "policy forward pass alone"
 
 def run(seconds: float = 5.0, repeats: int = 3, config=None) -> dict:
   """Interleaved measurements of the learner (as configured, collecting in one part, and with
-  overlap), the raw batches and the forward pass (`repeats` rounds of `seconds` each) for `config` (a `PPOConfig`; default: the
-  default one); the medians, the learner's CPU time split by phase, its first iteration's CPU
-  seconds (XLA compiling, the batches' kernels already compiled), the load average (1 min)
-  before and after, and the targets."""
+  overlap), the raw batches and the forward pass (`repeats` rounds of `seconds` each) for
+  `config` (a `PPOConfig`; default: the default one); the medians, the learner's CPU time split
+  by phase, its first iteration's CPU seconds (XLA compiling, the batches' kernels already
+  compiled), the load average (1 min) before and after, and the targets."""
   # JAX is imported here, so that `report` (which the docs' generator calls) does without it.
   import jax  # pylint: disable=import-outside-toplevel
   from solvers.learning.ppo import PPOConfig, PPOTrainer  # pylint: disable=C0415
