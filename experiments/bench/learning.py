@@ -11,7 +11,9 @@ threads), collecting in one part (`pipeline=False`, the same numbers), and with 
 update waited for at the end of each timed run. Target: 200,000 steps/s (wall) or more. The
 learner's CPU time is split by phase (`PPOTrainer.phase_seconds`); the environment's phase into
 stepping and the opponents' actions by the raw runs (league less random opponents), the policy's
-into the forward pass (measured alone) and the rest.
+into the forward pass (measured alone) and the rest. The network's dense products a step, counted
+from its shapes, at the forward pass's measured rate, with the environment's CPU time, bound the
+learner on two idle cores whatever the rest costs.
 """
 
 from __future__ import annotations
@@ -80,6 +82,19 @@ RANDOM = "environment alone, random opponents"
 FORWARD = "policy forward pass alone"
 
 
+def dense_flops_per_step(observation_size: int, num_actions: int, hidden: int,
+                         epochs: int) -> int:
+  """The floating-point operations (a multiply-add counted as two) of the network's matrix
+  products for one environment step: its forward pass as collection makes it, and in each epoch
+  of the update its forward pass, the weights' gradients (as many again) and the gradients of the
+  two hidden layers' outputs (the input layer's are never needed); `epochs` 0: the forward pass
+  alone."""
+  widths = [(observation_size, hidden), (hidden, hidden), (hidden, num_actions), (hidden, 1)]
+  forward = sum(2 * rows * columns for rows, columns in widths)
+  hidden_gradients = sum(2 * rows * columns for rows, columns in widths[1:])
+  return forward + epochs * (2 * forward + hidden_gradients)
+
+
 def run(seconds: float = 5.0, repeats: int = 3, config=None) -> dict:
   """Interleaved measurements of the learner (as configured, collecting in one part, and with
   overlap), the raw batches and the forward pass (`repeats` rounds of `seconds` each) for
@@ -128,6 +143,10 @@ def run(seconds: float = 5.0, repeats: int = 3, config=None) -> dict:
           "steps_per_s": {name: medians[name] for name in
                           (LEARNER, ONE_PART, OVERLAPPED, LEAGUE, RANDOM)},
           "forward_per_s": medians[FORWARD],
+          "forward_flops_per_step": dense_flops_per_step(
+              league.observation_size, league.num_actions, config.hidden, epochs=0),
+          "dense_flops_per_step": dense_flops_per_step(
+              league.observation_size, league.num_actions, config.hidden, config.epochs),
           "cold_iteration_cpu_s": cold,
           "phase_microseconds_per_step": per_step,
           "learner_microseconds_per_step": learner_cpu / learner_steps * 1e6,
@@ -207,6 +226,17 @@ def report(figures: dict) -> str:
               f" {bounds[1]:,.0f} collecting on one core (then the update on both) and with"
               f" overlap at {bounds[2]:,.0f} (collection on one core while the update runs on"
               " the other).", ""]
+  if "dense_flops_per_step" in figures:
+    rate = figures["forward_flops_per_step"] * figures["forward_per_s"][1]
+    products = figures["dense_flops_per_step"] / rate * 1e6
+    environment = figures["phase_microseconds_per_step"]["environment"]
+    lines += [f"The network's dense products are {figures['dense_flops_per_step']:,}"
+              " floating-point operations a step (collection's forward pass, the update's"
+              " forward and backward passes): at the forward pass's rate"
+              f" ({rate / 1e9:.1f} GFLOP a CPU second) {products:.2f} CPU µs a step, with the"
+              f" environment's {environment:.2f} a bound of {2e6 / (products + environment):,.0f}"
+              " steps/s on two idle cores, whatever sampling, transfers and the update's other"
+              " work cost.", ""]
   rows = [("target", "value", "minimum", "result")]
   rows += [(t["name"], f"{t['value']:,.0f}", f">= {t['minimum']:,}",
             "PASS" if t["passed"] else "BELOW") for t in figures["targets"]]
