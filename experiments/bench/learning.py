@@ -95,6 +95,20 @@ def dense_flops_per_step(observation_size: int, num_actions: int, hidden: int,
   return forward + epochs * (2 * forward + hidden_gradients)
 
 
+def network_flops(config: dict) -> tuple[int, int]:
+  """The dense products' floating-point operations of a step (`dense_flops_per_step`) for a
+  training's config (`PPOConfig` as a dict): collection's forward pass alone, and all of them."""
+  import pyspiel  # pylint: disable=import-outside-toplevel
+  import sushigo_spiel  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
+  game = pyspiel.load_game(config["game"])
+  observation_size = (game.information_state_tensor_size()
+                      if config["observation_type"] == "information_state"
+                      else game.observation_tensor_size())
+  sizes = (observation_size, game.num_distinct_actions(), config["hidden"])
+  return (dense_flops_per_step(*sizes, epochs=0),
+          dense_flops_per_step(*sizes, epochs=config["epochs"]))
+
+
 def run(seconds: float = 5.0, repeats: int = 3, config=None) -> dict:
   """Interleaved measurements of the learner (as configured, collecting in one part, and with
   overlap), the raw batches and the forward pass (`repeats` rounds of `seconds` each) for
@@ -143,10 +157,6 @@ def run(seconds: float = 5.0, repeats: int = 3, config=None) -> dict:
           "steps_per_s": {name: medians[name] for name in
                           (LEARNER, ONE_PART, OVERLAPPED, LEAGUE, RANDOM)},
           "forward_per_s": medians[FORWARD],
-          "forward_flops_per_step": dense_flops_per_step(
-              league.observation_size, league.num_actions, config.hidden, epochs=0),
-          "dense_flops_per_step": dense_flops_per_step(
-              league.observation_size, league.num_actions, config.hidden, config.epochs),
           "cold_iteration_cpu_s": cold,
           "phase_microseconds_per_step": per_step,
           "learner_microseconds_per_step": learner_cpu / learner_steps * 1e6,
@@ -226,11 +236,11 @@ def report(figures: dict) -> str:
               f" {bounds[1]:,.0f} collecting on one core (then the update on both) and with"
               f" overlap at {bounds[2]:,.0f} (collection on one core while the update runs on"
               " the other).", ""]
-  if "dense_flops_per_step" in figures:
-    rate = figures["forward_flops_per_step"] * figures["forward_per_s"][1]
-    products = figures["dense_flops_per_step"] / rate * 1e6
+    forward, dense = network_flops(config)
+    rate = forward * figures["forward_per_s"][1]
+    products = dense / rate * 1e6
     environment = figures["phase_microseconds_per_step"]["environment"]
-    lines += [f"The network's dense products are {figures['dense_flops_per_step']:,}"
+    lines += [f"The network's dense products are {dense:,}"
               " floating-point operations a step (collection's forward pass, the update's"
               " forward and backward passes): at the forward pass's rate"
               f" ({rate / 1e9:.1f} GFLOP a CPU second) {products:.2f} CPU µs a step, with the"
