@@ -142,7 +142,7 @@ def _matrix_flops(jaxpr) -> int:
 
 
 def test_the_bench_counts_the_matrix_products_collection_and_the_update_make():
-  from experiments.bench.learning import dense_flops_per_step
+  from experiments.bench.learning import dense_flops_per_step, network_flops
   observation_size, actions, hidden, rows = 12, 9, 16, 40
   rng = np.random.default_rng(3)
   params = {k: jnp.asarray(v) for k, v in
@@ -158,6 +158,12 @@ def test_the_bench_counts_the_matrix_products_collection_and_the_update_make():
       observation_size, actions, hidden, epochs=0)
   assert _matrix_flops(collection.jaxpr) + _matrix_flops(update.jaxpr) == \
       rows * dense_flops_per_step(observation_size, actions, hidden, epochs=1)
+  config = ppo.PPOConfig(epochs=2)  # the report's count: the game's tensor sizes, as the batch's
+  for observation_type in ppo.OBSERVATION_TYPES:
+    batch = SushiGoBatch(8, opponents="random", observation_type=observation_type, players=2)
+    assert network_flops({**dataclasses.asdict(config), "observation_type": observation_type}) == \
+        tuple(dense_flops_per_step(batch.observation_size, batch.num_actions, config.hidden,
+                                   epochs=epochs) for epochs in (0, 2))
 
 
 def test_same_seed_same_weights_and_a_resumed_training_is_the_uninterrupted_one(tmp_path):
