@@ -11,9 +11,8 @@ threads), collecting in one part (`pipeline=False`, the same numbers), and with 
 update waited for at the end of each timed run. Target: 200,000 steps/s (wall) or more. The
 learner's CPU time is split by phase (`PPOTrainer.phase_seconds`); the environment's phase into
 stepping and the opponents' actions by the raw runs (league less random opponents), the policy's
-into the forward pass (measured alone) and the rest. The network's dense products a step, counted
-from its shapes, at the forward pass's measured rate, with the environment's CPU time, bound the
-learner on two idle cores whatever the rest costs.
+into the forward pass (measured alone) and the rest. The network's products at the forward pass's
+rate and the environment's CPU time bound the learner on two idle cores (`network_flops`).
 """
 
 from __future__ import annotations
