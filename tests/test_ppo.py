@@ -125,6 +125,47 @@ def test_the_numpy_network_is_the_jax_one():
   assert np.allclose(logits, jax_logits, atol=1e-5) and np.allclose(values, jax_values, atol=1e-5)
 
 
+def _matrix_flops(jaxpr) -> int:
+  """The floating-point operations of every matrix product in `jaxpr` and the jaxprs it calls."""
+  flops = 0
+  for equation in jaxpr.eqns:
+    if equation.primitive.name == "dot_general":
+      (contracting, _), _ = equation.params["dimension_numbers"]
+      depth = np.prod([equation.invars[0].aval.shape[d] for d in contracting])
+      flops += 2 * int(np.prod(equation.outvars[0].aval.shape)) * int(depth)
+    for value in equation.params.values():
+      for inner in value if isinstance(value, (list, tuple)) else [value]:
+        inner = getattr(inner, "jaxpr", inner)
+        if hasattr(inner, "eqns"):
+          flops += _matrix_flops(inner)
+  return flops
+
+
+def test_the_bench_counts_the_matrix_products_collection_and_the_update_make():
+  from experiments.bench.learning import dense_flops_per_step, network_flops
+  observation_size, actions, hidden, rows = 12, 9, 16, 40
+  rng = np.random.default_rng(3)
+  params = {k: jnp.asarray(v) for k, v in
+            net.initial_parameters(observation_size, actions, hidden, rng).items()}
+  observations = jnp.asarray(rng.random((rows, observation_size), dtype=np.float32))
+  masks = jnp.ones((rows, actions), jnp.int8)
+  collection = jax.make_jaxpr(ppo.sample_actions)(params, observations, masks,
+                                                  jnp.zeros((rows, 1)))
+  batch = (observations, masks, jnp.zeros(rows, jnp.int32), *jnp.zeros((3, rows)))
+  update = jax.make_jaxpr(jax.grad(lambda p: ppo._loss(p, batch, 0.01, ppo.PPOConfig())[0]))(
+      params)
+  assert _matrix_flops(collection.jaxpr) == rows * dense_flops_per_step(
+      observation_size, actions, hidden, epochs=0)
+  assert _matrix_flops(collection.jaxpr) + _matrix_flops(update.jaxpr) == \
+      rows * dense_flops_per_step(observation_size, actions, hidden, epochs=1)
+  config = ppo.PPOConfig(epochs=2)  # the report's count: the game's tensor sizes, as the batch's
+  for observation_type in ppo.OBSERVATION_TYPES:
+    batch = SushiGoBatch(8, opponents="random", observation_type=observation_type, players=2)
+    assert network_flops({**dataclasses.asdict(config), "observation_type": observation_type}) == \
+        tuple(dense_flops_per_step(batch.observation_size, batch.num_actions, config.hidden,
+                                   epochs=epochs) for epochs in (0, 2))
+
+
 def test_same_seed_same_weights_and_a_resumed_training_is_the_uninterrupted_one(tmp_path):
   config = ppo.PPOConfig(game=GAME, seed=7, **TINY)
   straight = ppo.PPOTrainer(config)

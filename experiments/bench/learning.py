@@ -11,7 +11,8 @@ threads), collecting in one part (`pipeline=False`, the same numbers), and with 
 update waited for at the end of each timed run. Target: 200,000 steps/s (wall) or more. The
 learner's CPU time is split by phase (`PPOTrainer.phase_seconds`); the environment's phase into
 stepping and the opponents' actions by the raw runs (league less random opponents), the policy's
-into the forward pass (measured alone) and the rest.
+into the forward pass (measured alone) and the rest. The network's products at the forward pass's
+rate and the environment's CPU time bound the learner on two idle cores (`network_flops`).
 """
 
 from __future__ import annotations
@@ -78,6 +79,33 @@ OVERLAPPED = "learner, collection overlapping the update"
 LEAGUE = "environment alone, league"
 RANDOM = "environment alone, random opponents"
 FORWARD = "policy forward pass alone"
+
+
+def dense_flops_per_step(observation_size: int, num_actions: int, hidden: int,
+                         epochs: int) -> int:
+  """The floating-point operations (a multiply-add counted as two) of the network's matrix
+  products for one environment step: its forward pass as collection makes it, and in each epoch
+  of the update its forward pass, the weights' gradients (as many again) and the gradients of the
+  two hidden layers' outputs (the input layer's are never needed); `epochs` 0: the forward pass
+  alone."""
+  widths = [(observation_size, hidden), (hidden, hidden), (hidden, num_actions), (hidden, 1)]
+  forward = sum(2 * rows * columns for rows, columns in widths)
+  hidden_gradients = sum(2 * rows * columns for rows, columns in widths[1:])
+  return forward + epochs * (2 * forward + hidden_gradients)
+
+
+def network_flops(config: dict) -> tuple[int, int]:
+  """The dense products' floating-point operations of a step (`dense_flops_per_step`) for a
+  training's config (`PPOConfig` as a dict): collection's forward pass alone, and all of them."""
+  import pyspiel  # pylint: disable=import-outside-toplevel
+  import sushigo_spiel  # noqa: F401  pylint: disable=import-outside-toplevel,unused-import
+  game = pyspiel.load_game(config["game"])
+  observation_size = (game.information_state_tensor_size()
+                      if config["observation_type"] == "information_state"
+                      else game.observation_tensor_size())
+  sizes = (observation_size, game.num_distinct_actions(), config["hidden"])
+  return (dense_flops_per_step(*sizes, epochs=0),
+          dense_flops_per_step(*sizes, epochs=config["epochs"]))
 
 
 def run(seconds: float = 5.0, repeats: int = 3, config=None) -> dict:
@@ -207,6 +235,17 @@ def report(figures: dict) -> str:
               f" {bounds[1]:,.0f} collecting on one core (then the update on both) and with"
               f" overlap at {bounds[2]:,.0f} (collection on one core while the update runs on"
               " the other).", ""]
+    forward, dense = network_flops(config)
+    rate = forward * figures["forward_per_s"][1]
+    products = dense / rate * 1e6
+    environment = figures["phase_microseconds_per_step"]["environment"]
+    lines += [f"The network's dense products are {dense:,}"
+              " floating-point operations a step (collection's forward pass, the update's"
+              " forward and backward passes): at the forward pass's rate"
+              f" ({rate / 1e9:.1f} GFLOP a CPU second) {products:.2f} CPU µs a step, with the"
+              f" environment's {environment:.2f} a bound of {2e6 / (products + environment):,.0f}"
+              " steps/s on two idle cores, whatever sampling, transfers and the update's other"
+              " work cost.", ""]
   rows = [("target", "value", "minimum", "result")]
   rows += [(t["name"], f"{t['value']:,.0f}", f">= {t['minimum']:,}",
             "PASS" if t["passed"] else "BELOW") for t in figures["targets"]]
