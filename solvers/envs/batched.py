@@ -36,6 +36,7 @@ from sushigo_spiel.compiled.sushi_go.chance import initial_position, skip_chance
 from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_TERMINAL, NUM_ACTIONS, PLAYERS,
                                                     build_spec)
 from sushigo_spiel.compiled.sushi_go.moves import legal_actions, play
+from sushigo_spiel.compiled.sushi_go.policies import random_action
 from sushigo_spiel.compiled.sushi_go.scoring import returns
 from sushigo_spiel.envs.games import load_game
 from sushigo_spiel.sushi_go.rules import Rules
@@ -44,10 +45,10 @@ from sushigo_spiel.sushi_go.rules import Rules
 # the learning player's seat, EXTERNAL a seat whose actions the caller gives.
 OPPONENTS = POLICIES
 PARAMETERISED = tuple(name for name, code in POLICIES.items() if code in policies.PARAMETERISED)
-# Policy codes below this one are Sushi Go's policy kernel's, which a step calls directly (a call
-# through the function pointer costs the batch about 6% against random opponents); the codes
-# from it on (the blueprints') go through the pointer.
-FIRST_POINTER_POLICY = len(POLICIES)
+# The one policy a step plays directly (a call through the function pointer costs the batch about
+# 6% against random opponents); every other code goes through the policy kernel's pointer, so
+# that the step does not link (and compile again) the greedy and heuristic kernels' code.
+DIRECT_POLICY = policies.RANDOM
 LEARNER = -1
 EXTERNAL = -2
 # What a step does with an action outside a game's mask (see the module docstring), by code.
@@ -391,13 +392,13 @@ def step_games(g, positions, actions, seat_policies, seat_parameters, policy, rn
                offsets, written, observations, masks, rewards, dones, rule, penalty, illegal,
                external_actions, external_slots, external_written, external_observations,
                external_masks):
-  """One learner decision in every game (see the module docstring), the opponents' actions from
-  Sushi Go's policy kernel, or for codes from FIRST_POINTER_POLICY on from the policy kernel
-  `policy` (a first-class function of POLICY_ACTION); an action outside a
-  game's mask is played by `rule` (RANDOM_LEGAL, LOSE) and marked in `illegal`; an EXTERNAL seat
-  plays its column of `external_actions`. A game lost to an illegal action and a game ended
-  restart at one call of `_new_game`, and every game is observed at one call of each observing
-  kernel. It releases the GIL: batches step on several threads at once."""
+  """One learner decision in every game (see the module docstring), a random opponent's action
+  drawn here (DIRECT_POLICY), any other's from the policy kernel `policy` (a first-class function
+  of POLICY_ACTION, Sushi Go's or the blueprint's, which draw random actions alike); an action
+  outside a game's mask is played by `rule` (RANDOM_LEGAL, LOSE) and marked in `illegal`; an
+  EXTERNAL seat plays its column of `external_actions`. A game lost to an illegal action and a
+  game ended restart at one call of `_new_game`, and every game is observed at one call of each
+  observing kernel. It releases the GIL: batches step on several threads at once."""
   n = g[PLAYERS]
   legal = np.empty(g[NUM_ACTIONS], dtype=np.int64)
   joint = np.empty(n, dtype=np.int64)
@@ -418,8 +419,8 @@ def step_games(g, positions, actions, seat_policies, seat_parameters, policy, rn
           joint[p] = action
         elif seat_policies[p] == EXTERNAL:
           joint[p] = external_actions[i, external_slots[p]]
-        elif seat_policies[p] < FIRST_POINTER_POLICY:
-          joint[p] = policy_action(g, pos, p, rng, legal, seat_policies[p], seat_parameters[p])
+        elif seat_policies[p] == DIRECT_POLICY:
+          joint[p] = random_action(g, pos, p, rng, legal)
         else:
           joint[p] = policy(g, pos, p, rng, legal, seat_policies[p], seat_parameters[p])
       play(g, pos, joint)

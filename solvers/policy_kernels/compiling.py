@@ -33,11 +33,12 @@ def _exercise() -> None:
   heuristic.heuristic_policy(spec, pos, 0, params, legal, np.empty(len(legal)))
   sushi_go.policy_action(spec, pos, 0, rng, legal, sushi_go.HEURISTIC, params)
   out = np.zeros((1, 2))
-  sushi_go.playout(spec, pos, rng, sushi_go.RANDOM, sushi_go.NO_PARAMETERS, out[0])
-  sushi_go.play_round(spec, pos, rng, np.zeros(2, dtype=np.int64), params)
+  sushi_go.playout(spec, pos, rng, sushi_go.RANDOM, sushi_go.NO_PARAMETERS, out[0],
+                   sushi_go.PLAYING)
+  sushi_go.play_round(spec, pos, rng, np.zeros(2, dtype=np.int64), params, sushi_go.PLAYING)
   dealt = chance.initial_position(spec)
   sushi_go.round_values(spec, dealt, rng, np.zeros(2, dtype=np.int64), params, 1, True,
-                        np.empty(2))
+                        np.empty(2), sushi_go.PLAYING)
 
 
 _HERE = pathlib.Path(__file__).resolve().parent
