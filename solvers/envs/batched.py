@@ -396,9 +396,10 @@ def step_games(g, positions, actions, seat_policies, seat_parameters, kernels, r
   drawn here (DIRECT_POLICY), any other's by the policy kernel of `kernels` (a `playing` tuple of
   Sushi Go's policy kernel or the blueprint's, which draw random actions alike), the joint action
   played by its `play`; an action outside a game's mask is played by `rule` (RANDOM_LEGAL, LOSE)
-  and marked in `illegal`; an EXTERNAL seat plays its column of `external_actions`. A game lost to an illegal action and a
-  game ended restart at one call of `_new_game`, and every game is observed at one call of each
-  observing kernel. It releases the GIL: batches step on several threads at once."""
+  and marked in `illegal`; an EXTERNAL seat plays its column of `external_actions`. A game lost
+  to an illegal action and a game ended restart at one call of `_new_game`, and every game is
+  observed at one call of each observing kernel. It releases the GIL: batches step on several
+  threads at once."""
   n = g[PLAYERS]
   legal = np.empty(g[NUM_ACTIONS], dtype=np.int64)
   joint = np.empty(n, dtype=np.int64)
