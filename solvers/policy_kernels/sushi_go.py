@@ -9,11 +9,8 @@ else one from its policy (`rollouts.BaselinePolicy`); HEURISTIC_EPS one, then be
 (`params[heuristic.EPSILON]`) RANDOM, else HEURISTIC. Players decide in player order from the one
 stream. References, held equal at every decision: `baselines.GreedyBot`
 (`tests/test_compiled_core.py`) and the heuristic kernels (`tests/test_compiled_heuristic.py`).
-
-The kernels that play many decisions (`play_round`, `round_values`, `playout`) draw a random
-action themselves and call the core's `play` and `skip_chance` and, for the other policies,
-`policy_action` through function pointers (`PLAYING`, an argument): called directly, each linked
-their code (the greedy and heuristic kernels' among it) and compiled it again.
+`play_round`, `round_values` and `playout` draw random actions and call `play`, `skip_chance` and
+`policy_action` through function pointers (`PLAYING`): called directly, each linked their code.
 """
 
 from __future__ import annotations
