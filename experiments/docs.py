@@ -716,7 +716,7 @@ COLD_RUNS = (("every set at once (6d08e44)", "before"), ("first use", "first-use
              ("third pass, loaded", "third"),
              ("third pass, lighter load", "fourth"), ("a95e69b", "a95e69b"),
              ("fourth pass", "fourth-pass"), ("9a24bce", "9a24bce"), ("fifth pass", "fifth-pass"),
-             ("fifth pass, quiet machine", "fifth-quiet"))
+             ("fifth pass, quiet machine", "fifth-quiet"), ("sixth pass", "sixth-pass"))
 
 
 def _cold_start_comparison(results: pathlib.Path) -> str:

@@ -91,7 +91,8 @@ class ReferenceValue:
       return self.policies.round_values(pos, self.rng, self.codes, self.params, plays)
     out = np.zeros(self.core.num_players)
     self.blueprint_kernel.round_values(self.core.spec, self.core.checked_position(pos), self.rng,
-                                       self.codes, self.params, self.starts, plays, out)
+                                       self.codes, self.params, self.starts, plays, out,
+                                       self.blueprint_kernel.PLAYING)
     return out
 
   def dealt(self, pos: np.ndarray, deals: int) -> np.ndarray:

@@ -243,7 +243,8 @@ def test_the_blueprint_kernel_plays_a_baselines_table_as_the_baseline_kernels_do
   blueprint_policy.round_values(
       baseline.core.spec, pos, rng,
       np.array([blueprint_policy.POLICIES[name] for name in baseline.names], dtype=np.int64),
-      np.concatenate(params), np.cumsum([0] + [len(p) for p in params]).astype(np.int64), 5, out)
+      np.concatenate(params), np.cumsum([0] + [len(p) for p in params]).astype(np.int64), 5, out,
+      blueprint_policy.PLAYING)
   assert baseline(pos, 5).tolist() == out.tolist() and baseline.rng.tolist() == rng.tolist()
 
 

@@ -267,7 +267,7 @@ def test_make_rollout_policy_hands_out_the_compiled_policy():
                                  [python_policy] * rules.num_players, stream.random)
                 for _ in range(6)]
     out = np.zeros((6, rules.num_players))
-    policies.playout_many(compiled.spec, 6, 5, compiled_code, params, out)
+    policies.playout_many(compiled.spec, 6, 5, compiled_code, params, out, policies.PLAYING)
     assert out.tolist() == expected
   with pytest.raises(ValueError, match="no compiled policy"):
     rollouts.BaselinePolicy(baselines.RandomBot(game, 0)).compiled_parameters()

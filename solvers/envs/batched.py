@@ -27,7 +27,6 @@ from solvers.policy_kernels import heuristic
 from solvers.policy_kernels import sushi_go as policies
 from solvers.policy_kernels.compiling import KERNELS as POLICY_KERNELS
 from solvers.policy_kernels.sushi_go import BLUEPRINT_POLICIES, POLICIES, policy_action
-from sushigo_spiel.compiled.interface import POLICY_ACTION, pointer
 from sushigo_spiel.compiled.jit import KernelSet, njit
 from sushigo_spiel.compiled.rng import new_state
 from sushigo_spiel.compiled.sampling import pick_uniformly
@@ -35,7 +34,8 @@ from sushigo_spiel.compiled.sushi_go import observation
 from sushigo_spiel.compiled.sushi_go.chance import initial_position, skip_chance
 from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_TERMINAL, NUM_ACTIONS, PLAYERS,
                                                     build_spec)
-from sushigo_spiel.compiled.sushi_go.moves import legal_actions, play
+from sushigo_spiel.compiled.sushi_go.moves import legal_actions
+from sushigo_spiel.compiled.sushi_go.policies import random_action
 from sushigo_spiel.compiled.sushi_go.scoring import returns
 from sushigo_spiel.envs.games import load_game
 from sushigo_spiel.sushi_go.rules import Rules
@@ -44,10 +44,11 @@ from sushigo_spiel.sushi_go.rules import Rules
 # the learning player's seat, EXTERNAL a seat whose actions the caller gives.
 OPPONENTS = POLICIES
 PARAMETERISED = tuple(name for name, code in POLICIES.items() if code in policies.PARAMETERISED)
-# Policy codes below this one are Sushi Go's policy kernel's, which a step calls directly (a call
-# through the function pointer costs the batch about 6% against random opponents); the codes
-# from it on (the blueprints') go through the pointer.
-FIRST_POINTER_POLICY = len(POLICIES)
+# The one policy a step plays directly (a call through the function pointer costs the batch about
+# 6% against random opponents); every other code goes through the policy kernel's pointer, so
+# that the step does not link (and compile again) the greedy and heuristic kernels' code, nor
+# does it link `play`'s: it calls both through a `policy_kernels.sushi_go.playing` tuple.
+DIRECT_POLICY = policies.RANDOM
 LEARNER = -1
 EXTERNAL = -2
 # What a step does with an action outside a game's mask (see the module docstring), by code.
@@ -244,7 +245,7 @@ class SushiGoBatch(DraftingBatch):
     return array
 
   def _seat_policies(self, opponents):
-    codes, rows, self._policy = _seat_policies(opponents, self.seat, self.num_players)
+    codes, rows, self._kernels = _seat_policies(opponents, self.seat, self.num_players)
     return codes, rows
 
   def _members(self) -> dict[str, np.ndarray]:
@@ -265,7 +266,7 @@ class SushiGoBatch(DraftingBatch):
 
   def _step_games(self, actions):
     step_games(self.spec, self._positions, actions, self.seat_policies, self.seat_parameters,
-               self._policy, self._rng, self._start, self._kind, self._offsets, self._written,
+               self._kernels, self._rng, self._start, self._kind, self._offsets, self._written,
                self._observations, self._masks, self._rewards, self._dones, self._rule,
                self.illegal_reward, self._illegal, self._external_actions, *self._external())
 
@@ -288,7 +289,7 @@ def _checked_seat(seat: int, players: int) -> int:
 def _seat_policies(opponents, seat: int, players: int) -> tuple[np.ndarray, np.ndarray, object]:
   """Each seat's policy code, LEARNER at the learner's seat; each seat's parameter array (one
   row per seat, zeros where the policy takes none, shorter arrays padded with zeros); and the
-  policy kernel playing them (a `pointer` of POLICY_ACTION): Sushi Go's, or the blueprint
+  kernels playing them (`policies.playing` of a policy kernel): Sushi Go's, or the blueprint
   policy kernel when a seat plays a blueprint."""
   given = [opponents] if isinstance(opponents, (str, tuple)) else list(opponents)
   if len(given) == 1:
@@ -334,7 +335,7 @@ def _seat_policies(opponents, seat: int, players: int) -> tuple[np.ndarray, np.n
   padded = np.zeros((players, width))
   for p, row in enumerate(rows):
     padded[p, :len(row)] = row
-  return np.array(codes, dtype=np.int64), padded, pointer(kernel, POLICY_ACTION)
+  return np.array(codes, dtype=np.int64), padded, policies.playing(kernel)
 
 
 def _checked_parameters(values, blueprint: bool = False) -> np.ndarray:
@@ -387,17 +388,18 @@ def reset_games(g, positions, start, rng, seat, kind, offsets, written, observat
 
 
 @njit(nogil=True)
-def step_games(g, positions, actions, seat_policies, seat_parameters, policy, rng, start, kind,
+def step_games(g, positions, actions, seat_policies, seat_parameters, kernels, rng, start, kind,
                offsets, written, observations, masks, rewards, dones, rule, penalty, illegal,
                external_actions, external_slots, external_written, external_observations,
                external_masks):
-  """One learner decision in every game (see the module docstring), the opponents' actions from
-  Sushi Go's policy kernel, or for codes from FIRST_POINTER_POLICY on from the policy kernel
-  `policy` (a first-class function of POLICY_ACTION); an action outside a
-  game's mask is played by `rule` (RANDOM_LEGAL, LOSE) and marked in `illegal`; an EXTERNAL seat
-  plays its column of `external_actions`. A game lost to an illegal action and a game ended
-  restart at one call of `_new_game`, and every game is observed at one call of each observing
-  kernel. It releases the GIL: batches step on several threads at once."""
+  """One learner decision in every game (see the module docstring), a random opponent's action
+  drawn here (DIRECT_POLICY), any other's by the policy kernel of `kernels` (a `playing` tuple of
+  Sushi Go's policy kernel or the blueprint's, which draw random actions alike), the joint action
+  played by its `play`; an action outside a game's mask is played by `rule` (RANDOM_LEGAL, LOSE)
+  and marked in `illegal`; an EXTERNAL seat plays its column of `external_actions`. A game lost
+  to an illegal action and a game ended restart at one call of `_new_game`, and every game is
+  observed at one call of each observing kernel. It releases the GIL: batches step on several
+  threads at once."""
   n = g[PLAYERS]
   legal = np.empty(g[NUM_ACTIONS], dtype=np.int64)
   joint = np.empty(n, dtype=np.int64)
@@ -418,11 +420,12 @@ def step_games(g, positions, actions, seat_policies, seat_parameters, policy, rn
           joint[p] = action
         elif seat_policies[p] == EXTERNAL:
           joint[p] = external_actions[i, external_slots[p]]
-        elif seat_policies[p] < FIRST_POINTER_POLICY:
-          joint[p] = policy_action(g, pos, p, rng, legal, seat_policies[p], seat_parameters[p])
+        elif seat_policies[p] == DIRECT_POLICY:
+          joint[p] = random_action(g, pos, p, rng, legal)
         else:
-          joint[p] = policy(g, pos, p, rng, legal, seat_policies[p], seat_parameters[p])
-      play(g, pos, joint)
+          joint[p] = kernels[policies.POLICY](g, pos, p, rng, legal, seat_policies[p],
+                                              seat_parameters[p])
+      kernels[policies.PLAY](g, pos, joint)
       skip_chance(g, pos, rng)
       if pos[ACTOR] == ACTOR_TERMINAL:
         returns(g, pos, utilities)
@@ -517,7 +520,7 @@ def _exercise_kernels() -> None:
                                 external else np.zeros((2, 0)), dtype=np.int64)
     step_games(spec, positions, actions,
                np.array([LEARNER, EXTERNAL if external else OPPONENTS["heuristic"]]),
-               np.zeros((2, heuristic.PARAMETERS_SIZE)), pointer(policy_action, POLICY_ACTION),
+               np.zeros((2, heuristic.PARAMETERS_SIZE)), policies.PLAYING,
                rng, start, kind, offsets, written,
                observations, masks, np.zeros(2, dtype=np.float32), np.zeros(2, dtype=bool),
                RAISE, 0.0, np.zeros(2, dtype=bool), external_actions, slots, external_written,

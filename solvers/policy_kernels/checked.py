@@ -59,7 +59,8 @@ class SushiGoPolicies:
     returns."""
     code, params = rollout_policy(policy, params)
     out = np.zeros(self.core.num_players)
-    sushi_go.playout(self.spec, self.core.checked_position(pos), checked_stream(rng), code, params, out)
+    sushi_go.playout(self.spec, self.core.checked_position(pos), checked_stream(rng), code, params,
+                     out, sushi_go.PLAYING)
     return out
 
   def play_round(self, pos: np.ndarray, rng: np.ndarray, policies: Sequence[str],
@@ -80,7 +81,7 @@ class SushiGoPolicies:
                        params: np.ndarray) -> None:
     """`play_round` with the policies given by `joint_codes`."""
     sushi_go.play_round(self.spec, self.core.checked_position(pos), checked_stream(rng), codes,
-                        params)
+                        params, sushi_go.PLAYING)
 
   def round_values(self, pos: np.ndarray, rng: np.ndarray, codes: np.ndarray,
                    params: np.ndarray, plays: int, redeal: bool = False) -> np.ndarray:
@@ -93,7 +94,7 @@ class SushiGoPolicies:
       self.core.expect_actor(pos, ACTOR_CHANCE, "a redeal")
     out = np.zeros(self.core.num_players)
     sushi_go.round_values(self.spec, self.core.checked_position(pos), checked_stream(rng), codes,
-                          params, plays, redeal, out)
+                          params, plays, redeal, out, sushi_go.PLAYING)
     return out
 
   def playout_many(self, games: int, seed: int, policy: str = "random",
@@ -102,7 +103,7 @@ class SushiGoPolicies:
     self.core.check_games(games, seed)
     code, params = rollout_policy(policy, params)
     out = np.zeros((games, self.core.num_players))
-    sushi_go.playout_many(self.spec, games, seed, code, params, out)
+    sushi_go.playout_many(self.spec, games, seed, code, params, out, sushi_go.PLAYING)
     return out
 
 

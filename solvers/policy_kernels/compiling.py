@@ -33,11 +33,12 @@ def _exercise() -> None:
   heuristic.heuristic_policy(spec, pos, 0, params, legal, np.empty(len(legal)))
   sushi_go.policy_action(spec, pos, 0, rng, legal, sushi_go.HEURISTIC, params)
   out = np.zeros((1, 2))
-  sushi_go.playout(spec, pos, rng, sushi_go.RANDOM, sushi_go.NO_PARAMETERS, out[0])
-  sushi_go.play_round(spec, pos, rng, np.zeros(2, dtype=np.int64), params)
+  sushi_go.playout(spec, pos, rng, sushi_go.RANDOM, sushi_go.NO_PARAMETERS, out[0],
+                   sushi_go.PLAYING)
+  sushi_go.play_round(spec, pos, rng, np.zeros(2, dtype=np.int64), params, sushi_go.PLAYING)
   dealt = chance.initial_position(spec)
   sushi_go.round_values(spec, dealt, rng, np.zeros(2, dtype=np.int64), params, 1, True,
-                        np.empty(2))
+                        np.empty(2), sushi_go.PLAYING)
 
 
 _HERE = pathlib.Path(__file__).resolve().parent
@@ -51,8 +52,8 @@ KERNELS = KernelSet(
     [_HERE / f"{name}.py" for name in ("heuristic", "sushi_go")],
     _exercise, sushi_go.playout_many, requires=[CORE_KERNELS],
     # Cold compile, CPU seconds, each entry alone (the notice's estimate; `sushigo bench --cold`).
-    expected={"play_round": 30, "round_values": 25, "heuristic_action": 16,
-              "heuristic_policy": 15, "greedy_action": 3, "playout": 30, "playout_many": 30})
+    expected={"policy_action": 14, "play_round": 2, "round_values": 3, "heuristic_action": 16,
+              "heuristic_policy": 15, "greedy_action": 3, "playout": 3, "playout_many": 3})
 
 
 def _exercise_sushi_draft() -> None:

@@ -9,6 +9,8 @@ else one from its policy (`rollouts.BaselinePolicy`); HEURISTIC_EPS one, then be
 (`params[heuristic.EPSILON]`) RANDOM, else HEURISTIC. Players decide in player order from the one
 stream. References, held equal at every decision: `baselines.GreedyBot`
 (`tests/test_compiled_core.py`) and the heuristic kernels (`tests/test_compiled_heuristic.py`).
+`play_round`, `round_values` and `playout` draw random actions and call `play`, `skip_chance` and
+`policy_action` through function pointers (`PLAYING`): called directly, each linked their code.
 """
 
 from __future__ import annotations
@@ -17,7 +19,10 @@ import numpy as np
 
 from solvers.policy_kernels import heuristic
 from solvers.policy_kernels.heuristic import immediate_points
-from sushigo_spiel.compiled.interface import TypedTuple, functions
+from numba import types
+
+from sushigo_spiel.compiled.interface import (POLICY_ACTION, SIGNATURES, TypedTuple, functions,
+                                              pointer)
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.rng import next_double, seed_state
 from sushigo_spiel.compiled.sushi_go.chance import initial_position, skip_chance
@@ -66,36 +71,58 @@ def policy_action(g, pos, player, rng, legal, policy, params):
   return heuristic.rollout_action(g, pos, player, params, rng, legal)
 
 
+# A `PLAYING` tuple's entries: the core's `play` and `skip_chance`, and a policy kernel.
+PLAY, SKIP_CHANCE, POLICY = range(3)
+PLAYING_TYPE = types.Tuple([types.FunctionType(signature) for signature in
+                            (SIGNATURES.play, SIGNATURES.skip_chance, POLICY_ACTION)])
+
+
+def playing(policy_kernel) -> TypedTuple:
+  """The function pointers a kernel playing many decisions takes: the core's `play` and
+  `skip_chance`, and `policy_kernel` (this module's `policy_action`, or one standing in for it
+  with more policies); each compiles on first use."""
+  return TypedTuple((pointer(play, SIGNATURES.play), pointer(skip_chance, SIGNATURES.skip_chance),
+                     pointer(policy_kernel, POLICY_ACTION)), PLAYING_TYPE)
+
+
+@njit(inline="always")
+def _seat_action(g, pos, player, rng, legal, policy, params, kernels):
+  """`policy_action`'s action, a random one drawn here and any other by `kernels[POLICY]`."""
+  if policy == RANDOM:
+    return random_action(g, pos, player, rng, legal)
+  return kernels[POLICY](g, pos, player, rng, legal, policy, params)
+
+
 @njit
-def play_round(g, pos, rng, codes, params):
+def play_round(g, pos, rng, codes, params, kernels):
   """Plays `pos` in place until the round's decisions are over (the next node is chance or the
-  end), seat p by rollout policy `codes[p]` with parameters `params`."""
+  end), seat p by rollout policy `codes[p]` with parameters `params` (`kernels`: `PLAYING`)."""
   legal = np.empty(g[NUM_ACTIONS], dtype=np.int64)
   actions = np.empty(g[PLAYERS], dtype=np.int64)
   while pos[ACTOR] == ACTOR_SIMULTANEOUS:
     for p in range(g[PLAYERS]):
-      actions[p] = policy_action(g, pos, p, rng, legal, codes[p], params)
-    play(g, pos, actions)
+      actions[p] = _seat_action(g, pos, p, rng, legal, codes[p], params, kernels)
+    kernels[PLAY](g, pos, actions)
 
 
 @njit
-def round_values(g, pos, rng, codes, params, plays, redeal, out):
+def round_values(g, pos, rng, codes, params, plays, redeal, out, kernels):
   """Writes to `out` each seat's points at the end of the round under way, averaged over `plays`
-  plays from `pos`, seat p by rollout policy `codes[p]` with parameters `params`; with `redeal`,
-  `pos` is a chance node and each play first deals from it at random (`skip_chance`). The plays'
-  points are added in order, then divided once, as `solvers.round_values` did in Python: one
-  call where it made one kernel call per play."""
+  plays from `pos`, seat p by rollout policy `codes[p]` with parameters `params` (`kernels`:
+  `PLAYING`); with `redeal`, `pos` is a chance node and each play first deals from it at random
+  (`skip_chance`). The plays' points are added in order, then divided once, as
+  `solvers.round_values` did in Python: one call where it made one kernel call per play."""
   legal = np.empty(g[NUM_ACTIONS], dtype=np.int64)
   actions = np.empty(g[PLAYERS], dtype=np.int64)
   out[:] = 0.0
   for _ in range(plays):
     child = pos.copy()
     if redeal:
-      skip_chance(g, child, rng)
+      kernels[SKIP_CHANCE](g, child, rng)
     while child[ACTOR] == ACTOR_SIMULTANEOUS:
       for p in range(g[PLAYERS]):
-        actions[p] = policy_action(g, child, p, rng, legal, codes[p], params)
-      play(g, child, actions)
+        actions[p] = _seat_action(g, child, p, rng, legal, codes[p], params, kernels)
+      kernels[PLAY](g, child, actions)
     points = scores(g, child)
     for p in range(len(out)):
       out[p] += points[p]
@@ -104,26 +131,30 @@ def round_values(g, pos, rng, codes, params, plays, redeal, out):
 
 
 @njit
-def playout(g, pos, rng, policy, params, out):
+def playout(g, pos, rng, policy, params, out, kernels):
   """Plays `pos` to the end (chance by its probabilities, every player by rollout policy `policy`
-  with parameters `params`), writing the returns to `out`."""
+  with parameters `params`; `kernels`: `PLAYING`), writing the returns to `out`."""
   codes = np.full(g[PLAYERS], policy, dtype=np.int64)
   while pos[ACTOR] != ACTOR_TERMINAL:
     if pos[ACTOR] == ACTOR_CHANCE:
-      skip_chance(g, pos, rng)
+      kernels[SKIP_CHANCE](g, pos, rng)
     else:
-      play_round(g, pos, rng, codes, params)
+      play_round(g, pos, rng, codes, params, kernels)
   returns(g, pos, out)
 
 
 @njit
-def playout_many(g, games, seed, policy, params, out):
+def playout_many(g, games, seed, policy, params, out, kernels):
   """Plays `games` whole games from the initial position, one stream seeded with `seed` drawn on
   from game to game; writes game i's returns to `out[i]`."""
   rng = np.empty(4, dtype=np.uint64)
   seed_state(rng, seed)
   for game in range(games):
-    playout(g, initial_position(g), rng, policy, params, out[game])
+    playout(g, initial_position(g), rng, policy, params, out[game], kernels)
+
+
+# The function pointers the kernels above take, with this module's `policy_action`.
+PLAYING = playing(policy_action)
 
 
 def game_functions(params: np.ndarray = NO_PARAMETERS) -> TypedTuple:

@@ -7,6 +7,9 @@ policies that read a blueprint's table, so a search models a blueprint's players
 
 `round_values` plays a position to the round's end many times, each seat by its own policy and
 parameters, and averages each seat's points: the value function of AIVAT and the luck of the deal.
+It calls the core's `play` and `policy_action` through function pointers (`PLAYING`): called
+directly, their code (the heuristic's, the features' and Sushi Go's policies' among it) was linked
+and compiled again.
 The parameter array (`parameters`): the heuristic's parameters first, then the valuation's length,
 the valuation (empty for `cards`) and the table of average weights (a power of two long).
 The rest: docs/blueprint.md.
@@ -30,7 +33,7 @@ from sushigo_spiel.compiled.sampling import pick_uniformly
 from sushigo_spiel.compiled.sushi_go.chance import initial_position, skip_chance
 from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_SIMULTANEOUS, NUM_ACTIONS, PLAYERS,
                                                     build_spec)
-from sushigo_spiel.compiled.sushi_go.moves import legal_actions, play
+from sushigo_spiel.compiled.sushi_go.moves import legal_actions
 from sushigo_spiel.compiled.sushi_go.scoring import scores
 from sushigo_spiel.sushi_go.rules import Rules
 
@@ -96,10 +99,11 @@ def policy_action(g, pos, player, rng, legal, policy, params):
 
 
 @njit
-def round_values(g, pos, rng, codes, params, starts, continuations, out):
+def round_values(g, pos, rng, codes, params, starts, continuations, out, kernels):
   """Writes to `out` each seat's points at the end of the round under way at `pos` (a decision
   node; else its points now), averaged over `continuations` plays from it: seat p by policy
-  `codes[p]` (of `POLICIES`) reading the parameters `params[starts[p]:starts[p + 1]]`."""
+  `codes[p]` (of `POLICIES`) reading the parameters `params[starts[p]:starts[p + 1]]` (`kernels`:
+  `PLAYING`)."""
   legal = np.empty(g[NUM_ACTIONS], dtype=np.int64)
   actions = np.empty(g[PLAYERS], dtype=np.int64)
   out[:] = 0.0
@@ -107,9 +111,9 @@ def round_values(g, pos, rng, codes, params, starts, continuations, out):
     child = pos.copy()
     while child[ACTOR] == ACTOR_SIMULTANEOUS:
       for p in range(g[PLAYERS]):
-        actions[p] = policy_action(g, child, p, rng, legal, codes[p],
-                                   params[starts[p]:starts[p + 1]])
-      play(g, child, actions)
+        actions[p] = kernels[policies.POLICY](g, child, p, rng, legal, codes[p],
+                                              params[starts[p]:starts[p + 1]])
+      kernels[policies.PLAY](g, child, actions)
     out += scores(g, child)
   out /= continuations
 
@@ -130,7 +134,12 @@ def _exercise() -> None:
     blueprint_probabilities(spec, pos, 0, params, legal, np.empty(spec[NUM_ACTIONS]))
   codes = np.array([POLICIES["heuristic"], BLUEPRINT], dtype=np.int64)
   round_values(spec, pos, rng, codes, np.concatenate([params, params]),
-               np.array([0, len(params), 2 * len(params)], dtype=np.int64), 2, np.empty(2))
+               np.array([0, len(params), 2 * len(params)], dtype=np.int64), 2, np.empty(2),
+               PLAYING)
+
+
+# The function pointers `round_values` takes: the core's, and `policy_action`.
+PLAYING = policies.playing(policy_action)
 
 
 KERNELS = KernelSet(

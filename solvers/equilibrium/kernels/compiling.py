@@ -29,19 +29,15 @@ from sushigo_spiel.sushi_go.rules import Rules
 _INT, _VALUATION = types.int64, features.VALUATION
 # The named tuples' numba types: tuples with named fields, typed field by field.
 _TABLES = types.NamedUniTuple(VALUES, 3, mccfr.Tables)
-_SETTINGS = types.NamedUniTuple(_INT, len(subgame.Settings._fields), subgame.Settings)
-_STRATEGIES = types.NamedTuple((VALUES, _VALUATION, ACTIONS), subgame.Strategies)
-_SOLVE = types.NamedTuple(
-    (_SETTINGS, _STRATEGIES, types.NamedUniTuple(VALUES, 2, subgame.Tables),
-     types.NamedTuple((ACTIONS, types.float64[:, :, ::1], ACTIONS), subgame.Memo), STREAM),
-    subgame.Solve)
-_WORLDS = types.NamedTuple((types.int32[:, ::1], VALUES, types.int64[:, ::1]), subgame.Worlds)
+_SETTINGS, _STRATEGIES = subgame.SETTINGS_TYPE, subgame.STRATEGIES_TYPE
+_SOLVE, _WORLDS = subgame.SOLVE_TYPE, subgame.WORLDS_TYPE
 _ENTRIES = {
     mccfr._iterate: types.void(GAME, SPEC, _TABLES, _INT, types.boolean, _INT, _INT, _INT,
                                _VALUATION),
     mccfr._policy_weights: VALUES(SPEC, POSITION, _INT, VALUES, ACTIONS, _VALUATION),
     features._ranked_features_of: ACTIONS(SPEC, POSITION, _INT, _VALUATION, _INT),
-    subgame._iterate: types.void(GAME, SPEC, _WORLDS, _SOLVE, _INT, _INT),
+    subgame._iterate: types.void(GAME, SPEC, _WORLDS, _SOLVE, _INT, _INT,
+                                 types.FunctionType(subgame.LEAF_VALUES_SIGNATURE)),
     subgame._leaf_entry: types.void(GAME, SPEC, POSITION, _INT, _SETTINGS, _STRATEGIES, STREAM,
                                     types.float64[:, ::1]),
     subgame._blueprint_entry: types.void(SPEC, POSITION, _INT, VALUES, _VALUATION, ACTIONS, _INT,

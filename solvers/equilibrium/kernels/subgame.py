@@ -21,13 +21,17 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solvers.equilibrium.kernels.features import MAX_FEATURES, action_keys, valuation_of
+from solvers.equilibrium.kernels.features import (MAX_FEATURES, VALUATION, action_keys,
+                                                   valuation_of)
 from solvers.equilibrium.kernels.named_tuples import cached_type
 from solvers.equilibrium.kernels.mccfr import ES, PROBE, sample, table_strategy
 from solvers.policy_kernels.sushi_go import game_functions
 from sushigo_spiel.compiled import hashing
-from sushigo_spiel.compiled.interface import (LEGAL_ACTIONS, PLAY, POLICY, POLICY_PARAMETERS,
-                                              SKIP_CHANCE)
+from numba import types
+
+from sushigo_spiel.compiled.interface import (ACTIONS, GAME, LEGAL_ACTIONS, PLAY, POLICY,
+                                              POLICY_PARAMETERS, POSITION, SKIP_CHANCE, SPEC,
+                                              STREAM, VALUES, pointer)
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.rng import seed_state
 from sushigo_spiel.compiled.sampling import pick_uniformly
@@ -111,6 +115,18 @@ class Solve(NamedTuple):
   tables: Tables
   memo: Memo
   rng: np.ndarray
+
+
+# The named tuples' numba types, typed field by field; and `_leaf_values`' signature, by which the
+# walks call it through a function pointer (`LEAF_VALUES`).
+SETTINGS_TYPE = types.NamedUniTuple(types.int64, len(Settings._fields), Settings)
+STRATEGIES_TYPE = types.NamedTuple((VALUES, VALUATION, ACTIONS), Strategies)
+SOLVE_TYPE = types.NamedTuple(
+    (SETTINGS_TYPE, STRATEGIES_TYPE, types.NamedUniTuple(VALUES, 2, Tables),
+     types.NamedTuple((ACTIONS, types.float64[:, :, ::1], ACTIONS), Memo), STREAM), Solve)
+WORLDS_TYPE = types.NamedTuple((types.int32[:, ::1], VALUES, types.int64[:, ::1]), Worlds)
+LEAF_VALUES_SIGNATURE = types.void(GAME, SPEC, POSITION, types.int64, types.int64, SOLVE_TYPE,
+                                   ACTIONS, types.float64[:, ::1])
 
 
 def new_memo(bits: int, continuations: int, players: int) -> Memo:
@@ -326,7 +342,8 @@ def _leaf_values(game, g, pos, world, history, solve, scratch, out):
 
 
 @njit
-def _leaf(game, g, pos, world, keys, history, traverser, update, weight, solve, scratch):
+def _leaf(game, g, pos, world, keys, history, traverser, update, weight, solve, scratch,
+          leaf_values):
   """The traverser's value of the leaf `pos`. With several continuations (two players only) the
   opponent of the searcher chooses one at its information set: regrets updated when it traverses
   and `update` is set, its choice sampled (and averaged when `update`) otherwise."""
@@ -334,7 +351,7 @@ def _leaf(game, g, pos, world, keys, history, traverser, update, weight, solve, 
   regrets, averages = solve.tables
   count = len(solve.strategies.continuations)
   both = np.empty((count, g[PLAYERS]))
-  _leaf_values(game, g, pos, world, history, solve, scratch, both)
+  leaf_values(game, g, pos, world, history, solve, scratch, both)
   if count == 1 or pos[ACTOR] == ACTOR_TERMINAL:
     return both[0, traverser]
   sign = 1.0 if traverser == searcher else -1.0
@@ -359,7 +376,7 @@ def _leaf(game, g, pos, world, keys, history, traverser, update, weight, solve, 
 
 
 @njit
-def _probe(game, g, pos, world, keys, history, traverser, solve, scratch):
+def _probe(game, g, pos, world, keys, history, traverser, solve, scratch, leaf_values):
   """Plays `pos` (in place) to a leaf on the current strategies; the traverser's value there."""
   size = g[NUM_ACTIONS]
   legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
@@ -378,17 +395,17 @@ def _probe(game, g, pos, world, keys, history, traverser, solve, scratch):
     for p in range(n):
       keys[p] = _step_key(g, keys[p], joint, pos, p)
   return _leaf(game, g, pos, world, keys, history, traverser, np.bool_(False), 0.0, solve,
-               scratch)  # typed boolean, not literal: one compile of _leaf for both callers
+               scratch, leaf_values)  # typed boolean, not literal: one compile for both callers
 
 
 @njit
-def _walk(game, g, pos, world, keys, history, traverser, weight, solve, scratch):
+def _walk(game, g, pos, world, keys, history, traverser, weight, solve, scratch, leaf_values):
   """One walk (ES or PROBE, `settings.walk`) from `pos` for `traverser`, updating the tables;
   returns the traverser's value of `pos` under the current strategies (sampled)."""
   settings = solve.settings
   if _is_leaf(g, pos, settings):
     return _leaf(game, g, pos, world, keys, history, traverser, np.bool_(True), weight, solve,
-                 scratch)  # typed boolean, not literal, as in _probe
+                 scratch, leaf_values)  # typed boolean, not literal, as in _probe
   size, prior, n = g[NUM_ACTIONS], settings.prior, g[PLAYERS]
   regrets, averages = solve.tables
   rng = solve.rng
@@ -419,10 +436,10 @@ def _walk(game, g, pos, world, keys, history, traverser, weight, solve, scratch)
       child_keys[p] = _step_key(g, keys[p], joint, child, p)
     if settings.walk == ES or i == followed:
       values[i] = _walk(game, g, child, world, child_keys, child_history, traverser, weight,
-                        solve, scratch)
+                        solve, scratch, leaf_values)
     else:
       values[i] = _probe(game, g, child, world, child_keys, child_history, traverser, solve,
-                         scratch)
+                         scratch, leaf_values)
     value += probabilities[i] * values[i]
   for i in range(count):
     regrets[slots[i]] += weight * (values[i] - value)
@@ -443,7 +460,7 @@ def iterate(g, worlds, solve, params, first, count):
   `solve.settings.open_worlds` of `worlds` (a `Worlds`), or for the searcher from the others (its
   private worlds) in half of its walks when there are any, and one walk from it, weighted by t
   times the world's weight. `params` are the continuations' policies' parameters."""
-  _iterate(game_functions(params), g, worlds, _typed(solve), first, count)
+  _iterate(game_functions(params), g, worlds, _typed(solve), first, count, LEAF_VALUES)
 
 
 def blueprint_strategy(g, pos, player, blueprint, blueprint_params, legal, count, probabilities):
@@ -484,7 +501,7 @@ def _blueprint_entry(g, pos, player, blueprint, valuation, legal, count, probabi
 
 
 @njit
-def _iterate(game, g, worlds, solve, first, count):
+def _iterate(game, g, worlds, solve, first, count, leaf_values):
   scratch = np.zeros(MAX_FEATURES, dtype=np.int64)
   settings, rng = solve.settings, solve.rng
   searcher, shared = settings.searcher, settings.open_worlds
@@ -508,7 +525,7 @@ def _iterate(game, g, worlds, solve, first, count):
         for i in range(actions):
           solve.tables.averages[slots[i]] += weight * probabilities[i]
       _walk(game, g, pos, world, root_keys[world].copy(), np.int64(world), traverser, weight,
-            solve, scratch)
+            solve, scratch, leaf_values)
 
 
 @njit
@@ -519,3 +536,8 @@ def root_weights(g, key, table, legal):
   for i in range(len(legal)):
     out[i] = table[_mix(key, legal[i]) & mask]
   return out
+
+
+# `_leaf_values` as the function pointer the walks take: linked into them, its code (the leaves'
+# playouts, their policies' and the blueprint's) was optimised again at every level of the walk.
+LEAF_VALUES = pointer(_leaf_values, LEAF_VALUES_SIGNATURE)
