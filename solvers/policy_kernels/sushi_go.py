@@ -16,11 +16,10 @@ stream. References, held equal at every decision: `baselines.GreedyBot`
 from __future__ import annotations
 
 import numpy as np
+from numba import types
 
 from solvers.policy_kernels import heuristic
 from solvers.policy_kernels.heuristic import immediate_points
-from numba import types
-
 from sushigo_spiel.compiled.interface import (POLICY_ACTION, SIGNATURES, TypedTuple, functions,
                                               pointer)
 from sushigo_spiel.compiled.jit import njit
