@@ -4,17 +4,15 @@ raw steps a second of the same batches stepped alone (the first legal action, no
 random opponents (the environment's own cost) and with the training's league.
 
 A step is one game's decision of the learner with the opponents' answers and chance, as in
-`experiments.bench.rl`. Wall time and CPU time (`time.process_time`, every thread) are reported,
-since the machine may be shared, with the load average before and after; runs are interleaved and
-repeated, medians reported. The learner is measured as configured (collecting in two parts on two
-threads), collecting in one part (`pipeline=False`, the same numbers), and with `overlap`, its
-update waited for at the end of each timed run. Each learner is built and timed in a process of
-its own, as `sushigo train` runs one (`PROCESSES`); the raw batches and the forward pass in one
-more. Target: 200,000 steps/s (wall) or more. The learner's CPU time is split by phase
-(`PPOTrainer.phase_seconds`); the environment's phase into stepping and the opponents' actions by
-the raw runs (league less random opponents), the policy's into the forward pass (measured alone)
-and the rest. The network's products at the forward pass's rate and the environment's CPU time
-bound the learner on two idle cores (`network_flops`).
+`experiments.bench.rl`. Wall and CPU time (`time.process_time`) are reported with the load average
+before and after; runs are interleaved and repeated, medians reported. The learner is measured as
+configured (collecting in two parts on two threads), in one part (`pipeline=False`, the same
+numbers), and with `overlap` (its update waited for), each in a process of its own as a training
+runs it, the raw batches and the forward pass in one more (`PROCESSES`). Target: 200,000 steps/s
+(wall). The learner's CPU time is split by phase (`PPOTrainer.phase_seconds`), the environment's
+into stepping and opponents by the raw runs (league less random), the policy's into the forward
+pass (measured alone) and the rest. The network's products at the forward pass's rate and the
+environment's CPU time bound the learner on two idle cores (`network_flops`).
 """
 
 from __future__ import annotations
