@@ -166,6 +166,31 @@ def test_the_bench_counts_the_matrix_products_collection_and_the_update_make():
                                    epochs=epochs) for epochs in (0, 2))
 
 
+def test_the_bench_times_each_learner_in_a_process_of_its_own(monkeypatch):
+  from experiments.bench import learning
+
+  def refused(*args, **kwargs):
+    raise AssertionError("the bench built a trainer in its own process")
+  monkeypatch.setattr(ppo, "PPOTrainer", refused)  # the measuring processes import their own
+  figures = learning.run(seconds=0.05, repeats=2, config=ppo.PPOConfig(game=GAME, **TINY))
+  assert figures["processes"] == [list(names) for names in learning.PROCESSES.values()]
+  assert sorted(name for names in figures["processes"] for name in names) == sorted(
+      [*figures["steps_per_s"], learning.FORWARD])
+  assert all(wall > 0 and cpu > 0 for wall, cpu in figures["steps_per_s"].values())
+  assert figures["cold_iteration_cpu_s"] > 0 and figures["devices"] == 2
+  assert 0 < sum(figures["phase_microseconds_per_step"].values()) <= \
+      figures["learner_microseconds_per_step"]
+  text = learning.report(figures)
+  assert "Each learner in a process of its own" in text and learning.ONE_PART in text
+
+
+def test_the_bench_says_which_measuring_process_failed_and_why():
+  from experiments.bench import learning
+  with pytest.raises(RuntimeError, match=r"(?s)the bench's learner process failed.*num_envs 2"):
+    learning.run(seconds=0.05, repeats=1, config=ppo.PPOConfig(game=GAME, **{**TINY,
+                                                                          "num_envs": 2}))
+
+
 def test_same_seed_same_weights_and_a_resumed_training_is_the_uninterrupted_one(tmp_path):
   config = ppo.PPOConfig(game=GAME, seed=7, **TINY)
   straight = ppo.PPOTrainer(config)

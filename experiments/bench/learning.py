@@ -4,23 +4,25 @@ raw steps a second of the same batches stepped alone (the first legal action, no
 random opponents (the environment's own cost) and with the training's league.
 
 A step is one game's decision of the learner with the opponents' answers and chance, as in
-`experiments.bench.rl`. Wall time and CPU time (`time.process_time`, every thread) are reported,
-since the machine may be shared, with the load average before and after; runs are interleaved and
-repeated, medians reported. The learner is measured as configured (collecting in two parts on two
-threads), collecting in one part (`pipeline=False`, the same numbers), and with `overlap`, its
-update waited for at the end of each timed run. Target: 200,000 steps/s (wall) or more. The
-learner's CPU time is split by phase (`PPOTrainer.phase_seconds`); the environment's phase into
-stepping and the opponents' actions by the raw runs (league less random opponents), the policy's
-into the forward pass (measured alone) and the rest. The network's products at the forward pass's
-rate and the environment's CPU time bound the learner on two idle cores (`network_flops`).
+`experiments.bench.rl`. Wall and CPU time (`time.process_time`) are reported with the load average
+before and after; runs are interleaved and repeated, medians reported. The learner is measured as
+configured (collecting in two parts on two threads), in one part (`pipeline=False`, the same
+numbers), and with `overlap` (its update waited for), each in a process of its own as a training
+runs it, the raw batches and the forward pass in one more (`PROCESSES`). Target: 200,000 steps/s
+(wall). The learner's CPU time is split by phase (`PPOTrainer.phase_seconds`), the environment's
+into stepping and opponents by the raw runs (league less random), the policy's into the forward
+pass (measured alone) and the rest. The network's products at the forward pass's rate and the
+environment's CPU time bound the learner on two idle cores (`network_flops`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import multiprocessing
 import os
 import statistics
 import time
+import traceback
 
 import numpy as np
 
@@ -28,8 +30,6 @@ from experiments.bench.game import target
 from sushigo_spiel.drafting.text import format_table
 
 MIN_LEARNER_STEPS = 200_000
-# The learner (in two parts, in one part, with overlap), the raw batches twice, the forward pass
-MEASURES = 6
 
 
 def _timed(work, seconds: float, finish=lambda: None) -> tuple[float, float, int]:
@@ -108,55 +108,125 @@ def network_flops(config: dict) -> tuple[int, int]:
           dense_flops_per_step(*sizes, epochs=config["epochs"]))
 
 
+# The processes the measures run in, each built once and kept warm: every learner alone, as a
+# training runs it, and the raw batches with the forward pass in one more
+PROCESSES = {"learner": (LEARNER,), "one part": (ONE_PART,), "overlap": (OVERLAPPED,),
+             "environment": (LEAGUE, RANDOM, FORWARD)}
+MEASURES = sum(len(names) for names in PROCESSES.values())
+
+
+def _build(process: str, config) -> tuple:
+  """The trainer and the measures of `process` (`PROCESSES`), compiled and warm: the measures by
+  name, what waits for a timed run's work left running, and the first iteration's CPU seconds
+  (XLA compiling, the batches' kernels already compiled; 0 without a learner)."""
+  import jax  # pylint: disable=import-outside-toplevel
+  from solvers.learning.ppo import PPOTrainer  # pylint: disable=import-outside-toplevel
+  overlap, pipeline = {"learner": (False, True), "one part": (False, False),
+                       "overlap": (True, True), "environment": (False, True)}[process]
+  trainer = PPOTrainer(dataclasses.replace(config, overlap=overlap), pipeline=pipeline)
+  _raw(trainer)()  # compiles the batches' kernels (when not cached), warms up
+  if process == "environment":
+    alone = PPOTrainer(dataclasses.replace(config, opponents="random"))
+    measures = {LEAGUE: _raw(trainer), RANDOM: _raw(alone), FORWARD: _forward(trainer)}
+    for work in measures.values():
+      work()  # compiles the forward pass, warms up
+    return trainer, measures, lambda: None, 0.0
+  (name,) = PROCESSES[process]
+  cold = time.process_time()
+  _learner(trainer)()  # the first iteration compiles the collection and the update (XLA)
+  cold = time.process_time() - cold
+  finish = lambda: jax.block_until_ready(trainer.params)  # noqa: E731
+  finish()
+  return trainer, {name: _learner(trainer)}, finish, cold
+
+
+def _serve(connection, process: str, config) -> None:
+  """A measuring process: builds `process`'s measures (`_build`), says it is ready (the first
+  iteration's CPU seconds, JAX's devices), then times each measure it is sent as (name, seconds)
+  and answers (steps/s wall, steps/s CPU of this process, steps, the trainer's phase seconds
+  spent), until sent None. A failure is sent back as its traceback."""
+  try:
+    import jax  # pylint: disable=import-outside-toplevel
+    trainer, measures, finish, cold = _build(process, config)
+    connection.send(("ready", (cold, len(jax.devices()))))
+    while (request := connection.recv()) is not None:
+      name, seconds = request
+      before = dict(trainer.phase_seconds)
+      timed = _timed(measures[name], seconds, finish)
+      connection.send(("timed", (*timed, {phase: trainer.phase_seconds[phase] - before[phase]
+                                          for phase in before})))
+  except Exception:  # pylint: disable=broad-except
+    connection.send(("failed", traceback.format_exc()))
+  finally:
+    connection.close()
+
+
+def _answer(connection, process: str):
+  """The answer of `process`'s measuring process; its failure raised here."""
+  try:
+    kind, value = connection.recv()
+  except EOFError:
+    raise RuntimeError(f"the bench's {process} process ended without answering") from None
+  if kind == "failed":
+    raise RuntimeError(f"the bench's {process} process failed:\n{value}")
+  return value
+
+
 def run(seconds: float = 5.0, repeats: int = 3, config=None) -> dict:
   """Interleaved measurements of the learner (as configured, collecting in one part, and with
   overlap), the raw batches and the forward pass (`repeats` rounds of `seconds` each) for
   `config` (a `PPOConfig`; default: the default one); the medians, the learner's CPU time split
   by phase, its first iteration's CPU seconds (XLA compiling, the batches' kernels already
-  compiled), the load average (1 min) before and after, and the targets."""
-  # JAX is imported here, so that `report` (which the docs' generator calls) does without it.
-  import jax  # pylint: disable=import-outside-toplevel
-  from solvers.learning.ppo import PPOConfig, PPOTrainer  # pylint: disable=C0415
+  compiled), the load average (1 min) before and after, and the targets. Each learner runs in a
+  process of its own, as a training does, and the raw batches with the forward pass in another
+  (`PROCESSES`), each built once and warm; this process times them in turn, round by round, and
+  builds no trainer."""
+  from solvers.learning.ppo import PPOConfig  # pylint: disable=import-outside-toplevel
   config = config or PPOConfig()
   load_before = os.getloadavg()[0]
-  league = PPOTrainer(dataclasses.replace(config, overlap=False))
-  one_part = PPOTrainer(dataclasses.replace(config, overlap=False), pipeline=False)
-  overlapped = PPOTrainer(dataclasses.replace(config, overlap=True))
-  alone = PPOTrainer(dataclasses.replace(config, opponents="random"))
-  measures = {LEARNER: _learner(league), ONE_PART: _learner(one_part),
-              OVERLAPPED: _learner(overlapped), LEAGUE: _raw(league),
-              RANDOM: _raw(alone), FORWARD: _forward(league)}
-  for name, work in measures.items():
-    if name not in (LEARNER, ONE_PART, OVERLAPPED):
-      work()  # compiles the batches' kernels (when not cached) and the forward pass, warms up
-  cold = time.process_time()
-  measures[LEARNER]()  # the first iteration compiles the collection and the update (XLA)
-  cold = time.process_time() - cold
-  measures[ONE_PART]()
-  measures[OVERLAPPED]()  # compiles the same on the other device
-  finishing = {OVERLAPPED: lambda: jax.block_until_ready(overlapped.params)}
-  rates = {name: [] for name in measures}
-  phases, learner_cpu, learner_steps = dict.fromkeys(league.phase_seconds, 0.0), 0.0, 0
-  for _ in range(repeats):
-    for name, work in measures.items():
-      before = dict(league.phase_seconds)
-      wall_rate, cpu_rate, steps = _timed(work, seconds, finishing.get(name, lambda: None))
-      rates[name].append((wall_rate, cpu_rate))
-      if name == LEARNER:
-        for phase in phases:
-          phases[phase] += league.phase_seconds[phase] - before[phase]
-        learner_cpu, learner_steps = learner_cpu + steps / cpu_rate, learner_steps + steps
+  context = multiprocessing.get_context("spawn")  # no fork of this process's threads
+  connections, workers = {}, []
+  try:
+    for process in PROCESSES:
+      connections[process], child = context.Pipe()
+      workers.append(context.Process(target=_serve, args=(child, process, config), daemon=True))
+      workers[-1].start()
+      child.close()
+    ready = {process: _answer(connection, process) for process, connection in connections.items()}
+    where = {name: process for process, names in PROCESSES.items() for name in names}
+    rates = {name: [] for name in where}
+    phases, learner_cpu, learner_steps = {}, 0.0, 0
+    for _ in range(repeats):
+      for name, process in where.items():
+        connections[process].send((name, seconds))
+        wall_rate, cpu_rate, steps, spent = _answer(connections[process], process)
+        rates[name].append((wall_rate, cpu_rate))
+        if name == LEARNER:
+          for phase, value in spent.items():
+            phases[phase] = phases.get(phase, 0.0) + value
+          learner_cpu, learner_steps = learner_cpu + steps / cpu_rate, learner_steps + steps
+  finally:
+    for connection in connections.values():
+      try:
+        connection.send(None)
+      except OSError:
+        pass  # its process has ended already
+    for worker in workers:
+      worker.join(timeout=30)
+      if worker.is_alive():
+        worker.terminate()
   medians = {name: (statistics.median(r[0] for r in values),
                     statistics.median(r[1] for r in values)) for name, values in rates.items()}
   per_step = {phase: seconds_ / learner_steps * 1e6 for phase, seconds_ in phases.items()}
   learner, overlapping = medians[LEARNER], medians[OVERLAPPED]
-  return {"config": config.__dict__, "devices": len(jax.devices()), "seconds": seconds,
+  return {"config": config.__dict__, "devices": ready["overlap"][1], "seconds": seconds,
           "repeats": repeats,
           "load_before": load_before, "load_after": os.getloadavg()[0], "cores": os.cpu_count(),
+          "processes": [list(names) for names in PROCESSES.values()],
           "steps_per_s": {name: medians[name] for name in
                           (LEARNER, ONE_PART, OVERLAPPED, LEAGUE, RANDOM)},
           "forward_per_s": medians[FORWARD],
-          "cold_iteration_cpu_s": cold,
+          "cold_iteration_cpu_s": ready["learner"][0],
           "phase_microseconds_per_step": per_step,
           "learner_microseconds_per_step": learner_cpu / learner_steps * 1e6,
           "learner_share_of_environment": learner[0] / medians[LEAGUE][0],
@@ -206,6 +276,8 @@ def report(figures: dict) -> str:
            f" minibatches, hidden {config['hidden']}; league {config['opponents']}. Median of"
            f" {figures['repeats']} interleaved run(s) of {figures['seconds']:g} s each, warm"
            " (compiled)."
+           + (" Each learner in a process of its own, as a training runs it, the raw batches and"
+              " the forward pass in another." if "processes" in figures else "")
            + (f" Overlap on {figures['devices']} host devices." if "devices" in figures else "")
            + (f" The first, cold iteration (XLA compiling) took"
               f" {figures['cold_iteration_cpu_s']:.1f} CPU s." if "cold_iteration_cpu_s" in
