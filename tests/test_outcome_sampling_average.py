@@ -144,7 +144,7 @@ def test_compiled_outcome_sampling_adds_the_reach_weighted_strategy(compiled_set
     pos = CompiledSushiGo.kernels.initial_position(spec)
     tables = kernels.Tables(walked_regrets, walked_averages, walked_offers)
     kernels.outcome_walk(functions, spec, pos, traverser, tables, 1.0, rng, 1.0, 1.0, values,
-                         scratch)
+                         scratch, kernels.STRATEGY)
     samples[k, :len(slots)] = walked_averages[slots]
     samples[k, len(slots):] = walked_offers[slots]
   expected = np.array([averages[s] for s in slots] + [offers[s] for s in slots])

@@ -33,7 +33,7 @@ _SETTINGS, _STRATEGIES = subgame.SETTINGS_TYPE, subgame.STRATEGIES_TYPE
 _SOLVE, _WORLDS = subgame.SOLVE_TYPE, subgame.WORLDS_TYPE
 _ENTRIES = {
     mccfr._iterate: types.void(GAME, SPEC, _TABLES, _INT, types.boolean, _INT, _INT, _INT,
-                               _VALUATION),
+                               _VALUATION, types.FunctionType(mccfr.STRATEGY_SIGNATURE)),
     mccfr._policy_weights: VALUES(SPEC, POSITION, _INT, VALUES, ACTIONS, _VALUATION),
     features._ranked_features_of: ACTIONS(SPEC, POSITION, _INT, _VALUATION, _INT),
     subgame._iterate: types.void(GAME, SPEC, _WORLDS, _SOLVE, _INT, _INT,

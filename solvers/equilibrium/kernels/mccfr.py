@@ -11,8 +11,8 @@ Walks (`WALKS`), once per player and iteration: ES (every traverser action, recu
 games only), PROBE (one traverser action followed, the others valued by a playout; the full game)
 and OS (one trajectory, `EPSILON` exploration; `outcome_walk`). With `linear`, iteration t adds t
 times its regrets and weights (Linear CFR). All is determined by the stream state passed in. The
-game and heuristic are called through function pointers (`iterate`, `policy_weights` build them);
-why each walk, and offer weights: docs/blueprint.md, "Training" and its first section.
+game, the heuristic and the regret matching (`STRATEGY`) are called through function pointers
+(`iterate`, `policy_weights` build them); why each walk, and offer weights: docs/blueprint.md.
 """
 
 from __future__ import annotations
@@ -21,11 +21,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from solvers.equilibrium.kernels.features import MAX_FEATURES, action_keys, valuation_of
+from numba import types
+
+from solvers.equilibrium.kernels.features import (MAX_FEATURES, VALUATION, action_keys,
+                                                   valuation_of)
 from solvers.equilibrium.kernels.named_tuples import cached_type
 from solvers.policy_kernels.sushi_go import game_functions
-from sushigo_spiel.compiled.interface import (INITIAL_POSITION, LEGAL_ACTIONS, PLAY, RETURNS,
-                                              SKIP_CHANCE)
+from sushigo_spiel.compiled.interface import (ACTIONS, INITIAL_POSITION, LEGAL_ACTIONS, PLAY,
+                                              POSITION, RETURNS, SKIP_CHANCE, SPEC, VALUES,
+                                              pointer)
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.rng import next_double, seed_state
 from sushigo_spiel.compiled.sampling import pick_uniformly
@@ -94,7 +98,7 @@ def table_strategy(table, keys, count, probabilities):
 
 
 @njit
-def _others(game, g, pos, traverser, tables, weight, rng, joint, valuation, scratch):
+def _others(game, g, pos, traverser, tables, weight, rng, joint, valuation, scratch, matching):
   """Samples every player's action but the traverser's into `joint` from its current strategy,
   adding that strategy times `weight` to its average weights and `weight` to its offer weights
   (not when `weight` is 0)."""
@@ -106,7 +110,7 @@ def _others(game, g, pos, traverser, tables, weight, rng, joint, valuation, scra
     if p == traverser:
       continue
     count = game[LEGAL_ACTIONS](g, pos, p, legal)
-    strategy(g, pos, p, regrets, legal, count, slots, probabilities, valuation, scratch)
+    matching(g, pos, p, regrets, legal, count, slots, probabilities, valuation, scratch)
     if weight > 0.0:
       for i in range(count):
         averages[slots[i]] += weight * probabilities[i]
@@ -115,7 +119,7 @@ def _others(game, g, pos, traverser, tables, weight, rng, joint, valuation, scra
 
 
 @njit
-def probe(game, g, pos, player, regrets, rng, valuation, scratch):
+def probe(game, g, pos, player, regrets, rng, valuation, scratch, matching):
   """Plays `pos` to the end in place, every player on its current strategy (`regrets`) and chance
   sampled; returns `player`'s utility."""
   n, size = g[PLAYERS], g[NUM_ACTIONS]
@@ -127,7 +131,7 @@ def probe(game, g, pos, player, regrets, rng, valuation, scratch):
       break
     for p in range(n):
       count = game[LEGAL_ACTIONS](g, pos, p, legal)
-      strategy(g, pos, p, regrets, legal, count, slots, probabilities, valuation, scratch)
+      matching(g, pos, p, regrets, legal, count, slots, probabilities, valuation, scratch)
       joint[p] = legal[sample(probabilities, count, rng)]
     game[PLAY](g, pos, joint)
   game[RETURNS](g, pos, out)
@@ -135,7 +139,7 @@ def probe(game, g, pos, player, regrets, rng, valuation, scratch):
 
 
 @njit
-def walk(game, g, pos, traverser, tables, weight, rng, kind, valuation, scratch):
+def walk(game, g, pos, traverser, tables, weight, rng, kind, valuation, scratch, matching):
   """One walk of `kind` (ES or PROBE) from `pos` for `traverser`, updating the tables; returns
   the traverser's value of `pos` under the current strategies (sampled)."""
   game[SKIP_CHANCE](g, pos, rng)
@@ -145,12 +149,12 @@ def walk(game, g, pos, traverser, tables, weight, rng, kind, valuation, scratch)
     game[RETURNS](g, pos, out)
     return out[traverser]
   joint = np.zeros(n, dtype=np.int64)
-  _others(game, g, pos, traverser, tables, weight, rng, joint, valuation, scratch)
+  _others(game, g, pos, traverser, tables, weight, rng, joint, valuation, scratch, matching)
   legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
   probabilities, values = np.empty(size), np.empty(size)
   regrets = tables.regrets
   count = game[LEGAL_ACTIONS](g, pos, traverser, legal)
-  strategy(g, pos, traverser, regrets, legal, count, slots, probabilities, valuation, scratch)
+  matching(g, pos, traverser, regrets, legal, count, slots, probabilities, valuation, scratch)
   followed = pick_uniformly(count, rng) if kind == PROBE else -1
   value = 0.0
   for i in range(count):
@@ -158,9 +162,10 @@ def walk(game, g, pos, traverser, tables, weight, rng, kind, valuation, scratch)
     joint[traverser] = legal[i]
     game[PLAY](g, child, joint)
     if kind == ES or i == followed:
-      values[i] = walk(game, g, child, traverser, tables, weight, rng, kind, valuation, scratch)
+      values[i] = walk(game, g, child, traverser, tables, weight, rng, kind, valuation, scratch,
+                       matching)
     else:
-      values[i] = probe(game, g, child, traverser, regrets, rng, valuation, scratch)
+      values[i] = probe(game, g, child, traverser, regrets, rng, valuation, scratch, matching)
     value += probabilities[i] * values[i]
   for i in range(count):
     regrets[slots[i]] += weight * (values[i] - value)
@@ -176,7 +181,8 @@ def walk(game, g, pos, traverser, tables, weight, rng, kind, valuation, scratch)
 # weights add pi sigma / Q at the traverser's decisions (pi its reach under its strategy), an
 # unbiased estimate of the reach-weighted strategy.
 @njit
-def outcome_walk(game, g, pos, traverser, tables, weight, rng, reach, sampled, valuation, scratch):
+def outcome_walk(game, g, pos, traverser, tables, weight, rng, reach, sampled, valuation, scratch,
+                 matching):
   """One OS walk from `pos` (played on in place) for `traverser`, whose strategy reaches `pos`
   with probability `reach` and whose samples did with probability `sampled`, updating the
   tables; returns the traverser's sampled utility weighted by its strategy over its sampling
@@ -188,19 +194,19 @@ def outcome_walk(game, g, pos, traverser, tables, weight, rng, reach, sampled, v
     game[RETURNS](g, pos, out)
     return out[traverser]
   joint = np.zeros(n, dtype=np.int64)
-  _others(game, g, pos, traverser, tables, 0.0, rng, joint, valuation, scratch)
+  _others(game, g, pos, traverser, tables, 0.0, rng, joint, valuation, scratch, matching)
   legal, slots = np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
   probabilities, sampling = np.empty(size), np.empty(size)
   regrets, averages, offered = tables
   count = game[LEGAL_ACTIONS](g, pos, traverser, legal)
-  strategy(g, pos, traverser, regrets, legal, count, slots, probabilities, valuation, scratch)
+  matching(g, pos, traverser, regrets, legal, count, slots, probabilities, valuation, scratch)
   for i in range(count):
     sampling[i] = EPSILON / count + (1.0 - EPSILON) * probabilities[i]
   taken = sample(sampling, count, rng)
   joint[traverser] = legal[taken]
   game[PLAY](g, pos, joint)
   below = outcome_walk(game, g, pos, traverser, tables, weight, rng, reach * probabilities[taken],
-                       sampled * sampling[taken], valuation, scratch)
+                       sampled * sampling[taken], valuation, scratch, matching)
   taken_value = below / sampling[taken]
   value = probabilities[taken] * taken_value
   for i in range(count):
@@ -214,7 +220,7 @@ def iterate(g, tables, settings, first, count, seed):
   """Runs iterations `first + 1` .. `first + count` (a walk of `settings.walk` per player each) on
   `tables` (a `Tables`) with `settings` (a `Settings`), from one stream seeded with `seed`."""
   _iterate(game_functions(), g, Tables(*tables), int(settings.walk), bool(settings.linear), first,
-           count, seed, valuation_of(settings.valuation))
+           count, seed, valuation_of(settings.valuation), STRATEGY)
 
 
 def policy_weights(g, pos, player, averages, legal, params):
@@ -224,7 +230,7 @@ def policy_weights(g, pos, player, averages, legal, params):
 
 
 @njit
-def _iterate(game, g, tables, kind, linear, first, count, seed, valuation):
+def _iterate(game, g, tables, kind, linear, first, count, seed, valuation, matching):
   rng = np.zeros(4, dtype=np.uint64)
   seed_state(rng, np.uint64(seed))
   scratch = np.zeros(MAX_FEATURES, dtype=np.int64)
@@ -233,9 +239,10 @@ def _iterate(game, g, tables, kind, linear, first, count, seed, valuation):
     for traverser in range(g[PLAYERS]):
       pos = game[INITIAL_POSITION](g)
       if kind == OUTCOME:
-        outcome_walk(game, g, pos, traverser, tables, weight, rng, 1.0, 1.0, valuation, scratch)
+        outcome_walk(game, g, pos, traverser, tables, weight, rng, 1.0, 1.0, valuation, scratch,
+                     matching)
       else:
-        walk(game, g, pos, traverser, tables, weight, rng, kind, valuation, scratch)
+        walk(game, g, pos, traverser, tables, weight, rng, kind, valuation, scratch, matching)
 
 
 @njit
@@ -248,3 +255,10 @@ def _policy_weights(g, pos, player, averages, legal, valuation):
   for i in range(len(legal)):
     out[i] = averages[keys[i] & mask]
   return out
+
+
+# `strategy` as the function pointer the walks take (`matching`): linked into them, its code (the
+# features' keys and the heuristic's valuation) was optimised again at every level of the walks.
+STRATEGY_SIGNATURE = types.void(SPEC, POSITION, types.int64, VALUES, ACTIONS, types.int64, ACTIONS,
+                                VALUES, VALUATION, ACTIONS)
+STRATEGY = pointer(strategy, STRATEGY_SIGNATURE)
