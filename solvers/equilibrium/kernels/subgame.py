@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from numba import types
 
 from solvers.equilibrium.kernels.features import (MAX_FEATURES, VALUATION, action_keys,
                                                    valuation_of)
@@ -27,8 +28,6 @@ from solvers.equilibrium.kernels.named_tuples import cached_type
 from solvers.equilibrium.kernels.mccfr import ES, PROBE, sample, table_strategy
 from solvers.policy_kernels.sushi_go import game_functions
 from sushigo_spiel.compiled import hashing
-from numba import types
-
 from sushigo_spiel.compiled.interface import (ACTIONS, GAME, LEGAL_ACTIONS, PLAY, POLICY,
                                               POLICY_PARAMETERS, POSITION, SKIP_CHANCE, SPEC,
                                               STREAM, VALUES, pointer)
