@@ -103,9 +103,9 @@ def test_sushi_go_policies_play_as_in_their_own_kernel(trained):
 def test_a_best_responder_models_the_blueprint_on_the_compiled_core(trained):
   path, _ = trained
   game = load_reduced("small")
-  for play, name in (("sample", "blueprint"), ("argmax", "blueprint_argmax")):
+  for mode, name in (("sample", "blueprint"), ("argmax", "blueprint_argmax")):
     model = approximate.opponent_model([solvers.make_bot("policy", game, p, 0, path=path,
-                                                         play=play) for p in range(2)])
+                                                         play=mode) for p in range(2)])
     assert model.compiled.name == name
     responder = approximate.make_responder(game, 0, 1, "ismcts", {"iterations": 20}, model)
     assert responder.engine == "compiled"

@@ -95,9 +95,9 @@ def test_the_robot_is_drawn_for_only_from_its_pile():
   assert state.chance_outcomes() == [(game.rules.cards.index(
       next(c for c in game.rules.cards if c.name == W)), 1.0)]
   refused(lambda: R.apply_chance(game.rules, state.table(), 0),
-          f"chance outcome 0 is not a card of the robot's pile; allowed: [2]")
+          "chance outcome 0 is not a card of the robot's pile; allowed: [2]")
   refused(lambda: R.apply_chance(game.rules, state.table(), 3),
-          f"chance outcome 3 is not a card of the robot's pile; allowed: [2]")
+          "chance outcome 3 is not a card of the robot's pile; allowed: [2]")
 
 
 def test_the_robots_drawn_card_is_minus_one_before_each_draw():

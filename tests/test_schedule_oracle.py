@@ -24,7 +24,6 @@ from __future__ import annotations
 import collections
 import itertools
 import json
-import pathlib
 
 import numpy as np
 import pytest

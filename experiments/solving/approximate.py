@@ -124,11 +124,11 @@ def plays(responder: dict[str, Any], competitor: str) -> bool:
 
 def _check_params(kind: str, params: dict[str, Any], path: str) -> None:
   accepted = approximate.RESPONDERS[kind].PARAMETERS
-  for key, value in params.items():
-    if key not in accepted:
-      raise ConfigError(f"{path}.{key}: unknown parameter of responder {kind!r}; allowed:"
+  for name, value in params.items():
+    if name not in accepted:
+      raise ConfigError(f"{path}.{name}: unknown parameter of responder {kind!r}; allowed:"
                         f" {', '.join(accepted)}")
-    config_lib.check_param_value(value, accepted[key], f"{path}.{key}")
+    config_lib.check_param_value(value, accepted[name], f"{path}.{name}")
 
 
 def check(config: SolvingConfig) -> None:
