@@ -79,6 +79,7 @@ def heuristic(game, seat, temperature):
   return solvers.make_bot("heuristic", game, seat, seat, temperature=temperature)
 
 
+@pytest.mark.first
 @pytest.mark.parametrize("name", ["tiny", pytest.param("pudding", marks=pytest.mark.slow)])
 def test_aivat_equals_the_raw_mean_exactly_in_expectation(name):
   # Stochastic heuristics are readable, their references (the default heuristic) deterministic:

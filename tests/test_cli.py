@@ -218,6 +218,7 @@ def test_bench_reports_ratio_and_writes_json(capsys, tmp_path):
   assert conditions["load_average"] >= 0 and conditions["cores"] >= 1
 
 
+@pytest.mark.first
 def test_bench_search_and_equilibrium_sections(capsys, tmp_path):
   path = tmp_path / "bench.json"
   status, out = run(capsys, "bench", "--seconds", "0.05", "--repeats", "1", "--players", "2",

@@ -528,6 +528,7 @@ def test_the_validation_command_records_one_set_of_parameters_per_file(tmp_path,
 
 
 @pytest.mark.slow
+@pytest.mark.first
 def test_the_learned_best_response_finds_most_of_the_exact_gain_on_small():
   """With its default parameters, the responder finds at least 0.9 of the exact best response's
   gain against the greedy bot on `small`, summed over the seats (valued exactly on the tree)."""

@@ -46,6 +46,7 @@ def test_so_ismcts_at_ten_milliseconds_of_iterations_outscores_the_heuristic():
   assert wilson_lower_bound(wins, 150) > 0.5, wins
 
 
+@pytest.mark.first
 def test_the_subgame_bot_with_its_defaults_outscores_the_heuristic():
   """The subgame headline of the results pages on a smaller sample: `make_bot("subgame", game, p,
   seed, seconds=0.1, clock="cpu")`, nothing else given, outscores the heuristic in most 2-player
