@@ -20,7 +20,6 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-
 from numba import types
 
 from solvers.equilibrium.kernels.features import (MAX_FEATURES, VALUATION, action_keys,
