@@ -35,7 +35,6 @@ from sushigo_spiel.compiled.sushi_go.chance import initial_position, skip_chance
 from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_TERMINAL, NUM_ACTIONS, PLAYERS,
                                                     build_spec)
 from sushigo_spiel.compiled.sushi_go.moves import legal_actions
-from sushigo_spiel.compiled.sushi_go.policies import random_action
 from sushigo_spiel.compiled.sushi_go.scoring import returns
 from sushigo_spiel.envs.games import load_game
 from sushigo_spiel.sushi_go.rules import Rules
@@ -44,11 +43,6 @@ from sushigo_spiel.sushi_go.rules import Rules
 # the learning player's seat, EXTERNAL a seat whose actions the caller gives.
 OPPONENTS = POLICIES
 PARAMETERISED = tuple(name for name, code in POLICIES.items() if code in policies.PARAMETERISED)
-# The one policy a step plays directly (a call through the function pointer costs the batch about
-# 6% against random opponents); every other code goes through the policy kernel's pointer, so
-# that the step does not link (and compile again) the greedy and heuristic kernels' code, nor
-# does it link `play`'s: it calls both through a `policy_kernels.sushi_go.playing` tuple.
-DIRECT_POLICY = policies.RANDOM
 LEARNER = -1
 EXTERNAL = -2
 # What a step does with an action outside a game's mask (see the module docstring), by code.
@@ -392,10 +386,9 @@ def step_games(g, positions, actions, seat_policies, seat_parameters, kernels, r
                offsets, written, observations, masks, rewards, dones, rule, penalty, illegal,
                external_actions, external_slots, external_written, external_observations,
                external_masks):
-  """One learner decision in every game (see the module docstring), a random opponent's action
-  drawn here (DIRECT_POLICY), any other's by the policy kernel of `kernels` (a `playing` tuple of
-  Sushi Go's policy kernel or the blueprint's, which draw random actions alike), the joint action
-  played by its `play`; an action outside a game's mask is played by `rule` (RANDOM_LEGAL, LOSE)
+  """One learner decision in every game (see the module docstring), the opponents' actions by
+  `policies.seat_action` with `kernels` (a `playing` tuple of Sushi Go's policy kernel or the
+  blueprint's, which draw random actions alike), the joint action played by its `play`; an action outside a game's mask is played by `rule` (RANDOM_LEGAL, LOSE)
   and marked in `illegal`; an EXTERNAL seat plays its column of `external_actions`. A game lost
   to an illegal action and a game ended restart at one call of `_new_game`, and every game is
   observed at one call of each observing kernel. It releases the GIL: batches step on several
@@ -420,11 +413,9 @@ def step_games(g, positions, actions, seat_policies, seat_parameters, kernels, r
           joint[p] = action
         elif seat_policies[p] == EXTERNAL:
           joint[p] = external_actions[i, external_slots[p]]
-        elif seat_policies[p] == DIRECT_POLICY:
-          joint[p] = random_action(g, pos, p, rng, legal)
         else:
-          joint[p] = kernels[policies.POLICY](g, pos, p, rng, legal, seat_policies[p],
-                                              seat_parameters[p])
+          joint[p] = policies.seat_action(g, pos, p, rng, legal, seat_policies[p],
+                                          seat_parameters[p], kernels)
       kernels[policies.PLAY](g, pos, joint)
       skip_chance(g, pos, rng)
       if pos[ACTOR] == ACTOR_TERMINAL:

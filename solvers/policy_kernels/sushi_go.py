@@ -85,8 +85,9 @@ def playing(policy_kernel) -> TypedTuple:
 
 
 @njit(inline="always")
-def _seat_action(g, pos, player, rng, legal, policy, params, kernels):
-  """`policy_action`'s action, a random one drawn here and any other by `kernels[POLICY]`."""
+def seat_action(g, pos, player, rng, legal, policy, params, kernels):
+  """`policy_action`'s action, a random one drawn here (a pointer call would cost a batch against
+  random opponents about 6%) and any other by `kernels[POLICY]` (a `playing` tuple)."""
   if policy == RANDOM:
     return random_action(g, pos, player, rng, legal)
   return kernels[POLICY](g, pos, player, rng, legal, policy, params)
@@ -100,7 +101,7 @@ def play_round(g, pos, rng, codes, params, kernels):
   actions = np.empty(g[PLAYERS], dtype=np.int64)
   while pos[ACTOR] == ACTOR_SIMULTANEOUS:
     for p in range(g[PLAYERS]):
-      actions[p] = _seat_action(g, pos, p, rng, legal, codes[p], params, kernels)
+      actions[p] = seat_action(g, pos, p, rng, legal, codes[p], params, kernels)
     kernels[PLAY](g, pos, actions)
 
 
@@ -120,7 +121,7 @@ def round_values(g, pos, rng, codes, params, plays, redeal, out, kernels):
       kernels[SKIP_CHANCE](g, child, rng)
     while child[ACTOR] == ACTOR_SIMULTANEOUS:
       for p in range(g[PLAYERS]):
-        actions[p] = _seat_action(g, child, p, rng, legal, codes[p], params, kernels)
+        actions[p] = seat_action(g, child, p, rng, legal, codes[p], params, kernels)
       kernels[PLAY](g, child, actions)
     points = scores(g, child)
     for p in range(len(out)):
