@@ -4,8 +4,9 @@ scoring): the counterparts of `rules.legal_actions` and `rules.play`.
 
 A turn is played from its picks, the cards each player places in placement order, written to the
 turn's log entry (`play` writes them from the actions; `logged_action` reads an action back, so
-that determinization replays a round's logged turns through `play` itself). Reference: the readable rules (`sushi_go.rules`),
-held equal step by step in `tests/test_compiled_core.py` (`tests/lockstep.py`).
+that determinization replays a round's logged turns through `play` itself). Reference: the
+readable rules (`sushi_go.rules`), held equal step by step in `tests/test_compiled_core.py`
+(`tests/lockstep.py`).
 """
 
 from __future__ import annotations
