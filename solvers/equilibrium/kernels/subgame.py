@@ -30,7 +30,7 @@ from solvers.policy_kernels.sushi_go import game_functions
 from sushigo_spiel.compiled import hashing
 from sushigo_spiel.compiled.interface import (ACTIONS, GAME, LEGAL_ACTIONS, PLAY, POLICY,
                                               POLICY_PARAMETERS, POSITION, SKIP_CHANCE, SPEC,
-                                              STREAM, VALUES, pointer)
+                                              STREAM, VALUES, FunctionPointer, pointer)
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.rng import seed_state
 from sushigo_spiel.compiled.sampling import pick_uniformly
@@ -79,7 +79,7 @@ class Strategies(NamedTuple):
   blueprint: np.ndarray
   valuation: np.ndarray
   continuations: np.ndarray
-  blueprint_strategy: object
+  blueprint_strategy: FunctionPointer
 
 
 @cached_type
