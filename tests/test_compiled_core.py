@@ -17,6 +17,7 @@ from solvers import baselines
 from solvers.policy_kernels.checked import SushiGoPolicies
 from solvers.search import rollouts
 from sushigo_spiel.compiled import CompiledSushiGo, Xoshiro256, new_state
+from sushigo_spiel.compiled.sushi_go import moves, views
 from sushigo_spiel.drafting.dynamics import CHANCE, TERMINAL
 from sushigo_spiel.sushi_go import rules as R
 from sushigo_spiel.sushi_go.dynamics import DYNAMICS
@@ -103,6 +104,28 @@ def test_the_configurations_reach_what_they_are_for(cores):
         soy_points += sum(b[-1] for r in lockstep.table.results for b in r.breakdown)
   assert seen & reversed_pairs
   assert max(robot_seen) >= robot.rules.robot_actions and soy_points > 0
+
+
+@pytest.mark.parametrize("name", ["2p-chopsticks-win", "robot-chopsticks-soy-alternate-win"])
+def test_logged_action_reads_back_every_joint_action_played(cores, name):
+  # Determinization replays a round through `play` from the actions its log gives back.
+  compiled = _core(cores, name)
+  spec, n, kernels = compiled.spec, compiled.num_players, compiled.kernels
+  rng, legal = new_state(3), np.empty(compiled.rules.num_distinct_actions, dtype=np.int64)
+  played = set()
+  for _ in range(20):
+    pos = kernels.initial_position(spec)
+    kernels.skip_chance(spec, pos, rng)
+    while pos[0] != TERMINAL:
+      actions = np.array([kernels.random_action(spec, pos, p, rng, legal) for p in range(n)])
+      turn = views.turn_index(spec, pos)
+      kernels.play(spec, pos, actions)
+      assert [moves.logged_action(spec, pos, turn, p) for p in range(n)] == actions.tolist()
+      played.update(actions.tolist())
+      kernels.skip_chance(spec, pos, rng)
+  # Chopsticks pairs (after the single cards' ids), and the robot's actions where it plays.
+  first_special = compiled.rules.robot_actions if compiled.rules.robot else compiled.rules.num_types
+  assert max(played) >= first_special
 
 
 # --------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ import pytest
 
 from solvers.search import rollouts
 from sushigo_spiel.compiled import Xoshiro256, new_state
-from sushigo_spiel.compiled.interface import GameKernels
+from sushigo_spiel.compiled.interface import GameKernels, play_pointer
 from sushigo_spiel.compiled.sushi_draft import CompiledSushiDraft
 from sushigo_spiel.drafting.dynamics import TERMINAL
 from sushigo_spiel.sushi_draft import knowledge
@@ -208,7 +208,7 @@ def test_the_kernels_play_a_game_through_the_interface():
     table = R.skip_chance(compiled.rules, table, stream.random)
     if pos[0] == TERMINAL:
       break
-    world = kernels.determinize(spec, pos, 1, rng)
+    world = kernels.determinize(spec, pos, 1, rng, play_pointer(kernels.play))
     knowledge.determinize(compiled.rules, table, 1, stream.random)
     assert world.shape == pos.shape
     actions = np.array([kernels.random_action(spec, pos, p, rng, legal) for p in range(4)])

@@ -38,8 +38,8 @@ from solvers.search.ismcts import SOISMCTSBot
 from solvers.search.opponent_model import OpponentModel
 from solvers.search.pimc import PIMCBot
 from support import random_playout
-from sushigo_spiel.compiled.interface import (DETERMINIZE, POSITION, SIGNATURES, SPEC, STREAM,
-                                              TypedTuple, pointer)
+from sushigo_spiel.compiled.interface import (DETERMINIZE, PLAY_POINTER, POSITION, SIGNATURES, SPEC,
+                                              STREAM, TypedTuple, pointer)
 from sushigo_spiel.reduced_games import reduced_game_string
 from sushigo_spiel.sushi_go import knowledge
 
@@ -89,8 +89,8 @@ def _peeking_dynamics(dynamics):
   return dataclasses.replace(dynamics, determinize=lambda rules, table, player, uniform: table)
 
 
-@numba.njit(POSITION(SPEC, POSITION, types.int64, STREAM))
-def _peeking_determinize(spec, pos, player, rng):  # pylint: disable=unused-argument
+@numba.njit(POSITION(SPEC, POSITION, types.int64, STREAM, PLAY_POINTER))
+def _peeking_determinize(spec, pos, player, rng, play):  # pylint: disable=unused-argument
   return pos.copy()
 
 
@@ -166,7 +166,7 @@ def test_the_subgame_bot_answers_alike_where_its_player_cannot_tell(position, bl
 @pytest.mark.parametrize("position", POSITIONS, ids=_id)
 def test_a_peeking_subgame_bot_answers_otherwise(position, blueprints, monkeypatch):
   monkeypatch.setattr(subgame_module, "determinize",
-                      lambda spec, pos, player, stream: pos.copy())
+                      lambda spec, pos, player, stream, play: pos.copy())
   path = blueprints[position[0]]
   assert not _same([_subgame_answer(state, path) for state in twins(*position)])
 

@@ -30,8 +30,9 @@ from solvers.equilibrium.kernels.mccfr import WALKS
 from solvers.equilibrium.validation import load_checked_blueprint
 from solvers.policy_kernels.sushi_go import POLICIES
 from solvers.search.rollouts import compiled_policy_parameters
+from sushigo_spiel.compiled.interface import play_pointer
 from sushigo_spiel.compiled.rng import new_state
-from sushigo_spiel.compiled.sushi_go import codec
+from sushigo_spiel.compiled.sushi_go import codec, moves
 from sushigo_spiel.compiled.sushi_go.knowledge import determinize, hand_seen, with_deal
 from sushigo_spiel.compiled.sushi_go.layout import (HANDS_AT, HAND_SIZE, POSITION_DTYPE,
                                                     POSITION_SIZE, ROUND_DECK_AT, TURN, TYPES,
@@ -272,7 +273,7 @@ class SubgameBot(Bot):
       return pos[None, :].copy(), np.ones(1), 1
     if self.params["root"] == "public":
       return self._public_worlds(pos)
-    worlds = np.stack([determinize(spec, pos, player, self.stream)
+    worlds = np.stack([determinize(spec, pos, player, self.stream, play_pointer(moves.play))
                        for _ in range(int(self.params["worlds"]))])
     if pos[TURN] > 0 and self.params["belief"] == "reach":
       weights = np.array([self.world_weight(codec.decode(self.rules, spec, world))
@@ -301,7 +302,7 @@ class SubgameBot(Bot):
         weight = _conditional_ratio(pool, mine, own, hand)
         if weight > 0:
           hands[me], hands[other] = mine, hand
-          worlds.append(with_deal(spec, pos, hands))
+          worlds.append(with_deal(spec, pos, hands, play_pointer(moves.play)))
           weights.append(weight)
     return np.stack(worlds), np.array(weights), len(worlds) - len(theirs)
 

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from sushigo_spiel.compiled.interface import ACTOR
+from sushigo_spiel.compiled.interface import ACTOR, play_pointer
 from sushigo_spiel.drafting.dynamics import CHANCE, SIMULTANEOUS
 
 
@@ -132,7 +132,8 @@ class CompiledCore:
   def determinize(self, pos: np.ndarray, player: int, rng: np.ndarray) -> np.ndarray:
     """A new position `player` cannot tell from `pos`, with what it has not seen redrawn."""
     return self.knowledge.determinize(self.spec, self.checked_position(pos),
-                                      self.checked_player(player), checked_stream(rng))
+                                      self.checked_player(player), checked_stream(rng),
+                                      play_pointer(self.moves.play))
 
   # ----- checks, for this class and for checked classes over other kernels on the same core
 

@@ -4,9 +4,10 @@ Compiled code above the games reaches a game's core only through the kernels of 
 (`initial_position`, `skip_chance`, `legal_actions`, `play`, `returns`, `determinize`,
 `observation_key`, `random_action`): plain `@njit` functions over the game's int64 `spec` and a
 flat int32 position changed in place, `pos[ACTOR]` holding who acts as `drafting.dynamics` numbers
-it. `play` is unchecked: callers pass legal actions. Compiled code takes a game as one `GAME` tuple
-(the kernels, a policy kernel and its parameter array) and calls them through function pointers
-typed by `SIGNATURES`, so it compiles once for every game.
+it. `play` is unchecked: callers pass legal actions. `determinize` takes the game's `play` as a
+function pointer (`play_pointer`), through which it replays the turns it redraws under. Compiled
+code takes a game as one `GAME` tuple (the kernels, a policy kernel and its parameter array) and
+calls them through function pointers typed by `SIGNATURES`, so it compiles once for every game.
 
 Each kernel's signature and contract, and why function pointers: docs/layout.md, "The kernel
 interface".
@@ -56,13 +57,15 @@ def game_kernels(chance, moves, scoring, knowledge, policies) -> GameKernels:
       random_action=policies.random_action)
 
 
+PLAY_SIGNATURE = types.void(SPEC, POSITION, ACTIONS)
+PLAY_POINTER = types.FunctionType(PLAY_SIGNATURE)
 SIGNATURES = GameKernels(
     initial_position=POSITION(SPEC),
     skip_chance=types.void(SPEC, POSITION, STREAM),
     legal_actions=types.int64(SPEC, POSITION, types.int64, ACTIONS),
-    play=types.void(SPEC, POSITION, ACTIONS),
+    play=PLAY_SIGNATURE,
     returns=types.void(SPEC, POSITION, VALUES),
-    determinize=POSITION(SPEC, POSITION, types.int64, STREAM),
+    determinize=POSITION(SPEC, POSITION, types.int64, STREAM, PLAY_POINTER),
     observation_key=types.int64(SPEC, POSITION, ACTIONS, POSITION, types.int64),
     random_action=types.int64(SPEC, POSITION, types.int64, STREAM, ACTIONS))
 POLICY_ACTION = types.int64(SPEC, POSITION, types.int64, STREAM, ACTIONS, types.int64, VALUES)
@@ -77,6 +80,11 @@ def functions(kernels: GameKernels, policy_action: Callable, params) -> TypedTup
   """A game's `GAME` tuple: its kernels, its policy kernel (as `pointer`s) and the policies'
   parameters."""
   return TypedTuple((*_pointers(kernels, policy_action), values(params)), GAME)
+
+
+def play_pointer(play: Callable) -> FunctionPointer:
+  """A game's `play` kernel as its `determinize` takes it."""
+  return pointer(play, SIGNATURES.play)
 
 
 @functools.cache

@@ -23,7 +23,7 @@ from sushigo_spiel.compiled.rng import new_state
 from sushigo_spiel.compiled.sushi_go import knowledge
 from sushigo_spiel.compiled.sushi_go.chance import initial_position, skip_chance
 from sushigo_spiel.compiled.sushi_go.layout import NUM_ACTIONS, build_spec
-from sushigo_spiel.compiled.sushi_go.moves import legal_actions
+from sushigo_spiel.compiled.sushi_go.moves import legal_actions, play
 from sushigo_spiel.sushi_go.rules import Rules
 
 _INT, _VALUATION = types.int64, features.VALUATION
@@ -73,7 +73,8 @@ def _exercise_subgame(spec, valuation, params) -> None:
   rng = new_state(0)
   pos = initial_position(spec)
   skip_chance(spec, pos, rng)
-  worlds = np.stack([pos, knowledge.determinize(spec, pos, 0, rng)])
+  worlds = np.stack([pos, knowledge.determinize(spec, pos, 0, rng,
+                                                interface.play_pointer(play))])
   root_keys = np.array([[subgame.root_key(spec, w, p) for p in range(2)] for w in worlds])
   settings = subgame.Settings(searcher=0, root_round=0, stop_turn=99, walk=mccfr.ES, rollouts=1,
                               prior=subgame.BLUEPRINT, rollout_salt=0, open_worlds=1,

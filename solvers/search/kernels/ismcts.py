@@ -83,7 +83,7 @@ def _iterate(game, g, margin_g, root, owners, settings, tree, rng, scratch):
   n, me, model, prior = settings.players, settings.searcher, settings.model, settings.prior
   selection = settings.selection
   nodes = np.arange(len(owners))
-  world = game[DETERMINIZE](g, root, me, rng)
+  world = game[DETERMINIZE](g, root, me, rng, game[PLAY])
   steps = 0
   while True:
     for p in range(n):

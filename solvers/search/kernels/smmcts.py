@@ -55,7 +55,7 @@ def solve_worlds(game, g, margin_g, root, settings, tree, rng, worlds, sums):
              np.empty((depth, n, 3), dtype=np.int64), np.empty((depth, n)),
              np.empty((depth, n, actions), dtype=np.int64))
   for _ in range(worlds):
-    world = game[DETERMINIZE](g, root, settings.searcher, rng)
+    world = game[DETERMINIZE](g, root, settings.searcher, rng, game[PLAY])
     _reset(tree)
     for _ in range(settings.iterations):
       _simulate(game, g, margin_g, world, settings, tree, rng, scratch)

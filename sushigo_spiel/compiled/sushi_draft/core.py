@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from sushigo_spiel.compiled.core import CompiledCore, checked_stream
-from sushigo_spiel.compiled.interface import game_kernels
+from sushigo_spiel.compiled.interface import game_kernels, play_pointer
 from sushigo_spiel.compiled.jit import KernelSet
 from sushigo_spiel.compiled.rng import new_state
 from sushigo_spiel.compiled.sushi_draft import chance, codec, knowledge, moves, policies, scoring
@@ -42,7 +42,7 @@ def _exercise_kernels() -> None:
     chance.is_possible(spec, pos, outcome)
     chance.apply_chance(spec, pos, outcome)
     chance.skip_chance(spec, pos, rng)
-    knowledge.determinize(spec, pos, 0, rng)
+    knowledge.determinize(spec, pos, 0, rng, play_pointer(moves.play))
     legal = np.empty(ACTIONS, dtype=np.int64)
     moves.legal_actions(spec, pos, 0, legal)
     before = pos.copy()

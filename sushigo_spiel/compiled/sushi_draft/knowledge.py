@@ -6,7 +6,8 @@ the same order: the piles' orders around the chips the player holds (`resample_p
 every round so far a deal and the hidden keeps (`resample_round`: cards the player has not seen
 start as blanks and take a type when an eat or the cards the player received need one, an attempt
 that contradicts an observation is drawn again), replayed from the start of the game with the real
-eats and the player's own keeps through the kernels that played them.
+eats and the player's own keeps through the kernels that played them (the core's `play` passed as
+a function pointer: its code is compiled once, for its own pointer, not again into this one).
 
 `observation_key` hashes what `knowledge.observation` holds, field by field, into 64 bits.
 
@@ -33,7 +34,6 @@ from sushigo_spiel.compiled.sushi_draft.layout import (ACTOR, ACTOR_SIMULTANEOUS
                                                        NOBODY, ORDERED, ORDERS_AT,
                                                        ORDER_COUNT_TABLE, PILES, PLAYERS, ROUND,
                                                        TYPES)
-from sushigo_spiel.compiled.sushi_draft.moves import play
 from sushigo_spiel.compiled.sushi_draft.scoring import chip_value
 from sushigo_spiel.sushi_draft.knowledge import resample_round
 from sushigo_spiel.sushi_draft.rules import KEEP, MAX_PILE
@@ -46,8 +46,9 @@ ATTEMPTS = inspect.signature(resample_round).parameters["attempts"].default
 
 
 @njit
-def determinize(g, pos, player, rng):
-  """A new position `player` cannot tell from `pos`, what it has not seen redrawn from `rng`."""
+def determinize(g, pos, player, rng, play):
+  """A new position `player` cannot tell from `pos`, what it has not seen redrawn from `rng`; the
+  rounds are replayed through `play` (the core's `moves.play`, as a function pointer)."""
   if pos[ACTOR] == ACTOR_TERMINAL:
     return pos.copy()
   orders = _resample_piles(g, pos, player, rng)
@@ -63,7 +64,7 @@ def determinize(g, pos, player, rng):
     _resample_round(g, pos, player, round_index, rng, hands, keeps)
     steps = pos[DEALT] if round_index == pos[ROUND] else g[DEAL_STEPS]
     _deal_first(g, result, hands, steps)
-    _replay_round(g, pos, round_index, keeps, result)
+    _replay_round(g, pos, round_index, keeps, result, play)
   return result
 
 
@@ -136,10 +137,9 @@ def _deal_first(g, pos, hands, steps):
 
 
 @njit
-def _replay_round(g, pos, round_index, keeps, result):
-  """Plays the logged turns of a round of `pos` on `result`: the real eats, and the keeps
-  `keeps` (kept card types, by turn and player) where the turn had a Keep step. Both steps go
-  round one loop: one inlined copy of `play`, not two."""
+def _replay_round(g, pos, round_index, keeps, result, play):
+  """Plays the logged turns of a round of `pos` on `result` through `play`: the real eats, and
+  the keeps `keeps` (kept card types, by turn and player) where the turn had a Keep step."""
   n, first = g[PLAYERS], views.first_turn(g, round_index)
   actions = np.empty(n, dtype=np.int64)
   for turn in range(views.logged_turns(g, pos, round_index)):

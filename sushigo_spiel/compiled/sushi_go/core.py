@@ -17,7 +17,7 @@ import pathlib
 import numpy as np
 
 from sushigo_spiel.compiled.core import CompiledCore, checked_stream
-from sushigo_spiel.compiled.interface import game_kernels
+from sushigo_spiel.compiled.interface import game_kernels, play_pointer
 from sushigo_spiel.compiled.jit import KernelSet
 from sushigo_spiel.compiled.rng import new_state
 from sushigo_spiel.compiled.sushi_go import (chance, codec, knowledge, moves, policies, scoring,
@@ -43,10 +43,10 @@ def _exercise_kernels() -> None:
     chance.is_possible(spec, pos, outcome)
     chance.apply_chance(spec, pos, outcome)
     chance.skip_chance(spec, pos, rng)
-    knowledge.determinize(spec, pos, 0, rng)
+    knowledge.determinize(spec, pos, 0, rng, play_pointer(moves.play))
     if not spec[ROBOT]:
       knowledge.with_deal(spec, pos, np.stack([views.hand(spec, pos, p).astype(np.int64)
-                                               for p in range(2)]))
+                                               for p in range(2)]), play_pointer(moves.play))
     legal = np.empty(spec[NUM_ACTIONS], dtype=np.int64)
     moves.legal_actions(spec, pos, 0, legal)
     before = pos.copy()
@@ -68,7 +68,7 @@ _SOURCES = (
 # The kernels both games share (rng, sampling, ...) are compiled under this set's name and lock.
 # Cold compile, CPU seconds, each entry alone (the notice's estimate; `sushigo bench --cold`).
 _EXPECTED = {"initial_position": 2, "skip_chance": 2, "scores": 1, "returns": 2, "play": 4,
-             "legal_actions": 1, "determinize": 13, "playout": 11, "playout_many": 13}
+             "legal_actions": 1, "determinize": 7, "playout": 11, "playout_many": 13}
 KERNELS = KernelSet("Sushi Go core", _SOURCES, _exercise_kernels, policies.playout_many,
                     owns=_SOURCES, expected=_EXPECTED)
 

@@ -7,7 +7,8 @@ the search trees' child key.
 
 The redrawn deal (`_resample_deals`, or `_resample_robot_round` for the robot variant) replaces the
 current round's deal, and the round is rebuilt from its start with the round's logged picks (and
-the robot's draws) through the same kernels that played it.
+the robot's draws), turn by turn through the core's `play`, passed as a function pointer: its code
+is compiled once, for its own pointer, not again into the determinization.
 
 Reference: `sushi_go.knowledge`, held equal draw for draw in `tests/test_compiled_core.py`
 (`tests/lockstep.py`), in distribution in `tests/test_compiled_determinization.py`; the keys are
@@ -25,15 +26,16 @@ from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.sushi_go.layout import (ACTOR, ACTOR_CHANCE, ACTOR_SIMULTANEOUS,
                                                     ACTOR_TERMINAL, CHOPSTICKS, DEALT, DEALT_HANDS,
                                                     DEAL_BY_HAND, DEAL_STEPS, DECK_AT, DRAWN,
-                                                    HAND_SIZE, LOG_DRAWN_AT, LOG_ROBOT_AT, PLAYERS,
+                                                    HAND_SIZE, LOG_DRAWN_AT, PLAYERS,
                                                     ROBOT, ROUND, ROUND_DECK_AT, TURN, TYPES)
-from sushigo_spiel.compiled.sushi_go.moves import clear_round, play_logged_picks
+from sushigo_spiel.compiled.sushi_go.moves import clear_round, logged_action
 from sushigo_spiel.compiled.sampling import draw_cards, pick_index
 
 
 @njit
-def determinize(g, pos, player, rng):
-  """A new position `player` cannot tell from `pos`, what it has not seen redrawn from `rng`."""
+def determinize(g, pos, player, rng, play):
+  """A new position `player` cannot tell from `pos`, what it has not seen redrawn from `rng`; the
+  round is replayed through `play` (the core's `moves.play`, as a function pointer)."""
   result = pos.copy()
   if pos[ACTOR] == ACTOR_TERMINAL:
     return result
@@ -42,16 +44,17 @@ def determinize(g, pos, player, rng):
     deals = _resample_robot_round(g, pos, player, rng, draws)
   else:
     deals = _resample_deals(g, pos, player, rng)
-  _rebuild_round(g, result, deals, draws)
+  _rebuild_round(g, result, deals, draws, play)
   return result
 
 
 @njit
-def with_deal(g, pos, deals):
+def with_deal(g, pos, deals, play):
   """`pos`, at a round's first turn, with this round's hands dealt as `deals` (a row of card
-  counts per player) and the rest of the round's deck left in the deck (no robot)."""
+  counts per player) and the rest of the round's deck left in the deck (no robot); `play` as
+  `determinize` takes it."""
   result = pos.copy()
-  _rebuild_round(g, result, deals, np.full(g[HAND_SIZE], -1, dtype=np.int64))
+  _rebuild_round(g, result, deals, np.full(g[HAND_SIZE], -1, dtype=np.int64), play)
   return result
 
 
@@ -183,9 +186,9 @@ def _resample_robot_round(g, pos, player, rng, draws):
 
 
 @njit
-def _rebuild_round(g, pos, deals, draws):
+def _rebuild_round(g, pos, deals, draws, play):
   """Replays the current round from its start with `deals` (by hand dealt) and the robot's
-  `draws`: the deal as far as it went, then the logged picks."""
+  `draws`: the deal as far as it went, then the logged picks, as joint actions through `play`."""
   dealt, turns, drawn = pos[DEALT], pos[TURN], pos[DRAWN]
   _restart_round(g, pos)
   if dealt == g[DEAL_STEPS]:
@@ -196,10 +199,13 @@ def _rebuild_round(g, pos, deals, draws):
   else:
     _deal_first(g, pos, deals, dealt)
   first_turn = pos[ROUND] * g[HAND_SIZE]
+  actions = np.empty(g[PLAYERS], dtype=np.int64)
   for turn in range(turns):
     if g[ROBOT]:
       draw_for_robot(g, pos, draws[turn])
-    play_logged_picks(g, pos, pos[g[LOG_ROBOT_AT] + first_turn + turn])
+    for p in range(g[PLAYERS]):
+      actions[p] = logged_action(g, pos, first_turn + turn, p)
+    play(g, pos, actions)
   if drawn >= 0:  # this turn's draw, before the picks
     draw_for_robot(g, pos, draws[turns])
 

@@ -3,9 +3,10 @@ simultaneous play (placing, Chopsticks, the robot's card, passing, the automatic
 scoring): the counterparts of `rules.legal_actions` and `rules.play`.
 
 A turn is played from its picks, the cards each player places in placement order, written to the
-turn's log entry (`play` writes them from the actions), so that determinization replays a round's
-logged picks through the same code. Reference: the readable rules (`sushi_go.rules`),
-held equal step by step in `tests/test_compiled_core.py` (`tests/lockstep.py`).
+turn's log entry (`play` writes them from the actions; `logged_action` reads an action back, so
+that determinization replays a round's logged turns through `play` itself). Reference: the
+readable rules (`sushi_go.rules`), held equal step by step in `tests/test_compiled_core.py`
+(`tests/lockstep.py`).
 """
 
 from __future__ import annotations
@@ -110,6 +111,19 @@ def action_picks(g, action, picks, at):
     pair = g[PAIR_CARDS_TABLE] + 2 * (action - types)
     picks[at], picks[at + 1] = g[pair], g[pair + 1]
   return -1
+
+
+@njit(inline="always")
+def logged_action(g, pos, turn_index, player):
+  """The action `player` took at turn `turn_index` of the game, from its logged picks (and the
+  robot's logged card when it controlled the robot): the inverse of `action_picks`."""
+  pick = views.logged_pick_at(g, turn_index, player)
+  first, second = pos[pick], pos[pick + 1]
+  if g[ROBOT] and player == turn_index % 2:  # the controller (`views.controller`)
+    return g[ROBOT_ACTIONS] + first * g[TYPES] + pos[g[LOG_ROBOT_AT] + turn_index]
+  if second < 0:
+    return first
+  return g[g[PAIR_ACTION_TABLE] + first * g[TYPES] + second]
 
 
 @njit(inline="always")
