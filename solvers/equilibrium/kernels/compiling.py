@@ -39,9 +39,8 @@ _ENTRIES = {
     subgame._iterate: types.void(GAME, SPEC, _WORLDS, _SOLVE, _INT, _INT,
                                  types.FunctionType(subgame.LEAF_VALUES_SIGNATURE)),
     subgame._leaf_entry: types.void(GAME, SPEC, POSITION, _INT, _SETTINGS, _STRATEGIES, STREAM,
-                                    types.float64[:, ::1]),
-    subgame._blueprint_entry: types.void(SPEC, POSITION, _INT, VALUES, _VALUATION, ACTIONS, _INT,
-                                         VALUES),
+                                    types.float64[:, ::1],
+                                    types.FunctionType(subgame.LEAF_VALUES_SIGNATURE)),
 }
 
 

@@ -6,9 +6,9 @@ fingerprint it caches, but a NamedTuple in Python, field by field, building its 
 `cached_type(cls)` registers a typeof for the NamedTuple class `cls` that keys the type on a
 fingerprint of the fields: each array's dtype, dimensions, layout, writeability and alignment,
 each scalar's Python type (integers only within int64), nested NamedTuples field by field, and
-the type a `compiled.interface.TypedTuple` carries. A fingerprint is typed the ordinary way the
-first time it is seen in a process; the same fingerprint always gives the same type, so no call is
-typed differently than numba would type it.
+the type a `compiled.interface.TypedTuple` or `FunctionPointer` carries. A fingerprint is typed
+the ordinary way the first time it is seen in a process; the same fingerprint always gives the
+same type, so no call is typed differently than numba would type it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import numpy as np
 from numba.core import types
 from numba.core.typing.typeof import typeof_impl
 
-from sushigo_spiel.compiled.interface import TypedTuple
+from sushigo_spiel.compiled.interface import FunctionPointer, TypedTuple
 
 _INT64 = (-(1 << 63), 1 << 63)
 
@@ -29,7 +29,7 @@ def _fingerprint(value):
   kind = type(value)
   if kind is int:
     return int if _INT64[0] <= value < _INT64[1] else None
-  if kind is TypedTuple:
+  if kind is TypedTuple or kind is FunctionPointer:
     return value.numba_type
   if kind in (bool, float) or isinstance(value, np.generic):
     return kind

@@ -30,7 +30,7 @@ from solvers.policy_kernels.sushi_go import game_functions
 from sushigo_spiel.compiled import hashing
 from sushigo_spiel.compiled.interface import (ACTIONS, GAME, LEGAL_ACTIONS, PLAY, POLICY,
                                               POLICY_PARAMETERS, POSITION, SKIP_CHANCE, SPEC,
-                                              STREAM, VALUES, pointer)
+                                              STREAM, VALUES, FunctionPointer, pointer)
 from sushigo_spiel.compiled.jit import njit
 from sushigo_spiel.compiled.rng import seed_state
 from sushigo_spiel.compiled.sampling import pick_uniformly
@@ -73,11 +73,13 @@ class Settings(NamedTuple):
 @cached_type
 class Strategies(NamedTuple):
   """The strategies a solve reads: the blueprint's table (`blueprint`, its average weights) and
-  the keys of its abstraction (`valuation`, a `features.VALUATION`), and the leaves'
-  `continuations` (codes, the searcher's first). Built by `strategies`."""
+  the keys of its abstraction (`valuation`, a `features.VALUATION`), the leaves' `continuations`
+  (codes, the searcher's first), and how the blueprint's probabilities are read
+  (`blueprint_strategy`, the pointer `BLUEPRINT_STRATEGY`). Built by `strategies`."""
   blueprint: np.ndarray
   valuation: np.ndarray
   continuations: np.ndarray
+  blueprint_strategy: FunctionPointer
 
 
 @cached_type
@@ -116,10 +118,14 @@ class Solve(NamedTuple):
   rng: np.ndarray
 
 
-# The named tuples' numba types, typed field by field; and `_leaf_values`' signature, by which the
-# walks call it through a function pointer (`LEAF_VALUES`).
+# The signatures of `_blueprint_strategy` and `_leaf_values`, by which the walks call them through
+# function pointers (`BLUEPRINT_STRATEGY`, `LEAF_VALUES`); the named tuples' numba types, typed
+# field by field.
+BLUEPRINT_STRATEGY_SIGNATURE = types.void(SPEC, POSITION, types.int64, VALUES, VALUATION, ACTIONS,
+                                          types.int64, VALUES, ACTIONS)
 SETTINGS_TYPE = types.NamedUniTuple(types.int64, len(Settings._fields), Settings)
-STRATEGIES_TYPE = types.NamedTuple((VALUES, VALUATION, ACTIONS), Strategies)
+STRATEGIES_TYPE = types.NamedTuple(
+    (VALUES, VALUATION, ACTIONS, types.FunctionType(BLUEPRINT_STRATEGY_SIGNATURE)), Strategies)
 SOLVE_TYPE = types.NamedTuple(
     (SETTINGS_TYPE, STRATEGIES_TYPE, types.NamedUniTuple(VALUES, 2, Tables),
      types.NamedTuple((ACTIONS, types.float64[:, :, ::1], ACTIONS), Memo), STREAM), Solve)
@@ -231,8 +237,8 @@ def _strategy(g, pos, player, key, solve, prior, legal, count, slots, probabilit
     for i in range(count):
       probabilities[i] /= total
   elif prior == BLUEPRINT:
-    _blueprint_strategy(g, pos, player, strategies.blueprint, strategies.valuation, legal, count,
-                        probabilities, scratch)
+    strategies.blueprint_strategy(g, pos, player, strategies.blueprint, strategies.valuation,
+                                  legal, count, probabilities, scratch)
   else:
     for i in range(count):
       probabilities[i] = 1.0 / count
@@ -243,8 +249,8 @@ def _continuation_action(game, g, pos, player, code, strategies, rng, legal, pro
                          scratch):
   if code == BLUEPRINT:
     count = game[LEGAL_ACTIONS](g, pos, player, legal)
-    _blueprint_strategy(g, pos, player, strategies.blueprint, strategies.valuation, legal, count,
-                        probabilities, scratch)
+    strategies.blueprint_strategy(g, pos, player, strategies.blueprint, strategies.valuation,
+                                  legal, count, probabilities, scratch)
     return legal[sample(probabilities, count, rng)]
   return game[POLICY](g, pos, player, rng, legal, code, game[POLICY_PARAMETERS])
 
@@ -450,7 +456,7 @@ def strategies(blueprint, blueprint_params, continuations) -> Strategies:
   abstraction `blueprint_params` (`mccfr.Settings.valuation`), and of the leaves'
   `continuations` (codes)."""
   return Strategies(blueprint, valuation_of(blueprint_params),
-                    np.asarray(continuations, dtype=np.int64))
+                    np.asarray(continuations, dtype=np.int64), BLUEPRINT_STRATEGY)
 
 
 def iterate(g, worlds, solve, params, first, count):
@@ -465,8 +471,8 @@ def iterate(g, worlds, solve, params, first, count):
 def blueprint_strategy(g, pos, player, blueprint, blueprint_params, legal, count, probabilities):
   """The blueprint's probabilities of the `count` legal actions `legal` as the subgame reads them
   (its prior and continuation), in `probabilities` (for tests and inspection)."""
-  _blueprint_entry(g, pos, player, blueprint, valuation_of(blueprint_params), legal, count,
-                   probabilities)
+  _blueprint_strategy(g, pos, player, blueprint, valuation_of(blueprint_params), legal, count,
+                      probabilities, np.zeros(MAX_FEATURES, dtype=np.int64))
 
 
 def leaf_values(g, pos, world, strategies, params, settings, rng):
@@ -474,7 +480,8 @@ def leaf_values(g, pos, world, strategies, params, settings, rng):
   continuation j (of `strategies`, a `Strategies`) of the searcher's (`settings.searcher`)
   opponents, estimated afresh with `settings` (a `Settings`) and the stream `rng`."""
   out = np.empty((len(strategies.continuations), g[PLAYERS]))
-  _leaf_entry(game_functions(params), g, pos, world, settings.typed(), strategies, rng, out)
+  _leaf_entry(game_functions(params), g, pos, world, settings.typed(), strategies, rng, out,
+              LEAF_VALUES)
   return out
 
 
@@ -484,19 +491,13 @@ def _typed(solve: Solve) -> Solve:
 
 
 @njit
-def _leaf_entry(game, g, pos, world, settings, strategies, rng, out):
+def _leaf_entry(game, g, pos, world, settings, strategies, rng, out, leaf_values):
   n, continuations = g[PLAYERS], len(strategies.continuations)
   memo = Memo(np.zeros(2, dtype=np.int64), np.zeros((2, continuations, n)),
               np.ones(1, dtype=np.int64))  # half full: nothing memoised
   solve = Solve(settings, strategies, Tables(np.zeros(0), np.zeros(0)), memo, rng)
-  _leaf_values(game, g, pos, world, np.int64(0), solve, np.zeros(MAX_FEATURES, dtype=np.int64),
-               out)
-
-
-@njit
-def _blueprint_entry(g, pos, player, blueprint, valuation, legal, count, probabilities):
-  _blueprint_strategy(g, pos, player, blueprint, valuation, legal, count, probabilities,
-                      np.zeros(MAX_FEATURES, dtype=np.int64))
+  leaf_values(game, g, pos, world, np.int64(0), solve, np.zeros(MAX_FEATURES, dtype=np.int64),
+              out)
 
 
 @njit
@@ -540,3 +541,6 @@ def root_weights(g, key, table, legal):
 # `_leaf_values` as the function pointer the walks take: linked into them, its code (the leaves'
 # playouts, their policies' and the blueprint's) was optimised again at every level of the walk.
 LEAF_VALUES = pointer(_leaf_values, LEAF_VALUES_SIGNATURE)
+# `_blueprint_strategy` as the function pointer `Strategies` carry: linked, its code (the features'
+# keys) was optimised again in the regret matching, the continuations and every level above them.
+BLUEPRINT_STRATEGY = pointer(_blueprint_strategy, BLUEPRINT_STRATEGY_SIGNATURE)
