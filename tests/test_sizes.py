@@ -410,26 +410,32 @@ def test_exploitability_refuses_a_bot_whose_tree_cannot_fit_before_building_it(c
   assert not (tmp_path / "r").exists()
 
 
-@pytest.mark.parametrize("kind, table", [
+@pytest.mark.parametrize("kind, table, warm_up", [
     ("convergence", 'algorithms = ["cfr+", "es-mccfr"]\nabstraction = "identity"\n'
-                    'iterations = { "cfr+" = 300, es-mccfr = 20000 }\ncheckpoints = 3'),
+                    'iterations = { "cfr+" = 300, es-mccfr = 20000 }\ncheckpoints = 3',
+     'algorithms = ["cfr+", "es-mccfr"]\nabstraction = "identity"\n'
+     'iterations = { "cfr+" = 3, es-mccfr = 200 }\ncheckpoints = 3'),
     ("abstraction", 'abstractions = ["identity", "buckets:2", "cards"]\nalgorithm = "cfr+"\n'
-                    'iterations = 1200\nblueprint_iterations = 80000'),
+                    'iterations = 1200\nblueprint_iterations = 80000',
+     'abstractions = ["identity", "buckets:2", "cards"]\nalgorithm = "cfr+"\n'
+     'iterations = 3\nblueprint_iterations = 200'),
 ])
 def test_the_solver_training_kinds_get_a_calibrated_time_estimate(tmp_path, capsys, monkeypatch,
-                                                                  kind, table):
+                                                                  kind, table, warm_up):
   """A convergence or abstraction run notes its time before it starts, from each solver's timed
   iterations and a timed evaluation, within a factor 4 of the CPU time the run then takes (CPU
   time: the units' recorded timings are wall seconds, which a loaded machine stretches). A first
   run pays once in the process what the estimate does not count (loading kernels, importing the
-  plotting), so the run measured is the second. Its units are long enough (seconds) that what
-  the estimate leaves out, the report's plot (about 0.7 CPU s), weighs little against them."""
+  plotting), so the run measured is the second (the first, `warm_up`, is short). Its units are
+  long enough (seconds) that what the estimate leaves out, the report's plot (about 0.7 CPU s),
+  weighs little against them."""
   from experiments import runner
   monkeypatch.setattr(estimates, "LONG_RUN_SECONDS", 0.0)
+  header = f'[experiment]\nname = "t"\nkind = "{kind}"\nseed = 1\ngames = ["tiny"]\n\n[{kind}]\n'
+  (tmp_path / "warm_up.toml").write_text(f"{header}{warm_up}\n")
+  runner.run(tmp_path / "warm_up.toml", out=tmp_path / "first")
   config = tmp_path / "config.toml"
-  config.write_text(f'[experiment]\nname = "t"\nkind = "{kind}"\nseed = 1\ngames = ["tiny"]\n\n'
-                    f'[{kind}]\n{table}\n')
-  runner.run(config, out=tmp_path / "first")
+  config.write_text(f"{header}{table}\n")
   capsys.readouterr()
   start = resource.getrusage(resource.RUSAGE_SELF)
   runner.run(config, out=tmp_path / "run")
