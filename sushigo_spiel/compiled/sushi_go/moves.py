@@ -119,7 +119,7 @@ def logged_action(g, pos, turn_index, player):
   robot's logged card when it controlled the robot): the inverse of `action_picks`."""
   pick = views.logged_pick_at(g, turn_index, player)
   first, second = pos[pick], pos[pick + 1]
-  if g[ROBOT] and player == turn_index % 2:  # the controller (`views.controller`)
+  if g[ROBOT] and player == views.turn_controller(turn_index):
     return g[ROBOT_ACTIONS] + first * g[TYPES] + pos[g[LOG_ROBOT_AT] + turn_index]
   if second < 0:
     return first

@@ -128,5 +128,12 @@ def direction(g, round_index):
 
 @njit(inline="always")
 def controller(g, pos):
-  """Who controls the robot this turn (player 0 first, then alternating across rounds)."""
-  return turn_index(g, pos) % 2
+  """Who controls the robot this turn (`turn_controller`)."""
+  return turn_controller(turn_index(g, pos))
+
+
+@njit(inline="always")
+def turn_controller(turn):
+  """Who controls the robot at the game's turn `turn` (its index among all the game's turns):
+  player 0 first, then alternating across rounds."""
+  return turn % 2
