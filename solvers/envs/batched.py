@@ -388,8 +388,9 @@ def step_games(g, positions, actions, seat_policies, seat_parameters, kernels, r
                external_masks):
   """One learner decision in every game (see the module docstring), the opponents' actions by
   `policies.seat_action` with `kernels` (a `playing` tuple of Sushi Go's policy kernel or the
-  blueprint's, which draw random actions alike), the joint action played by its `play`; an action outside a game's mask is played by `rule` (RANDOM_LEGAL, LOSE)
-  and marked in `illegal`; an EXTERNAL seat plays its column of `external_actions`. A game lost
+  blueprint's, which draw random actions alike), the joint action played by its `play`; an
+  action outside a game's mask is played by `rule` (RANDOM_LEGAL, LOSE) and marked in
+  `illegal`; an EXTERNAL seat plays its column of `external_actions`. A game lost
   to an illegal action and a game ended restart at one call of `_new_game`, and every game is
   observed at one call of each observing kernel. It releases the GIL: batches step on several
   threads at once."""
